@@ -1,0 +1,134 @@
+import { z } from "zod";
+
+/** A 0x-prefixed 20-byte address, normalised to lowercase. */
+export const address = z
+  .string()
+  .regex(/^0x[0-9a-fA-F]{40}$/, "must be 0x followed by 40 hex digits")
+  .transform((a) => a.toLowerCase() as `0x${string}`);
+
+const url = z.string().regex(/^(https?|wss?):\/\/\S+$/, "must be an http(s):// or ws(s):// URL");
+
+export const dexSchema = z.strictObject({
+  /** Shown as `factory_name` in the API. */
+  name: z.string().min(1),
+  protocol: z.enum(["v2", "v3"]),
+  factory: address,
+  /** V2 swap fee in hundredths of a bip (3000 = 0.3 %); V3 pools carry their own fee. */
+  fee: z.number().int().min(0).max(1_000_000).optional(),
+  /**
+   * V3 Swap event layout: "uniswap" (7 fields) or "pancake" (PancakeSwap V3, 9 fields, with
+   * protocolFeesToken0/1, so its topic0 differs).
+   */
+  swapEvent: z.enum(["uniswap", "pancake"]).default("uniswap"),
+});
+
+export const referenceTokensSchema = z.strictObject({
+  /** USD anchors: priced at 1 USD. */
+  stablecoins: z.array(address).min(1),
+  /** The wrapped native coin (WETH, WBNB, WMATIC). */
+  wrappedNative: address,
+  /** Wrapped BTC tokens (WBTC, BTCB). */
+  wrappedBtc: z.array(address).default([]),
+  /** Further tokens trusted as routing hops once they are priced (for example WETH on Polygon). */
+  others: z.array(address).default([]),
+});
+
+export const chainSchema = z.strictObject({
+  id: z.number().int().positive(),
+  name: z.string().min(1),
+  /** JSON-RPC endpoints, tried in order on failure. */
+  rpc: z.array(url).min(1),
+  /** Optional WebSocket endpoint for new-head subscriptions; polling is used without it. */
+  ws: url.optional(),
+  /** Blocks behind the head that are indexed (0 = the head itself). */
+  confirmations: z.number().int().min(0).default(0),
+  /** First block to index. */
+  startBlock: z.number().int().min(0).default(0),
+  /** Depth of the kept window of block hashes for reorg detection. */
+  reorgWindow: z.number().int().min(1).default(64),
+  /** The chain counts as ready when its indexer is at most this many blocks behind the head. */
+  maxLagBlocks: z.number().int().min(0).default(20),
+  pollIntervalMs: z.number().int().min(50).default(1000),
+  /** Upper bound of the adaptive eth_getLogs range. */
+  maxBlockRange: z.number().int().min(1).default(2000),
+  /**
+   * A devnet chain is reborn at each start: when its genesis hash changes its old data is
+   * dropped and it is indexed afresh. On a real chain a changed genesis is a fatal error.
+   */
+  devnet: z.boolean().default(false),
+  dexes: z.array(dexSchema).min(1),
+  referenceTokens: referenceTokensSchema,
+});
+
+export const configSchema = z.strictObject({
+  database: z
+    .strictObject({
+      /** External Postgres ≥ 15. Without it the embedded Postgres is started. */
+      url: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
+      embedded: z
+        .strictObject({
+          dataDir: z.string().min(1).default(".data/postgres"),
+          port: z.number().int().min(1).max(65535).default(54329),
+        })
+        .prefault({}),
+    })
+    .prefault({}),
+  api: z
+    .strictObject({
+      host: z.string().default("127.0.0.1"),
+      /** Serves /v1/ and, unless dataPort is set, /api/v1/. */
+      port: z.number().int().min(0).max(65535).default(8080),
+      /** When set, /api/v1/ is served on this separate listener. */
+      dataPort: z.number().int().min(0).max(65535).optional(),
+      rateLimit: z
+        .strictObject({
+          /** Requests allowed per key per window. */
+          max: z.number().int().min(1).default(1200),
+          windowMs: z.number().int().min(100).default(60_000),
+        })
+        .prefault({}),
+      /** Print (and create when missing) a demo key at start. */
+      demoKey: z.boolean().default(true),
+    })
+    .prefault({}),
+  devnet: z
+    .strictObject({
+      enabled: z.boolean().default(true),
+      /** Which configured chain the devnet serves. */
+      chainId: z.number().int().positive().default(31337),
+      port: z.number().int().min(1).max(65535).default(8545),
+      seed: z.number().int().default(42),
+      historyDays: z.number().min(0).max(30).default(7),
+      /** Live trading: mean time between blocks with trades. */
+      liveBlockIntervalMs: z.number().int().min(100).default(2000),
+    })
+    .prefault({}),
+  pricing: z
+    .strictObject({
+      /** A pool whose quote-side liquidity is below this (USD) never moves a token's USD price. */
+      liquidityFloorUsd: z.number().min(0).default(10_000),
+      /**
+       * A pool price further than this fraction from the token's liquidity-weighted median price
+       * across its other pools is left out (a thin pool pushed by one trade).
+       */
+      maxDeviation: z.number().positive().default(0.1),
+    })
+    .prefault({}),
+  /** Coin symbols for /v1/coins/price: symbol → the reference token that prices it. */
+  coins: z
+    .record(
+      z.string().regex(/^[A-Z0-9]{1,10}$/, "coin symbols are 1 to 10 upper-case letters or digits"),
+      z.strictObject({ chain: z.number().int().positive(), token: address }),
+    )
+    .default({}),
+  /** Token lists (Token Lists format) for logos; paths relative to the project or package names. */
+  tokenLists: z.array(z.string()).default([]),
+  /** A curated JSON file of project info (website, twitter, discord, logo) keyed by token id. */
+  projectInfoFile: z.string().optional(),
+  chains: z.array(chainSchema).min(1),
+});
+
+export type Config = z.infer<typeof configSchema>;
+export type ChainConfig = z.infer<typeof chainSchema>;
+export type DexConfig = z.infer<typeof dexSchema>;
+export type ReferenceTokens = z.infer<typeof referenceTokensSchema>;

@@ -1,0 +1,68 @@
+/** Base error of the project: carries a cause and says whether retrying can help. */
+export class BaseError extends Error {
+  override name = "BaseError";
+  /** True when the same operation may succeed if tried again (timeouts, rate limits, dropped connections). */
+  readonly retryable: boolean;
+
+  constructor(message: string, options: { cause?: unknown; retryable?: boolean } = {}) {
+    super(message, { cause: options.cause });
+    this.retryable = options.retryable ?? false;
+  }
+}
+
+/** A configuration value is missing or invalid; `key` is the dotted path of the bad value. */
+export class ConfigError extends BaseError {
+  override name = "ConfigError";
+  constructor(
+    readonly key: string,
+    message: string,
+  ) {
+    super(`config ${key}: ${message}`);
+  }
+}
+
+/** A node answered with an error that retrying can fix: timeout, 429, 5xx, dropped connection. */
+export class RetryableRpcError extends BaseError {
+  override name = "RetryableRpcError";
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: true });
+  }
+}
+
+/** The provider refused a block range or its answer was too large: split the range and try again. */
+export class RangeTooLargeError extends BaseError {
+  override name = "RangeTooLargeError";
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: true });
+  }
+}
+
+/** The chain reorganised deeper than the kept window of block hashes: indexing stops loudly. */
+export class DeepReorgError extends BaseError {
+  override name = "DeepReorgError";
+}
+
+/** The node's genesis block is not the one the database holds for this chain id. */
+export class GenesisMismatchError extends BaseError {
+  override name = "GenesisMismatchError";
+}
+
+/** A process we launch (Postgres, the devnet) could not start; the message says why in one line. */
+export class LaunchError extends BaseError {
+  override name = "LaunchError";
+}
+
+/** An HTTP error with its status; the API's one error handler turns it into the error body. */
+export class HttpError extends BaseError {
+  override name = "HttpError";
+  constructor(
+    readonly statusCode: number,
+    message: string,
+    readonly headers: Record<string, string> = {},
+  ) {
+    super(message);
+  }
+}
+
+export const badRequest = (message: string) => new HttpError(400, message);
+export const notFound = (message: string) => new HttpError(404, message);
