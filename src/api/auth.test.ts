@@ -1,0 +1,62 @@
+import * as assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { type ApiKeyIdentity, createKeyCheck } from "./auth.js";
+
+function fakeKeys() {
+  const active = new Map<string, ApiKeyIdentity>([["tm_good_key_0123456789", { id: 1, name: "bot" }]]);
+  let queries = 0;
+  let clock = 0;
+  const check = createKeyCheck({
+    lookup: async (key) => {
+      queries += 1;
+      await new Promise((resolve) => setImmediate(resolve));
+      return active.get(key) ?? null;
+    },
+    ttlMs: 1000,
+    maxEntries: 3,
+    now: () => clock,
+  });
+  return {
+    check,
+    active,
+    queries: () => queries,
+    advance: (ms: number) => {
+      clock += ms;
+    },
+  };
+}
+
+describe("createKeyCheck", () => {
+  it("finds active keys and refuses unknown ones", async () => {
+    const keys = fakeKeys();
+    assert.deepEqual(await keys.check.find("tm_good_key_0123456789"), { id: 1, name: "bot" });
+    assert.equal(await keys.check.find("tm_unknown"), null);
+  });
+
+  it("answers from memory within the TTL and shares concurrent look-ups", async () => {
+    const keys = fakeKeys();
+    await Promise.all(Array.from({ length: 20 }, () => keys.check.find("tm_good_key_0123456789")));
+    assert.equal(keys.queries(), 1, "20 concurrent requests with one key make one query");
+    keys.advance(500);
+    await keys.check.find("tm_good_key_0123456789");
+    assert.equal(keys.queries(), 1, "a second look-up within the TTL is answered from memory");
+  });
+
+  it("stops accepting a revoked key once the TTL has passed", async () => {
+    const keys = fakeKeys();
+    assert.ok(await keys.check.find("tm_good_key_0123456789"));
+    keys.active.delete("tm_good_key_0123456789");
+    keys.advance(999);
+    assert.ok(await keys.check.find("tm_good_key_0123456789"), "still remembered just before the TTL");
+    keys.advance(2);
+    assert.equal(await keys.check.find("tm_good_key_0123456789"), null, "revoked once the TTL has passed");
+  });
+
+  it("keeps at most maxEntries answers", async () => {
+    const keys = fakeKeys();
+    for (const key of ["a", "b", "c", "d", "e"]) await keys.check.find(key);
+    const before = keys.queries();
+    await keys.check.find("a");
+    assert.equal(keys.queries(), before + 1, "the oldest answer was dropped");
+  });
+});

@@ -1,0 +1,35 @@
+import { STATUS_CODES } from "node:http";
+import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import { HttpError } from "../internal/errors.js";
+
+/** The one error body of the API: `{ statusCode, error, message }`. */
+export function errorBody(statusCode: number, message: string) {
+  return { statusCode, error: STATUS_CODES[statusCode] ?? "Error", message };
+}
+
+/**
+ * The API's one error handler. 4xx errors keep their message (it names what was wrong). A 5xx
+ * keeps its message only when it is an HttpError written by this code for the user (an RPC
+ * failure of the balance endpoint); any other 5xx is logged in full and answered with a generic
+ * message and the request id, so no stack, SQL or RPC URL ever leaves the server.
+ */
+export function handleError(error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
+  const raw = (error as { statusCode?: unknown }).statusCode;
+  const statusCode = typeof raw === "number" && raw >= 400 && raw <= 599 ? raw : 500;
+  if (error instanceof HttpError) {
+    for (const [name, value] of Object.entries(error.headers)) reply.header(name, value);
+  }
+  let message = error.message;
+  if (statusCode >= 500) {
+    request.log.error({ err: error, req_id: request.id, route: request.routeOptions.url }, "request failed");
+    if (!(error instanceof HttpError)) message = `unexpected processing error (request id ${request.id})`;
+  }
+  return reply.status(statusCode).type("application/json; charset=utf-8").send(errorBody(statusCode, message));
+}
+
+/** Unknown paths: a 404 in the same error shape. */
+export function handleNotFound(request: FastifyRequest, reply: FastifyReply) {
+  const path = request.url.split("?")[0] ?? "";
+  const shown = path.length > 100 ? `${path.slice(0, 97)}...` : path;
+  return reply.status(404).send(errorBody(404, `no endpoint ${request.method} ${shown}`));
+}

@@ -1,0 +1,80 @@
+import * as assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { HttpError } from "../internal/errors.js";
+import {
+  MAX_LIST_ITEMS,
+  parseAddress,
+  parseAddressList,
+  parseChainList,
+  parseId,
+  parseIdList,
+  patterns,
+  quote,
+} from "./ids.js";
+
+const usdc = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48";
+const weth = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2";
+
+const isBadRequest = (pattern: RegExp) => (error: unknown) =>
+  error instanceof HttpError && error.statusCode === 400 && pattern.test(error.message);
+
+describe("parseId", () => {
+  it("lowercases the address and keeps the chain", () => {
+    assert.deepEqual(parseId(`${usdc}:1`, "tokenId"), {
+      chainId: 1,
+      address: usdc.toLowerCase(),
+      id: `${usdc.toLowerCase()}:1`,
+    });
+  });
+  it("rejects malformed ids with a 400 naming the parameter", () => {
+    for (const bad of [usdc, `${usdc}:0`, `${usdc}:-1`, `${usdc}:1.5`, `${usdc.slice(0, 41)}:1`, `0x${"g".repeat(40)}:1`, ""]) {
+      assert.throws(() => parseId(bad, "tokenId"), isBadRequest(/^tokenId must be an id <address>:<chainId>/), bad);
+    }
+  });
+});
+
+describe("parseIdList", () => {
+  it("keeps request order, drops duplicates whatever their case and trims spaces", () => {
+    const ids = parseIdList(`${weth}:1, ${usdc}:1,${weth.toUpperCase().replace("0X", "0x")}:1`, "asset_ids");
+    assert.deepEqual(
+      ids.map((i) => i.id),
+      [`${weth}:1`, `${usdc.toLowerCase()}:1`],
+    );
+  });
+  it(`allows ${MAX_LIST_ITEMS} ids and refuses one more`, () => {
+    const id = (i: number) => `0x${i.toString(16).padStart(40, "0")}:1`;
+    const ok = Array.from({ length: MAX_LIST_ITEMS }, (_, i) => id(i)).join(",");
+    assert.equal(parseIdList(ok, "tokenId").length, MAX_LIST_ITEMS);
+    assert.throws(() => parseIdList(`${ok},${id(999)}`, "tokenId"), isBadRequest(/^tokenId lists 101 items; at most 100/));
+  });
+});
+
+describe("parseAddress and lists", () => {
+  it("lowercases and validates", () => {
+    assert.equal(parseAddress(` ${usdc} `, "contract"), usdc.toLowerCase());
+    assert.throws(() => parseAddress("0x123", "contract"), isBadRequest(/^contract must be an address/));
+    assert.deepEqual(parseAddressList(`${usdc},${weth},${usdc.toLowerCase()}`, "wallets"), [usdc.toLowerCase(), weth]);
+  });
+  it("parses chain lists", () => {
+    assert.deepEqual(parseChainList("1, 56,1", "chains"), [1, 56]);
+    assert.throws(() => parseChainList("1,x", "chains"), isBadRequest(/^chains must be/));
+  });
+});
+
+describe("patterns", () => {
+  it("match what the parsers accept", () => {
+    const idList = new RegExp(patterns.idList, "u");
+    assert.ok(idList.test(`${usdc}:1`));
+    assert.ok(idList.test(`${usdc}:1, ${weth}:56`));
+    assert.ok(!idList.test(`${usdc}:1,`));
+    assert.ok(!idList.test(`${usdc}:01`));
+    assert.ok(new RegExp(patterns.chainList, "u").test("1,56 , 137"));
+  });
+});
+
+describe("quote", () => {
+  it("cuts long values", () => {
+    assert.equal(quote("x".repeat(100)).length, 62);
+    assert.equal(quote(["a", "b"]), JSON.stringify('["a","b"]'));
+  });
+});

@@ -1,0 +1,116 @@
+import { badRequest } from "../internal/errors.js";
+
+/** A lowercase 0x-prefixed 20-byte address. */
+export type Address = `0x${string}`;
+
+/** A parsed token or pair id (`<address>:<chainId>`), address lowercased. */
+export type ChainAddress = { chainId: number; address: Address; id: string };
+
+/** Most ids, wallets or chains one request may list (decisions.md: more is a 400). */
+export const MAX_LIST_ITEMS = 100;
+
+const ADDRESS = "0x[0-9a-fA-F]{40}";
+const CHAIN = "[1-9][0-9]{0,9}";
+const ID = `${ADDRESS}:${CHAIN}`;
+const list = (item: string) => `^ *${item} *(?:, *${item} *)*$`;
+
+/** JSON-schema patterns of the parameters; the error formatter names each in plain words. */
+export const patterns = {
+  address: `^${ADDRESS}$`,
+  id: `^${ID}$`,
+  idList: list(ID),
+  addressList: list(ADDRESS),
+  chain: `^${CHAIN}$`,
+  chainList: list(CHAIN),
+} as const;
+
+/** Plain-words description of what each pattern accepts, used in 400 messages. */
+export const patternPhrases: Record<string, string> = {
+  [patterns.address]: "an address: 0x followed by 40 hex digits",
+  [patterns.id]: "an id <address>:<chainId>, for example 0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48:1",
+  [patterns.idList]:
+    "a comma-separated list of ids <address>:<chainId>, for example 0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48:1",
+  [patterns.addressList]: "a comma-separated list of addresses (0x followed by 40 hex digits)",
+  [patterns.chain]: "a network id (a positive integer)",
+  [patterns.chainList]: "a comma-separated list of network ids (positive integers)",
+};
+
+/** Longest string a list parameter of MAX_LIST_ITEMS items can be, with some room for spaces. */
+export const maxListLength = (itemLength: number) => MAX_LIST_ITEMS * (itemLength + 3);
+
+const idRegex = new RegExp(`^(${ADDRESS}):(${CHAIN})$`);
+const addressRegex = new RegExp(`^${ADDRESS}$`);
+
+/** Parses `<address>:<chainId>`; throws a 400 naming `param` when malformed. */
+export function parseId(value: string, param: string): ChainAddress {
+  const match = idRegex.exec(value.trim());
+  if (!match) throw badRequest(`${param} must be ${patternPhrases[patterns.id]} (got ${quote(value)})`);
+  const address = (match[1] as string).toLowerCase() as Address;
+  const chainId = Number(match[2]);
+  return { chainId, address, id: `${address}:${chainId}` };
+}
+
+/** Parses an address; throws a 400 naming `param` when malformed. */
+export function parseAddress(value: string, param: string): Address {
+  const trimmed = value.trim();
+  if (!addressRegex.test(trimmed)) {
+    throw badRequest(`${param} must be ${patternPhrases[patterns.address]} (got ${quote(value)})`);
+  }
+  return trimmed.toLowerCase() as Address;
+}
+
+/**
+ * Splits a comma-separated list, parses each item, drops duplicates (first one kept, so answers
+ * keep the request's order) and enforces MAX_LIST_ITEMS.
+ */
+export function parseList<T>(
+  value: string,
+  param: string,
+  parseItem: (item: string, param: string) => T,
+  keyOf: (item: T) => string,
+): T[] {
+  const items = value.split(",");
+  if (items.length > MAX_LIST_ITEMS) {
+    throw badRequest(`${param} lists ${items.length} items; at most ${MAX_LIST_ITEMS} are allowed`);
+  }
+  const seen = new Set<string>();
+  const out: T[] = [];
+  for (const raw of items) {
+    const item = parseItem(raw, param);
+    const key = keyOf(item);
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(item);
+  }
+  return out;
+}
+
+export const parseIdList = (value: string, param: string) => parseList(value, param, parseId, (i) => i.id);
+export const parseAddressList = (value: string, param: string) =>
+  parseList(value, param, parseAddress, (a) => a);
+
+/** Parses a comma-separated list of network ids (deduplicated, request order). */
+export function parseChainList(value: string, param: string): number[] {
+  return parseList(
+    value,
+    param,
+    (item) => {
+      const trimmed = item.trim();
+      if (!/^[1-9][0-9]{0,9}$/.test(trimmed)) {
+        throw badRequest(`${param} must be ${patternPhrases[patterns.chainList]} (got ${quote(value)})`);
+      }
+      return Number(trimmed);
+    },
+    String,
+  );
+}
+
+/** The id form of a chain address: `<lowercase address>:<chainId>`. */
+export const toId = (address: string, chainId: number) => `${address.toLowerCase()}:${chainId}`;
+
+/** A user-given value quoted for an error message, cut short so a huge input stays a short message. */
+export function quote(value: unknown): string {
+  const text = typeof value === "string" ? value : JSON.stringify(value);
+  const short = text === undefined ? "nothing" : text.length > 60 ? `${text.slice(0, 57)}...` : text;
+  return JSON.stringify(short);
+}

@@ -1,0 +1,90 @@
+import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import type { Config } from "../config/schema.js";
+import type { SyncWatch } from "./sync-watch.js";
+
+export type ApiMetrics = {
+  registry: Registry;
+  /** Records one answered request; `route` is the route pattern, never the raw URL. */
+  observe(labels: { method: string; route: string; status_code: number }, seconds: number): void;
+  cacheLookup(hit: boolean): void;
+  /** The text exposition of this registry and any extra registries (the indexer's, pricing's). */
+  render(): Promise<{ contentType: string; body: string }>;
+};
+
+/**
+ * Prometheus metrics of the API, in a registry of its own (no global state): requests by route
+ * and status, latency in seconds, cache hits, and per chain the indexer's lag behind the head in
+ * blocks and seconds, read from the sync watch at scrape time.
+ */
+export function createApiMetrics(options: { config: Config; sync: SyncWatch; extra?: Registry[] }): ApiMetrics {
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "tokenmarket_" });
+  const labelNames = ["method", "route", "status_code"] as const;
+  const requests = new Counter({
+    name: "tokenmarket_http_requests_total",
+    help: "HTTP requests answered, by route pattern and status code.",
+    labelNames,
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: "tokenmarket_http_request_duration_seconds",
+    help: "Time from receiving a request to sending its answer, in seconds.",
+    labelNames,
+    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+    registers: [registry],
+  });
+  const cache = new Counter({
+    name: "tokenmarket_api_cache_lookups_total",
+    help: "Look-ups of the API's answer cache, by result (hit or miss).",
+    labelNames: ["result"],
+    registers: [registry],
+  });
+  const chainIds = options.config.chains.map((c) => c.id);
+  const perChain = (name: string, help: string, value: (chainId: number) => number | undefined) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["chain_id"],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const chainId of chainIds) {
+          const v = value(chainId);
+          if (v !== undefined && Number.isFinite(v)) this.set({ chain_id: String(chainId) }, v);
+        }
+      },
+    });
+  perChain("tokenmarket_indexed_block", "The last block fully ingested, per chain.", (id) => options.sync.get(id)?.indexedBlock);
+  perChain("tokenmarket_indexer_lag_blocks", "Blocks between the chain head and the last ingested block.", (id) => {
+    const s = options.sync.get(id);
+    return s && s.headBlock !== null ? Math.max(0, s.headBlock - s.indexedBlock) : undefined;
+  });
+  perChain(
+    "tokenmarket_indexer_lag_seconds",
+    "Seconds between the chain head's time and the last ingested block's time.",
+    (id) => {
+      const s = options.sync.get(id);
+      return s?.headAt && s.indexedAt ? Math.max(0, (s.headAt.getTime() - s.indexedAt.getTime()) / 1000) : undefined;
+    },
+  );
+  perChain("tokenmarket_indexed_block_age_seconds", "Seconds since the last ingested block's time.", (id) => {
+    const at = options.sync.get(id)?.indexedAt;
+    return at ? Math.max(0, (Date.now() - at.getTime()) / 1000) : undefined;
+  });
+
+  return {
+    registry,
+    observe(labels, seconds) {
+      requests.inc(labels);
+      duration.observe(labels, seconds);
+    },
+    cacheLookup(hit) {
+      cache.inc({ result: hit ? "hit" : "miss" });
+    },
+    async render() {
+      const extra = options.extra ?? [];
+      const merged = extra.length > 0 ? Registry.merge([registry, ...extra]) : registry;
+      return { contentType: registry.contentType, body: await merged.metrics() };
+    },
+  };
+}

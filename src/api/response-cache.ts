@@ -1,0 +1,104 @@
+import { HttpError } from "../internal/errors.js";
+
+/** A serialised answer and the headers that belong to it (a next-page cursor, for example). */
+export type CachedAnswer = { body: string; headers?: Record<string, string> };
+
+export type ResponseCache = {
+  /**
+   * The serialised answer for `key`: from memory while every chain in `chains` is still at the
+   * block it was computed at (and for at most `ttlMs`), else computed once by `compute` — concurrent
+   * requests for one key share that computation. A 4xx HttpError thrown by `compute` is remembered
+   * and thrown again like an answer.
+   */
+  get(key: string, chains: readonly number[], compute: () => Promise<CachedAnswer>): Promise<CachedAnswer>;
+  clear(): void;
+  size(): number;
+};
+
+type Entry = { value: CachedAnswer | HttpError; blocks: number[]; expires: number; bytes: number };
+
+/**
+ * In-memory cache of hot answers, bounded by entries and bytes (least recently used dropped
+ * first) and invalidated by the indexed block of each chain an answer involves.
+ */
+export function createResponseCache(options: {
+  blockOf: (chainId: number) => number;
+  ttlMs?: number;
+  maxEntries?: number;
+  maxBytes?: number;
+  now?: () => number;
+  onLookup?: (hit: boolean) => void;
+}): ResponseCache {
+  const ttlMs = options.ttlMs ?? 10_000;
+  const maxEntries = options.maxEntries ?? 5000;
+  const maxBytes = options.maxBytes ?? 64 * 1024 * 1024;
+  const now = options.now ?? Date.now;
+  const entries = new Map<string, Entry>();
+  const pending = new Map<string, Promise<CachedAnswer>>();
+  let bytes = 0;
+
+  const remove = (key: string) => {
+    const entry = entries.get(key);
+    if (!entry) return;
+    entries.delete(key);
+    bytes -= entry.bytes;
+  };
+
+  const fresh = (entry: Entry, chains: readonly number[]) =>
+    entry.expires > now() && chains.every((chain, i) => options.blockOf(chain) === entry.blocks[i]);
+
+  const unwrap = (value: CachedAnswer | HttpError) => {
+    if (value instanceof HttpError) throw value;
+    return value;
+  };
+
+  return {
+    async get(key, chains, compute) {
+      const entry = entries.get(key);
+      if (entry && fresh(entry, chains)) {
+        // Most recently used last: Map keeps insertion order, so re-insert.
+        entries.delete(key);
+        entries.set(key, entry);
+        options.onLookup?.(true);
+        return unwrap(entry.value);
+      }
+      const inFlight = pending.get(key);
+      if (inFlight) {
+        options.onLookup?.(true);
+        return inFlight;
+      }
+      options.onLookup?.(false);
+      const blocks = chains.map((chain) => options.blockOf(chain));
+      const store = (value: CachedAnswer | HttpError) => {
+        remove(key);
+        const size = value instanceof HttpError ? 256 : value.body.length + 256;
+        if (size > maxBytes / 4) return;
+        entries.set(key, { value, blocks, expires: now() + ttlMs, bytes: size });
+        bytes += size;
+        for (const oldest of entries.keys()) {
+          if (entries.size <= maxEntries && bytes <= maxBytes) break;
+          remove(oldest);
+        }
+      };
+      const computation = compute()
+        .then(
+          (value) => {
+            store(value);
+            return value;
+          },
+          (error: unknown) => {
+            if (error instanceof HttpError && error.statusCode < 500) store(error);
+            throw error;
+          },
+        )
+        .finally(() => pending.delete(key));
+      pending.set(key, computation);
+      return computation;
+    },
+    clear() {
+      entries.clear();
+      bytes = 0;
+    },
+    size: () => entries.size,
+  };
+}

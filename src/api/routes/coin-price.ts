@@ -1,0 +1,81 @@
+import { type Static, Type } from "@sinclair/typebox";
+import type { FastifyInstance } from "fastify";
+import { badRequest, notFound } from "../../internal/errors.js";
+import type { ApiContext } from "../context.js";
+import { toDecimalString } from "../numbers.js";
+import { findTokens } from "../queries/tokens.js";
+import { errorResponses, Nullable, ok } from "../schemas.js";
+
+const Query = Type.Object({
+  symbol: Type.String({
+    pattern: "^[A-Za-z0-9]{1,10}$",
+    description: "Coin symbol, any letter case (BTC, ETH, BNB, …): one of the coins configured.",
+    examples: ["ETH"],
+  }),
+});
+
+const CoinPrice = Type.Object(
+  {
+    price: Type.String({ description: "USD price as decimal text." }),
+    change: Nullable(
+      Type.String({
+        description: "Percentage change of the USD price over 24 hours, as decimal text (\"-1.25\" = −1.25 %); null when unknown.",
+      }),
+    ),
+  },
+  { additionalProperties: false, examples: [{ price: "3150.73", change: "-1.25" }] },
+);
+
+/**
+ * GET /v1/coins/price (spec 4.9, decisions.md "Coin price"): a configured symbol maps to a
+ * reference token (ETH → WETH, …) whose USD price and 24 h change are answered as decimal text.
+ */
+export function registerCoinPrice(app: FastifyInstance, ctx: ApiContext) {
+  const coins = ctx.config.coins;
+  const known = Object.keys(coins).sort();
+  app.get<{ Querystring: Static<typeof Query> }>(
+    "/v1/coins/price",
+    {
+      schema: {
+        tags: ["tokens"],
+        summary: "Price of a common coin",
+        description: `USD price and 24 h change of a coin by symbol, from its reference token's price. Configured symbols: ${known.join(", ") || "none"}.`,
+        security: [{ apiKey: [] }],
+        querystring: Query,
+        response: {
+          200: ok(CoinPrice, "The coin's price and change."),
+          ...errorResponses({
+            400: "`symbol` is missing, malformed or not a configured coin.",
+            404: "The coin is configured but has no price yet.",
+            500: "Unexpected processing error.",
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const symbol = request.query.symbol.toUpperCase();
+      const coin = coins[symbol];
+      if (!coin) {
+        throw badRequest(
+          `query parameter symbol: ${symbol} is not a known coin; known coins are ${known.join(", ") || "none"}`,
+        );
+      }
+      const id = { chainId: coin.chain, address: coin.token, id: `${coin.token}:${coin.chain}` };
+      return ctx.answer(reply, {
+        key: `coin|${symbol}`,
+        chains: [coin.chain],
+        compute: async () => {
+          const row = (await findTokens(ctx.db, [id])).get(id.id);
+          if (!row || row.usd_price === null || !Number.isFinite(row.usd_price)) {
+            throw notFound(`${symbol} has no price yet`);
+          }
+          const change = row.price_change;
+          return {
+            price: toDecimalString(row.usd_price),
+            change: change === null || !Number.isFinite(change) ? null : toDecimalString(change),
+          };
+        },
+      });
+    },
+  );
+}

@@ -1,0 +1,99 @@
+import { type Static, Type } from "@sinclair/typebox";
+import type { FastifyInstance } from "fastify";
+import { notFound } from "../../internal/errors.js";
+import type { ApiContext } from "../context.js";
+import { parseId } from "../ids.js";
+import { finite } from "../numbers.js";
+import { findTokenPrice } from "../queries/tokens.js";
+import { errorResponses, examples, Nullable, ok, params } from "../schemas.js";
+import { toIso } from "../times.js";
+
+const Query = Type.Object({ tokenId: params.tokenId });
+
+const Provenance = Type.Object(
+  {
+    token_id: Type.String(),
+    usd_price: Nullable(Type.Number({ description: "The current USD price; null when no qualifying route exists." })),
+    block_number: Type.Integer({ description: "The block at which the price was set." }),
+    date: Type.String({ format: "date-time", description: "That block's time." }),
+    provenance: Type.Object(
+      {},
+      {
+        additionalProperties: true,
+        description:
+          "How the price was derived, as stored by the pricing stage: `method` (`anchor` for a USD anchor, `pools` otherwise), the `pools` used with their quote token, USD liquidity, price and weight, and a `confidence`. See docs/PRICING.md.",
+      },
+    ),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        token_id: examples.wethId,
+        usd_price: 3150.73,
+        block_number: 23800123,
+        date: "2026-11-21T10:00:11Z",
+        provenance: {
+          method: "pools",
+          pools: [
+            {
+              pool: "0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640",
+              dex: "Uniswap V3",
+              quote: examples.USDC,
+              liquidity_usd: 250000000,
+              price_usd: 3150.7,
+              weight: 0.93,
+            },
+          ],
+          confidence: 0.98,
+        },
+      },
+    ],
+  },
+);
+
+/**
+ * GET /v1/tokens/price-provenance (opt-in extension, not in the spec): how a token's USD price
+ * was derived. The specified endpoints are unchanged by it.
+ */
+export function registerPriceProvenance(app: FastifyInstance, ctx: ApiContext) {
+  app.get<{ Querystring: Static<typeof Query> }>(
+    "/v1/tokens/price-provenance",
+    {
+      schema: {
+        tags: ["tokens"],
+        summary: "Provenance of a token's USD price (extension)",
+        description:
+          "The pools, their liquidity and weights, and the confidence behind a token's current USD price. An addition to the specification; the specified answers are unchanged.",
+        security: [{ apiKey: [] }],
+        querystring: Query,
+        response: {
+          200: ok(Provenance, "The price and how it was derived."),
+          ...errorResponses({
+            400: "`tokenId` is missing or malformed, or names an unconfigured network.",
+            404: "The token has no price record.",
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const id = parseId(request.query.tokenId, "tokenId");
+      ctx.requireChain(id.chainId, "tokenId");
+      return ctx.answer(reply, {
+        key: `provenance|${id.id}`,
+        chains: [id.chainId],
+        compute: async () => {
+          const row = await findTokenPrice(ctx.db, id);
+          if (!row) throw notFound(`tokenId ${id.id} has no price record`);
+          return {
+            token_id: id.id,
+            usd_price: finite(row.usd_price),
+            block_number: Number(row.block_number),
+            date: toIso(row.block_time),
+            provenance: typeof row.provenance === "object" && row.provenance !== null ? row.provenance : {},
+          };
+        },
+      });
+    },
+  );
+}

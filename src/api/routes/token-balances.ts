@@ -1,0 +1,103 @@
+import { type Static, Type } from "@sinclair/typebox";
+import type { FastifyInstance } from "fastify";
+import type { ApiContext } from "../context.js";
+import { maxListLength, parseAddress, parseAddressList, patterns } from "../ids.js";
+import { bigintToDecimal } from "../numbers.js";
+import { errorResponses, examples, ok } from "../schemas.js";
+
+const Query = Type.Object({
+  contract: Type.String({
+    pattern: patterns.address,
+    description: "Token contract address.",
+    examples: [examples.USDC],
+  }),
+  chain: Type.String({ pattern: patterns.chain, description: "Network id; one of the configured networks.", examples: ["1"] }),
+  wallets: Type.String({
+    pattern: patterns.addressList,
+    maxLength: maxListLength(42),
+    description: "Comma-separated wallet addresses, at most 100; duplicates are answered once, in request order.",
+    examples: ["0x28c6c06298d514db089934071355e5743bf21d60,0x21a31ee1afc51d94c2efccaa2092ad1028285549"],
+  }),
+});
+
+const Balances = Type.Object(
+  {
+    walletBalances: Type.Array(
+      Type.Object(
+        {
+          walletAddress: Type.String({ description: "Lowercase address." }),
+          balance: Type.Number({ description: "Decimal-adjusted balance." }),
+        },
+        { additionalProperties: false },
+      ),
+    ),
+    cumulativeBalance: Type.Number({ description: "Sum of the listed wallets' balances." }),
+  },
+  {
+    additionalProperties: false,
+    examples: [
+      {
+        walletBalances: [
+          { walletAddress: "0x28c6c06298d514db089934071355e5743bf21d60", balance: 1250000.5 },
+          { walletAddress: "0x21a31ee1afc51d94c2efccaa2092ad1028285549", balance: 300 },
+        ],
+        cumulativeBalance: 1250300.5,
+      },
+    ],
+  },
+);
+
+/**
+ * GET /v1/wallets/token-balances (spec 4.8, deprecated group): balances of one token for several
+ * wallets, read from the chain's node at its head (not from the index), with their sum.
+ */
+export function registerTokenBalances(app: FastifyInstance, ctx: ApiContext) {
+  app.get<{ Querystring: Static<typeof Query> }>(
+    "/v1/wallets/token-balances",
+    {
+      config: { deprecation: {} },
+      schema: {
+        tags: ["wallets"],
+        summary: "Token balances of wallets (deprecated)",
+        description:
+          "Balances of one ERC-20 token for up to 100 wallets, read at the chain head from the network's node in one batch (Multicall3 where deployed, else one JSON-RPC batch), decimal-adjusted, with their sum. Deprecated: answers carry a `Deprecation` header. `X-Balances-Block` gives the block the balances were read at.",
+        deprecated: true,
+        security: [{ apiKey: [] }],
+        querystring: Query,
+        response: {
+          200: ok(Balances, "Each wallet's balance and the sum.", {
+            "X-Balances-Block": { type: "string", description: "`<chainId>=<block>`: the block the balances were read at." },
+            Deprecation: { type: "string", description: "When this endpoint was deprecated (RFC 9745)." },
+          }),
+          ...errorResponses({
+            400: "`contract`, `chain` or `wallets` is missing or invalid (not an address, more than 100 wallets, unconfigured network, or a contract that is not an ERC-20 token).",
+            500: "The network's node could not be read; no partial answer is given.",
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const token = parseAddress(request.query.contract, "contract");
+      const chainId = Number(request.query.chain);
+      ctx.requireChain(chainId, "chain");
+      const wallets = parseAddressList(request.query.wallets, "wallets");
+      return ctx.answer(reply, {
+        key: "",
+        chains: [chainId],
+        cache: false,
+        compute: async () => {
+          const read = await ctx.balances({ chainId, token, wallets });
+          reply.header("x-balances-block", `${chainId}=${read.blockNumber}`);
+          const total = read.balances.reduce((sum, b) => sum + b, 0n);
+          return {
+            walletBalances: wallets.map((walletAddress, i) => ({
+              walletAddress,
+              balance: Number(bigintToDecimal(read.balances[i] ?? 0n, read.decimals)),
+            })),
+            cumulativeBalance: Number(bigintToDecimal(total, read.decimals)),
+          };
+        },
+      });
+    },
+  );
+}

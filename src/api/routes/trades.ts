@@ -1,0 +1,149 @@
+import { type Static, Type } from "@sinclair/typebox";
+import type { FastifyInstance } from "fastify";
+import { badRequest, notFound } from "../../internal/errors.js";
+import { type ApiContext, withHeaders } from "../context.js";
+import { parseId } from "../ids.js";
+import { findPool } from "../queries/pairs.js";
+import { findSwaps } from "../queries/trades.js";
+import { errorResponses, examples, Nullable, ok, params, StringEnum } from "../schemas.js";
+import { decodeCursor, encodeCursor, tradeRecord } from "../trade-records.js";
+
+export const DEFAULT_TRADES = 100;
+export const MAX_TRADES = 1000;
+
+const Query = Type.Object({
+  asset_id: params.assetId,
+  pair_id: params.pairId,
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_TRADES,
+      default: DEFAULT_TRADES,
+      description: "Trades per page, 1 to 1000 (default 100).",
+    }),
+  ),
+  cursor: Type.Optional(
+    Type.String({
+      pattern: "^[A-Za-z0-9_-]{1,40}$",
+      description: "Where the page starts: the `X-Next-Cursor` of the previous page (opaque).",
+    }),
+  ),
+});
+
+const address = (description: string) => Type.String({ description });
+const Trade = Type.Object(
+  {
+    pair_id: Type.String({ description: "Pair id `<pair address>:<network id>`." }),
+    date: Type.String({ format: "date-time", description: "Time of the trade's block, ISO 8601 UTC." }),
+    block_number: Type.Integer(),
+    chain: Type.Integer({ description: "Network id." }),
+    exchange: Nullable(address("The contract the transaction called (router, aggregator); null when unknown.")),
+    factory_address: address("The pool's factory."),
+    hash: Type.String({ description: "Transaction hash." }),
+    log_index: Type.Integer(),
+    maker: Nullable(address("The transaction's sender; null when unknown.")),
+    pair_address: address("Pair address without network suffix."),
+    token0_address: address("Without network suffix."),
+    token1_address: address("Without network suffix."),
+    token0_amount: Nullable(Type.Number({ description: "Amount of token0 swapped, positive, decimal-adjusted." })),
+    token1_amount: Nullable(Type.Number({ description: "Amount of token1 swapped, positive, decimal-adjusted." })),
+    token0_price: Nullable(Type.Number({ description: "USD price of token0 at the trade; null when unknown." })),
+    token1_price: Nullable(Type.Number({ description: "USD price of token1 at the trade; null when unknown." })),
+    token0_reserves: Nullable(Type.Number({ description: "The pool's token0 balance after the swap." })),
+    token1_reserves: Nullable(Type.Number({ description: "The pool's token1 balance after the swap." })),
+    token0_symbol: Nullable(Type.String()),
+    token1_symbol: Nullable(Type.String()),
+    side: StringEnum(["buy", "sell"] as const, {
+      description: "`sell` when `asset_id` was paid into the pool, `buy` when it left the pool.",
+    }),
+    price: Nullable(
+      Type.Number({ description: "Execution price of `asset_id` in units of the other token of the pair." }),
+    ),
+    volume: Nullable(Type.Number({ description: "The trade's USD value; null when unknown." })),
+  },
+  { additionalProperties: false },
+);
+
+const tradeExample = {
+  pair_id: examples.pairId,
+  date: "2026-11-21T10:00:11Z",
+  block_number: 23800123,
+  chain: 1,
+  exchange: "0x7a250d5630b4cf539739df2c5dacb4c659f2488d",
+  factory_address: "0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f",
+  hash: `0x${"ab".repeat(32)}`,
+  log_index: 57,
+  maker: "0x28c6c06298d514db089934071355e5743bf21d60",
+  pair_address: examples.PAIR,
+  token0_address: examples.USDC,
+  token1_address: examples.WETH,
+  token0_amount: 3150.42,
+  token1_amount: 1,
+  token0_price: 1.0001,
+  token1_price: 3150.73,
+  token0_reserves: 40123456.12,
+  token1_reserves: 12735.5,
+  token0_symbol: "USDC",
+  token1_symbol: "WETH",
+  side: "buy",
+  price: 3150.42,
+  volume: 3150.73,
+};
+
+/** GET /api/v1/trades (spec 4.5, decisions.md "Trades"): newest first, paged by an opaque cursor. */
+export function registerTrades(app: FastifyInstance, ctx: ApiContext) {
+  app.get<{ Querystring: Static<typeof Query> }>(
+    "/api/v1/trades",
+    {
+      schema: {
+        tags: ["market data"],
+        summary: "Trades of a pair",
+        description:
+          "Trades of the pair, newest first (block, then log index), seen from `asset_id`'s side. A page holds `limit` trades (default 100, at most 1000); when older trades remain, the answer carries `X-Next-Cursor` and a `Link: <…>; rel=\"next\"` header with the URL of the next page.",
+        security: [{ apiKey: [] }],
+        querystring: Query,
+        response: {
+          200: ok(Type.Array(Trade, { examples: [[tradeExample]] }), "Trades, newest first.", {
+            "X-Next-Cursor": {
+              type: "string",
+              description: "Present when older trades remain: pass it as `cursor` to get the next page.",
+            },
+            Link: { type: "string", description: 'The next page\'s URL, `<…>; rel="next"`, when older trades remain.' },
+          }),
+          ...errorResponses({
+            400: "`asset_id` or `pair_id` missing or malformed, `asset_id` not a token of the pair, bad `limit` or `cursor`, or an unconfigured network.",
+            404: "The pair is not known.",
+          }),
+        },
+      },
+    },
+    async (request, reply) => {
+      const asset = parseId(request.query.asset_id, "asset_id");
+      const pair = parseId(request.query.pair_id, "pair_id");
+      ctx.requireChain(pair.chainId, "pair_id");
+      ctx.requireChain(asset.chainId, "asset_id");
+      const limit = request.query.limit ?? DEFAULT_TRADES;
+      const before = request.query.cursor === undefined ? null : decodeCursor(request.query.cursor);
+      return ctx.answer(reply, {
+        key: `trades|${pair.id}|${asset.id}|${limit}|${request.query.cursor ?? ""}`,
+        chains: [pair.chainId],
+        compute: async () => {
+          const pool = await findPool(ctx.db, pair.chainId, pair.address);
+          if (!pool) throw notFound(`pair_id ${pair.id} is not a known pair`);
+          const assetIsToken0 = asset.chainId === pool.chain_id && asset.address === pool.token0;
+          if (!assetIsToken0 && !(asset.chainId === pool.chain_id && asset.address === pool.token1)) {
+            throw badRequest(`asset_id ${asset.id} is not one of the two tokens of pair ${pair.id}`);
+          }
+          const rows = await findSwaps(ctx.db, { chainId: pair.chainId, pool: pair.address, before, limit: limit + 1 });
+          const page = rows.slice(0, limit);
+          const trades = page.map((swap) => tradeRecord(pool, swap, assetIsToken0));
+          const last = page[page.length - 1];
+          if (rows.length <= limit || !last) return trades;
+          const cursor = encodeCursor({ block: Number(last.block_number), logIndex: last.log_index });
+          const next = new URLSearchParams({ asset_id: asset.id, pair_id: pair.id, limit: String(limit), cursor });
+          return withHeaders(trades, { "x-next-cursor": cursor, link: `</api/v1/trades?${next}>; rel="next"` });
+        },
+      });
+    },
+  );
+}

@@ -1,0 +1,299 @@
+import rateLimit from "@fastify/rate-limit";
+import swagger from "@fastify/swagger";
+import swaggerUi from "@fastify/swagger-ui";
+import Fastify, {
+  type FastifyBaseLogger,
+  type FastifyInstance,
+  type FastifyReply,
+  type FastifyRequest,
+  LogController,
+} from "fastify";
+import type { Registry } from "prom-client";
+import { projectRoot } from "../config/load.js";
+import type { Config } from "../config/schema.js";
+import { HttpError } from "../internal/errors.js";
+import type { Logger } from "../internal/logger.js";
+import { findActiveApiKey } from "../store/api-keys.js";
+import type { Db } from "../store/db.js";
+import { createKeyCheck, type KeyCheck, requireApiKey } from "./auth.js";
+import { type ApiContext, createContext } from "./context.js";
+import { handleError, handleNotFound } from "./error-handler.js";
+import { type ApiMetrics, createApiMetrics } from "./metrics.js";
+import { loadProjectInfo, type ProjectInfoBook } from "./project-info.js";
+import { createSharedRateLimitStore } from "./rate-limit-store.js";
+import { createResponseCache, type ResponseCache } from "./response-cache.js";
+import { registerAssets } from "./routes/assets.js";
+import { registerCandleChart } from "./routes/candle-chart.js";
+import { registerCandles } from "./routes/candles.js";
+import { registerCoinPrice } from "./routes/coin-price.js";
+import { registerHealthz } from "./routes/healthz.js";
+import { registerLineChart } from "./routes/line-chart.js";
+import { registerLogos } from "./routes/logos.js";
+import { registerMetadata } from "./routes/metadata.js";
+import { registerMetrics } from "./routes/metrics.js";
+import { registerPairs } from "./routes/pairs.js";
+import { registerPriceProvenance } from "./routes/price-provenance.js";
+import { registerReadyz } from "./routes/readyz.js";
+import { registerSearch } from "./routes/search.js";
+import { registerTokenBalances } from "./routes/token-balances.js";
+import { registerTrades } from "./routes/trades.js";
+import { ErrorBody } from "./schemas.js";
+import { createSyncWatch, type SyncWatch } from "./sync-watch.js";
+import { formatSchemaErrors, rejectRepeatedParams } from "./validation.js";
+import { type BalanceReader, createRpcBalanceReader } from "./wallet-balances.js";
+
+/** When the deprecated endpoints were deprecated (RFC 9745 `Deprecation: @<unix seconds>`): 2025-01-01. */
+const DEPRECATED_AT = "@1735689600";
+
+declare module "fastify" {
+  interface FastifyContextConfig {
+    /** Marks a deprecated endpoint: answers carry `Deprecation` and, when given, a `Link` to the successor. */
+    deprecation?: { successor?: string };
+  }
+}
+
+export type ApiServerOptions = {
+  config: Config;
+  db: Db;
+  logger: Logger;
+  /** Reads wallet balances at the chain head; default: viem over each chain's configured RPC. */
+  balanceReader?: BalanceReader;
+  /** The clock of time-relative answers (line chart, candles capped at now); tests pin it. */
+  now?: () => Date;
+  /** Which endpoints this server answers: both prefixes (default), only `/v1/` or only `/api/v1/`. */
+  serve?: "all" | "base" | "data";
+  /** Pieces shared by several servers of one process (startApi with `api.dataPort`). */
+  shared?: ApiShared;
+  /** Extra registries merged into /metrics (the indexer's, pricing's). */
+  extraMetrics?: Registry[];
+  /** Project root (logos, curated project info); default: this repository. */
+  root?: string;
+  /** Poll interval of sync_state (ms, default 250). */
+  syncPollMs?: number;
+  /** How long a key look-up is remembered (ms, default 1000): the most a revoked key keeps working. */
+  keyCacheTtlMs?: number;
+  /** Longest life of a cached answer (ms, default 10 000); a new indexed block drops it sooner. */
+  answerCacheTtlMs?: number;
+  /** More routes or plugins on this server (for example the web page at `/`), registered last. */
+  extend?: (app: FastifyInstance) => void | Promise<void>;
+};
+
+/** What several servers of one process share: one sync watch, cache, key check, rate budget, metrics. */
+export type ApiShared = {
+  sync: SyncWatch;
+  cache: ResponseCache;
+  keys: KeyCheck;
+  metrics: ApiMetrics;
+  projectInfo: ProjectInfoBook;
+  balances: BalanceReader;
+  rateLimitStore: ReturnType<typeof createSharedRateLimitStore>;
+};
+
+/** Builds the shared pieces; the caller starts and stops `sync`. */
+export function createApiShared(options: ApiServerOptions): ApiShared {
+  const { config, db, logger } = options;
+  const sync = createSyncWatch({ db, logger, intervalMs: options.syncPollMs });
+  const metrics = createApiMetrics({ config, sync, extra: options.extraMetrics });
+  return {
+    sync,
+    metrics,
+    cache: createResponseCache({
+      blockOf: sync.blockOf,
+      ttlMs: options.answerCacheTtlMs,
+      onLookup: metrics.cacheLookup,
+    }),
+    keys: createKeyCheck({ lookup: (key) => findActiveApiKey(db, key), ttlMs: options.keyCacheTtlMs }),
+    projectInfo: loadProjectInfo({ config, logger, root: options.root ?? projectRoot }),
+    balances: options.balanceReader ?? createRpcBalanceReader({ config, logger }),
+    rateLimitStore: createSharedRateLimitStore(),
+  };
+}
+
+/**
+ * The HTTP API as a Fastify instance (not yet listening: use `inject` or `listen`). Serves the
+ * endpoints of the specification under `/v1/` and `/api/v1/`, the price-provenance extension,
+ * `/healthz`, `/readyz`, `/metrics`, `/openapi.json`, `/docs` and `/logos/*`; it leaves `/` to
+ * `extend`. Data endpoints check `x-api-key` first, then the key's rate limit, then the parameters.
+ */
+export function createApiServer(options: ApiServerOptions): FastifyInstance {
+  const { config, db, logger } = options;
+  const serve = options.serve ?? "all";
+  const ownsShared = options.shared === undefined;
+  const shared = options.shared ?? createApiShared(options);
+  const ctx: ApiContext = createContext({
+    config,
+    db,
+    logger,
+    sync: shared.sync,
+    cache: shared.cache,
+    projectInfo: shared.projectInfo,
+    balances: shared.balances,
+    now: options.now ?? (() => new Date()),
+  });
+
+  const app = Fastify({
+    loggerInstance: logger.child({ component: "api" }) as FastifyBaseLogger,
+    // Per-request lines would dominate the cost of a cached answer; 5xx are logged by the error handler.
+    logController: new LogController({ disableRequestLogging: true }),
+    return503OnClosing: true,
+    forceCloseConnections: true,
+    connectionTimeout: 30_000,
+    requestTimeout: 30_000,
+    // verbose: a validation error carries the failing value and its schema, for plain messages.
+    ajv: { customOptions: { verbose: true } },
+    schemaErrorFormatter: formatSchemaErrors,
+  });
+  app.setErrorHandler(handleError);
+  app.setNotFoundHandler(handleNotFound);
+  app.addSchema(ErrorBody);
+
+  app.addHook("onResponse", async (request, reply) => {
+    const route = request.routeOptions.url ?? "unmatched";
+    shared.metrics.observe(
+      { method: request.method, route, status_code: reply.statusCode },
+      reply.elapsedTime / 1000,
+    );
+    if (reply.statusCode < 500) request.log.debug({ route, status_code: reply.statusCode, ms: reply.elapsedTime }, "request");
+  });
+  if (ownsShared) {
+    app.addHook("onReady", async () => {
+      shared.sync.start();
+      await shared.sync.refresh();
+    });
+    app.addHook("onClose", async () => shared.sync.stop());
+  }
+
+  void app.register(swagger, {
+    openapi: {
+      openapi: "3.0.3",
+      info: {
+        title: "tokenmarket API",
+        version: "1.0.0",
+        description: [
+          "Market data of EVM tokens derived from Uniswap V2/V3 trades: search, metadata, USD prices, candles, trades, pairs, wallet balances and coin prices.",
+          "",
+          "Every data endpoint needs the header `x-api-key` (403 otherwise), checked before the parameters, and is rate-limited per key (429 with `Retry-After`).",
+          "Every data answer carries `X-Indexed-Block` and `X-Indexed-At`: per network involved, the last block the indexer fully ingested and its time.",
+          "Errors answer `{statusCode, error, message}`; the message names the parameter. Unknown query parameters are ignored; a parameter given twice is a 400.",
+          "Paths under `/v1/` are served on the base URL, paths under `/api/v1/` on the data URL (the same server unless configured apart).",
+        ].join("\n"),
+      },
+      tags: [
+        { name: "tokens", description: "Search, metadata, price series and coin prices (base URL, `/v1/`)." },
+        { name: "market data", description: "Prices, candles, trades and pairs (data URL, `/api/v1/`)." },
+        { name: "wallets", description: "Balances read from the chain (base URL, `/v1/`)." },
+        { name: "operations", description: "Liveness and readiness; no key." },
+      ],
+      components: {
+        securitySchemes: {
+          apiKey: { type: "apiKey", in: "header", name: "x-api-key", description: "Your API key." },
+        },
+      },
+    },
+    refResolver: {
+      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`),
+    },
+  });
+  void app.register(swaggerUi, { routePrefix: "/docs", uiConfig: { docExpansion: "list", deepLinking: true } });
+
+  // Routes are added inside plugins, after @fastify/swagger, so that the document sees them.
+  void app.register(async (scope) => {
+    scope.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
+    registerHealthz(scope);
+    registerReadyz(scope, ctx);
+    if (serve !== "data") {
+      registerMetrics(scope, shared.metrics);
+      registerLogos(scope, options.root ?? projectRoot);
+    }
+  });
+
+  // The key-protected data endpoints: key check (onRequest), then the key's rate limit
+  // (preParsing), then repeated parameters (preValidation), then schema validation.
+  void app.register(async (scope) => {
+    scope.addHook("onRequest", deprecationHeaders);
+    scope.addHook("onRequest", requireApiKey(shared.keys));
+    await scope.register(rateLimit, {
+      global: true,
+      hook: "preParsing",
+      max: config.api.rateLimit.max,
+      timeWindow: config.api.rateLimit.windowMs,
+      keyGenerator: (request) => `key:${request.apiKey?.id ?? "none"}`,
+      store: shared.rateLimitStore,
+      errorResponseBuilder: (_request, context) =>
+        new HttpError(
+          429,
+          `rate limit exceeded: ${context.max} requests per ${Math.round(config.api.rateLimit.windowMs / 1000)} s for this key; retry after ${Math.ceil(context.ttl / 1000)} s`,
+        ),
+    });
+    scope.addHook("preValidation", rejectRepeatedParams);
+    if (serve !== "data") {
+      registerSearch(scope, ctx);
+      registerMetadata(scope, ctx);
+      registerLineChart(scope, ctx);
+      registerCandleChart(scope, ctx);
+      registerPriceProvenance(scope, ctx);
+      registerTokenBalances(scope, ctx);
+      registerCoinPrice(scope, ctx);
+    }
+    if (serve !== "base") {
+      registerAssets(scope, ctx);
+      registerCandles(scope, ctx);
+      registerTrades(scope, ctx);
+      registerPairs(scope, ctx);
+    }
+  });
+  if (options.extend) void app.register(async (scope) => options.extend?.(scope));
+  return app;
+}
+
+async function deprecationHeaders(request: FastifyRequest, reply: FastifyReply) {
+  const deprecation = request.routeOptions.config.deprecation;
+  if (!deprecation) return;
+  reply.header("deprecation", DEPRECATED_AT);
+  const links = ['</docs>; rel="deprecation"; type="text/html"'];
+  if (deprecation.successor) links.unshift(`<${deprecation.successor}>; rel="successor-version"`);
+  reply.header("link", links.join(", "));
+}
+
+export type RunningApi = {
+  /** Base URL of `/v1/` and, unless `api.dataPort` is set, of `/api/v1/`. */
+  urls: { base: string; data: string };
+  close(): Promise<void>;
+};
+
+/**
+ * Starts the API on `api.host`:`api.port`; with `api.dataPort`, `/api/v1/` is served on that
+ * second listener instead (both share one cache, key check, rate budget and metrics).
+ */
+export async function startApi(options: ApiServerOptions): Promise<RunningApi> {
+  const { config } = options;
+  const shared = options.shared ?? createApiShared(options);
+  shared.sync.start();
+  await shared.sync.refresh();
+  const separate = config.api.dataPort !== undefined;
+  const servers: FastifyInstance[] = [];
+  try {
+    const base = createApiServer({ ...options, shared, serve: separate ? "base" : "all" });
+    servers.push(base);
+    const baseUrl = await base.listen({ host: config.api.host, port: config.api.port });
+    let dataUrl = baseUrl;
+    if (separate) {
+      const { extend: _extend, ...rest } = options;
+      const data = createApiServer({ ...rest, shared, serve: "data" });
+      servers.push(data);
+      dataUrl = await data.listen({ host: config.api.host, port: config.api.dataPort });
+    }
+    options.logger.info({ base_url: baseUrl, data_url: dataUrl }, "API listening");
+    return {
+      urls: { base: baseUrl, data: dataUrl },
+      close: async () => {
+        await Promise.all(servers.map((s) => s.close()));
+        shared.sync.stop();
+      },
+    };
+  } catch (error) {
+    await Promise.all(servers.map((s) => s.close().catch(() => {})));
+    shared.sync.stop();
+    throw error;
+  }
+}

@@ -1,0 +1,20 @@
+/** ISO 8601 UTC without milliseconds when they are zero: `2026-11-21T10:00:00Z`. */
+export function toIso(date: Date): string {
+  return date.toISOString().replace(".000Z", "Z");
+}
+
+/** Intervals of /api/v1/candles, in seconds. */
+export const CANDLE_INTERVALS = { "1m": 60, "5m": 300, "15m": 900, "30m": 1800, "1h": 3600, "4h": 14_400, "1d": 86_400 } as const;
+export type CandleInterval = keyof typeof CANDLE_INTERVALS;
+
+/** Most candles one /api/v1/candles request may span (decisions.md). */
+export const MAX_CANDLES = 5000;
+
+/**
+ * Number of interval buckets (aligned to the UTC epoch) that [from, to] touches: the first
+ * bucket holds `from`, the last holds `to`.
+ */
+export function bucketCount(from: Date, to: Date, intervalSeconds: number): number {
+  const size = intervalSeconds * 1000;
+  return Math.floor(to.getTime() / size) - Math.floor(from.getTime() / size) + 1;
+}

@@ -1,0 +1,14 @@
+import { finite, toUnits } from "./numbers.js";
+import type { TokenRow } from "./queries/tokens.js";
+
+/** The fields every token record shares (spec 2.2), decimal-adjusted, null where unknown. */
+export function tokenFields(row: TokenRow) {
+  return {
+    name: row.name,
+    symbol: row.symbol,
+    usd_price: finite(row.usd_price),
+    price_change: finite(row.price_change),
+    decimals: row.decimals,
+    total_supply: finite(toUnits(row.total_supply, row.decimals)),
+  };
+}

@@ -1,0 +1,61 @@
+import { badRequest } from "../internal/errors.js";
+import { finite, toUnits } from "./numbers.js";
+import { toIso } from "./times.js";
+import type { PoolRow } from "./queries/pairs.js";
+import type { SwapRow, TradePosition } from "./queries/trades.js";
+
+const abs = (n: bigint) => (n < 0n ? -n : n);
+
+/**
+ * One trade record (spec 2.6) seen from `asset`'s side. A trade is a `sell` of the asset when
+ * the trader paid the asset into the pool, a `buy` when the asset left the pool; `price` is the
+ * execution price of the asset in units of the other token (other amount / asset amount), the
+ * same price the candles use. Amounts are positive and decimal-adjusted; USD fields null when unknown.
+ */
+export function tradeRecord(pool: PoolRow, swap: SwapRow, assetIsToken0: boolean) {
+  const net0 = BigInt(swap.amount0_in) - BigInt(swap.amount0_out);
+  const net1 = BigInt(swap.amount1_in) - BigInt(swap.amount1_out);
+  const amount0 = finite(toUnits(abs(net0), pool.decimals0));
+  const amount1 = finite(toUnits(abs(net1), pool.decimals1));
+  const [assetNet, otherNet] = assetIsToken0 ? [net0, net1] : [net1, net0];
+  const [assetAmount, otherAmount] = assetIsToken0 ? [amount0, amount1] : [amount1, amount0];
+  const sold = assetNet > 0n || (assetNet === 0n && otherNet < 0n);
+  const price = assetAmount && otherAmount !== null ? finite(otherAmount / assetAmount) : null;
+  return {
+    pair_id: `${pool.address}:${pool.chain_id}`,
+    date: toIso(swap.block_time),
+    block_number: Number(swap.block_number),
+    chain: pool.chain_id,
+    exchange: swap.exchange,
+    factory_address: pool.factory,
+    hash: swap.tx_hash,
+    log_index: swap.log_index,
+    maker: swap.maker,
+    pair_address: pool.address,
+    token0_address: pool.token0,
+    token1_address: pool.token1,
+    token0_amount: amount0,
+    token1_amount: amount1,
+    token0_price: finite(swap.token0_usd),
+    token1_price: finite(swap.token1_usd),
+    token0_reserves: finite(toUnits(swap.reserve0, pool.decimals0)),
+    token1_reserves: finite(toUnits(swap.reserve1, pool.decimals1)),
+    token0_symbol: pool.symbol0,
+    token1_symbol: pool.symbol1,
+    side: sold ? ("sell" as const) : ("buy" as const),
+    price,
+    volume: finite(swap.volume_usd),
+  };
+}
+
+/** The opaque cursor of the page after `position`: base64url of `<block>.<logIndex>`. */
+export function encodeCursor(position: TradePosition): string {
+  return Buffer.from(`${position.block}.${position.logIndex}`).toString("base64url");
+}
+
+/** Reads a cursor made by encodeCursor; anything else is a 400. */
+export function decodeCursor(cursor: string): TradePosition {
+  const match = /^(\d{1,15})\.(\d{1,9})$/.exec(Buffer.from(cursor, "base64url").toString("latin1"));
+  if (!match) throw badRequest("query parameter cursor is not valid: pass the X-Next-Cursor value of a previous answer");
+  return { block: Number(match[1]), logIndex: Number(match[2]) };
+}

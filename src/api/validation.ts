@@ -1,0 +1,96 @@
+import type { FastifyRequest, FastifySchemaValidationError } from "fastify";
+import { badRequest, type HttpError } from "../internal/errors.js";
+import { MAX_LIST_ITEMS, patternPhrases, quote } from "./ids.js";
+
+type SchemaFacts = {
+  minimum?: number;
+  maximum?: number;
+  pattern?: string;
+  description?: string;
+};
+
+/**
+ * Fastify's schema error formatter: turns the first Ajv error into a 400 whose message names the
+ * parameter in plain words, for example `query parameter days must be an integer from 1 to 90 (got 91)`.
+ * Ajv runs in verbose mode so the failing value and its schema are at hand.
+ */
+export function formatSchemaErrors(errors: FastifySchemaValidationError[], dataVar: string): HttpError {
+  const error = errors[0];
+  if (!error) return badRequest(`invalid ${dataVar}`);
+  const where = dataVar === "querystring" ? "query parameter" : dataVar;
+  const params = error.params as Record<string, unknown>;
+  const verbose = error as FastifySchemaValidationError & { data?: unknown; parentSchema?: SchemaFacts };
+  const name =
+    error.keyword === "required"
+      ? String(params.missingProperty)
+      : error.instancePath.replace(/^\//, "").replaceAll("/", ".") || "(all)";
+  const got = verbose.data === undefined ? "" : ` (got ${quote(verbose.data)})`;
+  const schema = verbose.parentSchema ?? {};
+  const range = () =>
+    schema.minimum !== undefined && schema.maximum !== undefined
+      ? ` from ${schema.minimum} to ${schema.maximum}`
+      : schema.minimum !== undefined
+        ? ` of at least ${schema.minimum}`
+        : schema.maximum !== undefined
+          ? ` of at most ${schema.maximum}`
+          : "";
+
+  let what: string;
+  switch (error.keyword) {
+    case "required":
+      return badRequest(`${where} ${name} is required`);
+    case "type": {
+      const type = String(params.type);
+      if (type === "integer" || type === "number") what = `must be ${type === "integer" ? "an integer" : "a number"}${range()}`;
+      else what = `must be a single ${type} value`;
+      break;
+    }
+    case "minimum":
+    case "maximum":
+    case "exclusiveMinimum":
+    case "exclusiveMaximum":
+      what = `must be ${Number.isInteger(schema.minimum ?? 0) ? "an integer" : "a number"}${range()}`;
+      break;
+    case "pattern": {
+      const phrase = patternPhrases[String(params.pattern)];
+      what = phrase ? `must be ${phrase}` : (schema.description ?? `must match ${String(params.pattern)}`);
+      break;
+    }
+    case "format":
+      what =
+        params.format === "date-time"
+          ? "must be an ISO 8601 date-time with a time zone, for example 2026-11-21T10:00:00Z"
+          : `must be a ${String(params.format)}`;
+      break;
+    case "enum":
+      what = `must be one of ${(params.allowedValues as unknown[]).map(String).join(", ")}`;
+      break;
+    case "maxLength":
+      what =
+        schema.pattern && patternPhrases[schema.pattern]?.includes("list")
+          ? `lists too many items; at most ${MAX_LIST_ITEMS} are allowed`
+          : `must be at most ${String(params.limit)} characters long`;
+      return badRequest(`${where} ${name} ${what}`);
+    case "minLength":
+      what = "must not be empty";
+      break;
+    default:
+      what = error.message ?? "is invalid";
+  }
+  return badRequest(`${where} ${name} ${what}${got}`);
+}
+
+/**
+ * preValidation hook: a query parameter of the route given more than once (`?days=1&days=2`)
+ * is a 400 naming it, rather than an ambiguous pick. Unknown parameters are ignored, repeated or not.
+ */
+export async function rejectRepeatedParams(request: FastifyRequest): Promise<void> {
+  const query = request.query as Record<string, unknown> | undefined;
+  if (!query) return;
+  const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+  const known = schema?.properties;
+  if (!known) return;
+  for (const name of Object.keys(known)) {
+    if (Array.isArray(query[name])) throw badRequest(`query parameter ${name} is given more than once`);
+  }
+}

@@ -1,0 +1,124 @@
+import { strict as assert } from "node:assert";
+import { mkdirSync, mkdtempSync, rmSync, utimesSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { brotliCompressSync, gzipSync } from "node:zlib";
+import Fastify, { type FastifyInstance } from "fastify";
+import { registerWeb } from "./web.js";
+
+const html =
+  "<!doctype html><title>tokenmarket</title><script type=module src=/assets/index-abc.js></script>";
+const js = `console.log(${JSON.stringify("x".repeat(2000))});`;
+
+describe("registerWeb", () => {
+  let dir: string;
+  let app: FastifyInstance;
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "tokenmarket-web-"));
+    mkdirSync(path.join(dir, "assets"));
+    writeFileSync(path.join(dir, "index.html"), html);
+    writeFileSync(path.join(dir, "favicon.svg"), "<svg/>");
+    writeFileSync(path.join(dir, ".build-hash"), "secret-ish");
+    writeFileSync(path.join(dir, "assets", "index-abc.js"), js);
+    writeFileSync(path.join(dir, "assets", "index-abc.js.br"), brotliCompressSync(js));
+    writeFileSync(path.join(dir, "assets", "index-abc.js.gz"), gzipSync(js));
+    writeFileSync(path.join(dir, "assets", "stale.js"), js);
+    writeFileSync(path.join(dir, "assets", "stale.js.br"), brotliCompressSync("old"));
+    utimesSync(path.join(dir, "assets", "stale.js.br"), new Date(0), new Date(0));
+    app = Fastify();
+    registerWeb(app, { distDir: dir, demoKey: "tm_demo_key" });
+    await app.ready();
+  });
+  after(async () => {
+    await app.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("serves the page at / without a key, uncached, with a policy allowing only this server", async () => {
+    const res = await app.inject({ url: "/" });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.body, html);
+    assert.match(String(res.headers["content-type"]), /^text\/html/);
+    assert.equal(res.headers["cache-control"], "no-cache");
+    const csp = String(res.headers["content-security-policy"]);
+    assert.match(csp, /default-src 'self'/);
+    assert.match(csp, /connect-src 'self'/);
+    assert.doesNotMatch(csp, /unsafe-inline/, "no inline scripts or styles are needed");
+    const again = await app.inject({ url: "/", headers: { "if-none-match": String(res.headers.etag) } });
+    assert.equal(again.statusCode, 304, "a revalidation with the same ETag is a 304");
+  });
+
+  it("serves hashed assets for a year, compressed when the browser accepts it", async () => {
+    const plain = await app.inject({ url: "/assets/index-abc.js" });
+    assert.equal(plain.statusCode, 200);
+    assert.equal(plain.body, js);
+    assert.equal(plain.headers["cache-control"], "public, max-age=31536000, immutable");
+    assert.match(String(plain.headers["content-type"]), /^text\/javascript/);
+    assert.equal(plain.headers["content-encoding"], undefined);
+
+    const br = await app.inject({
+      url: "/assets/index-abc.js",
+      headers: { "accept-encoding": "gzip, deflate, br" },
+    });
+    assert.equal(br.headers["content-encoding"], "br");
+    assert.equal(br.headers.vary, "accept-encoding");
+    assert.ok(br.rawPayload.length < js.length / 4, "the brotli copy is sent");
+
+    const gz = await app.inject({ url: "/assets/index-abc.js", headers: { "accept-encoding": "gzip" } });
+    assert.equal(gz.headers["content-encoding"], "gzip");
+
+    const stale = await app.inject({ url: "/assets/stale.js", headers: { "accept-encoding": "br" } });
+    assert.equal(
+      stale.headers["content-encoding"],
+      undefined,
+      "a compressed copy older than its file is ignored",
+    );
+    assert.equal(stale.body, js);
+  });
+
+  it("serves top-level files such as the icon", async () => {
+    const res = await app.inject({ url: "/favicon.svg" });
+    assert.equal(res.statusCode, 200);
+    assert.equal(res.headers["content-type"], "image/svg+xml");
+  });
+
+  it("answers 404 in the API's error shape for missing files, and never leaves the build folder", async () => {
+    for (const url of [
+      "/assets/nope.js",
+      "/assets/../../package.json",
+      "/assets/%2e%2e/%2e%2e/package.json",
+      "/assets/..%2f..%2fpackage.json",
+      "/assets/.build-hash",
+      "/nope.svg",
+    ]) {
+      const res = await app.inject({ url });
+      assert.equal(res.statusCode, 404, url);
+      const body = res.json() as { statusCode: number; error: string; message: string };
+      assert.equal(body.statusCode, 404, url);
+      assert.equal(typeof body.message, "string", url);
+    }
+  });
+
+  it("offers the demo key at /web-config.json, and nothing outside the demo", async () => {
+    const res = await app.inject({ url: "/web-config.json" });
+    assert.equal(res.statusCode, 200);
+    assert.deepEqual(res.json(), { demoKey: "tm_demo_key" });
+    assert.equal(res.headers["cache-control"], "no-store");
+
+    const bare = Fastify();
+    registerWeb(bare, { distDir: dir });
+    assert.deepEqual((await bare.inject({ url: "/web-config.json" })).json(), {});
+    await bare.close();
+  });
+
+  it("says how to build the page when it is not built", async () => {
+    const bare = Fastify();
+    registerWeb(bare, { distDir: path.join(dir, "missing") });
+    const res = await bare.inject({ url: "/" });
+    assert.equal(res.statusCode, 503);
+    assert.match(res.body, /npm run build:web/);
+    await bare.close();
+  });
+});

@@ -1,0 +1,168 @@
+import { createHash } from "node:crypto";
+import { readFile, stat } from "node:fs/promises";
+import * as path from "node:path";
+import type { FastifyInstance, FastifyReply, FastifyRequest } from "fastify";
+
+/** Where `npm run build:web` (web/build.ts) writes the explorer page. */
+export const defaultWebDistDir = path.resolve(import.meta.dirname, "../../web/dist");
+
+export type WebOptions = {
+  /** The built page; default web/dist. */
+  distDir?: string;
+  /** The demo API key, offered to the page by /web-config.json; leave out unless `api.demoKey` is on. */
+  demoKey?: string | undefined;
+};
+
+const contentTypes: Record<string, string> = {
+  ".html": "text/html; charset=utf-8",
+  ".js": "text/javascript; charset=utf-8",
+  ".css": "text/css; charset=utf-8",
+  ".svg": "image/svg+xml",
+  ".png": "image/png",
+  ".ico": "image/x-icon",
+  ".webp": "image/webp",
+  ".woff2": "font/woff2",
+  ".json": "application/json; charset=utf-8",
+  ".txt": "text/plain; charset=utf-8",
+  ".webmanifest": "application/manifest+json",
+  ".map": "application/json; charset=utf-8",
+};
+
+/**
+ * The page may load and call nothing but this server: no CDN, no outside fonts or logos. The
+ * charts set their styles through the CSSOM, which `style-src 'self'` allows.
+ */
+const contentSecurityPolicy = [
+  "default-src 'self'",
+  "script-src 'self'",
+  "style-src 'self'",
+  "img-src 'self' data:",
+  "font-src 'self'",
+  "connect-src 'self'",
+  "object-src 'none'",
+  "base-uri 'none'",
+  "form-action 'self'",
+  "frame-ancestors 'none'",
+].join("; ");
+
+const notBuiltPage = `<!doctype html><html lang="en"><meta charset="utf-8"><title>tokenmarket</title>
+<body style="font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem">
+<h1>The explorer page is not built</h1>
+<p>Build it with <code>npm run build:web</code> (or <code>npx tsx web/build.ts</code>) and reload.
+The API works without it: see <a href="/docs">/docs</a>.</p></body></html>`;
+
+type CachedFile = { mtimeMs: number; size: number; body: Buffer; etag: string };
+
+/**
+ * Serves the explorer page at `/` (`web/dist`: index.html, hashed /assets/*, top-level files such
+ * as favicon.svg) and `GET /web-config.json` → `{ demoKey? }`. None of these need an API key.
+ * Assets are sent brotli- or gzip-compressed when web/build.ts wrote a `.br`/`.gz` beside them.
+ */
+export function registerWeb(app: FastifyInstance, options: WebOptions = {}): void {
+  const distDir = path.resolve(options.distDir ?? defaultWebDistDir);
+  const cache = new Map<string, CachedFile>();
+
+  /** Reads a file of the build, from memory while its size and mtime are unchanged. */
+  const load = async (file: string): Promise<CachedFile | undefined> => {
+    const info = await stat(file).catch(() => undefined);
+    if (!info?.isFile()) return undefined;
+    const hit = cache.get(file);
+    if (hit && hit.mtimeMs === info.mtimeMs && hit.size === info.size) return hit;
+    const body = await readFile(file);
+    const etag = `"${createHash("sha1").update(body).digest("base64url").slice(0, 22)}"`;
+    const entry = { mtimeMs: info.mtimeMs, size: info.size, body, etag };
+    cache.set(file, entry);
+    return entry;
+  };
+
+  /** The absolute path of `relative` inside the build, or undefined when it would leave it. */
+  const inside = (relative: string): string | undefined => {
+    if (
+      relative.includes("\0") ||
+      relative.split(/[\\/]/).some((part) => part === ".." || part.startsWith("."))
+    ) {
+      return undefined;
+    }
+    const file = path.resolve(distDir, relative);
+    return file.startsWith(distDir + path.sep) ? file : undefined;
+  };
+
+  const send = async (
+    request: FastifyRequest,
+    reply: FastifyReply,
+    relative: string,
+    headers: Record<string, string>,
+  ): Promise<FastifyReply | undefined> => {
+    const file = inside(relative);
+    const entry = file ? await load(file) : undefined;
+    if (!file || !entry) return undefined;
+    reply.headers({
+      "content-type": contentTypes[path.extname(file)] ?? "application/octet-stream",
+      "x-content-type-options": "nosniff",
+      etag: entry.etag,
+      vary: "accept-encoding",
+      ...headers,
+    });
+    if (request.headers["if-none-match"] === entry.etag) return reply.code(304).send();
+    const accepted = String(request.headers["accept-encoding"] ?? "");
+    for (const [encoding, suffix] of [
+      ["br", ".br"],
+      ["gzip", ".gz"],
+    ] as const) {
+      if (!new RegExp(`\\b${encoding}\\b`).test(accepted)) continue;
+      const compressed = await load(file + suffix);
+      // A stale compressed copy (older than the file) is never sent.
+      if (compressed && compressed.mtimeMs >= entry.mtimeMs) {
+        return reply.header("content-encoding", encoding).send(compressed.body);
+      }
+    }
+    return reply.send(entry.body);
+  };
+
+  const notFound = (reply: FastifyReply, what: string) =>
+    reply
+      .code(404)
+      .type("application/json; charset=utf-8")
+      .send({ statusCode: 404, error: "Not Found", message: `no file ${what}` });
+
+  const page = async (request: FastifyRequest, reply: FastifyReply) => {
+    const sent = await send(request, reply, "index.html", {
+      "cache-control": "no-cache",
+      "content-security-policy": contentSecurityPolicy,
+      "referrer-policy": "no-referrer",
+    });
+    if (sent) return sent;
+    return reply
+      .code(503)
+      .type("text/html; charset=utf-8")
+      .header("cache-control", "no-store")
+      .send(notBuiltPage);
+  };
+
+  app.get("/", page);
+  app.get("/index.html", page);
+
+  app.get<{ Params: { "*": string } }>("/assets/*", async (request, reply) => {
+    const name = request.params["*"];
+    // Names carry a content hash (Vite), so a file never changes under its name.
+    const sent = await send(request, reply, `assets/${name}`, {
+      "cache-control": "public, max-age=31536000, immutable",
+    });
+    return sent ?? notFound(reply, `/assets/${name}`);
+  });
+
+  app.get<{ Params: { file: string } }>(
+    "/:file(^[A-Za-z0-9][A-Za-z0-9_-]*\\.(?:svg|png|ico|webp|txt|webmanifest)$)",
+    async (request, reply) => {
+      const sent = await send(request, reply, request.params.file, {
+        "cache-control": "public, max-age=3600",
+      });
+      return sent ?? notFound(reply, `/${request.params.file}`);
+    },
+  );
+
+  const config = options.demoKey ? { demoKey: options.demoKey } : {};
+  app.get("/web-config.json", async (_request, reply) =>
+    reply.header("cache-control", "no-store").type("application/json; charset=utf-8").send(config),
+  );
+}

@@ -1,0 +1,68 @@
+import { parseArgs } from "node:util";
+import { loadConfig } from "../config/load.js";
+import { BaseError, ConfigError } from "../internal/errors.js";
+import { createLogger } from "../internal/logger.js";
+import { runKeys } from "./keys.js";
+import { runStart } from "./start.js";
+
+const usage = `tokenmarket — market data for tokens on EVM chains
+
+Usage:
+  tokenmarket start [--config FILE]         start the service (demo: Postgres, devnet, simulator, indexer, API)
+  tokenmarket keys create --name NAME       create an API key and print it once
+  tokenmarket keys list                     list API keys (never the keys themselves)
+  tokenmarket keys revoke ID|NAME|PREFIX    revoke API keys
+  tokenmarket migrate                       apply database migrations
+  tokenmarket help                          this text
+
+Options:
+  --config FILE   configuration file (default: TOKENMARKET_CONFIG or config/devnet.json)
+
+Environment overrides are listed in .env.example.`;
+
+async function main(argv: string[]): Promise<number> {
+  const { values, positionals } = parseArgs({
+    args: argv,
+    allowPositionals: true,
+    options: {
+      config: { type: "string" },
+      name: { type: "string" },
+      help: { type: "boolean", short: "h" },
+    },
+  });
+  const [command, ...rest] = positionals;
+  if (values.help || command === undefined || command === "help") {
+    console.log(usage);
+    return 0;
+  }
+  const config = loadConfig(values.config === undefined ? {} : { file: values.config });
+  const logger = createLogger();
+  switch (command) {
+    case "start":
+      return runStart({ config, logger });
+    case "keys":
+      return runKeys({ config, logger, args: rest, name: values.name });
+    case "migrate":
+      return runKeys({ config, logger, args: ["migrate"] });
+    default:
+      console.error(`unknown command "${command}"\n\n${usage}`);
+      return 2;
+  }
+}
+
+main(process.argv.slice(2)).then(
+  (code) => {
+    if (code !== 0) process.exitCode = code;
+  },
+  (error: unknown) => {
+    // A bad configuration or a launch failure is the user's to fix: one clear line, no stack.
+    if (error instanceof ConfigError || (error instanceof BaseError && !error.retryable)) {
+      console.error(`tokenmarket: ${error.message}`);
+    } else if (String((error as { code?: unknown }).code).startsWith("ERR_PARSE_ARGS")) {
+      console.error(`tokenmarket: ${(error as Error).message}\n\n${usage}`);
+    } else {
+      console.error(error);
+    }
+    process.exit(1);
+  },
+);

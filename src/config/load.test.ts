@@ -1,0 +1,88 @@
+import assert from "node:assert/strict";
+import { writeFileSync } from "node:fs";
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import path from "node:path";
+import { describe, it } from "node:test";
+import { ConfigError } from "../internal/errors.js";
+import { loadConfig, parseConfig, projectRoot } from "./load.js";
+
+const example = path.join(projectRoot, "config", "mainnet.example.json");
+
+async function writeConfig(value: unknown): Promise<string> {
+  const dir = await mkdtemp(path.join(tmpdir(), "tm-config-"));
+  const file = path.join(dir, "config.json");
+  writeFileSync(file, JSON.stringify(value));
+  return file;
+}
+
+function errorKey(fn: () => unknown): string {
+  try {
+    fn();
+  } catch (error) {
+    assert.ok(error instanceof ConfigError, `expected a ConfigError, got ${String(error)}`);
+    return error.key;
+  }
+  assert.fail("expected the configuration to be refused");
+}
+
+describe("configuration", () => {
+  it("parses the shipped mainnet example with chains 1, 56 and 137", () => {
+    const config = loadConfig({ file: example, env: {} });
+    assert.deepEqual(
+      config.chains.map((c) => c.id),
+      [1, 56, 137],
+    );
+    const bsc = config.chains.find((c) => c.id === 56);
+    assert.equal(bsc?.dexes.find((d) => d.protocol === "v3")?.swapEvent, "pancake", "PancakeSwap V3 has the 9-field Swap");
+    assert.equal(config.chains[0]?.referenceTokens.wrappedNative, "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2", "addresses are lowercased");
+    assert.equal(config.coins.BNB?.chain, 56);
+  });
+
+  it("parses the default devnet configuration", () => {
+    const config = loadConfig({ env: {} });
+    assert.equal(config.devnet.enabled, true);
+    assert.ok(config.chains.some((c) => c.id === config.devnet.chainId && c.devnet));
+  });
+
+  it("names the key of a bad value", async () => {
+    const fresh = () => JSON.parse(JSON.stringify(loadConfig({ file: example, env: {} })));
+    const raw = fresh();
+    raw.chains[1].dexes[0].factory = "0x1234";
+    assert.equal(errorKey(() => parseConfig(raw)), "chains.1.dexes.0.factory");
+    const file = await writeConfig({ ...fresh(), api: { port: "eighty" } });
+    assert.equal(errorKey(() => loadConfig({ file, env: {} })), "api.port");
+    assert.equal(errorKey(() => parseConfig({ ...fresh(), colour: "blue" })), "(root)");
+  });
+
+  it("refuses a coin on an unconfigured chain and a duplicated chain id", () => {
+    const raw = JSON.parse(JSON.stringify(loadConfig({ file: example, env: {} })));
+    raw.coins.FOO = { chain: 10, token: raw.chains[0].referenceTokens.wrappedNative };
+    assert.equal(errorKey(() => parseConfig(raw)), "coins.FOO.chain");
+    delete raw.coins.FOO;
+    raw.chains.push({ ...raw.chains[0] });
+    assert.equal(errorKey(() => parseConfig(raw)), "chains.3.id");
+  });
+
+  it("applies environment overrides, and names the key when one is bad", () => {
+    const config = loadConfig({
+      file: example,
+      env: {
+        DATABASE_URL: "postgres://u:p@127.0.0.1:5432/x",
+        TOKENMARKET_RPC_137: "https://a.invalid, https://b.invalid",
+        TOKENMARKET__pricing__liquidityFloorUsd: "1234",
+        TOKENMARKET_API_PORT: "9090",
+      },
+    });
+    assert.equal(config.database.url, "postgres://u:p@127.0.0.1:5432/x");
+    assert.deepEqual(config.chains.find((c) => c.id === 137)?.rpc, ["https://a.invalid", "https://b.invalid"]);
+    assert.equal(config.pricing.liquidityFloorUsd, 1234);
+    assert.equal(config.api.port, 9090);
+    assert.equal(errorKey(() => loadConfig({ file: example, env: { TOKENMARKET__pricing__liquidityFloorUsd: "-5" } })), "pricing.liquidityFloorUsd");
+    assert.equal(errorKey(() => loadConfig({ file: example, env: { TOKENMARKET_RPC_1: "not a url" } })), "chains.0.rpc.0");
+  });
+
+  it("says which file it cannot read", () => {
+    assert.equal(errorKey(() => loadConfig({ file: "/nonexistent/config.json", env: {} })), "file");
+  });
+});

@@ -1,0 +1,84 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { createRequire } from "node:module";
+import { join, resolve } from "node:path";
+import type { Abi, Hex } from "viem";
+import { LaunchError } from "../internal/errors.js";
+import type { Logger } from "../internal/logger.js";
+
+/** The contracts of src/devnet/contracts whose bytecode the devnet uses. */
+export const contractNames = [
+  "DevnetToken",
+  "Bytes32MetadataToken",
+  "RevertingDecimalsToken",
+  "DevnetPoolReader",
+] as const;
+export type ContractName = (typeof contractNames)[number];
+export type CompiledContract = { abi: Abi; bytecode: Hex };
+export type CompiledContracts = Record<ContractName, CompiledContract>;
+
+const require = createRequire(import.meta.url);
+const contractsDir = join(import.meta.dirname, "contracts");
+/** Beside the dependencies: removed with them, never committed, shared by every checkout user. */
+export const defaultCacheDir = resolve(import.meta.dirname, "../../node_modules/.cache/tokenmarket");
+
+const settings = {
+  optimizer: { enabled: true, runs: 200 },
+  outputSelection: { "*": { "*": ["abi", "evm.bytecode.object"] } },
+};
+
+type SolcOutput = {
+  errors?: { severity: "error" | "warning" | "info"; formattedMessage: string }[];
+  contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
+};
+
+/**
+ * Compiles the devnet's Solidity sources with solc-js in-process (no compiler download), or
+ * reads the result from the cache when neither the sources nor the solc version changed.
+ */
+export function compileDevnetContracts(options: { logger: Logger; cacheDir?: string }): CompiledContracts {
+  const { logger } = options;
+  const sources = Object.fromEntries(
+    readdirSync(contractsDir)
+      .filter((file) => file.endsWith(".sol"))
+      .sort()
+      .map((file) => [file, { content: readFileSync(join(contractsDir, file), "utf8") }]),
+  );
+  const solcVersion = (require("solc/package.json") as { version: string }).version;
+  const key = createHash("sha256")
+    .update(JSON.stringify({ solcVersion, settings, sources }))
+    .digest("hex")
+    .slice(0, 16);
+  const cacheDir = options.cacheDir ?? defaultCacheDir;
+  const cacheFile = join(cacheDir, `devnet-contracts-${key}.json`);
+  try {
+    return JSON.parse(readFileSync(cacheFile, "utf8")) as CompiledContracts;
+  } catch {
+    // Not cached yet (or unreadable): compile below.
+  }
+
+  const startedAt = performance.now();
+  // Loaded only on a cache miss: solc-js is an 8 MB emscripten module that takes a second to load.
+  const solc = require("solc") as { compile(input: string): string };
+  const output = JSON.parse(solc.compile(JSON.stringify({ language: "Solidity", sources, settings }))) as SolcOutput;
+  const errors = (output.errors ?? []).filter((e) => e.severity === "error");
+  if (errors.length > 0) {
+    throw new LaunchError(`devnet contracts do not compile: ${errors.map((e) => e.formattedMessage).join("\n")}`);
+  }
+  const compiled = {} as CompiledContracts;
+  for (const name of contractNames) {
+    const contract = output.contracts?.[`${name}.sol`]?.[name];
+    if (contract === undefined) throw new LaunchError(`devnet contract ${name} is missing from the solc output`);
+    compiled[name] = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
+  }
+  mkdirSync(cacheDir, { recursive: true });
+  // Written aside and renamed: parallel test files compiling at once never read half a file.
+  const partial = `${cacheFile}.${process.pid}.tmp`;
+  writeFileSync(partial, JSON.stringify(compiled));
+  renameSync(partial, cacheFile);
+  logger.info(
+    { solc_version: solcVersion, elapsed_ms: Math.round(performance.now() - startedAt) },
+    "devnet contracts compiled",
+  );
+  return compiled;
+}

@@ -1,0 +1,576 @@
+import {
+  type Address,
+  decodeAbiParameters,
+  encodeAbiParameters,
+  encodeDeployData,
+  encodeFunctionData,
+  encodePacked,
+  getContractAddress,
+  type Hex,
+  keccak256,
+  stringToHex,
+} from "viem";
+import { LaunchError } from "../internal/errors.js";
+import { createSilentLogger, type Logger } from "../internal/logger.js";
+import {
+  bytes32MetadataTokenAbi,
+  devnetTokenAbi,
+  positionManagerAbi,
+  revertingDecimalsTokenAbi,
+  swapRouterAbi,
+  v2FactoryAbi,
+  v2RouterAbi,
+  v3FactoryAbi,
+} from "./abis.js";
+import { initCodeHash, uniswapBytecode, V2_PAIR_INIT_CODE_HASH, V3_POOL_INIT_CODE_HASH } from "./artifacts.js";
+import { type CompiledContracts, compileDevnetContracts } from "./compile.js";
+import {
+  type Protocol,
+  poolSpecs,
+  type TokenKey,
+  type TokenMetadataKind,
+  tickSpacingByFee,
+  tokenSpecs,
+} from "./market.js";
+import {
+  approveTx,
+  gasLimits,
+  noTokenDescriptor,
+  type PeripheryAddresses,
+  v2AddLiquidityTx,
+  v3CreatePoolTx,
+  v3MintTx,
+  wethDepositTx,
+} from "./periphery.js";
+import {
+  amountsForUsd,
+  fullRangeTicks,
+  rangeTicks,
+  rawPriceFromUsd,
+  sqrtPriceX96FromPrice,
+} from "./pool-math.js";
+import { createRandom } from "./random.js";
+import { createDevnetRpc, type DevnetRpc } from "./rpc.js";
+import { executeTransactions, readNonces, type TxRequest } from "./transactions.js";
+
+export type DeployedToken = {
+  key: TokenKey;
+  address: Address;
+  /** What symbol() and name() answer (decoded from bytes32 for the MKR-like token). */
+  symbol: string;
+  name: string;
+  /** What decimals() answers; null when it reverts. */
+  decimals: number | null;
+  /** The unit of its amounts in the simulator (decimals, or 18 when decimals() reverts). */
+  unitDecimals: number;
+  metadata: TokenMetadataKind;
+  /** USD price its pools were initialised at. */
+  initialPriceUsd: number;
+};
+
+export type DeployedPool = {
+  key: string;
+  address: Address;
+  protocol: Protocol;
+  /** Hundredths of a bip; 3000 for V2 pairs. */
+  fee: number;
+  /** V3 only. */
+  tickSpacing: number | null;
+  token0: Address;
+  token1: Address;
+  token0Key: TokenKey;
+  token1Key: TokenKey;
+  /** USD value of both sides deposited at deployment. */
+  initialLiquidityUsd: number;
+};
+
+/** A V3 position minted at deployment (token ids are sequential from 1). */
+export type DeployedPosition = {
+  tokenId: number;
+  poolKey: string;
+  owner: Address;
+  tickLower: number;
+  tickUpper: number;
+};
+
+/** Everything deployed on the devnet; plain JSON-compatible data. */
+export type Deployment = {
+  chainId: number;
+  seed: number;
+  accounts: {
+    /** Deployed every contract, holds the initial liquidity; nonce 0 must be free. */
+    deployer: Address;
+    /** Add and remove liquidity during the simulated history. */
+    liquidityProviders: Address[];
+    /** Trade in the simulated history. */
+    traders: Address[];
+  };
+  weth: Address;
+  tokens: Record<TokenKey, DeployedToken>;
+  v2: { factory: Address; router: Address; pairInitCodeHash: Hex };
+  v3: { factory: Address; positionManager: Address; swapRouter: Address; poolInitCodeHash: Hex };
+  pools: DeployedPool[];
+  positions: DeployedPosition[];
+  /** The last block of the deployment; everything after it is trading. */
+  blockNumber: number;
+};
+
+/** What the deployment gives every account, per token (the deployer gets it on top of the pools' needs). */
+const fundingUsd = 50_000_000;
+/** Accounts the roles need: the deployer, four liquidity providers and at least twenty traders. */
+const minAccounts = 25;
+const liquidityProviderCount = 4;
+
+/** Our contracts deployed by the deployer after the Uniswap ones, in this order (nonce 6 onwards). */
+const uniswapNonces = { weth: 0, v2Factory: 1, v2Router: 2, v3Factory: 3, positionManager: 4, swapRouter: 5 };
+const firstTokenNonce = 6;
+
+/**
+ * The deployment's addresses and amounts, computed without a node: contract addresses follow
+ * from the deployer's nonces (CREATE) and pool addresses from the factories (CREATE2), so the
+ * same accounts give the same addresses on every start. The seed only moves initial prices
+ * (±3 %), never an address.
+ */
+export function planDeployment(options: { chainId: number; seed: number; accounts: readonly Address[] }): Deployment {
+  const accounts = options.accounts.map((a) => a.toLowerCase() as Address);
+  if (accounts.length < minAccounts) {
+    throw new LaunchError(`the devnet needs at least ${minAccounts} unlocked accounts, the node has ${accounts.length}`);
+  }
+  const deployer = accounts[0] as Address;
+  const created = (nonce: number) => getContractAddress({ from: deployer, nonce: BigInt(nonce) }).toLowerCase() as Address;
+  const random = createRandom(options.seed).fork("initial-prices");
+
+  const tokens = {} as Record<TokenKey, DeployedToken>;
+  let nonce = firstTokenNonce;
+  for (const spec of tokenSpecs) {
+    const stable = spec.dailyVolatility === 0;
+    // Drawn for every token (stablecoins too) so that one token's draw never shifts another's.
+    const jitter = Math.exp(0.03 * random.normal());
+    tokens[spec.key] = {
+      key: spec.key,
+      address: spec.key === "WETH" ? created(uniswapNonces.weth) : created(nonce++),
+      symbol: spec.symbol,
+      name: spec.name,
+      decimals: spec.metadata === "reverting-decimals" ? null : spec.decimals,
+      unitDecimals: spec.decimals,
+      metadata: spec.metadata,
+      initialPriceUsd: stable ? spec.priceUsd : roundPrice(spec.priceUsd * jitter),
+    };
+  }
+
+  const v2Factory = created(uniswapNonces.v2Factory);
+  const v3Factory = created(uniswapNonces.v3Factory);
+  const pools: DeployedPool[] = [];
+  const positions: DeployedPosition[] = [];
+  for (const spec of poolSpecs) {
+    const [t0, t1] = sortTokens(tokens[spec.base], tokens[spec.quote]);
+    const address =
+      spec.protocol === "v2"
+        ? v2PairAddress(v2Factory, t0.address, t1.address)
+        : v3PoolAddress(v3Factory, t0.address, t1.address, spec.fee);
+    const tickSpacing = spec.protocol === "v3" ? (tickSpacingByFee[spec.fee] ?? null) : null;
+    pools.push({
+      key: spec.key,
+      address,
+      protocol: spec.protocol,
+      fee: spec.fee,
+      tickSpacing,
+      token0: t0.address,
+      token1: t1.address,
+      token0Key: t0.key,
+      token1Key: t1.key,
+      initialLiquidityUsd: spec.fullRangeUsd + (spec.ranges ?? []).reduce((sum, r) => sum + r.usd, 0),
+    });
+    if (spec.protocol === "v3" && tickSpacing !== null) {
+      const rawPrice = rawPriceFromUsd(usdUnit(t0), usdUnit(t1));
+      for (const range of [null, ...(spec.ranges ?? [])]) {
+        const ticks = range === null ? fullRangeTicks(tickSpacing) : rangeTicks(rawPrice, range.widthPct, tickSpacing);
+        positions.push({ tokenId: positions.length + 1, poolKey: spec.key, owner: deployer, ...ticks });
+      }
+    }
+  }
+
+  return {
+    chainId: options.chainId,
+    seed: options.seed,
+    accounts: {
+      deployer,
+      liquidityProviders: accounts.slice(1, 1 + liquidityProviderCount),
+      traders: accounts.slice(1 + liquidityProviderCount),
+    },
+    weth: tokens.WETH.address,
+    tokens,
+    v2: {
+      factory: v2Factory,
+      router: created(uniswapNonces.v2Router),
+      pairInitCodeHash: V2_PAIR_INIT_CODE_HASH,
+    },
+    v3: {
+      factory: v3Factory,
+      positionManager: created(uniswapNonces.positionManager),
+      swapRouter: created(uniswapNonces.swapRouter),
+      poolInitCodeHash: V3_POOL_INIT_CODE_HASH,
+    },
+    pools,
+    positions,
+    blockNumber: 0,
+  };
+}
+
+/**
+ * Deploys the market on a fresh node: WETH9, the official Uniswap V2 and V3 contracts, the
+ * tokens, every pool with its liquidity; funds every unlocked account with each token (and
+ * wrapped ETH) and approves the routers and the position manager for it, so any account can
+ * trade at once. Deterministic: see planDeployment.
+ */
+export async function deployMarket(options: {
+  rpcUrl: string;
+  seed: number;
+  logger?: Logger;
+  contracts?: CompiledContracts;
+}): Promise<Deployment> {
+  const startedAt = performance.now();
+  const rpc = createDevnetRpc(options.rpcUrl);
+  const [chainIdHex, accounts, automine] = await Promise.all([
+    rpc.request<Hex>("eth_chainId"),
+    rpc.request<Address[]>("eth_accounts"),
+    rpc.request<boolean>("hardhat_getAutomine"),
+  ]);
+  const plan = planDeployment({ chainId: Number(chainIdHex), seed: options.seed, accounts });
+  const { deployer } = plan.accounts;
+  const nonces = await readNonces(rpc, accounts);
+  if (nonces.get(deployer) !== 0) {
+    throw new LaunchError(
+      `deployMarket needs a fresh node: the deployer ${deployer} has already sent ${nonces.get(deployer)} transaction(s)`,
+    );
+  }
+  for (const [name, expected] of [
+    ["v2Pair", V2_PAIR_INIT_CODE_HASH],
+    ["v3Pool", V3_POOL_INIT_CODE_HASH],
+  ] as const) {
+    if (initCodeHash(name) !== expected) {
+      throw new LaunchError(`the npm artifact of ${name} does not hash to the init code hash the periphery expects`);
+    }
+  }
+  const contracts = options.contracts ?? compileDevnetContracts({ logger: options.logger ?? createSilentLogger() });
+
+  await rpc.request("evm_setAutomine", [false]);
+  try {
+    // Contracts first, in the nonce order planDeployment assumed; everything else calls them, and
+    // a call to an address without code would succeed silently.
+    await executeTransactions(rpc, nonces, contractDeployments(plan, contracts));
+    const receipts = await executeTransactions(rpc, nonces, [...fundingAndApprovals(plan), ...poolCreation(plan)]);
+    await verifyDeployment(rpc, plan);
+    const blockNumber = Number(receipts.at(-1)?.blockNumber ?? 0);
+    options.logger?.info(
+      {
+        pools: plan.pools.length,
+        tokens: Object.keys(plan.tokens).length,
+        block: blockNumber,
+        elapsed_ms: Math.round(performance.now() - startedAt),
+      },
+      "devnet market deployed",
+    );
+    return { ...plan, blockNumber };
+  } finally {
+    await rpc.request("evm_setAutomine", [automine]);
+  }
+}
+
+function contractDeployments(plan: Deployment, contracts: CompiledContracts): TxRequest[] {
+  const from = plan.accounts.deployer;
+  const deploy = (data: Hex, label: string): TxRequest => ({ from, data, gas: 16_000_000n, label: `deploy ${label}` });
+  const txs: TxRequest[] = [
+    deploy(uniswapBytecode("weth9"), "WETH9"),
+    deploy(
+      encodeDeployData({ abi: v2FactoryAbi, bytecode: uniswapBytecode("v2Factory"), args: [from] }),
+      "UniswapV2Factory",
+    ),
+    deploy(
+      encodeDeployData({
+        abi: v2RouterAbi,
+        bytecode: uniswapBytecode("v2Router02"),
+        args: [plan.v2.factory, plan.weth],
+      }),
+      "UniswapV2Router02",
+    ),
+    deploy(uniswapBytecode("v3Factory"), "UniswapV3Factory"),
+    deploy(
+      encodeDeployData({
+        abi: positionManagerAbi,
+        bytecode: uniswapBytecode("positionManager"),
+        args: [plan.v3.factory, plan.weth, noTokenDescriptor],
+      }),
+      "NonfungiblePositionManager",
+    ),
+    deploy(
+      encodeDeployData({
+        abi: swapRouterAbi,
+        bytecode: uniswapBytecode("swapRouter"),
+        args: [plan.v3.factory, plan.weth],
+      }),
+      "SwapRouter",
+    ),
+  ];
+  for (const spec of tokenSpecs) {
+    if (spec.metadata === "weth9") continue;
+    const data =
+      spec.metadata === "bytes32"
+        ? encodeDeployData({
+            abi: bytes32MetadataTokenAbi,
+            bytecode: contracts.Bytes32MetadataToken.bytecode,
+            args: [stringToHex(spec.name, { size: 32 }), stringToHex(spec.symbol, { size: 32 }), spec.decimals],
+          })
+        : spec.metadata === "reverting-decimals"
+          ? encodeDeployData({
+              abi: revertingDecimalsTokenAbi,
+              bytecode: contracts.RevertingDecimalsToken.bytecode,
+              args: [spec.name, spec.symbol],
+            })
+          : encodeDeployData({
+              abi: devnetTokenAbi,
+              bytecode: contracts.DevnetToken.bytecode,
+              args: [spec.name, spec.symbol, spec.decimals],
+            });
+    txs.push(deploy(data, `token ${spec.key}`));
+  }
+  // Fee tier 0.01 % (tick spacing 1), enabled by governance on mainnet in 2021; not in the factory's constructor.
+  txs.push({
+    from,
+    to: plan.v3.factory,
+    data: encodeFunctionData({ abi: v3FactoryAbi, functionName: "enableFeeAmount", args: [100, 1] }),
+    gas: 100_000n,
+    label: "enable the V3 fee tier 100",
+  });
+  return txs;
+}
+
+function periphery(plan: Deployment): PeripheryAddresses {
+  return { v2Router: plan.v2.router, swapRouter: plan.v3.swapRouter, positionManager: plan.v3.positionManager };
+}
+
+/** Raw amount of a token worth `usd` at its initial price. */
+export function rawAmountForUsd(token: DeployedToken, usd: number): bigint {
+  return BigInt(Math.floor((usd / token.initialPriceUsd) * 10 ** token.unitDecimals));
+}
+
+function fundingAndApprovals(plan: Deployment): TxRequest[] {
+  const { deployer, liquidityProviders, traders } = plan.accounts;
+  const everyone = [deployer, ...liquidityProviders, ...traders];
+  const needs = liquidityNeeds(plan);
+  const txs: TxRequest[] = [];
+  for (const token of Object.values(plan.tokens)) {
+    const funding = rawAmountForUsd(token, fundingUsd);
+    if (token.key === "WETH") {
+      for (const account of everyone) {
+        const amount = account === deployer ? funding + (needs.get("WETH") ?? 0n) : funding;
+        txs.push(wethDepositTx({ from: account, weth: plan.weth, amount }));
+      }
+      continue;
+    }
+    txs.push({
+      from: deployer,
+      to: token.address,
+      data: encodeFunctionData({ abi: devnetTokenAbi, functionName: "mintEach", args: [everyone, funding] }),
+      gas: 60_000n * BigInt(everyone.length) + 100_000n,
+      label: `fund every account with ${token.key}`,
+    });
+    const extra = needs.get(token.key) ?? 0n;
+    if (extra > 0n) {
+      txs.push({
+        from: deployer,
+        to: token.address,
+        data: encodeFunctionData({ abi: devnetTokenAbi, functionName: "mint", args: [deployer, extra] }),
+        gas: gasLimits.transfer,
+        label: `mint the pools' ${token.key} to the deployer`,
+      });
+    }
+  }
+  const spenders = [plan.v2.router, plan.v3.swapRouter, plan.v3.positionManager];
+  for (const account of everyone) {
+    for (const token of Object.values(plan.tokens)) {
+      for (const spender of spenders) {
+        txs.push(
+          approveTx({ from: account, token: token.address, spender, label: `approve ${token.key} of ${account}` }),
+        );
+      }
+    }
+  }
+  return txs;
+}
+
+/** The amounts the deployer puts in the pools, per token. */
+function liquidityNeeds(plan: Deployment): Map<TokenKey, bigint> {
+  const needs = new Map<TokenKey, bigint>();
+  const add = (key: TokenKey, amount: bigint) => needs.set(key, (needs.get(key) ?? 0n) + amount);
+  for (const tx of poolDeposits(plan)) {
+    add(tx.token0Key, tx.amount0);
+    add(tx.token1Key, tx.amount1);
+  }
+  return needs;
+}
+
+type PoolDeposit = {
+  pool: DeployedPool;
+  token0Key: TokenKey;
+  token1Key: TokenKey;
+  amount0: bigint;
+  amount1: bigint;
+  ticks?: { tickLower: number; tickUpper: number };
+};
+
+function poolDeposits(plan: Deployment): PoolDeposit[] {
+  const deposits: PoolDeposit[] = [];
+  for (const pool of plan.pools) {
+    const spec = poolSpecs.find((p) => p.key === pool.key);
+    if (spec === undefined) continue;
+    const t0 = plan.tokens[pool.token0Key];
+    const t1 = plan.tokens[pool.token1Key];
+    const base = { pool, token0Key: t0.key, token1Key: t1.key };
+    if (pool.protocol === "v2") {
+      const amount0 = rawAmountForUsd(t0, spec.fullRangeUsd / 2);
+      const amount1 = rawAmountForUsd(t1, spec.fullRangeUsd / 2);
+      deposits.push({ ...base, amount0, amount1 });
+      continue;
+    }
+    const rawPrice = rawPriceFromUsd(usdUnit(t0), usdUnit(t1));
+    const ranges = [{ usd: spec.fullRangeUsd, widthPct: null }, ...(spec.ranges ?? [])];
+    const positions = plan.positions.filter((p) => p.poolKey === pool.key);
+    ranges.forEach((range, i) => {
+      const position = positions[i];
+      if (position === undefined) return;
+      const ticks = { tickLower: position.tickLower, tickUpper: position.tickUpper };
+      const amounts = amountsForUsd({ usd: range.usd, rawPrice, ...ticks, token0: usdUnit(t0), token1: usdUnit(t1) });
+      deposits.push({ ...base, ...amounts, ticks });
+    });
+  }
+  return deposits;
+}
+
+function poolCreation(plan: Deployment): TxRequest[] {
+  const from = plan.accounts.deployer;
+  const txs: TxRequest[] = [];
+  const created = new Set<string>();
+  for (const deposit of poolDeposits(plan)) {
+    const { pool } = deposit;
+    if (pool.protocol === "v2") {
+      txs.push(
+        v2AddLiquidityTx({
+          periphery: periphery(plan),
+          from,
+          tokenA: pool.token0,
+          tokenB: pool.token1,
+          amountA: deposit.amount0,
+          amountB: deposit.amount1,
+          newPair: true,
+        }),
+      );
+      continue;
+    }
+    if (!created.has(pool.key)) {
+      created.add(pool.key);
+      const rawPrice = rawPriceFromUsd(usdUnit(plan.tokens[pool.token0Key]), usdUnit(plan.tokens[pool.token1Key]));
+      txs.push(
+        v3CreatePoolTx({
+          periphery: periphery(plan),
+          from,
+          token0: pool.token0,
+          token1: pool.token1,
+          fee: pool.fee,
+          sqrtPriceX96: sqrtPriceX96FromPrice(rawPrice),
+        }),
+      );
+    }
+    if (deposit.ticks === undefined) continue;
+    txs.push(
+      v3MintTx({
+        periphery: periphery(plan),
+        from,
+        token0: pool.token0,
+        token1: pool.token1,
+        fee: pool.fee,
+        ...deposit.ticks,
+        amount0: deposit.amount0,
+        amount1: deposit.amount1,
+      }),
+    );
+  }
+  return txs;
+}
+
+/** Reads the pools back from the factories: a planned address that differs is a bug to fail on. */
+async function verifyDeployment(rpc: DevnetRpc, plan: Deployment): Promise<void> {
+  const calls = plan.pools.map((pool) => ({
+    method: "eth_call",
+    params: [
+      pool.protocol === "v2"
+        ? {
+            to: plan.v2.factory,
+            data: encodeFunctionData({ abi: v2FactoryAbi, functionName: "getPair", args: [pool.token0, pool.token1] }),
+          }
+        : {
+            to: plan.v3.factory,
+            data: encodeFunctionData({
+              abi: v3FactoryAbi,
+              functionName: "getPool",
+              args: [pool.token0, pool.token1, pool.fee],
+            }),
+          },
+      "latest",
+    ],
+  }));
+  calls.push({
+    method: "eth_call",
+    params: [
+      {
+        to: plan.v3.positionManager,
+        data: encodeFunctionData({ abi: positionManagerAbi, functionName: "totalSupply" }),
+      },
+      "latest",
+    ],
+  });
+  const results = await rpc.batch<Hex>(calls);
+  plan.pools.forEach((pool, i) => {
+    const [actual] = decodeAbiParameters([{ type: "address" }], results[i] as Hex);
+    if (actual.toLowerCase() !== pool.address) {
+      throw new LaunchError(`pool ${pool.key} was deployed at ${actual}, not at the planned ${pool.address}`);
+    }
+  });
+  const [positionCount] = decodeAbiParameters([{ type: "uint256" }], results.at(-1) as Hex);
+  if (positionCount !== BigInt(plan.positions.length)) {
+    throw new LaunchError(`${positionCount} V3 positions were minted, ${plan.positions.length} planned`);
+  }
+}
+
+function sortTokens(a: DeployedToken, b: DeployedToken): [DeployedToken, DeployedToken] {
+  return a.address.toLowerCase() < b.address.toLowerCase() ? [a, b] : [b, a];
+}
+
+function v2PairAddress(factory: Address, token0: Address, token1: Address): Address {
+  return getContractAddress({
+    opcode: "CREATE2",
+    from: factory,
+    salt: keccak256(encodePacked(["address", "address"], [token0, token1])),
+    bytecodeHash: V2_PAIR_INIT_CODE_HASH,
+  }).toLowerCase() as Address;
+}
+
+function v3PoolAddress(factory: Address, token0: Address, token1: Address, fee: number): Address {
+  return getContractAddress({
+    opcode: "CREATE2",
+    from: factory,
+    salt: keccak256(
+      encodeAbiParameters([{ type: "address" }, { type: "address" }, { type: "uint24" }], [token0, token1, fee]),
+    ),
+    bytecodeHash: V3_POOL_INIT_CODE_HASH,
+  }).toLowerCase() as Address;
+}
+
+function usdUnit(token: DeployedToken): { priceUsd: number; decimals: number } {
+  return { priceUsd: token.initialPriceUsd, decimals: token.unitDecimals };
+}
+
+/** Four significant digits: prices that read like quotes, not like noise. */
+function roundPrice(price: number): number {
+  return Number(price.toPrecision(4));
+}

@@ -1,0 +1,166 @@
+import * as assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import {
+  aggregateTrades,
+  baseResolutionOf,
+  type Candle,
+  CANDLE_INTERVALS,
+  type CandleTrade,
+  candleSide,
+  fillCandleGaps,
+  foldTrade,
+  rollUpCandles,
+} from "./candles.js";
+
+/** Deterministic pseudo-random numbers (mulberry32), so that a failure can be replayed. */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+/** Random trades over a few days, several per block at times, sorted by key. */
+function randomTrades(random: () => number, count: number): CandleTrade[] {
+  const trades: CandleTrade[] = [];
+  let block = 1_000;
+  let time = Date.parse("2024-01-05T00:00:00Z") + Math.floor(random() * 3_600_000);
+  let price = 2000;
+  for (let i = 0; i < count; i++) {
+    if (random() < 0.7) {
+      const gapBlocks = random() < 0.05 ? 300 + Math.floor(random() * 3000) : 1 + Math.floor(random() * 5);
+      block += gapBlocks;
+      time += gapBlocks * 12_000;
+    }
+    price *= Math.exp((random() - 0.5) * 0.02);
+    const volume0 = random() * 10;
+    trades.push({
+      key: block * 100_000 + i,
+      time,
+      price,
+      volume0,
+      volume1: volume0 * price,
+      volumeUsd: volume0 * price,
+      buy0: random() < 0.5,
+    });
+  }
+  return trades;
+}
+
+/** The reference: a direct aggregation of raw trades, written independently of candles.ts. */
+function directCandles(trades: readonly CandleTrade[], seconds: number, side: 0 | 1) {
+  const groups = new Map<number, CandleTrade[]>();
+  for (const t of trades) {
+    const bucket = Math.floor(t.time / (seconds * 1000)) * seconds * 1000;
+    groups.set(bucket, [...(groups.get(bucket) ?? []), t]);
+  }
+  return [...groups.entries()]
+    .sort(([a], [b]) => a - b)
+    .map(([time, group]) => {
+      const sorted = [...group].sort((a, b) => a.key - b.key);
+      const prices = sorted.map((t) => (side === 0 ? t.price : 1 / t.price));
+      return {
+        time,
+        open: prices[0],
+        high: Math.max(...prices),
+        low: Math.min(...prices),
+        close: prices[prices.length - 1],
+        volume: sorted.reduce((s, t) => s + (side === 0 ? t.volume0 : t.volume1), 0),
+        trades: sorted.length,
+      };
+    });
+}
+
+function near(actual: number, expected: number, why: string) {
+  assert.ok(Math.abs(actual - expected) <= 1e-9 * Math.abs(expected), `${why}: ${actual} vs ${expected}`);
+}
+
+describe("candles: property", () => {
+  for (const seed of [1, 2, 3, 4, 5]) {
+    it(`every interval equals a direct aggregation of the trades (seed ${seed})`, () => {
+      const random = seededRandom(seed);
+      const trades = randomTrades(random, 1500);
+      // The stored resolutions, grown batch by batch as at ingest.
+      const stored = new Map<number, Map<number, Candle>>();
+      let i = 0;
+      while (i < trades.length) {
+        const batch = trades.slice(i, i + 1 + Math.floor(random() * 40));
+        i += batch.length;
+        for (const seconds of [60, 3600, 86_400]) {
+          const rows = stored.get(seconds) ?? new Map<number, Candle>();
+          stored.set(seconds, rows);
+          for (const trade of batch) {
+            const bucket = Math.floor(trade.time / (seconds * 1000)) * seconds * 1000;
+            rows.set(bucket, foldTrade(rows.get(bucket), trade, bucket));
+          }
+        }
+      }
+      for (const seconds of [60, 3600, 86_400]) {
+        const grown = [...(stored.get(seconds)?.values() ?? [])];
+        assert.deepEqual(grown, aggregateTrades(trades, seconds), `${seconds}s: batch by batch is bit for bit all at once`);
+      }
+      for (const interval of CANDLE_INTERVALS) {
+        const base = [...(stored.get(baseResolutionOf(interval))?.values() ?? [])].sort((a, b) => a.bucket - b.bucket);
+        const rolled = rollUpCandles(base, interval);
+        for (const side of [0, 1] as const) {
+          const expected = directCandles(trades, interval, side);
+          const actual = rolled.map((c) => ({ ...candleSide(c, side), trades: c.trades }));
+          assert.equal(actual.length, expected.length, `${interval}s side ${side}: as many candles`);
+          actual.forEach((c, k) => {
+            const e = expected[k];
+            assert.ok(e);
+            assert.equal(c.time, e.time, `${interval}s: bucket`);
+            assert.equal(c.open, e.open, `${interval}s side ${side}: open is the first trade`);
+            assert.equal(c.high, e.high, `${interval}s side ${side}: high`);
+            assert.equal(c.low, e.low, `${interval}s side ${side}: low`);
+            assert.equal(c.close, e.close, `${interval}s side ${side}: close is the last trade`);
+            assert.equal(c.trades, e.trades, `${interval}s: trade count`);
+            near(c.volume, e.volume, `${interval}s side ${side}: volume of the side's token`);
+          });
+        }
+      }
+    });
+  }
+});
+
+describe("candleSide", () => {
+  it("inverts token0's candle for token1", () => {
+    const c = aggregateTrades(
+      [
+        { key: 1, time: 0, price: 2, volume0: 1, volume1: 2, volumeUsd: 0, buy0: true },
+        { key: 2, time: 1, price: 4, volume0: 1, volume1: 4, volumeUsd: 0, buy0: false },
+        { key: 3, time: 2, price: 1, volume0: 1, volume1: 1, volumeUsd: 0, buy0: false },
+      ],
+      60,
+    )[0] as Candle;
+    assert.deepEqual(candleSide(c, 1), { time: 0, open: 0.5, high: 1, low: 0.25, close: 1, volume: 7 }, "reciprocal");
+    assert.equal(c.buys0, 1, "one buy of token0");
+  });
+});
+
+describe("fillCandleGaps", () => {
+  const candle = (time: number, close: number) => ({ time, open: close, high: close, low: close, close, volume: 1 });
+
+  it("fills empty intervals up to the end with the previous close", () => {
+    const filled = fillCandleGaps([candle(0, 5), candle(180_000, 7)], 60, 300_000);
+    assert.deepEqual(
+      filled.map((c) => [c.time / 60_000, c.close, c.volume]),
+      [
+        [0, 5, 1],
+        [1, 5, 0],
+        [2, 5, 0],
+        [3, 7, 1],
+        [4, 7, 0],
+      ],
+      "minutes 1, 2 and 4 are empty",
+    );
+  });
+
+  it("returns nothing without candles", () => {
+    assert.deepEqual(fillCandleGaps([], 60, 1e9), [], "no trade, no candles");
+  });
+});

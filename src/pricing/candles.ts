@@ -1,0 +1,193 @@
+/**
+ * Candles of a pair (token0 in token1) and their roll-ups. A candle is a left fold of its trades
+ * in key order (block, log index), so a candle grown trade by trade across batches is bit for
+ * bit the candle aggregated at once from the same trades.
+ */
+
+/** A trade as the candles see it. `time` in ms since the epoch. */
+export type CandleTrade = {
+  key: number;
+  time: number;
+  /** Execution price of token0 in token1. */
+  price: number;
+  volume0: number;
+  volume1: number;
+  /** The trade's USD value (0 when unknown). */
+  volumeUsd: number;
+  buy0: boolean;
+};
+
+/** A pool candle; `bucket` is the interval start in ms, aligned to the UTC epoch. */
+export type Candle = {
+  bucket: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume0: number;
+  volume1: number;
+  volumeUsd: number;
+  trades: number;
+  buys0: number;
+  firstKey: number;
+  lastKey: number;
+};
+
+/** Stored pool candle resolutions, seconds. */
+export const POOL_RESOLUTIONS = [60, 3600, 86_400] as const;
+export type PoolResolution = (typeof POOL_RESOLUTIONS)[number];
+
+/** Intervals the candle query serves, seconds. */
+export const CANDLE_INTERVALS = [60, 300, 900, 1800, 3600, 14_400, 86_400] as const;
+export type CandleInterval = (typeof CANDLE_INTERVALS)[number];
+
+/** The stored resolution an interval rolls up from: 5m/15m/30m from 1m, 4h from 1h, 1d from 1d. */
+export function baseResolutionOf(intervalSeconds: CandleInterval): PoolResolution {
+  if (intervalSeconds >= 86_400) return 86_400;
+  if (intervalSeconds >= 3600) return 3600;
+  return 60;
+}
+
+/** Start (ms) of the epoch-aligned interval of `seconds` that contains `timeMs`. */
+export function bucketOf(timeMs: number, seconds: number): number {
+  const size = seconds * 1000;
+  return Math.floor(timeMs / size) * size;
+}
+
+/**
+ * Adds a trade to its bucket's candle (undefined: the bucket's first trade). Trades must come in
+ * key order; the caller skips those already folded (key ≤ lastKey).
+ */
+export function foldTrade(candle: Candle | undefined, trade: CandleTrade, bucket: number): Candle {
+  if (!candle) {
+    return {
+      bucket,
+      open: trade.price,
+      high: trade.price,
+      low: trade.price,
+      close: trade.price,
+      volume0: trade.volume0,
+      volume1: trade.volume1,
+      volumeUsd: trade.volumeUsd,
+      trades: 1,
+      buys0: trade.buy0 ? 1 : 0,
+      firstKey: trade.key,
+      lastKey: trade.key,
+    };
+  }
+  if (trade.key <= candle.lastKey) throw new RangeError(`trade ${trade.key} is not after ${candle.lastKey}`);
+  return {
+    bucket,
+    open: candle.open,
+    high: Math.max(candle.high, trade.price),
+    low: Math.min(candle.low, trade.price),
+    close: trade.price,
+    volume0: candle.volume0 + trade.volume0,
+    volume1: candle.volume1 + trade.volume1,
+    volumeUsd: candle.volumeUsd + trade.volumeUsd,
+    trades: candle.trades + 1,
+    buys0: candle.buys0 + (trade.buy0 ? 1 : 0),
+    firstKey: candle.firstKey,
+    lastKey: trade.key,
+  };
+}
+
+/** The candles of `seconds` of trades sorted by key, ascending. */
+export function aggregateTrades(trades: readonly CandleTrade[], seconds: number): Candle[] {
+  const out: Candle[] = [];
+  let current: Candle | undefined;
+  for (const trade of trades) {
+    const bucket = bucketOf(trade.time, seconds);
+    if (current && current.bucket !== bucket) {
+      out.push(current);
+      current = undefined;
+    }
+    current = foldTrade(current, trade, bucket);
+  }
+  if (current) out.push(current);
+  return out;
+}
+
+/** Coarser candles from finer ones (ascending): open of the first, close of the last, sums in order. */
+export function rollUpCandles(candles: readonly Candle[], seconds: number): Candle[] {
+  const out: Candle[] = [];
+  let current: Candle | undefined;
+  for (const c of candles) {
+    const bucket = bucketOf(c.bucket, seconds);
+    if (current && current.bucket === bucket) {
+      current.high = Math.max(current.high, c.high);
+      current.low = Math.min(current.low, c.low);
+      current.close = c.close;
+      current.volume0 += c.volume0;
+      current.volume1 += c.volume1;
+      current.volumeUsd += c.volumeUsd;
+      current.trades += c.trades;
+      current.buys0 += c.buys0;
+      current.lastKey = c.lastKey;
+    } else {
+      if (current) out.push(current);
+      current = { ...c, bucket };
+    }
+  }
+  if (current) out.push(current);
+  return out;
+}
+
+/** A candle as the chart sees it: prices of one side, the volume of that side's token. */
+export type ChartCandle = { time: number; open: number; high: number; low: number; close: number; volume: number };
+
+/**
+ * One side of a pool candle. Side 0: token0 in token1 with volume0. Side 1: the reciprocal
+ * (open1 = 1/open0, high1 = 1/low0, low1 = 1/high0, close1 = 1/close0) with volume1.
+ */
+export function candleSide(candle: Candle, side: 0 | 1): ChartCandle {
+  if (side === 0) {
+    return {
+      time: candle.bucket,
+      open: candle.open,
+      high: candle.high,
+      low: candle.low,
+      close: candle.close,
+      volume: candle.volume0,
+    };
+  }
+  return {
+    time: candle.bucket,
+    open: 1 / candle.open,
+    high: 1 / candle.low,
+    low: 1 / candle.high,
+    close: 1 / candle.close,
+    volume: candle.volume1,
+  };
+}
+
+/**
+ * Fills empty intervals between the first candle and `end` (exclusive: the last interval is the
+ * one starting before `end`) with volume 0 at the previous close. Candles ascending.
+ */
+export function fillCandleGaps(candles: readonly ChartCandle[], seconds: number, end: number): ChartCandle[] {
+  const first = candles[0];
+  if (!first) return [];
+  const size = seconds * 1000;
+  const out: ChartCandle[] = [];
+  let index = 0;
+  let previous: ChartCandle | undefined;
+  for (let time = first.time; time < end || index < candles.length; time += size) {
+    const candle = candles[index];
+    if (candle && candle.time === time) {
+      out.push(candle);
+      previous = candle;
+      index += 1;
+    } else if (candle && candle.time < time) {
+      // Not aligned to the grid (cannot happen with epoch-aligned buckets): keep it as it is.
+      out.push(candle);
+      previous = candle;
+      index += 1;
+      time -= size;
+    } else if (previous) {
+      const close = previous.close;
+      out.push({ time, open: close, high: close, low: close, close, volume: 0 });
+    }
+  }
+  return out;
+}

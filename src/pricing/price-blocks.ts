@@ -1,0 +1,189 @@
+import type { ReferenceTokens } from "../config/schema.js";
+import type { CandleTrade } from "./candles.js";
+import { applyEvent, type PoolState, type StateEvent, updateGraphPool } from "./pool-state.js";
+import type { SeriesPoint } from "./series.js";
+import { eventKey, type SwapAmounts, type Trade, tradeOf } from "./trade.js";
+import { type TradeUsd, valueTrade } from "./trade-usd.js";
+import {
+  computeUsdPrices,
+  createRoutingGraph,
+  type GraphPool,
+  type PricingOptions,
+  type TokenPrice,
+} from "./usd-prices.js";
+
+/** A pool with its pricing state (mutated as events are applied). */
+export type MarketPool = {
+  address: string;
+  dex: string;
+  protocol: "v2" | "v3";
+  token0: string;
+  token1: string;
+  state: PoolState;
+};
+
+/** A swap (with its amounts) or another pool event, with the pool's state after it. */
+export type MarketEvent = StateEvent & { pool: string; swap: SwapAmounts | null };
+
+/** A swap with its trade and USD figures. */
+export type PricedSwap = {
+  pool: string;
+  blockNumber: number;
+  logIndex: number;
+  key: number;
+  /** ms */
+  time: number;
+  /** Null when the swap has no price (decimals unknown, a zero side). */
+  trade: Trade | null;
+  usd: TradeUsd;
+};
+
+export type PriceBlocksResult = {
+  swaps: PricedSwap[];
+  /** Every token's price after the last event; null when there was no event. */
+  prices: Map<string, TokenPrice> | null;
+  /** Pools whose state the events changed. */
+  touched: Set<string>;
+};
+
+/**
+ * Walks events (ascending by block, log index) block by block: applies each block's events to
+ * the pools' states, then prices every token from the states at the end of the block and values
+ * the block's swaps with those prices. End-of-block prices make a trade's USD figures a function
+ * of the chain up to its block only (never of how blocks were batched) and ignore what happens
+ * inside a block (a sandwich's front-run, a flash loan).
+ */
+export function priceBlocks(input: {
+  pools: ReadonlyMap<string, MarketPool>;
+  decimals: ReadonlyMap<string, number | null>;
+  reference: ReferenceTokens;
+  options: PricingOptions;
+  events: readonly MarketEvent[];
+}): PriceBlocksResult {
+  const { pools, decimals, reference, options, events } = input;
+  const decimalsOf = (token: string) => decimals.get(token) ?? null;
+  const graphPools = new Map<string, GraphPool>();
+  for (const pool of pools.values()) {
+    const graphPool: GraphPool = {
+      address: pool.address,
+      dex: pool.dex,
+      token0: pool.token0,
+      token1: pool.token1,
+      price0: null,
+      depth0: null,
+      depth1: null,
+      stateBlock: null,
+      stateTime: null,
+    };
+    updateGraphPool(graphPool, pool.protocol, pool.state, decimalsOf(pool.token0), decimalsOf(pool.token1));
+    graphPools.set(pool.address, graphPool);
+  }
+  const graph = createRoutingGraph(decimals, [...graphPools.values()]);
+
+  const swaps: PricedSwap[] = [];
+  const touched = new Set<string>();
+  let prices: Map<string, TokenPrice> | null = null;
+  let stale = false;
+  let i = 0;
+  while (i < events.length) {
+    const block = (events[i] as MarketEvent).blockNumber;
+    const blockSwaps: MarketEvent[] = [];
+    const blockPools = new Set<MarketPool>();
+    for (; i < events.length && (events[i] as MarketEvent).blockNumber === block; i++) {
+      const event = events[i] as MarketEvent;
+      const pool = pools.get(event.pool);
+      if (!pool) continue;
+      applyEvent(pool.state, event, event.swap ?? undefined);
+      blockPools.add(pool);
+      touched.add(pool.address);
+      if (event.swap) blockSwaps.push(event);
+    }
+    for (const pool of blockPools) {
+      const graphPool = graphPools.get(pool.address) as GraphPool;
+      updateGraphPool(graphPool, pool.protocol, pool.state, decimalsOf(pool.token0), decimalsOf(pool.token1));
+    }
+    stale = true;
+    if (blockSwaps.length === 0) continue;
+    prices = computeUsdPrices(graph, reference, options);
+    stale = false;
+    for (const event of blockSwaps) {
+      const pool = pools.get(event.pool) as MarketPool;
+      const d0 = decimalsOf(pool.token0);
+      const d1 = decimalsOf(pool.token1);
+      const trade = d0 !== null && d1 !== null && event.swap ? tradeOf(event.swap, d0, d1) : null;
+      swaps.push({
+        pool: pool.address,
+        blockNumber: event.blockNumber,
+        logIndex: event.logIndex,
+        key: eventKey(event.blockNumber, event.logIndex),
+        time: event.time,
+        trade,
+        usd: valueTrade({
+          pool: graphPools.get(pool.address) as GraphPool,
+          trade,
+          price0: prices.get(pool.token0),
+          price1: prices.get(pool.token1),
+          reference,
+          options,
+        }),
+      });
+    }
+  }
+  if (stale) prices = computeUsdPrices(graph, reference, options);
+  return { swaps, prices, touched };
+}
+
+/** The candle trade of a priced swap; null when the swap has no price. */
+export function candleTradeOf(swap: {
+  key: number;
+  time: number;
+  trade: Trade | null;
+  volumeUsd: number | null;
+}): CandleTrade | null {
+  if (!swap.trade) return null;
+  return {
+    key: swap.key,
+    time: swap.time,
+    price: swap.trade.price,
+    volume0: swap.trade.volume0,
+    volume1: swap.trade.volume1,
+    volumeUsd: swap.volumeUsd ?? 0,
+    buy0: swap.trade.buy0,
+  };
+}
+
+/** The USD series points of a priced swap: up to one per token of the pool. */
+export function seriesPointsOf(
+  swap: { key: number; time: number; trade: Trade | null; series0Usd: number | null; series1Usd: number | null },
+  token0: string,
+  token1: string,
+): { token: string; point: SeriesPoint }[] {
+  const trade = swap.trade;
+  if (!trade) return [];
+  const out: { token: string; point: SeriesPoint }[] = [];
+  if (swap.series0Usd !== null) {
+    out.push({
+      token: token0,
+      point: {
+        key: swap.key,
+        time: swap.time,
+        priceUsd: swap.series0Usd,
+        volume: trade.volume0,
+        volumeUsd: trade.volume0 * swap.series0Usd,
+      },
+    });
+  }
+  if (swap.series1Usd !== null) {
+    out.push({
+      token: token1,
+      point: {
+        key: swap.key,
+        time: swap.time,
+        priceUsd: swap.series1Usd,
+        volume: trade.volume1,
+        volumeUsd: trade.volume1 * swap.series1Usd,
+      },
+    });
+  }
+  return out;
+}

@@ -1,0 +1,144 @@
+import { bucketOf } from "./candles.js";
+
+/**
+ * The USD series of a token: its trades in qualifying pools at their USD price. A bucket is a
+ * left fold of its points in key order, like the pool candles.
+ */
+
+/** One trade of the token at its USD price. `time` in ms. */
+export type SeriesPoint = {
+  key: number;
+  time: number;
+  /** The trade's USD price of the token: execution price × the quote token's USD price. */
+  priceUsd: number;
+  /** Token amount traded, decimal-adjusted. */
+  volume: number;
+  /** The trade's USD value at that price. */
+  volumeUsd: number;
+};
+
+export type SeriesCandle = {
+  bucket: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  /** Token units. */
+  volume: number;
+  /** Σ priceUsd × volumeUsd. */
+  sumPv: number;
+  /** Σ volumeUsd. */
+  sumV: number;
+  firstKey: number;
+  lastKey: number;
+};
+
+/** Stored series resolutions, seconds: 5 minutes (deprecated candle chart) and 1 hour (line chart). */
+export const SERIES_RESOLUTIONS = [300, 3600] as const;
+export type SeriesResolution = (typeof SERIES_RESOLUTIONS)[number];
+
+/** Adds a point to its bucket (undefined: the bucket's first point); points in key order. */
+export function foldSeriesPoint(candle: SeriesCandle | undefined, point: SeriesPoint, bucket: number): SeriesCandle {
+  if (!candle) {
+    return {
+      bucket,
+      open: point.priceUsd,
+      high: point.priceUsd,
+      low: point.priceUsd,
+      close: point.priceUsd,
+      volume: point.volume,
+      sumPv: point.priceUsd * point.volumeUsd,
+      sumV: point.volumeUsd,
+      firstKey: point.key,
+      lastKey: point.key,
+    };
+  }
+  if (point.key <= candle.lastKey) throw new RangeError(`point ${point.key} is not after ${candle.lastKey}`);
+  return {
+    bucket,
+    open: candle.open,
+    high: Math.max(candle.high, point.priceUsd),
+    low: Math.min(candle.low, point.priceUsd),
+    close: point.priceUsd,
+    volume: candle.volume + point.volume,
+    sumPv: candle.sumPv + point.priceUsd * point.volumeUsd,
+    sumV: candle.sumV + point.volumeUsd,
+    firstKey: candle.firstKey,
+    lastKey: point.key,
+  };
+}
+
+/** The series buckets of `seconds` of points sorted by key. */
+export function aggregateSeries(points: readonly SeriesPoint[], seconds: number): SeriesCandle[] {
+  const out: SeriesCandle[] = [];
+  let current: SeriesCandle | undefined;
+  for (const point of points) {
+    const bucket = bucketOf(point.time, seconds);
+    if (current && current.bucket !== bucket) {
+      out.push(current);
+      current = undefined;
+    }
+    current = foldSeriesPoint(current, point, bucket);
+  }
+  if (current) out.push(current);
+  return out;
+}
+
+/** Coarser series buckets from finer ones (ascending). */
+export function rollUpSeries(candles: readonly SeriesCandle[], seconds: number): SeriesCandle[] {
+  const out: SeriesCandle[] = [];
+  let current: SeriesCandle | undefined;
+  for (const c of candles) {
+    const bucket = bucketOf(c.bucket, seconds);
+    if (current && current.bucket === bucket) {
+      current.high = Math.max(current.high, c.high);
+      current.low = Math.min(current.low, c.low);
+      current.close = c.close;
+      current.volume += c.volume;
+      current.sumPv += c.sumPv;
+      current.sumV += c.sumV;
+      current.lastKey = c.lastKey;
+    } else {
+      if (current) out.push(current);
+      current = { ...c, bucket };
+    }
+  }
+  if (current) out.push(current);
+  return out;
+}
+
+/** The volume-weighted average USD price of a bucket (its close when it carries no USD volume). */
+export function averagePriceOf(candle: Pick<SeriesCandle, "sumPv" | "sumV" | "close">): number {
+  return candle.sumV > 0 ? candle.sumPv / candle.sumV : candle.close;
+}
+
+/** A line chart: one point per hour, labels in ISO 8601 UTC. */
+export type LineChart = { labels: string[]; data: number[] };
+
+/**
+ * The hourly line chart over [firstHour, lastHour] (ms, aligned): each hour the bucket's average
+ * price, hours without a bucket carry the previous point (starting from `prior`, the last average
+ * before the range, when known); hours before the first known price are left out. Empty when
+ * no bucket falls in the range.
+ */
+export function hourlyLineChart(
+  buckets: readonly { bucket: number; value: number }[],
+  prior: number | null,
+  firstHour: number,
+  lastHour: number,
+): LineChart {
+  const inRange = buckets.filter((b) => b.bucket >= firstHour && b.bucket <= lastHour);
+  if (inRange.length === 0) return { labels: [], data: [] };
+  const byHour = new Map(inRange.map((b) => [b.bucket, b.value]));
+  const labels: string[] = [];
+  const data: number[] = [];
+  let last = prior;
+  for (let hour = firstHour; hour <= lastHour; hour += 3_600_000) {
+    const value = byHour.get(hour);
+    if (value !== undefined) last = value;
+    if (last === null) continue;
+    labels.push(new Date(hour).toISOString());
+    data.push(last);
+  }
+  return { labels, data };
+}

@@ -1,0 +1,69 @@
+import type { ReferenceTokens } from "../config/schema.js";
+import { deviationOf } from "./robust-price.js";
+import type { Trade } from "./trade.js";
+import { type GraphPool, type PricingOptions, sideRank, type TokenPrice } from "./usd-prices.js";
+
+/** The USD figures of one trade. */
+export type TradeUsd = {
+  /** The robust USD prices of both tokens as of the trade's block (not the trade's own price). */
+  token0Usd: number | null;
+  token1Usd: number | null;
+  /** The trade's USD value from its more trustworthy priced side; null when neither is priced. */
+  volumeUsd: number | null;
+  /** The trade's USD price of token0 when it enters token0's USD series; null when it does not. */
+  series0Usd: number | null;
+  series1Usd: number | null;
+};
+
+/**
+ * Values a trade of `pool` with the token prices of its block. The USD value comes from the
+ * side whose token is the more trustworthy source (anchor > reference > other; then the higher
+ * confidence; then token0).
+ *
+ * A side enters its token's USD series when the pool qualifies for that token (it is among the
+ * pools its price was computed from, kept or dropped) and the trade's implied USD price
+ * (execution price × the quote's USD price) lies within maxDeviation of the token's robust price.
+ * An anchor's series records its trades at 1 USD in pools whose anchor side alone is above the
+ * liquidity floor.
+ */
+export function valueTrade(input: {
+  pool: GraphPool;
+  trade: Trade | null;
+  price0: TokenPrice | undefined;
+  price1: TokenPrice | undefined;
+  reference: ReferenceTokens;
+  options: PricingOptions;
+}): TradeUsd {
+  const { pool, trade, price0, price1, reference, options } = input;
+  const token0Usd = price0?.usdPrice ?? null;
+  const token1Usd = price1?.usdPrice ?? null;
+  if (!trade) return { token0Usd, token1Usd, volumeUsd: null, series0Usd: null, series1Usd: null };
+
+  let volumeUsd: number | null = null;
+  if (token0Usd !== null || token1Usd !== null) {
+    let useToken0 = token0Usd !== null;
+    if (token0Usd !== null && token1Usd !== null) {
+      const rank0 = sideRank(pool.token0, reference);
+      const rank1 = sideRank(pool.token1, reference);
+      useToken0 =
+        rank0 !== rank1 ? rank0 < rank1 : (price0?.confidence ?? 0) >= (price1?.confidence ?? 0);
+    }
+    volumeUsd = useToken0 ? trade.volume0 * (token0Usd as number) : trade.volume1 * (token1Usd as number);
+  }
+
+  const seriesPrice = (side: 0 | 1): number | null => {
+    const own = side === 0 ? price0 : price1;
+    if (!own || own.usdPrice === null) return null;
+    if (own.method === "anchor") {
+      const depth = side === 0 ? pool.depth0 : pool.depth1;
+      return depth !== null && depth > 0 && 2 * depth * own.usdPrice >= options.liquidityFloorUsd ? own.usdPrice : null;
+    }
+    const quote = own.pools.find((q) => q.pool === pool.address) ?? own.dropped.find((q) => q.pool === pool.address);
+    if (!quote) return null;
+    const implied = (side === 0 ? trade.price : 1 / trade.price) * quote.quoteUsd;
+    if (!Number.isFinite(implied) || !(implied > 0)) return null;
+    return deviationOf(implied, own.usdPrice) <= options.maxDeviation ? implied : null;
+  };
+
+  return { token0Usd, token1Usd, volumeUsd, series0Usd: seriesPrice(0), series1Usd: seriesPrice(1) };
+}

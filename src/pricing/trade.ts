@@ -1,0 +1,67 @@
+import { ratioToNumber } from "../decode/price.js";
+
+/** Raw amounts of a swap from the pool's point of view (in = paid into the pool). */
+export type SwapAmounts = {
+  amount0In: bigint;
+  amount1In: bigint;
+  amount0Out: bigint;
+  amount1Out: bigint;
+};
+
+/** A swap seen as a trade of token0 against token1, decimal-adjusted. */
+export type Trade = {
+  /** Execution price of token0 in token1: |net amount1| / |net amount0|, decimal-adjusted. */
+  price: number;
+  /** |net amount0|, decimal-adjusted. */
+  volume0: number;
+  volume1: number;
+  /** token0 left the pool: the trader bought token0. */
+  buy0: boolean;
+};
+
+/** Multiplier of the block number in a trade's ordering key (log indexes stay below it). */
+export const KEY_BLOCK_FACTOR = 100_000;
+
+/** The ordering key of an event: block * 100000 + log index (exact below 2^53). */
+export function eventKey(blockNumber: number, logIndex: number): number {
+  return blockNumber * KEY_BLOCK_FACTOR + logIndex;
+}
+
+/** The largest key an event of `blockNumber` can have. */
+export function lastKeyOfBlock(blockNumber: number): number {
+  return blockNumber * KEY_BLOCK_FACTOR + (KEY_BLOCK_FACTOR - 1);
+}
+
+/** A raw amount as a decimal-adjusted number, rounded once. */
+export function toUnits(raw: bigint, decimals: number): number {
+  return ratioToNumber(raw, 10n ** BigInt(decimals));
+}
+
+/**
+ * The trade of a swap, or null when it has no price: one side's net amount is zero, or both
+ * net amounts flow the same way (a donation, not a trade).
+ */
+export function tradeOf(amounts: SwapAmounts, decimals0: number, decimals1: number): Trade | null {
+  const net0 = amounts.amount0In - amounts.amount0Out;
+  const net1 = amounts.amount1In - amounts.amount1Out;
+  if (net0 === 0n || net1 === 0n) return null;
+  if (net0 > 0n === net1 > 0n) return null;
+  const abs0 = net0 < 0n ? -net0 : net0;
+  const abs1 = net1 < 0n ? -net1 : net1;
+  return {
+    price: ratioToNumber(abs1 * 10n ** BigInt(decimals0), abs0 * 10n ** BigInt(decimals1)),
+    volume0: toUnits(abs0, decimals0),
+    volume1: toUnits(abs1, decimals1),
+    buy0: net0 < 0n,
+  };
+}
+
+/**
+ * A pool's balance just before a swap, from the balance after it: after − in + out (V2 `Sync`
+ * reserves and V3 tracked balances both move by exactly the swap's amounts). Null when unknown.
+ */
+export function balanceBeforeSwap(after: bigint | null, amountIn: bigint, amountOut: bigint): bigint | null {
+  if (after === null) return null;
+  const before = after - amountIn + amountOut;
+  return before < 0n ? 0n : before;
+}

@@ -1,0 +1,309 @@
+import type { ReferenceTokens } from "../config/schema.js";
+import { combinePrices } from "./robust-price.js";
+
+/**
+ * USD prices of every token of a chain from its pools' state: stablecoin anchors at 1 USD, then
+ * breadth-first through qualifying pools (see docs/PRICING.md).
+ */
+
+/** A pool as the routing sees it: spot price and the depth of each side, decimal-adjusted. */
+export type GraphPool = {
+  address: string;
+  dex: string;
+  token0: string;
+  token1: string;
+  /** Spot price of token0 in token1; null when unknown (no state, empty pool, decimals unknown). */
+  price0: number | null;
+  /**
+   * Balance of each side measured so that one trade cannot lift it: the smaller of the balance
+   * now and the balance just before the pool's latest block of swaps. Null when unknown.
+   */
+  depth0: number | null;
+  depth1: number | null;
+  /** Block and time (ms) of the pool's latest event; null before any. */
+  stateBlock: number | null;
+  stateTime: number | null;
+};
+
+export type PricingOptions = {
+  /** A pool whose quote-side liquidity (2 × quote depth × quote USD price) is below this never prices. */
+  liquidityFloorUsd: number;
+  /** Pools further than this fraction from the liquidity-weighted median are dropped. */
+  maxDeviation: number;
+};
+
+/** One pool's quote of a token's price. */
+export type PoolQuote = {
+  pool: string;
+  dex: string;
+  /** The token it is priced against. */
+  quote: string;
+  quoteUsd: number;
+  /** 2 × quote-side depth × quote USD price. */
+  liquidityUsd: number;
+  /** Spot price of the token in the quote token. */
+  price: number;
+  priceUsd: number;
+  /** Share in the token's price: the kept pools' weights sum to 1; 0 for a dropped pool. */
+  weight: number;
+};
+
+export type PriceMethod = "anchor" | "pools" | "none";
+
+/** A token's USD price with where it comes from (stored as `token_prices.provenance`). */
+export type TokenPrice = {
+  token: string;
+  /** Null: no qualifying route. Never 0. */
+  usdPrice: number | null;
+  method: PriceMethod;
+  /** Why a token has no price. */
+  reason?: "decimals-unknown" | "no-qualifying-pool";
+  /** Breadth-first layer: 0 for anchors; null when not priced. */
+  layer: number | null;
+  /** 0 … 1: agreement × depth × the quotes' confidence (docs/PRICING.md); 0 when not priced. */
+  confidence: number;
+  /** The token, then the quote of its heaviest kept pool, and so on down to an anchor. */
+  route: string[];
+  /** Liquidity-weighted median of the qualifying pools' prices. */
+  median: number | null;
+  pools: PoolQuote[];
+  /** Qualifying pools left out for deviating more than maxDeviation from the median. */
+  dropped: PoolQuote[];
+  /** Pools against priced tokens whose liquidity is below the floor. */
+  belowFloor: number;
+  /** Latest block (and its time, ms) of the pool states this price reflects. */
+  asOfBlock: number | null;
+  asOfTime: number | null;
+};
+
+export type RoutingGraph = {
+  /** Decimals of each token (null: unknown). */
+  decimals: ReadonlyMap<string, number | null>;
+  pools: readonly GraphPool[];
+  poolsOf: ReadonlyMap<string, readonly GraphPool[]>;
+};
+
+/** Indexes pools by token. Pools stay mutable: update their state and compute again. */
+export function createRoutingGraph(
+  decimals: ReadonlyMap<string, number | null>,
+  pools: readonly GraphPool[],
+): RoutingGraph {
+  const poolsOf = new Map<string, GraphPool[]>();
+  for (const pool of pools) {
+    for (const token of [pool.token0, pool.token1]) {
+      let list = poolsOf.get(token);
+      if (!list) poolsOf.set(token, (list = []));
+      list.push(pool);
+    }
+  }
+  return { decimals, pools, poolsOf };
+}
+
+/** Every reference token of a chain (anchors included). */
+export function referenceSet(reference: ReferenceTokens): Set<string> {
+  return new Set([...reference.stablecoins, reference.wrappedNative, ...reference.wrappedBtc, ...reference.others]);
+}
+
+/** Ranks the trustworthiness of a token as a source of USD value: anchor 0, reference 1, other 2. */
+export function sideRank(token: string, reference: ReferenceTokens): 0 | 1 | 2 {
+  if (reference.stablecoins.includes(token)) return 0;
+  const isReference =
+    token === reference.wrappedNative || reference.wrappedBtc.includes(token) || reference.others.includes(token);
+  return isReference ? 1 : 2;
+}
+
+/**
+ * The USD price of every token of the graph.
+ *
+ * 1. Configured stablecoins are anchors at 1 USD (layer 0).
+ * 2. The other reference tokens (wrapped native, wrapped BTC, others), breadth-first through
+ *    pools against anchors and already priced reference tokens only.
+ * 3. Every other token, breadth-first through pools against any already priced token: a token
+ *    priced in layer k uses only tokens priced in earlier layers, so shorter routes win and a
+ *    token is never priced from itself.
+ *
+ * A pool qualifies when its quote side is deep enough (2 × depth × quote USD ≥ floor).
+ * Qualifying pools combine by liquidity after dropping those further than maxDeviation from the
+ * liquidity-weighted median. No qualifying pool: null. Unknown decimals: null, and no routing.
+ */
+export function computeUsdPrices(
+  graph: RoutingGraph,
+  reference: ReferenceTokens,
+  options: PricingOptions,
+): Map<string, TokenPrice> {
+  const anchors = new Set(reference.stablecoins);
+  const references = referenceSet(reference);
+  const priced = new Map<string, TokenPrice>();
+  let layer = 0;
+
+  const asOfOwn = (token: string): [number | null, number | null] => {
+    let block: number | null = null;
+    let time: number | null = null;
+    for (const pool of graph.poolsOf.get(token) ?? []) {
+      if (pool.stateBlock !== null && (block === null || pool.stateBlock > block)) {
+        block = pool.stateBlock;
+        time = pool.stateTime;
+      }
+    }
+    return [block, time];
+  };
+
+  const quotesOf = (token: string, allowQuote: (quote: string) => boolean) => {
+    const quotes: (PoolQuote & { quoteConfidence: number; quoteAsOf: [number | null, number | null] })[] = [];
+    let belowFloor = 0;
+    for (const pool of graph.poolsOf.get(token) ?? []) {
+      const isToken0 = pool.token0 === token;
+      const quote = isToken0 ? pool.token1 : pool.token0;
+      if (quote === token || !allowQuote(quote)) continue;
+      const q = priced.get(quote);
+      if (!q || q.usdPrice === null) continue;
+      const price0 = pool.price0;
+      if (price0 === null || !(price0 > 0) || !Number.isFinite(price0)) continue;
+      const depth = isToken0 ? pool.depth1 : pool.depth0;
+      if (depth === null) continue;
+      const liquidityUsd = 2 * depth * q.usdPrice;
+      if (!(liquidityUsd > 0) || liquidityUsd < options.liquidityFloorUsd) {
+        belowFloor += 1;
+        continue;
+      }
+      const price = isToken0 ? price0 : 1 / price0;
+      quotes.push({
+        pool: pool.address,
+        dex: pool.dex,
+        quote,
+        quoteUsd: q.usdPrice,
+        liquidityUsd,
+        price,
+        priceUsd: price * q.usdPrice,
+        weight: 0,
+        quoteConfidence: q.confidence,
+        // An anchor's price does not move with its pools: it adds no block to the tokens above it.
+        quoteAsOf: q.method === "anchor" ? [null, null] : [q.asOfBlock, q.asOfTime],
+      });
+    }
+    return { quotes, belowFloor };
+  };
+
+  const evaluate = (
+    token: string,
+    allowQuote: (quote: string) => boolean,
+    tokenLayer: number,
+  ): TokenPrice | null => {
+    if (graph.decimals.get(token) == null) return null;
+    const { quotes, belowFloor } = quotesOf(token, allowQuote);
+    const combined = combinePrices(quotes, options.maxDeviation);
+    if (!combined) return null;
+    const keptLiquidity = combined.kept.reduce((sum, q) => sum + q.liquidityUsd, 0);
+    const totalLiquidity = quotes.reduce((sum, q) => sum + q.liquidityUsd, 0);
+    const quoteConfidence = combined.kept.reduce((sum, q) => sum + q.quoteConfidence * q.liquidityUsd, 0) / keptLiquidity;
+    const depthFactor = options.liquidityFloorUsd > 0 ? keptLiquidity / (keptLiquidity + options.liquidityFloorUsd) : 1;
+    const confidence = (keptLiquidity / totalLiquidity) * depthFactor * quoteConfidence;
+    let [asOfBlock, asOfTime] = asOfOwn(token);
+    let heaviest = combined.kept[0];
+    for (const q of combined.kept) {
+      const [block, time] = q.quoteAsOf;
+      if (block !== null && (asOfBlock === null || block > asOfBlock)) [asOfBlock, asOfTime] = [block, time];
+      if (heaviest && q.liquidityUsd > heaviest.liquidityUsd) heaviest = q;
+    }
+    const strip = ({ quoteConfidence: _c, quoteAsOf: _a, ...q }: (typeof quotes)[number], weight: number) => ({
+      ...q,
+      weight,
+    });
+    return {
+      token,
+      usdPrice: combined.priceUsd,
+      method: "pools",
+      layer: tokenLayer,
+      confidence: Math.round(confidence * 1e4) / 1e4,
+      route: [token, ...(heaviest ? (priced.get(heaviest.quote)?.route ?? [heaviest.quote]) : [])],
+      median: combined.median,
+      pools: combined.kept.map((q) => strip(q, q.liquidityUsd / keptLiquidity)),
+      dropped: combined.dropped.map((q) => strip(q, 0)),
+      belowFloor,
+      asOfBlock,
+      asOfTime,
+    };
+  };
+
+  /** Prices layer after layer the eligible tokens next to the last layer, until none is added. */
+  const runLayers = (
+    frontier: string[],
+    eligible: (token: string) => boolean,
+    allowQuote: (quote: string) => boolean,
+  ) => {
+    while (frontier.length > 0) {
+      const candidates = new Set<string>();
+      for (const token of frontier) {
+        for (const pool of graph.poolsOf.get(token) ?? []) {
+          const other = pool.token0 === token ? pool.token1 : pool.token0;
+          if (!priced.has(other) && eligible(other)) candidates.add(other);
+        }
+      }
+      // Evaluated against the tokens of earlier layers only, then added together.
+      const found: TokenPrice[] = [];
+      for (const token of candidates) {
+        const price = evaluate(token, allowQuote, layer + 1);
+        if (price) found.push(price);
+      }
+      if (found.length > 0) layer += 1;
+      for (const price of found) priced.set(price.token, price);
+      frontier = found.map((p) => p.token);
+    }
+  };
+
+  for (const anchor of anchors) {
+    if (!graph.poolsOf.has(anchor)) continue;
+    const [asOfBlock, asOfTime] = asOfOwn(anchor);
+    priced.set(anchor, {
+      token: anchor,
+      usdPrice: 1,
+      method: "anchor",
+      layer: 0,
+      confidence: 1,
+      route: [anchor],
+      median: null,
+      pools: [],
+      dropped: [],
+      belowFloor: 0,
+      asOfBlock,
+      asOfTime,
+    });
+  }
+  runLayers(
+    [...priced.keys()],
+    (token) => references.has(token),
+    (quote) => references.has(quote),
+  );
+  runLayers(
+    [...priced.keys()],
+    () => true,
+    () => true,
+  );
+
+  const out = new Map<string, TokenPrice>();
+  for (const token of graph.poolsOf.keys()) {
+    const price = priced.get(token);
+    if (price) {
+      out.set(token, price);
+      continue;
+    }
+    const [asOfBlock, asOfTime] = asOfOwn(token);
+    const known = graph.decimals.get(token) != null;
+    out.set(token, {
+      token,
+      usdPrice: null,
+      method: "none",
+      reason: known ? "no-qualifying-pool" : "decimals-unknown",
+      layer: null,
+      confidence: 0,
+      route: [],
+      median: null,
+      pools: [],
+      dropped: [],
+      belowFloor: known ? quotesOf(token, () => true).belowFloor : 0,
+      asOfBlock,
+      asOfTime,
+    });
+  }
+  return out;
+}

@@ -1,0 +1,353 @@
+import { createPublicClient, http, type PublicClient, webSocket } from "viem";
+import type { ChainConfig } from "../config/schema.js";
+import type { Hex, RawLog } from "../decode/types.js";
+import { BaseError, RetryableRpcError } from "../internal/errors.js";
+import type { Logger } from "../internal/logger.js";
+import { CallRevertedError, classifyRpcError } from "./errors.js";
+import { retryDelay, sleep } from "./retry.js";
+import type { BlockHeader, CallRequest, LogFilter, TransactionInfo } from "./types.js";
+
+/** Tuning of a chain's JSON-RPC client; the defaults suit public providers. */
+export type RpcOptions = {
+  /** Per HTTP request (a JSON-RPC batch counts as one). */
+  timeoutMs: number;
+  /** JSON-RPC calls per HTTP batch. */
+  batchSize: number;
+  /** HTTP batches in flight at once for bulk reads (headers, transactions, eth_calls). */
+  concurrency: number;
+  /** Tries per call (or per wave of a bulk read) before a RetryableRpcError is thrown. */
+  attempts: number;
+  baseDelayMs: number;
+  maxDelayMs: number;
+  /** After failing over to a later URL, go back to the first one after this long. */
+  primaryRetryMs: number;
+};
+
+export const defaultRpcOptions: RpcOptions = {
+  timeoutMs: 15_000,
+  batchSize: 100,
+  concurrency: 4,
+  attempts: 8,
+  baseDelayMs: 250,
+  maxDelayMs: 20_000,
+  primaryRetryMs: 60_000,
+};
+
+export type RpcClient = {
+  readonly chainId: number;
+  /** One JSON-RPC call with classification, retry and fallback. */
+  request<T>(method: string, params: unknown[]): Promise<T>;
+  getChainId(): Promise<number>;
+  getBlockNumber(): Promise<number>;
+  /** A header, or null when the node does not have that block. */
+  getBlock(block: number | "latest"): Promise<BlockHeader | null>;
+  /** Headers of these blocks, in the same order; null for a block the node does not have. */
+  getBlocksOrNull(numbers: readonly number[]): Promise<(BlockHeader | null)[]>;
+  /** Headers of these blocks, in the same order; a block the node does not have yet is retried. */
+  getBlocks(numbers: readonly number[]): Promise<BlockHeader[]>;
+  /** eth_getLogs; throws RangeTooLargeError (not retried) when the provider refuses the range. */
+  getLogs(filter: LogFilter): Promise<RawLog[]>;
+  /** Transactions by hash; a hash the node does not know is retried, then missing from the map. */
+  getTransactions(hashes: readonly Hex[]): Promise<Map<Hex, TransactionInfo>>;
+  /** eth_calls at one block, batched; a reverted call gives null. */
+  calls(calls: readonly CallRequest[], blockNumber: number | "latest"): Promise<(Hex | null)[]>;
+  getCode(address: Hex, blockNumber: number): Promise<Hex>;
+  /** New-head notifications over the chain's `ws` endpoint; a no-op without one. Returns the unsubscribe. */
+  watchHeads(onHead: (blockNumber: number) => void): () => void;
+  /** Counters for logs and tests. */
+  stats(): { requests: number; retries: number; failovers: number };
+  close(): Promise<void>;
+};
+
+type Item = { method: string; params: unknown[] };
+
+/**
+ * Creates the JSON-RPC client of one chain: a viem HTTP client per configured URL (JSON-RPC
+ * batching on), used in order: a retryable failure moves to the next URL. Errors are classified
+ * once (classifyRpcError); RetryableRpcError is retried with backoff and jitter, honouring
+ * Retry-After; bulk reads retry their failed calls together as one wave so that they stay batched.
+ */
+export function createRpcClient(args: {
+  chain: Pick<ChainConfig, "id" | "rpc" | "ws">;
+  logger: Logger;
+  options?: Partial<RpcOptions>;
+  /**
+   * Ends retry waits and refuses new requests (the indexer's stop). Requests in flight are not
+   * aborted: a per-request signal would split viem's JSON-RPC batches; they end within timeoutMs.
+   */
+  signal?: AbortSignal | undefined;
+}): RpcClient {
+  const { signal } = args;
+  const { chain, logger } = args;
+  const options: RpcOptions = { ...defaultRpcOptions, ...args.options };
+  const clients: PublicClient[] = chain.rpc.map((url) =>
+    createPublicClient({
+      transport: http(url, {
+        batch: { batchSize: options.batchSize, wait: 0 },
+        retryCount: 0,
+        timeout: options.timeoutMs,
+      }),
+    }),
+  );
+  let current = 0;
+  let failedOverAt = 0;
+  const counters = { requests: 0, retries: 0, failovers: 0 };
+  const unwatchers = new Set<() => void>();
+  let wsClient: ReturnType<typeof createWsClient> | undefined;
+
+  const pickClient = (): PublicClient => {
+    if (current !== 0 && Date.now() - failedOverAt > options.primaryRetryMs) current = 0;
+    return clients[current] as PublicClient;
+  };
+
+  const failOver = () => {
+    if (clients.length < 2) return;
+    current = (current + 1) % clients.length;
+    failedOverAt = Date.now();
+    counters.failovers++;
+  };
+
+  const rawRequest = async (item: Item): Promise<unknown> => {
+    if (signal?.aborted) throw new BaseError("stopped", { cause: signal.reason });
+    counters.requests++;
+    try {
+      return await pickClient().request({ method: item.method, params: item.params } as never);
+    } catch (error) {
+      throw classifyRpcError(error, item.method);
+    }
+  };
+
+  /**
+   * Sends all items at once (viem batches them) and retries the retryable failures together.
+   * With `revertsAsNull`, a CallRevertedError is a null result instead of an error.
+   */
+  const requestAll = async (items: readonly Item[], revertsAsNull = false): Promise<unknown[]> => {
+    const results: unknown[] = new Array(items.length);
+    let pending = items.map((_, i) => i);
+    for (let attempt = 1; ; attempt++) {
+      const settled = await Promise.allSettled(pending.map((i) => rawRequest(items[i] as Item)));
+      const failed: number[] = [];
+      let worst: RetryableRpcError | undefined;
+      for (let k = 0; k < settled.length; k++) {
+        const outcome = settled[k] as PromiseSettledResult<unknown>;
+        const index = pending[k] as number;
+        if (outcome.status === "fulfilled") {
+          results[index] = outcome.value;
+          continue;
+        }
+        const error = outcome.reason as unknown;
+        if (revertsAsNull && error instanceof CallRevertedError) {
+          results[index] = null;
+        } else if (error instanceof RetryableRpcError) {
+          failed.push(index);
+          worst = pickWorse(worst, error);
+        } else {
+          throw error;
+        }
+      }
+      if (failed.length === 0 || worst === undefined) return results;
+      if (attempt >= options.attempts) throw worst;
+      const delayMs = retryDelay(worst, attempt, options);
+      counters.retries++;
+      logger.debug(
+        { chain_id: chain.id, method: items[failed[0] as number]?.method, failed: failed.length, attempt, delay_ms: delayMs, error: worst.message },
+        "rpc retry",
+      );
+      failOver();
+      await sleep(delayMs, signal);
+      pending = failed;
+    }
+  };
+
+  /** Runs bulk items in waves of batchSize × concurrency calls. */
+  const requestChunked = async (items: readonly Item[], revertsAsNull = false): Promise<unknown[]> => {
+    const wave = options.batchSize * options.concurrency;
+    const out: unknown[] = [];
+    for (let start = 0; start < items.length; start += wave) {
+      out.push(...(await requestAll(items.slice(start, start + wave), revertsAsNull)));
+    }
+    return out;
+  };
+
+  const request = async <T>(method: string, params: unknown[]): Promise<T> => {
+    const [result] = await requestAll([{ method, params }]);
+    return result as T;
+  };
+
+  const getBlocks = async (numbers: readonly number[]): Promise<BlockHeader[]> => {
+    let headers = (await requestChunked(numbers.map((n) => ({ method: "eth_getBlockByNumber", params: [toQuantity(n), false] })))) as (
+      | RpcBlock
+      | null
+    )[];
+    // A load-balanced provider may not have the newest blocks on every node yet: retry the missing ones.
+    for (let attempt = 1; headers.some((h) => h === null); attempt++) {
+      if (attempt >= options.attempts) {
+        const missing = numbers.filter((_, i) => headers[i] === null);
+        throw new RetryableRpcError(`blocks not available from the node: ${missing.slice(0, 5).join(", ")}`);
+      }
+      await sleep(retryDelay(new RetryableRpcError("missing block"), attempt, options), signal);
+      const missing = numbers.map((n, i) => (headers[i] === null ? i : -1)).filter((i) => i >= 0);
+      const again = (await requestChunked(
+        missing.map((i) => ({ method: "eth_getBlockByNumber", params: [toQuantity(numbers[i] as number), false] })),
+      )) as (RpcBlock | null)[];
+      headers = headers.slice();
+      missing.forEach((i, k) => {
+        headers[i] = again[k] ?? null;
+      });
+    }
+    return headers.map((h) => toHeader(h as RpcBlock));
+  };
+
+  return {
+    chainId: chain.id,
+    request,
+    getChainId: async () => Number(await request<string>("eth_chainId", [])),
+    getBlockNumber: async () => Number(await request<string>("eth_blockNumber", [])),
+    getBlock: async (block) => {
+      const raw = await request<RpcBlock | null>("eth_getBlockByNumber", [
+        block === "latest" ? "latest" : toQuantity(block),
+        false,
+      ]);
+      return raw ? toHeader(raw) : null;
+    },
+    getBlocks,
+    getBlocksOrNull: async (numbers) => {
+      const raw = (await requestChunked(
+        numbers.map((n) => ({ method: "eth_getBlockByNumber", params: [toQuantity(n), false] })),
+      )) as (RpcBlock | null)[];
+      return raw.map((h) => (h ? toHeader(h) : null));
+    },
+    getLogs: async (filter) => {
+      const raw = await request<RpcLog[]>("eth_getLogs", [
+        {
+          fromBlock: toQuantity(filter.fromBlock),
+          toBlock: toQuantity(filter.toBlock),
+          ...(filter.address ? { address: filter.address } : {}),
+          topics: [filter.topic0],
+        },
+      ]);
+      if (!Array.isArray(raw)) throw new RetryableRpcError("eth_getLogs answered something other than a list");
+      return raw.filter((log) => !log.removed).map(toRawLog);
+    },
+    getTransactions: async (hashes) => {
+      const unique = [...new Set(hashes)];
+      let raw = (await requestChunked(unique.map((h) => ({ method: "eth_getTransactionByHash", params: [h] })))) as (RpcTx | null)[];
+      for (let attempt = 1; raw.some((t) => t === null) && attempt < options.attempts; attempt++) {
+        await sleep(retryDelay(new RetryableRpcError("missing transaction"), attempt, options), signal);
+        const missing = unique.map((h, i) => (raw[i] === null ? i : -1)).filter((i) => i >= 0);
+        const again = (await requestChunked(
+          missing.map((i) => ({ method: "eth_getTransactionByHash", params: [unique[i]] })),
+        )) as (RpcTx | null)[];
+        raw = raw.slice();
+        missing.forEach((i, k) => {
+          raw[i] = again[k] ?? null;
+        });
+      }
+      const map = new Map<Hex, TransactionInfo>();
+      for (const tx of raw) if (tx) map.set(lower(tx.hash), toTransaction(tx));
+      return map;
+    },
+    calls: async (calls, blockNumber) => {
+      const tag = blockNumber === "latest" ? "latest" : toQuantity(blockNumber);
+      const results = await requestChunked(
+        calls.map((c) => ({ method: "eth_call", params: [{ to: c.to, data: c.data }, tag] })),
+        true,
+      );
+      return results.map((r) => (typeof r === "string" ? (r.toLowerCase() as Hex) : null));
+    },
+    getCode: async (address, blockNumber) => lower(await request<string>("eth_getCode", [address, toQuantity(blockNumber)])),
+    watchHeads: (onHead) => {
+      if (!chain.ws) return () => {};
+      wsClient ??= createWsClient(chain.ws);
+      const unwatch = wsClient.watchBlockNumber({
+        onBlockNumber: (n) => onHead(Number(n)),
+        onError: (error) => logger.warn({ chain_id: chain.id, error: error.message }, "new-head subscription failed"),
+      });
+      unwatchers.add(unwatch);
+      return () => {
+        unwatch();
+        unwatchers.delete(unwatch);
+      };
+    },
+    stats: () => ({ ...counters }),
+    close: async () => {
+      for (const unwatch of unwatchers) unwatch();
+      unwatchers.clear();
+      if (wsClient) {
+        const transport = wsClient.transport as { getRpcClient?: () => Promise<{ close(): void }> };
+        await transport
+          .getRpcClient?.()
+          .then((rpc) => rpc.close())
+          .catch(() => {});
+      }
+    },
+  };
+}
+
+function createWsClient(url: string) {
+  return createPublicClient({ transport: webSocket(url, { retryCount: 0, keepAlive: true, reconnect: true }) });
+}
+
+function pickWorse(a: RetryableRpcError | undefined, b: RetryableRpcError): RetryableRpcError {
+  if (!a) return b;
+  const after = (e: RetryableRpcError) => (e as { retryAfterMs?: number }).retryAfterMs ?? -1;
+  return after(b) > after(a) ? b : a;
+}
+
+type RpcBlock = { number: string; hash: string; parentHash: string; timestamp: string };
+type RpcLog = {
+  address: string;
+  topics: string[];
+  data: string;
+  blockNumber: string;
+  blockHash: string | null;
+  transactionHash: string;
+  transactionIndex: string;
+  logIndex: string;
+  removed?: boolean;
+};
+type RpcTx = {
+  hash: string;
+  from: string;
+  to: string | null;
+  blockHash: string | null;
+  blockNumber: string | null;
+  transactionIndex: string | null;
+};
+
+const toQuantity = (n: number): Hex => `0x${n.toString(16)}`;
+const lower = (s: string): Hex => s.toLowerCase() as Hex;
+
+function toHeader(raw: RpcBlock): BlockHeader {
+  if (!raw?.hash) throw new BaseError("eth_getBlockByNumber answered a block without a hash");
+  return {
+    number: Number(raw.number),
+    hash: lower(raw.hash),
+    parentHash: lower(raw.parentHash),
+    timestamp: Number(raw.timestamp),
+  };
+}
+
+function toRawLog(raw: RpcLog): RawLog {
+  return {
+    address: lower(raw.address),
+    topics: raw.topics.map(lower),
+    data: lower(raw.data),
+    blockNumber: Number(raw.blockNumber),
+    blockHash: raw.blockHash ? lower(raw.blockHash) : null,
+    transactionHash: lower(raw.transactionHash),
+    transactionIndex: Number(raw.transactionIndex),
+    logIndex: Number(raw.logIndex),
+  };
+}
+
+function toTransaction(raw: RpcTx): TransactionInfo {
+  return {
+    hash: lower(raw.hash),
+    from: lower(raw.from),
+    to: raw.to ? lower(raw.to) : null,
+    blockHash: raw.blockHash ? lower(raw.blockHash) : null,
+    blockNumber: raw.blockNumber === null ? null : Number(raw.blockNumber),
+    transactionIndex: raw.transactionIndex === null ? null : Number(raw.transactionIndex),
+  };
+}

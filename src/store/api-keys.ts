@@ -1,0 +1,89 @@
+import { createHash, randomBytes } from "node:crypto";
+import type { Queryable } from "./db.js";
+
+export type ApiKeyRow = { id: number; name: string; prefix: string; createdAt: Date; revokedAt: Date | null };
+
+const KEY_PREFIX = "tm_";
+
+/** SHA-256 of a key: the only form in which keys are stored. */
+export function hashApiKey(key: string): string {
+  return createHash("sha256").update(key).digest("hex");
+}
+
+/** A new random key: `tm_` + 32 characters of base64url (192 bits). */
+export function generateApiKey(): string {
+  return KEY_PREFIX + randomBytes(24).toString("base64url");
+}
+
+/** Creates a key and returns it in clear: the only time it is seen. */
+export async function createApiKey(db: Queryable, name: string, key = generateApiKey()): Promise<{ id: number; key: string }> {
+  const { rows } = await db.query<{ id: number }>(
+    `INSERT INTO api_keys (name, key_hash, key_prefix) VALUES ($1, $2, $3)
+     ON CONFLICT (key_hash) DO UPDATE SET name = EXCLUDED.name, revoked_at = NULL
+     RETURNING id`,
+    [name, hashApiKey(key), key.slice(0, KEY_PREFIX.length + 6)],
+  );
+  return { id: (rows[0] as { id: number }).id, key };
+}
+
+export async function listApiKeys(db: Queryable): Promise<ApiKeyRow[]> {
+  const { rows } = await db.query<ApiKeyRow>(
+    `SELECT id, name, key_prefix AS prefix, created_at AS "createdAt", revoked_at AS "revokedAt"
+     FROM api_keys ORDER BY id`,
+  );
+  return rows;
+}
+
+/** Revokes a key by id, name or prefix; returns how many keys were revoked. */
+export async function revokeApiKey(db: Queryable, which: string): Promise<number> {
+  const id = /^\d+$/.test(which) ? Number(which) : -1;
+  const { rowCount } = await db.query(
+    `UPDATE api_keys SET revoked_at = now()
+     WHERE revoked_at IS NULL AND (id = $1 OR name = $2 OR key_prefix = $2)`,
+    [id, which],
+  );
+  return rowCount ?? 0;
+}
+
+/** The active key matching `key`, or null when it is unknown or revoked. */
+export async function findActiveApiKey(db: Queryable, key: string): Promise<{ id: number; name: string } | null> {
+  const { rows } = await db.query<{ id: number; name: string }>(
+    "SELECT id, name FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
+    [hashApiKey(key)],
+  );
+  return rows[0] ?? null;
+}
+
+/**
+ * Seeds keys from `TOKENMARKET_API_KEYS`: comma-separated entries, each `name:key` or a bare key
+ * (named "env"). Existing keys are left as they are, revoked ones are re-activated.
+ */
+export async function seedApiKeysFromEnv(db: Queryable, value: string | undefined): Promise<number> {
+  if (!value) return 0;
+  let count = 0;
+  for (const entry of value.split(",").map((e) => e.trim()).filter(Boolean)) {
+    const colon = entry.indexOf(":");
+    const [name, key] = colon > 0 ? [entry.slice(0, colon), entry.slice(colon + 1)] : ["env", entry];
+    if (key.length < 16) throw new Error(`TOKENMARKET_API_KEYS: the key named "${name}" is shorter than 16 characters`);
+    await createApiKey(db, name, key);
+    count += 1;
+  }
+  return count;
+}
+
+/**
+ * The demo key: a fresh key at each start, the previous demo key revoked, so no key is ever
+ * stored in clear. Its id is kept in `settings`.
+ */
+export async function rotateDemoKey(db: Queryable): Promise<string> {
+  const previous = await db.query<{ value: number }>("SELECT value FROM settings WHERE key = 'demo_key_id'");
+  const oldId = previous.rows[0]?.value;
+  if (oldId !== undefined) await db.query("UPDATE api_keys SET revoked_at = now() WHERE id = $1", [oldId]);
+  const { id, key } = await createApiKey(db, "demo");
+  await db.query(
+    `INSERT INTO settings (key, value) VALUES ('demo_key_id', $1::jsonb)
+     ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
+    [JSON.stringify(id)],
+  );
+  return key;
+}

@@ -1,0 +1,92 @@
+import type { Hex } from "../decode/types.js";
+import { type Db, withTransaction } from "../store/db.js";
+import {
+  advanceCheckpoint,
+  type BlockRow,
+  type Checkpoint,
+  insertPoolEvents,
+  insertPools,
+  insertSwaps,
+  insertTokens,
+  storeBlocks,
+  type SyncFigures,
+  updatePoolBases,
+  updatePoolStates,
+} from "../store/ingest.js";
+import type { BuiltBatch } from "./batch.js";
+import type { BatchPool, BatchToken, DerivedData, IngestBatch } from "./derived.js";
+import type { Pool, Token } from "./pools.js";
+
+export type BatchWrite = {
+  chainId: number;
+  source: IngestBatch["source"];
+  fromBlock: number;
+  /** The checkpoint this batch continues (block fromBlock − 1). */
+  previous: number;
+  /** The new checkpoint: toBlock, its hash and time. */
+  checkpoint: Checkpoint;
+  figures?: SyncFigures | undefined;
+  newPools: readonly Pool[];
+  /** Pools older than the range whose base state was read for this batch. */
+  basedPools: readonly Pool[];
+  newTokens: readonly Token[];
+  built: BuiltBatch;
+  /** Canonical headers to keep for reorg detection, and the number at or below which stored ones are dropped. */
+  blocks: readonly BlockRow[];
+  keepBlocksAbove: number | null;
+};
+
+/**
+ * Writes one batch in one transaction: the checkpoint first (it locks the chain's row and
+ * fails if another writer moved it), then tokens, pools, swaps and pool events with
+ * ON CONFLICT DO NOTHING on their natural keys, the pools' latest state, the window's block
+ * hashes, and the derived data. A crash at any point leaves all of it or none of it.
+ */
+export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrite): Promise<IngestBatch> {
+  return withTransaction(db, async (client) => {
+    const { chainId } = write;
+    await advanceCheckpoint(client, { chainId, previous: write.previous, next: write.checkpoint, figures: write.figures });
+    const insertedTokens = new Set<Hex>(await insertTokens(client, chainId, write.newTokens));
+    const insertedPools = new Set<Hex>(await insertPools(client, chainId, write.newPools));
+    await updatePoolBases(client, chainId, write.basedPools);
+    const swaps = await insertSwaps(client, chainId, write.built.swaps);
+    const poolEvents = await insertPoolEvents(client, chainId, write.built.poolEvents);
+    await updatePoolStates(client, chainId, write.built.states);
+    if (write.blocks.length > 0 || write.keepBlocksAbove !== null) {
+      await storeBlocks(client, chainId, write.blocks, write.keepBlocksAbove ?? -1);
+    }
+    const batch: IngestBatch = {
+      chainId,
+      fromBlock: write.fromBlock,
+      toBlock: write.checkpoint.block,
+      toBlockTime: write.checkpoint.time,
+      source: write.source,
+      newPools: write.newPools.filter((p) => insertedPools.has(p.address)).map(toBatchPool),
+      newTokens: write.newTokens.filter((t) => insertedTokens.has(t.address)).map(toBatchToken),
+      swaps,
+      poolEvents,
+      poolStates: [...write.built.states].map(([pool, s]) => ({ pool, ...s })),
+    };
+    await derived.afterBatch(client, batch);
+    return batch;
+  });
+}
+
+function toBatchPool(p: Pool): BatchPool {
+  return {
+    address: p.address,
+    dex: p.dex,
+    protocol: p.protocol,
+    factory: p.factory,
+    token0: p.token0,
+    token1: p.token1,
+    fee: p.fee,
+    tickSpacing: p.tickSpacing,
+    createdBlock: p.createdBlock,
+    createdLogIndex: p.createdLogIndex,
+  };
+}
+
+function toBatchToken(t: Token): BatchToken {
+  return { address: t.address, name: t.name, symbol: t.symbol, decimals: t.decimals, totalSupply: t.totalSupply };
+}

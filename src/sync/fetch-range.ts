@@ -1,0 +1,145 @@
+import type { DexConfig } from "../config/schema.js";
+import { creationTopic, poolTopics, topics } from "../decode/abi.js";
+import { decodePoolCreation } from "../decode/factory-events.js";
+import type { Hex, PoolCreation, RawLog } from "../decode/types.js";
+import type { RpcClient } from "../rpc/client.js";
+import type { BlockHeader, TransactionInfo } from "../rpc/types.js";
+import { IncompleteRangeError } from "./batch.js";
+
+/** Everything the node says about one block range, checked for consistency. */
+export type RangeData = {
+  from: number;
+  to: number;
+  /** Logs of configured factories and of known or new pools, ascending by (block, log index). */
+  logs: RawLog[];
+  /** Pools created in the range by configured factories (not known before). */
+  creations: { creation: PoolCreation; dex: DexConfig }[];
+  /** Headers of `from`, `to`, every block with a pool log, and every block of the reorg window. */
+  headers: Map<number, BlockHeader>;
+  /** Headers to store as the canonical chain: the range's part of the reorg window, and `to`. */
+  canonical: BlockHeader[];
+  transactions: Map<Hex, TransactionInfo>;
+};
+
+export type FetchRangeArgs = {
+  rpc: RpcClient;
+  dexes: readonly DexConfig[];
+  /** Is this address a known pool? */
+  isKnownPool(address: Hex): boolean;
+  knownPools(): Iterable<Hex>;
+  knownPoolCount: number;
+  from: number;
+  to: number;
+  /** The last block the indexer will go to now (head − confirmations); the window is (target − reorgWindow, target]. */
+  target: number;
+  reorgWindow: number;
+  /** The checkpoint the range continues: block from − 1 and its hash (null: not known, no check). */
+  parentHash: Hex | null;
+  /** Up to this many addresses go into eth_getLogs' address filter; more: topic filter only. */
+  addressFilterLimit: number;
+};
+
+/** The range does not continue the stored chain: the parent of `from` is not our checkpoint. */
+export type RangeReorg = { reorg: true; from: number };
+
+/**
+ * Fetches a range: one eth_getLogs for the factories' creation events and the pools' events
+ * (another for pools created inside the range when an address filter was used), then the headers
+ * and swap transactions, batched. Checks that every log's block hash is the fetched header's and
+ * that the range's first block links to the checkpoint. RangeTooLargeError propagates.
+ */
+export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | RangeReorg> {
+  const { rpc, dexes, from, to } = args;
+  const factories = new Map(dexes.map((d) => [d.factory, d]));
+  const poolTopic0 = unique(dexes.flatMap((d) => poolTopics(d.protocol, d.swapEvent)));
+  const creationTopic0 = unique(dexes.map((d) => creationTopic(d.protocol)));
+  const useAddressFilter = args.knownPoolCount + factories.size <= args.addressFilterLimit;
+
+  let logs = await rpc.getLogs({
+    fromBlock: from,
+    toBlock: to,
+    address: useAddressFilter ? [...factories.keys(), ...args.knownPools()] : undefined,
+    topic0: [...creationTopic0, ...poolTopic0],
+  });
+
+  const creations: RangeData["creations"] = [];
+  const newPools = new Set<Hex>();
+  for (const log of logs) {
+    const dex = factories.get(log.address);
+    if (!dex) continue;
+    const creation = decodePoolCreation(log, dex.protocol);
+    if (!creation || args.isKnownPool(creation.pool) || newPools.has(creation.pool)) continue;
+    creations.push({ creation, dex });
+    newPools.add(creation.pool);
+  }
+  logs.sort((x, y) => x.blockNumber - y.blockNumber || x.logIndex - y.logIndex);
+  if (useAddressFilter && creations.length > 0) {
+    // The address filter could not name pools created inside the range: ask again for their logs.
+    const first = Math.min(...creations.map((c) => c.creation.blockNumber));
+    const extra = await rpc.getLogs({ fromBlock: first, toBlock: to, address: [...newPools], topic0: poolTopic0 });
+    logs = mergeLogs(logs, extra);
+  }
+
+  const poolTopicSet = new Set<string>(poolTopic0);
+  const kept = logs.filter((log) =>
+    factories.has(log.address)
+      ? log.topics[0] !== undefined && creationTopic0.includes(log.topics[0])
+      : poolTopicSet.has(log.topics[0] ?? "") && (newPools.has(log.address) || args.isKnownPool(log.address)),
+  );
+
+  const windowStart = Math.max(from, args.target - args.reorgWindow + 1);
+  const wanted = new Set<number>([from, to]);
+  for (let n = windowStart; n <= to; n++) wanted.add(n);
+  for (const log of kept) if (!factories.has(log.address)) wanted.add(log.blockNumber);
+  const numbers = [...wanted].sort((a, b) => a - b);
+  const headerList = await rpc.getBlocks(numbers);
+  const headers = new Map(headerList.map((h) => [h.number, h]));
+
+  const first = headers.get(from) as BlockHeader;
+  if (args.parentHash !== null && first.parentHash !== args.parentHash) return { reorg: true, from };
+  for (const log of kept) {
+    const header = headers.get(log.blockNumber);
+    if (header && log.blockHash !== null && log.blockHash !== header.hash) {
+      throw new IncompleteRangeError(`block ${log.blockNumber} changed while the range was fetched`);
+    }
+  }
+  const canonical = headerList.filter((h) => h.number >= windowStart || h.number === to);
+  for (let i = 1; i < canonical.length; i++) {
+    const [prev, cur] = [canonical[i - 1] as BlockHeader, canonical[i] as BlockHeader];
+    if (cur.number === prev.number + 1 && cur.parentHash !== prev.hash) {
+      throw new IncompleteRangeError(`block ${cur.number} does not link to ${prev.number}: the chain moved`);
+    }
+  }
+
+  const swapTopics = new Set<string>([topics.v2Swap, topics.v3Swap, topics.pancakeV3Swap]);
+  const swapLogByTx = new Map<Hex, RawLog>();
+  for (const log of kept) {
+    if (swapTopics.has(log.topics[0] ?? "") && !factories.has(log.address)) swapLogByTx.set(log.transactionHash, log);
+  }
+  const transactions = await rpc.getTransactions([...swapLogByTx.keys()]);
+  for (const [hash, log] of swapLogByTx) {
+    const tx = transactions.get(hash);
+    if (!tx || (tx.blockHash !== null && log.blockHash !== null && tx.blockHash !== log.blockHash)) {
+      throw new IncompleteRangeError(`transaction ${hash} is not where its log is: the chain moved`);
+    }
+  }
+
+  return { from, to, logs: kept, creations, headers, canonical, transactions };
+}
+
+function unique<T>(items: readonly T[]): T[] {
+  return [...new Set(items)];
+}
+
+/** Merges two log lists, ascending by (block, log index), without duplicates. */
+export function mergeLogs(a: readonly RawLog[], b: readonly RawLog[]): RawLog[] {
+  const seen = new Set<string>();
+  const out: RawLog[] = [];
+  for (const log of [...a, ...b]) {
+    const key = `${log.blockNumber}:${log.logIndex}`;
+    if (seen.has(key)) continue;
+    seen.add(key);
+    out.push(log);
+  }
+  return out.sort((x, y) => x.blockNumber - y.blockNumber || x.logIndex - y.logIndex);
+}

@@ -1,0 +1,96 @@
+import type { DexConfig } from "../config/schema.js";
+import type { Hex, PoolCreation, Protocol, SwapEventLayout } from "../decode/types.js";
+
+/** A pool's state after its latest ingested event (or its base state before any). */
+export type PoolState = {
+  /** Token balances held by the pool (V2: reserves from Sync; V3: tracked). Null: unknown. */
+  reserve0: bigint | null;
+  reserve1: bigint | null;
+  sqrtPriceX96: bigint | null;
+  /** V3 active liquidity. */
+  liquidity: bigint | null;
+  tick: number | null;
+  /** Position of the event that produced this state; the base state has a null logIndex. */
+  block: number | null;
+  logIndex: number | null;
+};
+
+/** A pool of a configured factory, as the indexer keeps it in memory. */
+export type Pool = {
+  address: Hex;
+  dex: string;
+  protocol: Protocol;
+  swapEvent: SwapEventLayout;
+  factory: Hex;
+  token0: Hex;
+  token1: Hex;
+  fee: number | null;
+  tickSpacing: number | null;
+  createdBlock: number;
+  createdLogIndex: number;
+  /**
+   * The block whose end state is the pool's base: its creation block when created inside the
+   * indexed range; for a pool found by the factory scan below the range, the scan's target
+   * (startBlock − 1), where its balances are read when it is first touched.
+   */
+  baseBlock: number;
+  /** State before the first indexed event; null while unknown (a pool older than the range, not read yet). */
+  base: PoolState | null;
+  state: PoolState;
+};
+
+/** Metadata of a token; null fields: the contract did not answer (missing function, revert). */
+export type Token = {
+  address: Hex;
+  name: string | null;
+  symbol: string | null;
+  decimals: number | null;
+  totalSupply: bigint | null;
+};
+
+export const unknownState: PoolState = {
+  reserve0: null,
+  reserve1: null,
+  sqrtPriceX96: null,
+  liquidity: null,
+  tick: null,
+  block: null,
+  logIndex: null,
+};
+
+/** The state of a pool at its creation: empty balances, no price yet. */
+export function createdState(protocol: Protocol, block: number): PoolState {
+  return {
+    reserve0: 0n,
+    reserve1: 0n,
+    sqrtPriceX96: null,
+    liquidity: protocol === "v3" ? 0n : null,
+    tick: null,
+    block,
+    logIndex: null,
+  };
+}
+
+/**
+ * A pool announced by a factory. Created inside the indexed range (`scanTarget` null), its base
+ * state is the empty pool; found by the scan below the range, its base is read later at `scanTarget`.
+ */
+export function poolFromCreation(creation: PoolCreation, dex: DexConfig, scanTarget: number | null): Pool {
+  const base = scanTarget === null ? createdState(dex.protocol, creation.blockNumber) : null;
+  return {
+    address: creation.pool,
+    dex: dex.name,
+    protocol: dex.protocol,
+    swapEvent: dex.swapEvent,
+    factory: creation.factory,
+    token0: creation.token0,
+    token1: creation.token1,
+    fee: dex.protocol === "v2" ? (dex.fee ?? null) : creation.fee,
+    tickSpacing: creation.tickSpacing,
+    createdBlock: creation.blockNumber,
+    createdLogIndex: creation.logIndex,
+    baseBlock: scanTarget ?? creation.blockNumber,
+    base,
+    state: base ?? unknownState,
+  };
+}

@@ -1,0 +1,174 @@
+import type { MultiBar, SingleBar } from "cli-progress";
+import type { Logger } from "../internal/logger.js";
+import type { Checkpoint, SyncFigures } from "../store/ingest.js";
+
+export type ChainPhase = "starting" | "scanning-factories" | "backfill" | "following" | "stopped" | "failed";
+
+/** What the indexer knows about one chain right now. */
+export type ChainStatus = {
+  chainId: number;
+  name: string;
+  phase: ChainPhase;
+  indexedBlock: number | null;
+  indexedBlockTime: Date | null;
+  headBlock: number | null;
+  headBlockTime: Date | null;
+  lagBlocks: number | null;
+  lagSeconds: number | null;
+  /** Over the last `rateWindowMs` of batches; null before the first. */
+  blocksPerSecond: number | null;
+  swapsPerSecond: number | null;
+  swapsIngested: number;
+  /** The last error, while the chain retries or after it failed. */
+  error: string | null;
+};
+
+export type Progress = {
+  status(): ChainStatus;
+  phase(phase: ChainPhase, error?: string | null): void;
+  checkpoint(checkpoint: Checkpoint): void;
+  head(block: number, timestamp: number): void;
+  batch(batch: { blocks: number; swaps: number; events: number; elapsedMs: number }): void;
+  figures(): SyncFigures;
+  stop(): void;
+};
+
+/**
+ * Tracks a chain's progress: rates over a sliding window, an info log line every
+ * `logIntervalMs` (snake_case fields), and a progress bar when one is given (TTY only).
+ */
+export function createProgress(args: {
+  chainId: number;
+  name: string;
+  startBlock: number;
+  logger: Logger;
+  logIntervalMs: number;
+  bars: MultiBar | null;
+  rateWindowMs?: number;
+}): Progress {
+  const { logger } = args;
+  const windowMs = args.rateWindowMs ?? 30_000;
+  const samples: { at: number; blocks: number; swaps: number; ms: number }[] = [];
+  let bar: SingleBar | null = null;
+  let lastLog = 0;
+  const s: ChainStatus = {
+    chainId: args.chainId,
+    name: args.name,
+    phase: "starting",
+    indexedBlock: null,
+    indexedBlockTime: null,
+    headBlock: null,
+    headBlockTime: null,
+    lagBlocks: null,
+    lagSeconds: null,
+    blocksPerSecond: null,
+    swapsPerSecond: null,
+    swapsIngested: 0,
+    error: null,
+  };
+
+  const refresh = () => {
+    s.lagBlocks = s.headBlock !== null && s.indexedBlock !== null ? Math.max(0, s.headBlock - s.indexedBlock) : null;
+    s.lagSeconds =
+      s.headBlockTime && s.indexedBlockTime
+        ? Math.max(0, (s.headBlockTime.getTime() - s.indexedBlockTime.getTime()) / 1000)
+        : null;
+    const now = Date.now();
+    while (samples.length > 0 && (samples[0]?.at ?? now) < now - windowMs) samples.shift();
+    if (samples.length > 0) {
+      // Rates over the time spent in batches and between them, from the first sample's start.
+      const first = samples[0] as (typeof samples)[number];
+      const span = Math.max(now - (first.at - first.ms), 1) / 1000;
+      s.blocksPerSecond = samples.reduce((a, x) => a + x.blocks, 0) / span;
+      s.swapsPerSecond = samples.reduce((a, x) => a + x.swaps, 0) / span;
+    }
+    if (args.bars && s.headBlock !== null && s.indexedBlock !== null && s.phase === "backfill") {
+      const total = Math.max(1, s.headBlock - args.startBlock + 1);
+      const value = Math.min(total, Math.max(0, s.indexedBlock - args.startBlock + 1));
+      const payload = {
+        chain: s.name,
+        bps: (s.blocksPerSecond ?? 0).toFixed(0),
+        sps: (s.swapsPerSecond ?? 0).toFixed(0),
+        lag: s.lagBlocks ?? "?",
+      };
+      if (!bar) bar = args.bars.create(total, value, payload);
+      else {
+        bar.setTotal(total);
+        bar.update(value, payload);
+      }
+    }
+  };
+
+  const logLine = (force: boolean) => {
+    const now = Date.now();
+    if (!force && now - lastLog < args.logIntervalMs) return;
+    lastLog = now;
+    logger.info(
+      {
+        chain_id: s.chainId,
+        phase: s.phase,
+        indexed_block: s.indexedBlock,
+        head_block: s.headBlock,
+        lag_blocks: s.lagBlocks,
+        lag_seconds: s.lagSeconds,
+        blocks_per_second: round(s.blocksPerSecond),
+        swaps_per_second: round(s.swapsPerSecond),
+        swaps_ingested: s.swapsIngested,
+      },
+      "indexing progress",
+    );
+  };
+
+  return {
+    status: () => {
+      refresh();
+      return { ...s };
+    },
+    phase(phase, error = null) {
+      const changed = phase !== s.phase;
+      s.phase = phase;
+      s.error = error;
+      refresh();
+      if (changed && (phase === "following" || phase === "backfill")) logLine(true);
+      if (phase !== "backfill" && bar) {
+        bar.stop();
+        args.bars?.remove(bar);
+        bar = null;
+      }
+    },
+    checkpoint(checkpoint) {
+      s.indexedBlock = checkpoint.block;
+      s.indexedBlockTime = checkpoint.time;
+      refresh();
+    },
+    head(block, timestamp) {
+      s.headBlock = block;
+      s.headBlockTime = new Date(timestamp * 1000);
+      refresh();
+    },
+    batch(batch) {
+      samples.push({ at: Date.now(), blocks: batch.blocks, swaps: batch.swaps, ms: batch.elapsedMs });
+      s.swapsIngested += batch.swaps;
+      refresh();
+      logLine(false);
+    },
+    figures: () => {
+      refresh();
+      return {
+        headBlock: s.headBlock,
+        headBlockTime: s.headBlockTime,
+        blocksPerSecond: s.blocksPerSecond,
+        swapsPerSecond: s.swapsPerSecond,
+      };
+    },
+    stop() {
+      if (bar) {
+        bar.stop();
+        args.bars?.remove(bar);
+        bar = null;
+      }
+    },
+  };
+}
+
+const round = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);

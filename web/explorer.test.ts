@@ -1,0 +1,444 @@
+// The explorer page in a real browser (Debian's Chromium driven by playwright-core) against the
+// real demo: `tokenmarket start` with a throwaway data folder and free ports, the devnet with
+// its simulated history and live trading, the indexer and the API.
+//
+// Screenshots and measurements go to test-results/. Without Chromium the test is skipped and
+// says so; install it with `apt-get install -y chromium` (CHROMIUM_PATH overrides the path).
+
+import { strict as assert } from "node:assert";
+import { type ChildProcess, spawn } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from "playwright-core";
+import { freePort } from "../src/_test/free-port.js";
+import { buildWeb } from "./build.js";
+
+const projectRoot = path.resolve(import.meta.dirname, "..");
+const resultsDir = path.join(projectRoot, "test-results");
+const chromiumPath = process.env.CHROMIUM_PATH ?? "/usr/bin/chromium";
+/** The demo writes its simulated history before the API answers: allow for a slow machine. */
+const startTimeoutMs = Number(process.env.EXPLORER_TEST_START_TIMEOUT_MS ?? 600_000);
+/** The flags this workplace's Chromium needs: no sandbox as root, no calls home on a closed network. */
+const chromiumArgs = [
+  "--no-sandbox",
+  "--disable-gpu",
+  "--disable-quic",
+  "--no-first-run",
+  "--disable-background-networking",
+  "--disable-component-update",
+  "--disable-sync",
+];
+
+const skipReason = existsSync(chromiumPath)
+  ? undefined
+  : `no Chromium at ${chromiumPath}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH) to run the browser test`;
+if (skipReason) console.log(`# explorer browser test skipped: ${skipReason}`);
+
+type Service = { origin: string; demoKey: string; child: ChildProcess; dataDir: string; output: string[] };
+
+/** Starts `tokenmarket start` on free ports with its own data folder; resolves once search finds WETH. */
+async function startService(): Promise<Service> {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "tokenmarket-explorer-"));
+  const [apiPort, pgPort, devnetPort] = [await freePort(), await freePort(), await freePort()];
+  const env: NodeJS.ProcessEnv = {
+    ...process.env,
+    TOKENMARKET__database__embedded__dataDir: path.join(dataDir, "postgres"),
+    TOKENMARKET__database__embedded__port: String(pgPort),
+    TOKENMARKET__api__port: String(apiPort),
+    TOKENMARKET__devnet__port: String(devnetPort),
+    LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+  };
+  delete env.DATABASE_URL;
+  delete env.TOKENMARKET_CONFIG;
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "start"], {
+    cwd: projectRoot,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  const output: string[] = [];
+  const keep = (chunk: Buffer) => {
+    output.push(chunk.toString());
+    if (output.length > 400) output.shift();
+  };
+  child.stdout?.on("data", keep);
+  child.stderr?.on("data", keep);
+  const origin = `http://127.0.0.1:${apiPort}`;
+  const service: Service = { origin, demoKey: "", child, dataDir, output };
+
+  const started = Date.now();
+  let exited = false;
+  child.once("exit", () => {
+    exited = true;
+  });
+  let last = "";
+  while (Date.now() - started < startTimeoutMs) {
+    if (exited) throw new Error(`tokenmarket start exited early:\n${output.join("").slice(-4000)}`);
+    try {
+      if (!service.demoKey) {
+        const config = (await (await fetch(`${origin}/web-config.json`)).json()) as { demoKey?: string };
+        if (config.demoKey) service.demoKey = config.demoKey;
+      }
+      if (service.demoKey) {
+        const res = await fetch(`${origin}/v1/tokens/search?searchString=WETH`, {
+          headers: { "x-api-key": service.demoKey },
+        });
+        last = `${res.status} ${await res.text()}`.slice(0, 300);
+        if (res.ok) {
+          console.log(`# demo ready in ${((Date.now() - started) / 1000).toFixed(1)} s at ${origin}`);
+          return service;
+        }
+      }
+    } catch (error) {
+      last = (error as Error).message;
+    }
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+  }
+  await stopService(service);
+  throw new Error(`the demo did not answer a WETH search within ${startTimeoutMs} ms (last: ${last})`);
+}
+
+async function stopService(service: Service): Promise<void> {
+  const { child } = service;
+  if (child.exitCode === null && child.signalCode === null) {
+    const exited = new Promise((resolve) => child.once("exit", resolve));
+    child.kill("SIGTERM");
+    const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
+    await exited;
+    clearTimeout(timer);
+  }
+  rmSync(service.dataDir, { recursive: true, force: true });
+}
+
+/** Bytes on the wire per request (CDP `encodedDataLength`: headers and compressed body). */
+type Transfer = { url: string; bytes: number; type: string };
+
+async function recordTransfers(page: Page): Promise<{ cdp: CDPSession; transfers: Transfer[] }> {
+  const cdp = await page.context().newCDPSession(page);
+  const transfers: Transfer[] = [];
+  const pending = new Map<string, { url: string; type: string }>();
+  cdp.on("Network.requestWillBeSent", (event) => {
+    pending.set(event.requestId, { url: event.request.url, type: event.type ?? "Other" });
+  });
+  cdp.on("Network.loadingFinished", (event) => {
+    const request = pending.get(event.requestId);
+    if (request) transfers.push({ ...request, bytes: event.encodedDataLength });
+  });
+  await cdp.send("Network.enable");
+  // A cold load: what a first visit transfers.
+  await cdp.send("Network.setCacheDisabled", { cacheDisabled: true });
+  return { cdp, transfers };
+}
+
+/** Pixels of the chart's canvases in the candle colours: > 0 means bars were drawn. */
+async function drawnCandlePixels(page: Page): Promise<{ up: number; down: number; hash: number }> {
+  return page.evaluate(() => {
+    const box = document.querySelector("#candle-chart") as HTMLElement;
+    const style = getComputedStyle(box);
+    const rgb = (name: string) => {
+      const hex = style.getPropertyValue(name).trim().replace("#", "");
+      return [0, 2, 4].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
+    };
+    const [up, down] = [rgb("--up"), rgb("--down")];
+    const near = (data: Uint8ClampedArray, i: number, c: number[]) =>
+      data[i + 3] === 255 && c.every((v, k) => Math.abs((data[i + k] as number) - v) < 8);
+    let upCount = 0;
+    let downCount = 0;
+    let hash = 0;
+    for (const canvas of Array.from(box.querySelectorAll("canvas"))) {
+      if (canvas.width === 0 || canvas.height === 0) continue;
+      const data = (canvas.getContext("2d") as CanvasRenderingContext2D).getImageData(
+        0,
+        0,
+        canvas.width,
+        canvas.height,
+      ).data;
+      for (let i = 0; i < data.length; i += 4) {
+        if (near(data, i, up)) upCount++;
+        else if (near(data, i, down)) downCount++;
+        hash = (hash * 31 + (data[i] as number) + (data[i + 1] as number) * 7 + (data[i + 3] as number)) | 0;
+      }
+    }
+    return { up: upCount, down: downCount, hash };
+  });
+}
+
+/** Fails the test on page errors, console errors (a CSP refusal among them) and outside requests. */
+function watchPage(page: Page, origin: string) {
+  const problems: string[] = [];
+  page.on("pageerror", (error) => problems.push(`page error: ${error.message}`));
+  page.on("console", (message) => {
+    if (message.type() !== "error") return;
+    const text = message.text();
+    // Chromium logs every 4xx fetch; the page handles them: a 403 in the wrong-key test, a 404
+    // from a live candle refresh over a stretch without trades.
+    if (/Failed to load resource: the server responded with a status of 40[34]/.test(text)) return;
+    problems.push(`console error: ${text}`);
+  });
+  page.on("request", (request) => {
+    const url = new URL(request.url());
+    if (url.protocol === "data:" || url.protocol === "blob:") return;
+    if (url.origin !== origin) problems.push(`request to another host: ${request.url()}`);
+  });
+  return problems;
+}
+
+describe("explorer page in Chromium", { skip: skipReason }, () => {
+  let service: Service;
+  let browser: Browser;
+  const metrics: Record<string, unknown> = {};
+  let tokenHash = "";
+
+  before(async () => {
+    mkdirSync(resultsDir, { recursive: true });
+    const built = await buildWeb({ ifStale: true, quiet: true });
+    assert.notEqual(built, "no-vite", "Vite is needed to build the page");
+    service = await startService();
+    browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs });
+  });
+
+  after(async () => {
+    await browser?.close().catch(() => {});
+    if (service) await stopService(service);
+    if (Object.keys(metrics).length) {
+      writeFileSync(path.join(resultsDir, "explorer-metrics.json"), `${JSON.stringify(metrics, null, 2)}\n`);
+    }
+  });
+
+  const newContext = (width: number, height: number, extra: Parameters<Browser["newContext"]>[0] = {}) =>
+    browser.newContext({ viewport: { width, height }, locale: "en-US", timezoneId: "UTC", ...extra });
+
+  it("searches WETH, opens it, draws candles, switches interval, shows live trades (1440 px)", async () => {
+    const context: BrowserContext = await newContext(1440, 900);
+    const page = await context.newPage();
+    const problems = watchPage(page, service.origin);
+    const { transfers } = await recordTransfers(page);
+
+    await page.goto(`${service.origin}/`, { waitUntil: "load" });
+    await page.waitForFunction(() => (document.getElementById("api-key") as HTMLInputElement).value !== "");
+    assert.equal(await page.inputValue("#api-key"), service.demoKey, "the demo key is filled in");
+    const pageBytes = transfers.reduce((sum, t) => sum + t.bytes, 0);
+    metrics.pageWeight = {
+      bytes: pageBytes,
+      requests: transfers.map((t) => ({ url: new URL(t.url).pathname, type: t.type, bytes: t.bytes })),
+    };
+
+    // Search, typed like a person (the box debounces), and pick WETH.
+    await page.locator("#search-input").pressSequentially("WETH", { delay: 40 });
+    const option = page.locator('#search-results [role="option"]', {
+      has: page.locator(".search-symbol", { hasText: /^WETH$/ }),
+    });
+    await option.first().waitFor({ state: "visible", timeout: 10_000 });
+    const optionText = (await option.first().textContent()) ?? "";
+    assert.match(optionText, /WETH/);
+    assert.match(optionText, /\$[\d,]+\.\d\d/, "the result shows a USD price");
+    await page.screenshot({ path: path.join(resultsDir, "explorer-search-1440.png") });
+
+    const candlesResponse = page.waitForResponse(
+      (r) => r.url().includes("/api/v1/candles") && r.request().method() === "GET",
+    );
+    const clicked = Date.now();
+    await option.first().click();
+    await page.waitForURL(/#\/token\/0x[0-9a-f]{40}:\d+/);
+    tokenHash = new URL(page.url()).hash;
+    const response = await candlesResponse;
+    assert.equal(response.status(), 200, `candles: ${await response.text()}`);
+    const candles = (await response.json()) as unknown[];
+    assert.ok(candles.length > 0, "the candles request returned bars");
+    await page.waitForSelector('#candle-chart[data-state="ready"]', { timeout: 15_000 });
+    metrics.clickToChartMs = Date.now() - clicked;
+    const bars = Number(await page.getAttribute("#candle-chart", "data-bars"));
+    assert.equal(bars, candles.length, "the chart holds every bar of the answer");
+    await page.waitForFunction(() => document.querySelectorAll("#candle-chart canvas").length > 0);
+    await page.waitForTimeout(200); // one paint
+    const drawn = await drawnCandlePixels(page);
+    assert.ok(drawn.up + drawn.down > 50, `candles drawn on the canvas (${JSON.stringify(drawn)})`);
+
+    // Token facts and the line chart.
+    assert.match((await page.textContent("[data-testid=token-price]")) ?? "", /^\$[\d,.]+$/);
+    assert.match((await page.textContent(".facts")) ?? "", /Decimals\s*18/);
+    await page.waitForSelector('.line-card[data-state="ready"]', { timeout: 15_000 });
+    assert.ok(Number(await page.getAttribute("#line-chart", "data-points")) > 0, "the line chart has points");
+    assert.ok((await page.locator("[data-testid=pairs] tbody tr").count()) > 0, "pairs are listed");
+
+    // Another interval: a new request, and a redraw.
+    const hourly = page.waitForResponse(
+      (r) => r.url().includes("/api/v1/candles") && r.url().includes("interval=1h"),
+    );
+    await page.locator('fieldset[data-group="interval"] label', { hasText: /^1h$/ }).click();
+    const hourlyResponse = await hourly;
+    assert.equal(hourlyResponse.status(), 200);
+    const hourlyCandles = (await hourlyResponse.json()) as unknown[];
+    assert.ok(hourlyCandles.length > 0);
+    await page.waitForSelector('#candle-chart[data-state="ready"][data-interval="1h"]');
+    assert.equal(Number(await page.getAttribute("#candle-chart", "data-bars")), hourlyCandles.length);
+    await page.waitForTimeout(200);
+    const redrawn = await drawnCandlePixels(page);
+    assert.ok(redrawn.up + redrawn.down > 50, "hourly candles drawn");
+    assert.notEqual(redrawn.hash, drawn.hash, "the canvas changed with the interval");
+    assert.match(page.url(), /interval=1h/, "the choice is kept in the URL");
+
+    // The other side of the pair: asset_id switches to the other token.
+    const sideResponse = page.waitForResponse((r) => r.url().includes("/api/v1/candles"));
+    const sideLabels = page.locator('fieldset[data-group="side"] label');
+    const checked = await page.locator('fieldset[data-group="side"] input:checked').getAttribute("value");
+    await sideLabels.nth(checked === "0" ? 1 : 0).click();
+    const sideUrl = new URL((await sideResponse).url());
+    const pairText = await page.getAttribute("#candle-chart", "data-pair");
+    assert.ok(sideUrl.searchParams.get("asset_id"), "asset_id sent");
+    await page.waitForSelector('#candle-chart[data-state="ready"]');
+    assert.equal(sideUrl.searchParams.get("pair_id"), pairText);
+    await sideLabels.nth(checked === "0" ? 0 : 1).click(); // back to WETH's side
+    await page.waitForSelector('#candle-chart[data-state="ready"]');
+
+    // Trades: rows, buys and sells told apart by label and colour.
+    await page.waitForSelector('.trades-card[data-state="ready"]');
+    const rows = page.locator("[data-testid=trades] tbody tr");
+    assert.ok((await rows.count()) > 0, "the trades table has rows");
+    const sides = await rows.evaluateAll((trs) =>
+      trs.map((tr) => ({
+        side: tr.getAttribute("data-side"),
+        label: tr.querySelector(".side-badge")?.textContent ?? "",
+        color: getComputedStyle(tr.querySelector(".side-badge") as Element).color,
+      })),
+    );
+    for (const s of sides) assert.match(s.label, s.side === "buy" ? /Buy/ : /Sell/);
+    const buy = sides.find((s) => s.side === "buy");
+    const sell = sides.find((s) => s.side === "sell");
+    if (buy && sell) assert.notEqual(buy.color, sell.color, "buys and sells have different colours");
+
+    // Paging to older trades with the cursor.
+    const before = await rows.count();
+    const older = page.locator("[data-testid=load-older]");
+    if (await older.isVisible()) {
+      const olderResponse = page.waitForResponse((r) => r.url().includes("cursor="));
+      await older.click();
+      assert.equal((await olderResponse).status(), 200);
+      await page.waitForFunction(
+        (n) => document.querySelectorAll("[data-testid=trades] tbody tr").length > n,
+        before,
+      );
+    }
+
+    // Live: a new trade on top within 30 s, without a reload.
+    await page.evaluate(() => {
+      (window as unknown as { stayed: boolean }).stayed = true;
+    });
+    const newest = await rows.first().getAttribute("data-trade-id");
+    const waitStarted = Date.now();
+    await page.waitForFunction(
+      (id) => document.querySelector("[data-testid=trades] tbody tr")?.getAttribute("data-trade-id") !== id,
+      newest,
+      { timeout: 30_000, polling: 250 },
+    );
+    metrics.newTradeAfterMs = Date.now() - waitStarted;
+    assert.equal(
+      await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed),
+      true,
+      "no reload",
+    );
+    assert.equal(
+      await rows
+        .first()
+        .getAttribute("class")
+        .then((c) => c?.includes("is-new")),
+      true,
+    );
+
+    await page.screenshot({ path: path.join(resultsDir, "explorer-token-1440.png"), fullPage: true });
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it("loads a token page cold and measures page weight and time to first chart", async () => {
+    assert.ok(tokenHash, "the first test found the token page");
+    const context = await newContext(1440, 900);
+    const page = await context.newPage();
+    const problems = watchPage(page, service.origin);
+    const { transfers } = await recordTransfers(page);
+    await page.goto(`${service.origin}/${tokenHash.replace(/\?.*$/, "")}`);
+    await page.waitForSelector('#candle-chart[data-state="ready"]', { timeout: 20_000 });
+    const timing = await page.evaluate(() => {
+      const chart = performance.getEntriesByName("tokenmarket:first-chart")[0];
+      const nav = performance.getEntriesByType("navigation")[0] as PerformanceNavigationTiming;
+      return {
+        firstChartMs: chart ? Math.round(chart.startTime) : undefined,
+        domContentLoadedMs: Math.round(nav.domContentLoadedEventEnd),
+        loadMs: Math.round(nav.loadEventEnd),
+      };
+    });
+    assert.ok(timing.firstChartMs !== undefined, "the page marked its first chart");
+    const byKind = { page: 0, api: 0 };
+    for (const t of transfers) {
+      const p = new URL(t.url).pathname;
+      if (p.startsWith("/v1/") || p.startsWith("/api/v1/")) byKind.api += t.bytes;
+      else byKind.page += t.bytes;
+    }
+    metrics.coldTokenPage = { ...timing, bytesPage: byKind.page, bytesApiToFirstChart: byKind.api };
+    console.log(
+      `# explorer: page weight ${(byKind.page / 1024).toFixed(1)} KiB transferred (HTML, JS, CSS, icon, config); ` +
+        `API data to the first chart ${(byKind.api / 1024).toFixed(1)} KiB; ` +
+        `time to first chart ${timing.firstChartMs} ms (DOMContentLoaded ${timing.domContentLoadedMs} ms)`,
+    );
+    assert.ok(byKind.page < 150 * 1024, `the page stays light (${byKind.page} bytes)`);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it("fits a 375 px phone screen", async () => {
+    const context = await newContext(375, 812, { isMobile: true, hasTouch: true, deviceScaleFactor: 2 });
+    const page = await context.newPage();
+    const problems = watchPage(page, service.origin);
+    await page.goto(`${service.origin}/${tokenHash.replace(/\?.*$/, "")}`);
+    await page.waitForSelector('#candle-chart[data-state="ready"]', { timeout: 20_000 });
+    await page.waitForSelector('.trades-card[data-state="ready"]');
+    await page.waitForSelector('.line-card[data-state="ready"]');
+    const overflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(overflow <= 0, `no sideways scrolling of the page (${overflow} px too wide)`);
+    const chartWidth = await page.evaluate(() => document.querySelector("#candle-chart")?.clientWidth ?? 0);
+    assert.ok(chartWidth > 300, `the chart uses the width (${chartWidth} px)`);
+    await page.screenshot({ path: path.join(resultsDir, "explorer-token-375.png"), fullPage: true });
+    await page.screenshot({ path: path.join(resultsDir, "explorer-token-375-top.png") });
+    await page.goto(`${service.origin}/#/`);
+    await page.locator("#search-input").pressSequentially("US", { delay: 40 });
+    await page.locator('#search-results [role="option"]').first().waitFor();
+    await page.screenshot({ path: path.join(resultsDir, "explorer-search-375.png") });
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it("shows the API's message for a wrong API key", async () => {
+    const wrong = await fetch(`${service.origin}/v1/tokens/metadata?tokenId=${tokenHash.split("/")[2]}`, {
+      headers: { "x-api-key": "tm_wrong_key" },
+    });
+    assert.equal(wrong.status, 403);
+    const { message } = (await wrong.json()) as { message: string };
+
+    const context = await newContext(1440, 900);
+    const page = await context.newPage();
+    const problems = watchPage(page, service.origin);
+    await page.goto(`${service.origin}/${tokenHash.replace(/\?.*$/, "")}`);
+    await page.waitForSelector('#candle-chart[data-state="ready"]', { timeout: 20_000 });
+    await page.fill("#api-key", "tm_wrong_key");
+    await page.click("#key-form button[type=submit]");
+    const shown = page.locator("[data-testid=auth-error]");
+    await shown.waitFor({ timeout: 10_000 });
+    assert.equal(await shown.textContent(), message, "the banner shows the API's own message");
+    await page.waitForSelector('#candle-chart[data-state="error"]');
+    assert.ok(((await page.textContent(".candles-card .card-status")) ?? "").includes(message));
+    assert.equal(
+      await page.evaluate(() => localStorage.getItem("tokenmarket.apiKey")),
+      "tm_wrong_key",
+      "the typed key is kept",
+    );
+    await page.screenshot({ path: path.join(resultsDir, "explorer-wrong-key-1440.png") });
+
+    // Back to the demo key from the banner.
+    await page.getByRole("button", { name: "Use the demo key" }).click();
+    await page.waitForSelector('#candle-chart[data-state="ready"]', { timeout: 20_000 });
+    assert.equal(await page.locator("#banner").isHidden(), true);
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+});

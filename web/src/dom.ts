@@ -1,0 +1,36 @@
+// A small element builder. Text from the API always goes in as text nodes, never as HTML, so a
+// token named `<img onerror=…>` is shown, not run.
+
+type Child = Node | string | number | null | undefined | false;
+
+type Attributes = Record<string, string | number | boolean | null | undefined | EventListener>;
+
+/** `h("a", { href: "#/", class: "x", onclick: fn }, "text", child)`. */
+export function h<K extends keyof HTMLElementTagNameMap>(
+  tag: K,
+  attributes: Attributes = {},
+  ...children: Child[]
+): HTMLElementTagNameMap[K] {
+  const element = document.createElement(tag);
+  for (const [name, value] of Object.entries(attributes)) {
+    if (value === null || value === undefined || value === false) continue;
+    if (typeof value === "function") element.addEventListener(name.replace(/^on/, ""), value);
+    else if (value === true) element.setAttribute(name, "");
+    else element.setAttribute(name, String(value));
+  }
+  append(element, children);
+  return element;
+}
+
+export function append(parent: Node, children: Child[]): void {
+  for (const child of children) {
+    if (child === null || child === undefined || child === false) continue;
+    parent.appendChild(typeof child === "object" ? child : document.createTextNode(String(child)));
+  }
+}
+
+/** Replaces all children of `parent`. */
+export function replace(parent: Node, ...children: Child[]): void {
+  while (parent.firstChild) parent.removeChild(parent.firstChild);
+  append(parent, children);
+}
