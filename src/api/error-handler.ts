@@ -24,7 +24,10 @@ export function handleError(error: FastifyError | HttpError, request: FastifyReq
     request.log.error({ err: error, req_id: request.id, route: request.routeOptions.url }, "request failed");
     if (!(error instanceof HttpError)) message = `unexpected processing error (request id ${request.id})`;
   }
-  return reply.status(statusCode).type("application/json; charset=utf-8").send(errorBody(statusCode, message));
+  return reply
+    .status(statusCode)
+    .type("application/json; charset=utf-8")
+    .send(errorBody(statusCode, message));
 }
 
 /** Unknown paths: a 404 in the same error shape. */

@@ -27,8 +27,20 @@ describe("parseId", () => {
     });
   });
   it("rejects malformed ids with a 400 naming the parameter", () => {
-    for (const bad of [usdc, `${usdc}:0`, `${usdc}:-1`, `${usdc}:1.5`, `${usdc.slice(0, 41)}:1`, `0x${"g".repeat(40)}:1`, ""]) {
-      assert.throws(() => parseId(bad, "tokenId"), isBadRequest(/^tokenId must be an id <address>:<chainId>/), bad);
+    for (const bad of [
+      usdc,
+      `${usdc}:0`,
+      `${usdc}:-1`,
+      `${usdc}:1.5`,
+      `${usdc.slice(0, 41)}:1`,
+      `0x${"g".repeat(40)}:1`,
+      "",
+    ]) {
+      assert.throws(
+        () => parseId(bad, "tokenId"),
+        isBadRequest(/^tokenId must be an id <address>:<chainId>/),
+        bad,
+      );
     }
   });
 });
@@ -45,7 +57,10 @@ describe("parseIdList", () => {
     const id = (i: number) => `0x${i.toString(16).padStart(40, "0")}:1`;
     const ok = Array.from({ length: MAX_LIST_ITEMS }, (_, i) => id(i)).join(",");
     assert.equal(parseIdList(ok, "tokenId").length, MAX_LIST_ITEMS);
-    assert.throws(() => parseIdList(`${ok},${id(999)}`, "tokenId"), isBadRequest(/^tokenId lists 101 items; at most 100/));
+    assert.throws(
+      () => parseIdList(`${ok},${id(999)}`, "tokenId"),
+      isBadRequest(/^tokenId lists 101 items; at most 100/),
+    );
   });
 });
 
@@ -53,7 +68,10 @@ describe("parseAddress and lists", () => {
   it("lowercases and validates", () => {
     assert.equal(parseAddress(` ${usdc} `, "contract"), usdc.toLowerCase());
     assert.throws(() => parseAddress("0x123", "contract"), isBadRequest(/^contract must be an address/));
-    assert.deepEqual(parseAddressList(`${usdc},${weth},${usdc.toLowerCase()}`, "wallets"), [usdc.toLowerCase(), weth]);
+    assert.deepEqual(parseAddressList(`${usdc},${weth},${usdc.toLowerCase()}`, "wallets"), [
+      usdc.toLowerCase(),
+      weth,
+    ]);
   });
   it("parses chain lists", () => {
     assert.deepEqual(parseChainList("1, 56,1", "chains"), [1, 56]);

@@ -40,7 +40,11 @@ export function fixtureConfig(overrides: Record<string, unknown> = {}): Config {
         name: "Ethereum",
         rpc: ["http://127.0.0.1:9"],
         dexes: [{ name: "Uniswap V2", protocol: "v2", factory: fixture.factory, fee: 3000 }],
-        referenceTokens: { stablecoins: [fixture.usdc], wrappedNative: fixture.weth, wrappedBtc: [fixture.wbtc] },
+        referenceTokens: {
+          stablecoins: [fixture.usdc],
+          wrappedNative: fixture.weth,
+          wrappedBtc: [fixture.wbtc],
+        },
       },
     ],
     ...overrides,
@@ -133,7 +137,11 @@ export async function loadMarketFixture(db: Db): Promise<{ key: string; revokedK
         usd,
         f.indexedBlock,
         blockTime(f.indexedBlock),
-        JSON.stringify({ method: usd === 1 ? "anchor" : "pools", pools: [], confidence: usd === null ? 0 : 1 }),
+        JSON.stringify({
+          method: usd === 1 ? "anchor" : "pools",
+          pools: [],
+          confidence: usd === null ? 0 : 1,
+        }),
       ],
     );
   }

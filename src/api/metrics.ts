@@ -16,7 +16,11 @@ export type ApiMetrics = {
  * and status, latency in seconds, cache hits, and per chain the indexer's lag behind the head in
  * blocks and seconds, read from the sync watch at scrape time.
  */
-export function createApiMetrics(options: { config: Config; sync: SyncWatch; extra?: Registry[] }): ApiMetrics {
+export function createApiMetrics(options: {
+  config: Config;
+  sync: SyncWatch;
+  extra?: Registry[];
+}): ApiMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "tokenmarket_" });
   const labelNames = ["method", "route", "status_code"] as const;
@@ -54,17 +58,27 @@ export function createApiMetrics(options: { config: Config; sync: SyncWatch; ext
         }
       },
     });
-  perChain("tokenmarket_indexed_block", "The last block fully ingested, per chain.", (id) => options.sync.get(id)?.indexedBlock);
-  perChain("tokenmarket_indexer_lag_blocks", "Blocks between the chain head and the last ingested block.", (id) => {
-    const s = options.sync.get(id);
-    return s && s.headBlock !== null ? Math.max(0, s.headBlock - s.indexedBlock) : undefined;
-  });
+  perChain(
+    "tokenmarket_indexed_block",
+    "The last block fully ingested, per chain.",
+    (id) => options.sync.get(id)?.indexedBlock,
+  );
+  perChain(
+    "tokenmarket_indexer_lag_blocks",
+    "Blocks between the chain head and the last ingested block.",
+    (id) => {
+      const s = options.sync.get(id);
+      return s && s.headBlock !== null ? Math.max(0, s.headBlock - s.indexedBlock) : undefined;
+    },
+  );
   perChain(
     "tokenmarket_indexer_lag_seconds",
     "Seconds between the chain head's time and the last ingested block's time.",
     (id) => {
       const s = options.sync.get(id);
-      return s?.headAt && s.indexedAt ? Math.max(0, (s.headAt.getTime() - s.indexedAt.getTime()) / 1000) : undefined;
+      return s?.headAt && s.indexedAt
+        ? Math.max(0, (s.headAt.getTime() - s.indexedAt.getTime()) / 1000)
+        : undefined;
     },
   );
   perChain("tokenmarket_indexed_block_age_seconds", "Seconds since the last ingested block's time.", (id) => {

@@ -4,7 +4,10 @@
  */
 
 /** A raw integer amount scaled by 10^decimals, as a JSON number; null when either is unknown. */
-export function toUnits(raw: string | bigint | null | undefined, decimals: number | null | undefined): number | null {
+export function toUnits(
+  raw: string | bigint | null | undefined,
+  decimals: number | null | undefined,
+): number | null {
   if (raw === null || raw === undefined || decimals === null || decimals === undefined) return null;
   let value: bigint;
   try {

@@ -6,7 +6,10 @@ const addFormats = addFormatsModule as unknown as (ajv: Ajv) => Ajv;
 
 export type OpenApiDocument = {
   openapi: string;
-  paths: Record<string, Record<string, { responses?: Record<string, { content?: Record<string, unknown> }> }>>;
+  paths: Record<
+    string,
+    Record<string, { responses?: Record<string, { content?: Record<string, unknown> }> }>
+  >;
 };
 
 /**
@@ -19,7 +22,7 @@ export function createOpenApiValidator(document: OpenApiDocument) {
   addFormats(ajv);
   ajv.addSchema(document as object, "openapi.json");
   const compiled = new Map<string, ValidateFunction>();
-  const escape = (segment: string) => segment.replaceAll("~", "~0").replaceAll("/", "~1");
+  const escapePointer = (segment: string) => segment.replaceAll("~", "~0").replaceAll("/", "~1");
 
   return {
     /** Throws with Ajv's errors when `body` is not what the document says `GET path` answers with `status`. */
@@ -33,7 +36,7 @@ export function createOpenApiValidator(document: OpenApiDocument) {
       const key = `${path} ${code}`;
       let validate = compiled.get(key);
       if (!validate) {
-        const pointer = `openapi.json#/paths/${escape(path)}/get/responses/${code}/content/application~1json/schema`;
+        const pointer = `openapi.json#/paths/${escapePointer(path)}/get/responses/${code}/content/application~1json/schema`;
         validate = ajv.compile({ $ref: pointer });
         compiled.set(key, validate);
       }

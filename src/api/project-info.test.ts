@@ -3,8 +3,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { describe, it } from "node:test";
-import { parseConfig } from "../config/load.js";
-import { projectRoot } from "../config/load.js";
+import { parseConfig, projectRoot } from "../config/load.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { loadProjectInfo } from "./project-info.js";
 
@@ -19,7 +18,11 @@ const chain = {
 
 describe("loadProjectInfo", () => {
   it("takes logos from the Uniswap default token list", () => {
-    const config = parseConfig({ devnet: { enabled: false }, tokenLists: ["@uniswap/default-token-list"], chains: [chain] });
+    const config = parseConfig({
+      devnet: { enabled: false },
+      tokenLists: ["@uniswap/default-token-list"],
+      chains: [chain],
+    });
     const book = loadProjectInfo({ config, logger: createSilentLogger(), root: projectRoot });
     const info = book.get(1, USDC.toUpperCase().replace("0X", "0x"));
     assert.match(info.logo_url ?? "", /^https:\/\//);
@@ -36,7 +39,10 @@ describe("loadProjectInfo", () => {
     writeFileSync(
       path.join(root, "curated.json"),
       JSON.stringify({
-        [`${USDC.toUpperCase().replace("0X", "0x")}:1`]: { website: "https://www.circle.com", twitter: "https://x.com/circle" },
+        [`${USDC.toUpperCase().replace("0X", "0x")}:1`]: {
+          website: "https://www.circle.com",
+          twitter: "https://x.com/circle",
+        },
         "not-an-id": { website: "https://ignored.example" },
         [`0x${"3".repeat(40)}:1`]: { logo_url: "ipfs://Qm..." },
       }),

@@ -38,7 +38,8 @@ export function loadProjectInfo(options: { config: Config; logger: Logger; root:
   const merge = (id: string, info: Partial<Record<(typeof FIELDS)[number], unknown>>) => {
     const current = book.get(id) ?? { ...UNKNOWN };
     for (const field of FIELDS) {
-      const value = field === "logo_url" ? usableUrl(info[field]) : typeof info[field] === "string" ? info[field] : null;
+      const value =
+        field === "logo_url" ? usableUrl(info[field]) : typeof info[field] === "string" ? info[field] : null;
       if (value !== null && typeof value === "string") current[field] = value;
     }
     book.set(id, current);

@@ -31,9 +31,13 @@ describe("createSharedRateLimitStore", () => {
     const store = new Store({});
     for (let i = 0; i < 100; i++) store.incr(`k${i}`, () => {}, 60_000);
     let current = -1;
-    store.read("k0", (_e, r) => {
-      current = r.current;
-    }, 60_000);
+    store.read(
+      "k0",
+      (_e, r) => {
+        current = r.current;
+      },
+      60_000,
+    );
     assert.equal(current, 0, "the oldest keys were dropped");
   });
 });

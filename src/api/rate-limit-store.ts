@@ -51,5 +51,7 @@ export function createSharedRateLimitStore(options: { maxKeys?: number; now?: ()
   // A constructor function that returns the one shared store: `new Store(params)` gives `store`.
   return function SharedStore() {
     return store;
-  } as unknown as new (params: unknown) => typeof store;
+  } as unknown as new (
+    params: unknown,
+  ) => typeof store;
 }

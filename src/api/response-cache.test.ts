@@ -32,7 +32,9 @@ function setup(options: { maxEntries?: number; maxBytes?: number } = {}) {
 describe("createResponseCache", () => {
   it("computes once for concurrent requests and answers later ones from memory", async () => {
     const t = setup();
-    const answers = await Promise.all(Array.from({ length: 10 }, () => t.cache.get("k", [1], t.compute("a"))));
+    const answers = await Promise.all(
+      Array.from({ length: 10 }, () => t.cache.get("k", [1], t.compute("a"))),
+    );
     assert.deepEqual(new Set(answers.map((a) => a.body)), new Set(["a"]));
     assert.equal(t.computations(), 1);
     assert.equal((await t.cache.get("k", [1], t.compute("b"))).body, "a");
@@ -43,7 +45,11 @@ describe("createResponseCache", () => {
     const t = setup();
     await t.cache.get("k", [1], t.compute("a"));
     t.blocks.set(2, 5);
-    assert.equal((await t.cache.get("k", [1], t.compute("b"))).body, "a", "another chain's block does not matter");
+    assert.equal(
+      (await t.cache.get("k", [1], t.compute("b"))).body,
+      "a",
+      "another chain's block does not matter",
+    );
     t.blocks.set(1, 101);
     assert.equal((await t.cache.get("k", [1], t.compute("b"))).body, "b");
   });

@@ -17,7 +17,10 @@ export function Nullable<T extends TSchema>(schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
 }
 
-export function StringEnum<const T extends readonly string[]>(values: T, options: Record<string, unknown> = {}) {
+export function StringEnum<const T extends readonly string[]>(
+  values: T,
+  options: Record<string, unknown> = {},
+) {
   return Type.Unsafe<T[number]>({ type: "string", enum: [...values], ...options });
 }
 
@@ -67,7 +70,11 @@ export const freshnessHeaders = {
 };
 
 /** A 200 response schema with the freshness headers and a description, for the OpenAPI document. */
-export function ok<T extends TSchema>(schema: T, description: string, headers: Record<string, unknown> = {}): T {
+export function ok<T extends TSchema>(
+  schema: T,
+  description: string,
+  headers: Record<string, unknown> = {},
+): T {
   return { ...schema, description, headers: { ...freshnessHeaders, ...headers } };
 }
 
@@ -119,11 +126,16 @@ export type ApiSchemas = typeof params;
 const projectInfo = Type.Object(
   {
     website: Nullable(Type.String()),
-    logo_url: Nullable(Type.String({ description: "Absolute URL, or a path on this API's host (/logos/…)." })),
+    logo_url: Nullable(
+      Type.String({ description: "Absolute URL, or a path on this API's host (/logos/…)." }),
+    ),
     twitter: Nullable(Type.String()),
     discord: Nullable(Type.String()),
   },
-  { additionalProperties: false, description: "Project links from token lists and curated files; unknown: null." },
+  {
+    additionalProperties: false,
+    description: "Project links from token lists and curated files; unknown: null.",
+  },
 );
 
 const tokenFields = {
@@ -133,7 +145,9 @@ const tokenFields = {
     Type.Number({ description: "USD price; null when no qualifying pool routes the token to USD." }),
   ),
   price_change: Nullable(
-    Type.Number({ description: "Percentage change of the USD price over 24 hours (5.2 = +5.2 %); null when unknown." }),
+    Type.Number({
+      description: "Percentage change of the USD price over 24 hours (5.2 = +5.2 %); null when unknown.",
+    }),
   ),
   decimals: Nullable(Type.Integer()),
   total_supply: Nullable(Type.Number({ description: "Decimal-adjusted total supply." })),
@@ -147,14 +161,17 @@ const tokenExample = {
   usd_price: 1.0002,
   price_change: 0.03,
   decimals: 6,
-  total_supply: 26123456789.123456,
+  total_supply: 26123456789.12,
 };
 
 export const SearchToken = Type.Object(
   { contract, chain: chainString, ...tokenFields, project_info: projectInfo },
   { additionalProperties: false },
 );
-export const MetadataToken = Type.Object({ chain: chainString, ...tokenFields }, { additionalProperties: false });
+export const MetadataToken = Type.Object(
+  { chain: chainString, ...tokenFields },
+  { additionalProperties: false },
+);
 export const MetadataTokenWithContract = Type.Object(
   { contract, chain: chainString, ...tokenFields },
   { additionalProperties: false },

@@ -153,7 +153,8 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
       { method: request.method, route, status_code: reply.statusCode },
       reply.elapsedTime / 1000,
     );
-    if (reply.statusCode < 500) request.log.debug({ route, status_code: reply.statusCode, ms: reply.elapsedTime }, "request");
+    if (reply.statusCode < 500)
+      request.log.debug({ route, status_code: reply.statusCode, ms: reply.elapsedTime }, "request");
   });
   if (ownsShared) {
     app.addHook("onReady", async () => {
@@ -191,10 +192,14 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
       },
     },
     refResolver: {
-      buildLocalReference: (json, _baseUri, _fragment, i) => (typeof json.$id === "string" ? json.$id : `def-${i}`),
+      buildLocalReference: (json, _baseUri, _fragment, i) =>
+        typeof json.$id === "string" ? json.$id : `def-${i}`,
     },
   });
-  void app.register(swaggerUi, { routePrefix: "/docs", uiConfig: { docExpansion: "list", deepLinking: true } });
+  void app.register(swaggerUi, {
+    routePrefix: "/docs",
+    uiConfig: { docExpansion: "list", deepLinking: true },
+  });
 
   // Routes are added inside plugins, after @fastify/swagger, so that the document sees them.
   void app.register(async (scope) => {

@@ -57,7 +57,8 @@ export function createSyncWatch(options: { db: Queryable; logger: Logger; interv
       if (!ok) options.logger.info("database reachable again");
       ok = true;
     } catch (error) {
-      if (ok) options.logger.warn({ err: error }, "cannot read sync_state; answers keep the last known freshness");
+      if (ok)
+        options.logger.warn({ err: error }, "cannot read sync_state; answers keep the last known freshness");
       ok = false;
     }
   };

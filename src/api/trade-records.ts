@@ -1,8 +1,8 @@
 import { badRequest } from "../internal/errors.js";
 import { finite, toUnits } from "./numbers.js";
-import { toIso } from "./times.js";
 import type { PoolRow } from "./queries/pairs.js";
 import type { SwapRow, TradePosition } from "./queries/trades.js";
+import { toIso } from "./times.js";
 
 const abs = (n: bigint) => (n < 0n ? -n : n);
 
@@ -56,6 +56,9 @@ export function encodeCursor(position: TradePosition): string {
 /** Reads a cursor made by encodeCursor; anything else is a 400. */
 export function decodeCursor(cursor: string): TradePosition {
   const match = /^(\d{1,15})\.(\d{1,9})$/.exec(Buffer.from(cursor, "base64url").toString("latin1"));
-  if (!match) throw badRequest("query parameter cursor is not valid: pass the X-Next-Cursor value of a previous answer");
+  if (!match)
+    throw badRequest(
+      "query parameter cursor is not valid: pass the X-Next-Cursor value of a previous answer",
+    );
   return { block: Number(match[1]), logIndex: Number(match[2]) };
 }

@@ -41,7 +41,8 @@ export function formatSchemaErrors(errors: FastifySchemaValidationError[], dataV
       return badRequest(`${where} ${name} is required`);
     case "type": {
       const type = String(params.type);
-      if (type === "integer" || type === "number") what = `must be ${type === "integer" ? "an integer" : "a number"}${range()}`;
+      if (type === "integer" || type === "number")
+        what = `must be ${type === "integer" ? "an integer" : "a number"}${range()}`;
       else what = `must be a single ${type} value`;
       break;
     }
@@ -87,7 +88,9 @@ export function formatSchemaErrors(errors: FastifySchemaValidationError[], dataV
 export async function rejectRepeatedParams(request: FastifyRequest): Promise<void> {
   const query = request.query as Record<string, unknown> | undefined;
   if (!query) return;
-  const schema = request.routeOptions.schema?.querystring as { properties?: Record<string, unknown> } | undefined;
+  const schema = request.routeOptions.schema?.querystring as
+    | { properties?: Record<string, unknown> }
+    | undefined;
   const known = schema?.properties;
   if (!known) return;
   for (const name of Object.keys(known)) {

@@ -5,7 +5,10 @@ import { decodeDecimals, decodeStringOrBytes32, decodeUint, encodeBalanceOf } fr
 
 describe("ERC-20 metadata decoding", () => {
   it("decodes an ABI string", () => {
-    assert.equal(decodeStringOrBytes32(encodeAbiParameters([{ type: "string" }], ["Wrapped Ether"])), "Wrapped Ether");
+    assert.equal(
+      decodeStringOrBytes32(encodeAbiParameters([{ type: "string" }], ["Wrapped Ether"])),
+      "Wrapped Ether",
+    );
   });
 
   it("decodes a bytes32 symbol and trims its NULs", () => {
@@ -13,9 +16,17 @@ describe("ERC-20 metadata decoding", () => {
   });
 
   it("returns null for empty or malformed data", () => {
-    assert.equal(decodeStringOrBytes32("0x"), null, "no return data (a missing function on a contract without code)");
+    assert.equal(
+      decodeStringOrBytes32("0x"),
+      null,
+      "no return data (a missing function on a contract without code)",
+    );
     assert.equal(decodeStringOrBytes32(`0x${"00".repeat(32)}`), null, "an all-NUL bytes32");
-    assert.equal(decodeStringOrBytes32(`0x${"00".repeat(31)}20${"00".repeat(31)}ff`), null, "a length past the data");
+    assert.equal(
+      decodeStringOrBytes32(`0x${"00".repeat(31)}20${"00".repeat(31)}ff`),
+      null,
+      "a length past the data",
+    );
   });
 
   it("decodes decimals and uint256 values", () => {

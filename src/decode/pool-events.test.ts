@@ -25,7 +25,10 @@ function encodeLog(signature: string, args: Record<string, unknown>): { topics: 
   return { topics: eventTopics, data };
 }
 
-function rawLog(log: { topics: Hex[]; data: Hex }, address: Hex = "0x1111111111111111111111111111111111111111"): RawLog {
+function rawLog(
+  log: { topics: Hex[]; data: Hex },
+  address: Hex = "0x1111111111111111111111111111111111111111",
+): RawLog {
   return {
     ...log,
     address,
@@ -65,12 +68,15 @@ describe("V2 pair events", () => {
       reserve0: max112,
       reserve1: 7n,
     });
-    assert.deepEqual(decodeV2Log(encodeLog(eventSignatures.v2Mint, { sender: alice, amount0: 1n, amount1: 2n })), {
-      type: "v2-mint",
-      sender: alice,
-      amount0: 1n,
-      amount1: 2n,
-    });
+    assert.deepEqual(
+      decodeV2Log(encodeLog(eventSignatures.v2Mint, { sender: alice, amount0: 1n, amount1: 2n })),
+      {
+        type: "v2-mint",
+        sender: alice,
+        amount0: 1n,
+        amount1: 2n,
+      },
+    );
     assert.deepEqual(
       decodeV2Log(encodeLog(eventSignatures.v2Burn, { sender: alice, amount0: 3n, amount1: 4n, to: bob })),
       { type: "v2-burn", sender: alice, to: bob, amount0: 3n, amount1: 4n },
@@ -98,7 +104,12 @@ describe("V3 pool events", () => {
 
   it("decodes Uniswap's 7-field Swap with signed amounts and a negative tick", () => {
     const event = decodeV3Log(encodeLog(eventSignatures.v3Swap, swapArgs), "uniswap");
-    assert.deepEqual(event, { type: "v3-swap", ...swapArgs, protocolFeesToken0: null, protocolFeesToken1: null });
+    assert.deepEqual(event, {
+      type: "v3-swap",
+      ...swapArgs,
+      protocolFeesToken0: null,
+      protocolFeesToken1: null,
+    });
   });
 
   it("decodes PancakeSwap's 9-field Swap only when the DEX is configured with that layout", () => {
@@ -135,11 +146,27 @@ describe("V3 pool events", () => {
         }),
         "uniswap",
       ),
-      { type: "v3-mint", sender: alice, owner: bob, tickLower: -887270, tickUpper: 887270, amount: 5n, amount0: 6n, amount1: 7n },
+      {
+        type: "v3-mint",
+        sender: alice,
+        owner: bob,
+        tickLower: -887270,
+        tickUpper: 887270,
+        amount: 5n,
+        amount0: 6n,
+        amount1: 7n,
+      },
     );
     assert.deepEqual(
       decodeV3Log(
-        encodeLog(eventSignatures.v3Burn, { owner: bob, tickLower: -60, tickUpper: 60, amount: 5n, amount0: 6n, amount1: 7n }),
+        encodeLog(eventSignatures.v3Burn, {
+          owner: bob,
+          tickLower: -60,
+          tickUpper: 60,
+          amount: 5n,
+          amount0: 6n,
+          amount1: 7n,
+        }),
         "uniswap",
       ),
       { type: "v3-burn", owner: bob, tickLower: -60, tickUpper: 60, amount: 5n, amount0: 6n, amount1: 7n },
@@ -156,11 +183,24 @@ describe("V3 pool events", () => {
         }),
         "pancake",
       ),
-      { type: "v3-collect", owner: bob, recipient: alice, tickLower: -60, tickUpper: 60, amount0: 8n, amount1: 9n },
+      {
+        type: "v3-collect",
+        owner: bob,
+        recipient: alice,
+        tickLower: -60,
+        tickUpper: 60,
+        amount0: 8n,
+        amount1: 9n,
+      },
     );
     assert.deepEqual(
       decodeV3Log(
-        encodeLog(eventSignatures.v3CollectProtocol, { sender: bob, recipient: alice, amount0: 1n, amount1: 2n }),
+        encodeLog(eventSignatures.v3CollectProtocol, {
+          sender: bob,
+          recipient: alice,
+          amount0: 1n,
+          amount1: 2n,
+        }),
         "uniswap",
       ),
       { type: "v3-collect-protocol", sender: bob, recipient: alice, amount0: 1n, amount1: 2n },
@@ -199,7 +239,10 @@ describe("factory events", () => {
   const pool = "0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640";
 
   it("decodes PairCreated", () => {
-    const log = rawLog(encodeLog(eventSignatures.v2PairCreated, { token0, token1, pair: pool, _1: 7n }), factory);
+    const log = rawLog(
+      encodeLog(eventSignatures.v2PairCreated, { token0, token1, pair: pool, _1: 7n }),
+      factory,
+    );
     assert.deepEqual(decodePoolCreation(log, "v2"), {
       factory,
       pool,
@@ -213,7 +256,10 @@ describe("factory events", () => {
   });
 
   it("decodes PoolCreated with its indexed fee", () => {
-    const log = rawLog(encodeLog(eventSignatures.v3PoolCreated, { token0, token1, fee: 500, tickSpacing: 10, pool }), factory);
+    const log = rawLog(
+      encodeLog(eventSignatures.v3PoolCreated, { token0, token1, fee: 500, tickSpacing: 10, pool }),
+      factory,
+    );
     assert.deepEqual(decodePoolCreation(log, "v3"), {
       factory,
       pool,

@@ -9,7 +9,11 @@ type LogLike = Pick<RawLog, "topics" | "data">;
  * of the decoded events of that protocol (or of that V3 Swap layout), or whose topics or data do
  * not have the event's shape.
  */
-export function decodePoolLog(log: LogLike, protocol: Protocol, swapEvent: SwapEventLayout): PoolEvent | null {
+export function decodePoolLog(
+  log: LogLike,
+  protocol: Protocol,
+  swapEvent: SwapEventLayout,
+): PoolEvent | null {
   return protocol === "v2" ? decodeV2Log(log) : decodeV3Log(log, swapEvent);
 }
 
@@ -34,7 +38,12 @@ export function decodeV2Log(log: LogLike): PoolEvent | null {
       };
     case topics.v2Mint:
       if (t.length !== 2 || words !== 2) return null;
-      return { type: "v2-mint", sender: topicAddress(t[1] as string), amount0: uintAt(data, 0), amount1: uintAt(data, 1) };
+      return {
+        type: "v2-mint",
+        sender: topicAddress(t[1] as string),
+        amount0: uintAt(data, 0),
+        amount1: uintAt(data, 1),
+      };
     case topics.v2Burn:
       if (t.length !== 3 || words !== 2) return null;
       return {

@@ -28,11 +28,19 @@ function approxBitLength(value: bigint): number {
  * (sqrtPriceX96 / 2^96)^2 · 10^(decimals0 − decimals1).
  */
 export function priceFromSqrtPriceX96(sqrtPriceX96: bigint, decimals0: number, decimals1: number): number {
-  return ratioToNumber(sqrtPriceX96 * sqrtPriceX96 * 10n ** BigInt(decimals0), Q192 * 10n ** BigInt(decimals1));
+  return ratioToNumber(
+    sqrtPriceX96 * sqrtPriceX96 * 10n ** BigInt(decimals0),
+    Q192 * 10n ** BigInt(decimals1),
+  );
 }
 
 /** Price of token0 in token1 from V2 reserves, decimal-adjusted; null for an empty reserve0. */
-export function priceFromReserves(reserve0: bigint, reserve1: bigint, decimals0: number, decimals1: number): number | null {
+export function priceFromReserves(
+  reserve0: bigint,
+  reserve1: bigint,
+  decimals0: number,
+  decimals1: number,
+): number | null {
   if (reserve0 === 0n) return null;
   return ratioToNumber(reserve1 * 10n ** BigInt(decimals0), reserve0 * 10n ** BigInt(decimals1));
 }

@@ -69,7 +69,15 @@ export type PoolEvent =
       amount0: bigint;
       amount1: bigint;
     }
-  | { type: "v3-burn"; owner: Hex; tickLower: number; tickUpper: number; amount: bigint; amount0: bigint; amount1: bigint }
+  | {
+      type: "v3-burn";
+      owner: Hex;
+      tickLower: number;
+      tickUpper: number;
+      amount: bigint;
+      amount0: bigint;
+      amount1: bigint;
+    }
   | {
       type: "v3-collect";
       owner: Hex;

@@ -6,13 +6,8 @@ import type { Abi, Hex } from "viem";
 import { LaunchError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 
-/** The contracts of src/devnet/contracts whose bytecode the devnet uses. */
-export const contractNames = [
-  "DevnetToken",
-  "Bytes32MetadataToken",
-  "RevertingDecimalsToken",
-  "DevnetPoolReader",
-] as const;
+/** The contracts of src/devnet/contracts that the deployment deploys. */
+export const contractNames = ["DevnetToken", "Bytes32MetadataToken", "RevertingDecimalsToken"] as const;
 export type ContractName = (typeof contractNames)[number];
 export type CompiledContract = { abi: Abi; bytecode: Hex };
 export type CompiledContracts = Record<ContractName, CompiledContract>;

@@ -1,6 +1,5 @@
-import { type Address, decodeAbiParameters, encodeDeployData, type Hex, parseAbi } from "viem";
-import type { CompiledContracts } from "./compile.js";
-import type { DeployedPool, Deployment } from "./deploy.js";
+import { type Hex, numberToHex } from "viem";
+import type { DeployedPool } from "./deploy.js";
 import type { RpcCall } from "./rpc.js";
 
 /** The state of a pool that the simulator steers by. */
@@ -8,52 +7,46 @@ export type PoolState =
   | { protocol: "v2"; reserve0: bigint; reserve1: bigint }
   | { protocol: "v3"; sqrtPriceX96: bigint; liquidity: bigint };
 
-/** A view call made along with the pool reads; its raw result comes back ("0x" when it reverted). */
-export type ExtraRead = { to: Address; data: Hex };
+// Storage slots of the official contracts (their layouts are fixed by the deployed bytecode):
+// UniswapV2Pair packs reserve0 (112 bits), reserve1 (112) and blockTimestampLast (32) in slot 8;
+// UniswapV3Pool keeps Slot0 (sqrtPriceX96 in the low 160 bits) in slot 0 and liquidity in slot 4.
+// Reading storage costs the node a trie lookup, where a view call costs a traced EVM execution
+// about fifty times dearer; pool-state.test.ts checks these slots against the view functions.
+const v2ReservesSlot = numberToHex(8);
+const v3Slot0Slot = numberToHex(0);
+const v3LiquiditySlot = numberToHex(4);
+const mask112 = (1n << 112n) - 1n;
+const mask128 = (1n << 128n) - 1n;
+const mask160 = (1n << 160n) - 1n;
 
-const poolReaderAbi = parseAbi(["constructor(address[] v2Pairs, address[] v3Pools, address[] targets, bytes[] calls)"]);
-
-/**
- * The eth_call that reads every pool of the deployment (and the extra reads) at the latest block
- * in one request, with DevnetPoolReader's creation code and no `to` (nothing is deployed).
- */
-export function poolReaderCall(
-  contracts: CompiledContracts,
-  deployment: Deployment,
-  extras: readonly ExtraRead[] = [],
-): RpcCall {
-  const v2 = deployment.pools.filter((p) => p.protocol === "v2").map((p) => p.address);
-  const v3 = deployment.pools.filter((p) => p.protocol === "v3").map((p) => p.address);
-  const data = encodeDeployData({
-    abi: poolReaderAbi,
-    bytecode: contracts.DevnetPoolReader.bytecode,
-    args: [v2, v3, extras.map((e) => e.to), extras.map((e) => e.data)],
-  });
-  return { method: "eth_call", params: [{ data, gas: "0xf42400" }, "latest"] };
+/** eth_getStorageAt calls that read the pools' state at the latest block (one for V2, two for V3). */
+export function poolStateCalls(pools: readonly DeployedPool[]): RpcCall[] {
+  return pools.flatMap((pool) =>
+    pool.protocol === "v2"
+      ? [{ method: "eth_getStorageAt", params: [pool.address, v2ReservesSlot, "latest"] }]
+      : [
+          { method: "eth_getStorageAt", params: [pool.address, v3Slot0Slot, "latest"] },
+          { method: "eth_getStorageAt", params: [pool.address, v3LiquiditySlot, "latest"] },
+        ],
+  );
 }
 
-/** Decodes poolReaderCall's answer: the state per pool key, and the extra reads' raw results. */
-export function decodePoolReader(
-  deployment: Deployment,
-  result: Hex,
-): { pools: Map<string, PoolState>; extras: Hex[] } {
-  const [words, extras] = decodeAbiParameters([{ type: "uint256[]" }, { type: "bytes[]" }], result);
-  const pools = new Map<string, PoolState>();
-  const ordered: DeployedPool[] = [
-    ...deployment.pools.filter((p) => p.protocol === "v2"),
-    ...deployment.pools.filter((p) => p.protocol === "v3"),
-  ];
-  ordered.forEach((pool, i) => {
-    const a = words[2 * i] ?? 0n;
-    const b = words[2 * i + 1] ?? 0n;
-    pools.set(
-      pool.key,
-      pool.protocol === "v2"
-        ? { protocol: "v2", reserve0: a, reserve1: b }
-        : { protocol: "v3", sqrtPriceX96: a, liquidity: b },
-    );
-  });
-  return { pools, extras: [...extras] };
+/** Decodes the answers of poolStateCalls (same pools, same order). */
+export function decodePoolStates(pools: readonly DeployedPool[], words: readonly Hex[]): Map<string, PoolState> {
+  const states = new Map<string, PoolState>();
+  let i = 0;
+  const next = () => BigInt(words[i++] ?? "0x0");
+  for (const pool of pools) {
+    if (pool.protocol === "v2") {
+      const word = next();
+      states.set(pool.key, { protocol: "v2", reserve0: word & mask112, reserve1: (word >> 112n) & mask112 });
+    } else {
+      const sqrtPriceX96 = next() & mask160;
+      const liquidity = next() & mask128;
+      states.set(pool.key, { protocol: "v3", sqrtPriceX96, liquidity });
+    }
+  }
+  return states;
 }
 
 /** The pool's raw price: token1 units per token0 unit. */
@@ -61,4 +54,49 @@ export function poolRawPrice(state: PoolState): number {
   if (state.protocol === "v2") return Number(state.reserve1) / Number(state.reserve0);
   const sqrt = Number(state.sqrtPriceX96) / 2 ** 96;
   return sqrt * sqrt;
+}
+
+/**
+ * The state after an exact-input swap, and its output, estimated locally so that the simulator
+ * need not read the chain after every block. V2 is exact (the pair's own integer formula); V3
+ * assumes the active liquidity stays the same (no tick crossed), which is close for the small
+ * moves of one trade and is corrected by the next read.
+ */
+export function applySwap(
+  state: PoolState,
+  fee: number,
+  zeroForOne: boolean,
+  amountIn: bigint,
+): { state: PoolState; amountOut: bigint } {
+  if (amountIn <= 0n) return { state, amountOut: 0n };
+  if (state.protocol === "v2") {
+    const [reserveIn, reserveOut] = zeroForOne ? [state.reserve0, state.reserve1] : [state.reserve1, state.reserve0];
+    const inWithFee = amountIn * 997n;
+    const amountOut = (inWithFee * reserveOut) / (reserveIn * 1000n + inWithFee);
+    const newIn = reserveIn + amountIn;
+    const newOut = reserveOut - amountOut;
+    return {
+      state: zeroForOne
+        ? { protocol: "v2", reserve0: newIn, reserve1: newOut }
+        : { protocol: "v2", reserve0: newOut, reserve1: newIn },
+      amountOut,
+    };
+  }
+  const liquidity = Number(state.liquidity);
+  if (liquidity === 0) return { state, amountOut: 0n };
+  const sqrt = Number(state.sqrtPriceX96) / 2 ** 96;
+  const effectiveIn = Number(amountIn) * (1 - fee / 1_000_000);
+  let next: number;
+  let amountOut: number;
+  if (zeroForOne) {
+    next = 1 / (1 / sqrt + effectiveIn / liquidity);
+    amountOut = liquidity * (sqrt - next);
+  } else {
+    next = sqrt + effectiveIn / liquidity;
+    amountOut = liquidity * (1 / sqrt - 1 / next);
+  }
+  return {
+    state: { protocol: "v3", sqrtPriceX96: BigInt(Math.floor(next * 2 ** 96)), liquidity: state.liquidity },
+    amountOut: BigInt(Math.max(0, Math.floor(amountOut))),
+  };
 }

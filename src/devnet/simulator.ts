@@ -1,16 +1,8 @@
-import {
-  type Address,
-  decodeFunctionResult,
-  encodeEventTopics,
-  encodeFunctionData,
-  type Hex,
-  parseAbi,
-} from "viem";
+import { type Address, decodeFunctionResult, encodeEventTopics, encodeFunctionData, type Hex, parseAbi } from "viem";
 import type { Logger } from "../internal/logger.js";
 import { positionManagerAbi, v2PairAbi, v3PoolAbi } from "./abis.js";
-import { type CompiledContracts, compileDevnetContracts } from "./compile.js";
 import type { DeployedPool, Deployment } from "./deploy.js";
-import { poolSpecs, routeSpecs, type TokenKey } from "./market.js";
+import { type PoolSpec, poolSpecs, type RouteSpec, routeSpecs, type TokenKey } from "./market.js";
 import { createMarketModel, type MarketModel, tradingActivity } from "./market-model.js";
 import {
   approveTx,
@@ -22,16 +14,10 @@ import {
   v3RemoveLiquidityTx,
   v3SwapTx,
 } from "./periphery.js";
-import {
-  amountsForUsd,
-  rangeTicks,
-  rawPriceFromUsd,
-  v2InputToReachPrice,
-  v3InputToReachPrice,
-} from "./pool-math.js";
-import { decodePoolReader, type ExtraRead, type PoolState, poolRawPrice, poolReaderCall } from "./pool-state.js";
+import { amountsForUsd, rangeTicks, rawPriceFromUsd, v2InputToReachPrice, v3InputToReachPrice } from "./pool-math.js";
+import { applySwap, decodePoolStates, type PoolState, poolRawPrice, poolStateCalls } from "./pool-state.js";
 import { createRandom, type Random } from "./random.js";
-import { createDevnetRpc, RpcCallError } from "./rpc.js";
+import { createDevnetRpc, type RpcCall, RpcCallError } from "./rpc.js";
 import {
   checkSent,
   executeTransactions,
@@ -45,7 +31,7 @@ import {
 /** What writeHistory wrote. */
 export type HistoryStats = {
   blocks: number;
-  /** Transactions sent (trades, liquidity changes, approvals). */
+  /** Transactions sent (trades and liquidity changes). */
   transactions: number;
   /** Swap events on chain in the history's blocks (a multi-hop trade emits one per hop). */
   swaps: number;
@@ -68,13 +54,13 @@ export type Simulator = {
   stop(): Promise<void>;
 };
 
-// Tuning of the simulated market. Blocks are sparse (a few minutes apart by day) and carry a few
-// trades each: the node's cost is per block far more than per transaction, and a week of history
-// must be written in seconds.
+// Tuning of the simulated market. Blocks are sparse (minutes apart by day, longer at night) and
+// carry a few trades each: Hardhat's EVM traces every step, so a swap costs it ~2 ms of CPU, and
+// a week of history must be written in seconds.
 /** Mean seconds between history blocks at activity 1 (divided by the hour's activity). */
-const meanBlockGapSeconds = 220;
+const meanBlockGapSeconds = 300;
 /** Random trades per history block beyond the first, at activity 1 (Poisson mean). */
-const extraTradesPerBlock = 2.2;
+const extraTradesPerBlock = 1.9;
 /** Share of random trades that take a multi-hop route. */
 const routeShare = 0.07;
 /** Share of random trades that are ten times the usual size. */
@@ -85,6 +71,11 @@ const maxTradeShareOfPool = 0.03;
 const liquidityChangeChance = 0.03;
 /** Share of a pool's deviation from the market that one arbitrage trade removes (min, max). */
 const arbFraction = [0.4, 0.8] as const;
+/**
+ * The pools' state is estimated locally from the trades sent (exact for V2) and read from the
+ * chain every this many blocks, and after any liquidity change.
+ */
+const refreshEveryBlocks = 8;
 
 const swapTopics = [
   encodeEventTopics({ abi: v2PairAbi, eventName: "Swap" })[0],
@@ -93,11 +84,25 @@ const swapTopics = [
 
 const erc721Abi = parseAbi(["function ownerOf(uint256 tokenId) view returns (address)"]);
 
+/** One pool crossed by a trade, and the side that goes in. */
+type Hop = { pool: DeployedPool; zeroForOne: boolean };
+/** An exact-input trade along one or more pools of one protocol. */
+type Trade = { from: Address; hops: Hop[]; amountIn: bigint };
+
+/** A removal decided in one block, executed in the next once its reads are back. */
 type RemovalIntent =
   | { protocol: "v2"; lp: Address; pool: DeployedPool; balanceRead: number; share: number }
   | { protocol: "v3"; lp: Address; tokenId: bigint; positionRead: number; ownerRead: number };
 
-type PlannedBlock = { txs: TxRequest[]; expectedSwaps: number; liquidityChanges: number; intents: RemovalIntent[]; reads: ExtraRead[] };
+type PlannedBlock = {
+  txs: TxRequest[];
+  /** The trades in block order, replayed on a fresh read of the pools. */
+  trades: Trade[];
+  expectedSwaps: number;
+  liquidityChanges: number;
+  intents: RemovalIntent[];
+  reads: RpcCall[];
+};
 
 /** Creates the market simulator of a deployment; deterministic from the seed. */
 export function createSimulator(options: {
@@ -105,106 +110,131 @@ export function createSimulator(options: {
   deployment: Deployment;
   seed: number;
   logger: Logger;
-  contracts?: CompiledContracts;
 }): Simulator {
   const { deployment, logger } = options;
   const rpc = createDevnetRpc(options.rpcUrl);
-  const contracts = options.contracts ?? compileDevnetContracts({ logger });
   const random = createRandom(options.seed).fork("simulator");
   const periphery: PeripheryAddresses = {
     v2Router: deployment.v2.router,
     swapRouter: deployment.v3.swapRouter,
     positionManager: deployment.v3.positionManager,
   };
-  const specByPool = new Map(poolSpecs.map((spec) => [spec.key, spec]));
-  const everyone = [deployment.accounts.deployer, ...deployment.accounts.liquidityProviders, ...deployment.accounts.traders];
+  const { traders, liquidityProviders } = deployment.accounts;
+  const specOf = (pool: DeployedPool): PoolSpec => {
+    const spec = poolSpecs.find((s) => s.key === pool.key);
+    if (spec === undefined) throw new Error(`pool ${pool.key} is not in the market`);
+    return spec;
+  };
+  const poolWeights = deployment.pools.map((pool) => specOf(pool).activity);
+  const routes = routeSpecs.map((spec) => ({ spec, hops: routeHops(deployment, spec) }));
 
   let model: MarketModel | undefined;
   let nonces: NonceBook = new Map();
+  /** Local estimates of every pool's state (see refreshEveryBlocks). */
   let states = new Map<string, PoolState>();
+  /** Pools whose estimate is known to be off (a liquidity change): read them with the next block. */
+  const dirty = new Set<string>();
   let lastTimestamp = 0;
   let blockIndex = 0;
   let nextTokenId = 1n;
-  let ready = false;
-  const lastArbBlock = new Map<string, number>();
-  /** V3 positions the liquidity providers minted here (removed whole, once). */
+  let approved = false;
+  /** V3 positions the liquidity providers minted here (each removed whole, once). */
   const lpPositions: { tokenId: bigint; owner: Address }[] = [];
-  /** Removals whose reads are in flight; executed in the next block. */
-  let pendingIntents: { intents: RemovalIntent[]; results: Hex[] } = { intents: [], results: [] };
+  let pendingRemovals: { intents: RemovalIntent[]; results: unknown[] } = { intents: [], results: [] };
   const busyV2Removals = new Set<string>();
-
   let live: { stopped: boolean; timer?: NodeJS.Timeout; inFlight?: Promise<void> } | undefined;
 
-  /** Reads what the simulator keeps (nonces, pool states, the next position id) and does the one-time approvals. */
+  /** Reads what the simulator keeps (nonces, pools, the next position id); approvals once. */
   const prepare = async (timestamp: number) => {
     const latest = await rpc.request<{ timestamp: Hex }>("eth_getBlockByNumber", ["latest", false]);
     lastTimestamp = Number(latest.timestamp);
-    model ??= createMarketModel({ tokens: deployment.tokens, random: random.fork("market"), startTimestamp: lastTimestamp });
-    nonces = await readNonces(rpc, everyone);
-    const [readerResult, supply] = await rpc.batch<Hex>([
-      poolReaderCall(contracts, deployment),
-      {
-        method: "eth_call",
-        params: [
-          {
-            to: deployment.v3.positionManager,
-            data: encodeFunctionData({ abi: positionManagerAbi, functionName: "totalSupply" }),
-          },
-          "latest",
-        ],
-      },
-    ]);
-    states = decodePoolReader(deployment, readerResult as Hex).pools;
-    // Position ids are sequential and nobody burns positions here.
-    nextTokenId = BigInt(supply as Hex) + 1n;
-    if (ready) return;
+    model ??= createMarketModel({
+      tokens: deployment.tokens,
+      random: random.fork("market"),
+      startTimestamp: lastTimestamp,
+    });
+    nonces = await readNonces(rpc, [deployment.accounts.deployer, ...liquidityProviders, ...traders]);
+    const supplyCall = {
+      method: "eth_call",
+      params: [
+        {
+          to: deployment.v3.positionManager,
+          data: encodeFunctionData({ abi: positionManagerAbi, functionName: "totalSupply" }),
+        },
+        "latest",
+      ],
+    };
+    const results = await rpc.batch<Hex>([...poolStateCalls(deployment.pools), supplyCall]);
+    states = decodePoolStates(deployment.pools, results.slice(0, -1));
+    dirty.clear();
+    // Position ids are sequential, and nobody burns positions here.
+    nextTokenId = BigInt(results.at(-1) ?? "0x0") + 1n;
+    if (approved) return;
     // Removing V2 liquidity through the router needs the pair's LP token approved to it.
-    const approvals = deployment.accounts.liquidityProviders.flatMap((lp) =>
+    const approvals = liquidityProviders.flatMap((lp) =>
       deployment.pools
         .filter((pool) => pool.protocol === "v2")
-        .map((pool) => approveTx({ from: lp, token: pool.address, spender: periphery.v2Router, label: `approve ${pool.key} LP tokens` })),
+        .map((pool) =>
+          approveTx({ from: lp, token: pool.address, spender: periphery.v2Router, label: `approve ${pool.key} LP tokens` }),
+        ),
     );
     const ts = Math.max(timestamp, lastTimestamp + 1);
     await executeTransactions(rpc, nonces, approvals, { timestamp: ts });
     lastTimestamp = ts;
-    ready = true;
+    approved = true;
   };
 
-  const priceUsd = (key: TokenKey) => (model as MarketModel).priceUsd(key);
+  const marketPrice = (key: TokenKey) => (model as MarketModel).priceUsd(key);
+  const unit = (key: TokenKey) => ({ priceUsd: marketPrice(key), decimals: deployment.tokens[key].unitDecimals });
   const rawAmount = (key: TokenKey, usd: number) =>
-    BigInt(Math.floor((usd / priceUsd(key)) * 10 ** deployment.tokens[key].unitDecimals));
-  const truePoolPrice = (pool: DeployedPool) =>
-    rawPriceFromUsd(
-      { priceUsd: priceUsd(pool.token0Key), decimals: deployment.tokens[pool.token0Key].unitDecimals },
-      { priceUsd: priceUsd(pool.token1Key), decimals: deployment.tokens[pool.token1Key].unitDecimals },
-    );
-  /** log(pool price / market price) of token0 in token1: > 0 when token0 is dear in the pool. */
-  const deviation = (pool: DeployedPool) => {
+    BigInt(Math.floor((usd / marketPrice(key)) * 10 ** deployment.tokens[key].unitDecimals));
+  const stateOf = (pool: DeployedPool): PoolState => {
     const state = states.get(pool.key);
-    return state === undefined ? 0 : Math.log(poolRawPrice(state) / truePoolPrice(pool));
+    if (state === undefined) throw new Error(`no state for pool ${pool.key}`);
+    return state;
+  };
+  /** log(pool price / market price) of token0 in token1: > 0 when token0 is dear in the pool. */
+  const deviation = (pool: DeployedPool) =>
+    Math.log(poolRawPrice(stateOf(pool)) / rawPriceFromUsd(unit(pool.token0Key), unit(pool.token1Key)));
+
+  /** Applies a trade to the local estimates, hop by hop (each hop's output is the next one's input). */
+  const applyTrade = (trade: Trade) => {
+    let amount = trade.amountIn;
+    for (const hop of trade.hops) {
+      const result = applySwap(stateOf(hop.pool), hop.pool.fee, hop.zeroForOne, amount);
+      states.set(hop.pool.key, result.state);
+      amount = result.amountOut;
+    }
   };
 
-  const swapTx = (pool: DeployedPool, from: Address, zeroForOne: boolean, amountIn: bigint): TxRequest => {
-    const path = zeroForOne ? [pool.token0, pool.token1] : [pool.token1, pool.token0];
-    return pool.protocol === "v2"
-      ? v2SwapTx({ periphery, from, path, amountIn })
-      : v3SwapTx({ periphery, from, path, fees: [pool.fee], amountIn });
+  const tradeTx = (trade: Trade): TxRequest => {
+    const first = trade.hops[0];
+    if (first === undefined) throw new Error("a trade needs a pool");
+    const path = [first.zeroForOne ? first.pool.token0 : first.pool.token1];
+    for (const hop of trade.hops) path.push(hop.zeroForOne ? hop.pool.token1 : hop.pool.token0);
+    return first.pool.protocol === "v2"
+      ? v2SwapTx({ periphery, from: trade.from, path, amountIn: trade.amountIn })
+      : v3SwapTx({ periphery, from: trade.from, path, fees: trade.hops.map((h) => h.pool.fee), amountIn: trade.amountIn });
+  };
+
+  const addTrade = (planned: PlannedBlock, trade: Trade) => {
+    if (trade.amountIn <= 0n) return;
+    applyTrade(trade);
+    planned.trades.push(trade);
+    planned.txs.push(tradeTx(trade));
+    planned.expectedSwaps += trade.hops.length;
   };
 
   /** Trades that pull pools back towards the market, as arbitrageurs do. */
-  const planArbitrage = (rng: Random, maxTrades: number): TxRequest[] => {
-    const txs: TxRequest[] = [];
+  const planArbitrage = (rng: Random, planned: PlannedBlock, maxTrades: number) => {
+    let count = 0;
     for (const pool of deployment.pools) {
-      if (txs.length >= maxTrades) break;
-      const state = states.get(pool.key);
-      const spec = specByPool.get(pool.key);
-      if (state === undefined || spec === undefined) continue;
+      if (count >= maxTrades) break;
       const d = deviation(pool);
-      // Not worth it inside the fee; and not again right after an arbitrage whose effect the
-      // (one block old) state does not show yet.
-      const threshold = pool.fee / 1_000_000 + (pool.fee <= 100 ? 0.0004 : 0.0015);
-      if (Math.abs(d) <= threshold || lastArbBlock.get(pool.key) === blockIndex - 1) continue;
-      if (!rng.chance(Math.min(0.9, 0.3 + 0.1 * spec.activity))) continue;
+      // Not worth it within the fee (plus gas and risk, which this margin stands for).
+      const threshold = pool.fee / 1_000_000 + (pool.fee <= 100 ? 0.0005 : 0.004);
+      if (Math.abs(d) <= threshold || !rng.chance(Math.min(0.6, 0.1 + 0.05 * specOf(pool).activity))) continue;
+      const state = stateOf(pool);
       const fraction = arbFraction[0] + (arbFraction[1] - arbFraction[0]) * rng.next();
       const target = poolRawPrice(state) * Math.exp(-fraction * d);
       const move =
@@ -212,183 +242,174 @@ export function createSimulator(options: {
           ? v2InputToReachPrice(Number(state.reserve0), Number(state.reserve1), target)
           : v3InputToReachPrice(Number(state.liquidity), poolRawPrice(state), target);
       const tokenIn = move.zeroForOne ? pool.token0Key : pool.token1Key;
-      const capUsd = pool.initialLiquidityUsd * 0.1;
-      const amountIn = bigMin(BigInt(Math.floor(move.amountIn)), rawAmount(tokenIn, capUsd));
+      const cap = rawAmount(tokenIn, pool.initialLiquidityUsd * 0.1);
+      const amountIn = bigMin(BigInt(Math.floor(move.amountIn)), cap);
       if (amountIn <= rawAmount(tokenIn, 1)) continue;
-      lastArbBlock.set(pool.key, blockIndex);
-      txs.push(swapTx(pool, rng.pick(deployment.accounts.traders), move.zeroForOne, amountIn));
+      addTrade(planned, { from: rng.pick(traders), hops: [{ pool, zeroForOne: move.zeroForOne }], amountIn });
+      count++;
     }
-    return txs;
+    return count;
   };
 
-  /** A random trade: a pool picked by activity, direction leaning towards the market price. */
-  const planRandomTrade = (rng: Random): { tx: TxRequest; swaps: number } => {
-    const from = rng.pick(deployment.accounts.traders);
+  /** A random trade: mostly one pool picked by activity, its side leaning towards the market. */
+  const planRandomTrade = (rng: Random, planned: PlannedBlock) => {
+    const from = rng.pick(traders);
     if (rng.chance(routeShare)) {
-      const route = routeSpecs[rng.weighted(routeSpecs.map((r) => r.activity))] ?? routeSpecs[0];
+      const route = routes[rng.weighted(routes.map((r) => r.spec.activity))];
       if (route !== undefined) {
         const reverse = rng.chance(0.5);
-        const keys = reverse ? [...route.path].reverse() : [...route.path];
-        const fees = reverse ? [...(route.fees ?? [])].reverse() : [...(route.fees ?? [])];
-        const path = keys.map((key) => deployment.tokens[key].address);
-        const amountIn = rawAmount(keys[0] as TokenKey, rng.logNormal(route.tradeUsd, 0.8));
-        const tx =
-          route.protocol === "v2"
-            ? v2SwapTx({ periphery, from, path, amountIn })
-            : v3SwapTx({ periphery, from, path, fees, amountIn });
-        return { tx, swaps: keys.length - 1 };
+        const hops = reverse
+          ? [...route.hops].reverse().map((hop) => ({ pool: hop.pool, zeroForOne: !hop.zeroForOne }))
+          : route.hops;
+        const tokenIn = reverse ? route.spec.path.at(-1) : route.spec.path[0];
+        if (tokenIn !== undefined) {
+          addTrade(planned, { from, hops, amountIn: rawAmount(tokenIn, rng.logNormal(route.spec.tradeUsd, 0.8)) });
+          return;
+        }
       }
     }
-    const pool = deployment.pools[rng.weighted(deployment.pools.map((p) => specByPool.get(p.key)?.activity ?? 0))];
-    const spec = pool === undefined ? undefined : specByPool.get(pool.key);
-    if (pool === undefined || spec === undefined) throw new Error("no pool to trade");
-    const d = deviation(pool);
-    const zeroForOne = rng.chance(Math.min(0.85, Math.max(0.15, 0.5 + 6 * d)));
+    const pool = deployment.pools[rng.weighted(poolWeights)];
+    if (pool === undefined) return;
+    const spec = specOf(pool);
+    // The random side leans towards the market: most of the convergence comes from here.
+    const zeroForOne = rng.chance(Math.min(0.9, Math.max(0.1, 0.5 + 15 * deviation(pool))));
     const usd = Math.min(
       rng.logNormal(spec.tradeUsd, 0.9) * (rng.chance(whaleShare) ? 10 : 1),
       pool.initialLiquidityUsd * maxTradeShareOfPool,
     );
     const amountIn = rawAmount(zeroForOne ? pool.token0Key : pool.token1Key, usd);
-    return { tx: swapTx(pool, from, zeroForOne, amountIn), swaps: 1 };
+    addTrade(planned, { from, hops: [{ pool, zeroForOne }], amountIn });
   };
 
   /** A liquidity provider adds to a pool, or removes (in two steps: read what it holds, then remove). */
   const planLiquidityChange = (rng: Random, planned: PlannedBlock) => {
-    const lp = rng.pick(deployment.accounts.liquidityProviders);
-    const pool = deployment.pools[rng.weighted(deployment.pools.map((p) => specByPool.get(p.key)?.activity ?? 0))];
+    const lp = rng.pick(liquidityProviders);
+    const pool = deployment.pools[rng.weighted(poolWeights)];
     if (pool === undefined) return;
     const remove = rng.chance(0.35);
     if (remove && pool.protocol === "v2" && !busyV2Removals.has(`${lp}:${pool.key}`)) {
       busyV2Removals.add(`${lp}:${pool.key}`);
       planned.intents.push({ protocol: "v2", lp, pool, balanceRead: planned.reads.length, share: 0.3 + 0.6 * rng.next() });
-      planned.reads.push({
-        to: pool.address,
-        data: encodeFunctionData({ abi: v2PairAbi, functionName: "balanceOf", args: [lp] }),
-      });
+      planned.reads.push(viewCall(pool.address, encodeFunctionData({ abi: v2PairAbi, functionName: "balanceOf", args: [lp] })));
       return;
     }
     const own = lpPositions.findIndex((p) => p.owner === lp);
     if (remove && pool.protocol === "v3" && own >= 0) {
       const [position] = lpPositions.splice(own, 1);
       if (position === undefined) return;
-      const tokenId = position.tokenId;
+      const { tokenId } = position;
       planned.intents.push({ protocol: "v3", lp, tokenId, positionRead: planned.reads.length, ownerRead: planned.reads.length + 1 });
       planned.reads.push(
-        { to: periphery.positionManager, data: encodeFunctionData({ abi: positionManagerAbi, functionName: "positions", args: [tokenId] }) },
-        { to: periphery.positionManager, data: encodeFunctionData({ abi: erc721Abi, functionName: "ownerOf", args: [tokenId] }) },
+        viewCall(periphery.positionManager, encodeFunctionData({ abi: positionManagerAbi, functionName: "positions", args: [tokenId] })),
+        viewCall(periphery.positionManager, encodeFunctionData({ abi: erc721Abi, functionName: "ownerOf", args: [tokenId] })),
       );
       return;
     }
-    const state = states.get(pool.key);
-    if (state === undefined) return;
+    const state = stateOf(pool);
     const usd = pool.initialLiquidityUsd * rng.logNormal(0.02, 0.7);
+    dirty.add(pool.key);
+    planned.liquidityChanges++;
     if (state.protocol === "v2") {
-      // At the pair's own ratio, so the router takes both amounts whole.
+      // At the pair's own ratio, so the router takes both amounts (nearly) whole.
       const share = usd / pool.initialLiquidityUsd;
-      const amount0 = BigInt(Math.floor(Number(state.reserve0) * share));
-      const amount1 = BigInt(Math.floor(Number(state.reserve1) * share));
-      if (amount0 === 0n || amount1 === 0n) return;
-      planned.txs.push(v2AddLiquidityTx({ periphery, from: lp, tokenA: pool.token0, tokenB: pool.token1, amountA: amount0, amountB: amount1 }));
-      planned.liquidityChanges++;
+      const amountA = BigInt(Math.floor(Number(state.reserve0) * share));
+      const amountB = BigInt(Math.floor(Number(state.reserve1) * share));
+      planned.txs.push(v2AddLiquidityTx({ periphery, from: lp, tokenA: pool.token0, tokenB: pool.token1, amountA, amountB }));
       return;
     }
-    const tickSpacing = pool.tickSpacing ?? 60;
     const rawPrice = poolRawPrice(state);
     const widthPct = pool.fee <= 100 ? 0.1 + rng.next() * 0.9 : 2 + rng.next() * 23;
-    const ticks = rangeTicks(rawPrice, widthPct, tickSpacing);
-    const amounts = amountsForUsd({
-      usd,
-      rawPrice,
-      ...ticks,
-      token0: { priceUsd: priceUsd(pool.token0Key), decimals: deployment.tokens[pool.token0Key].unitDecimals },
-      token1: { priceUsd: priceUsd(pool.token1Key), decimals: deployment.tokens[pool.token1Key].unitDecimals },
-    });
-    if (amounts.amount0 === 0n && amounts.amount1 === 0n) return;
-    planned.txs.push(
-      v3MintTx({ periphery, from: lp, token0: pool.token0, token1: pool.token1, fee: pool.fee, ...ticks, ...amounts }),
-    );
+    const ticks = rangeTicks(rawPrice, widthPct, pool.tickSpacing ?? 60);
+    const amounts = amountsForUsd({ usd, rawPrice, ...ticks, token0: unit(pool.token0Key), token1: unit(pool.token1Key) });
+    planned.txs.push(v3MintTx({ periphery, from: lp, token0: pool.token0, token1: pool.token1, fee: pool.fee, ...ticks, ...amounts }));
     lpPositions.push({ tokenId: nextTokenId++, owner: lp });
-    planned.liquidityChanges++;
   };
 
   /** The removals decided in the previous block, now that their reads are back. */
-  const executeRemovals = (planned: PlannedBlock) => {
-    const { intents, results } = pendingIntents;
-    pendingIntents = { intents: [], results: [] };
+  const planRemovals = (planned: PlannedBlock) => {
+    const { intents, results } = pendingRemovals;
+    pendingRemovals = { intents: [], results: [] };
+    const hex = (i: number) => {
+      const result = results[i];
+      return typeof result === "string" && result !== "0x" ? (result as Hex) : undefined;
+    };
     for (const intent of intents) {
       if (intent.protocol === "v2") {
         busyV2Removals.delete(`${intent.lp}:${intent.pool.key}`);
-        const result = results[intent.balanceRead];
-        if (result === undefined || result === "0x") continue;
+        const result = hex(intent.balanceRead);
+        if (result === undefined) continue;
         const balance = decodeFunctionResult({ abi: v2PairAbi, functionName: "balanceOf", data: result });
         const liquidity = (balance * BigInt(Math.floor(intent.share * 1000))) / 1000n;
         if (liquidity === 0n) continue;
-        planned.txs.push(
-          v2RemoveLiquidityTx({ periphery, from: intent.lp, tokenA: intent.pool.token0, tokenB: intent.pool.token1, liquidity }),
-        );
+        const { pool, lp } = intent;
+        planned.txs.push(v2RemoveLiquidityTx({ periphery, from: lp, tokenA: pool.token0, tokenB: pool.token1, liquidity }));
+        dirty.add(pool.key);
         planned.liquidityChanges++;
         continue;
       }
-      const positionResult = results[intent.positionRead];
-      const ownerResult = results[intent.ownerRead];
-      if (!positionResult || positionResult === "0x" || !ownerResult || ownerResult === "0x") continue;
+      const positionResult = hex(intent.positionRead);
+      const ownerResult = hex(intent.ownerRead);
+      if (positionResult === undefined || ownerResult === undefined) continue;
       const owner = decodeFunctionResult({ abi: erc721Abi, functionName: "ownerOf", data: ownerResult });
       const position = decodeFunctionResult({ abi: positionManagerAbi, functionName: "positions", data: positionResult });
       const liquidity = position[7];
       // A position that is not the provider's (an id assumption gone wrong) is left alone.
       if (owner.toLowerCase() !== intent.lp || liquidity === 0n) continue;
       planned.txs.push(v3RemoveLiquidityTx({ periphery, from: intent.lp, tokenId: intent.tokenId, liquidity }));
+      const pool = deployment.pools.find(
+        (p) => p.protocol === "v3" && p.fee === position[4] && p.token0 === position[2].toLowerCase() && p.token1 === position[3].toLowerCase(),
+      );
+      if (pool !== undefined) dirty.add(pool.key);
       planned.liquidityChanges++;
     }
   };
 
-  /** Plans and mines one block: pending removals, arbitrage, random trades, maybe a liquidity change. */
-  const mineTradingBlock = async (
+  /**
+   * Plans one block (pending removals, arbitrage, random trades, maybe a liquidity change), sends
+   * it once `previous` (the block before) is mined, and starts mining it. Planning overlaps the
+   * node's mining of the previous block, so this process and the node work on two cores at once.
+   * One round trip carries this block's transactions (and any reads), one mines it.
+   */
+  const submitTradingBlock = async (
     timestamp: number,
-    budget: { randomTrades: number; maxArbitrage: number } | { totalTrades: number },
-  ): Promise<{ txs: number; expectedSwaps: number; liquidityChanges: number }> => {
-    (globalThis as any).T0 = performance.now();
+    budget: { randomTrades: number } | { totalTrades: number },
+    previous: Promise<void>,
+  ): Promise<{ mined: Promise<void>; txs: number; expectedSwaps: number; liquidityChanges: number }> => {
     const rng = random;
     (model as MarketModel).advanceTo(timestamp);
-    const planned: PlannedBlock = { txs: [], expectedSwaps: 0, liquidityChanges: 0, intents: [], reads: [] };
-    executeRemovals(planned);
-    const maxArbitrage = "totalTrades" in budget ? Math.min(2, budget.totalTrades) : budget.maxArbitrage;
-    const arbs = planArbitrage(rng, maxArbitrage);
-    planned.txs.push(...arbs);
-    planned.expectedSwaps += arbs.length;
-    const randomTrades = "totalTrades" in budget ? budget.totalTrades - arbs.length : budget.randomTrades;
-    for (let i = 0; i < randomTrades; i++) {
-      const { tx, swaps } = planRandomTrade(rng);
-      planned.txs.push(tx);
-      planned.expectedSwaps += swaps;
-    }
+    const planned: PlannedBlock = { txs: [], trades: [], expectedSwaps: 0, liquidityChanges: 0, intents: [], reads: [] };
+    // Read the pools now and then (and after liquidity changes, which are not estimated): the
+    // read sees the state after the previous block, on which this block's trades are replayed.
+    const refresh = blockIndex % refreshEveryBlocks === 0 || dirty.size > 0;
+    const readDirty = [...dirty];
+    planRemovals(planned);
+    // Live blocks carry 0-5 trades in all; history blocks take every arbitrage that is due.
+    const arbitrage = planArbitrage(rng, planned, "totalTrades" in budget ? Math.min(2, budget.totalTrades) : Number.POSITIVE_INFINITY);
+    const randomTrades = "totalTrades" in budget ? budget.totalTrades - arbitrage : budget.randomTrades;
+    for (let i = 0; i < randomTrades; i++) planRandomTrade(rng, planned);
     if (rng.chance(liquidityChangeChance * tradingActivity(timestamp))) planLiquidityChange(rng, planned);
+    const stateCalls = refresh ? poolStateCalls(deployment.pools) : [];
+    const calls = [...stateCalls, ...planned.reads, ...sendTransactionCalls(nonces, planned.txs)];
 
-    // One round trip for the reads (the state after the previous block) and this block's
-    // transactions, one for mining: the node's cost is per request far more than per call.
-    (globalThis as any).T ??= { plan: 0, batch: 0, mine: 0, decode: 0 };
-    const T = (globalThis as any).T;
-    let t0 = performance.now();
-    T.plan += t0 - (globalThis as any).T0;
-    const sendCalls = sendTransactionCalls(nonces, planned.txs);
-    const [readerResult, ...sent] = await rpc.batchSettled<Hex>([
-      poolReaderCall(contracts, deployment, planned.reads),
-      ...sendCalls,
-    ]);
-    await checkSent(rpc, nonces, planned.txs, sent);
-    T.batch += performance.now() - t0; t0 = performance.now();
-    if (readerResult instanceof RpcCallError || readerResult === undefined) {
-      throw readerResult ?? new Error("pool reader gave no result");
+    await previous;
+    const results = await rpc.batchSettled(calls);
+    const reads = results.slice(0, stateCalls.length + planned.reads.length);
+    await checkSent(rpc, nonces, planned.txs, results.slice(reads.length));
+    const failedRead = reads.find((r) => r instanceof RpcCallError);
+    if (failedRead) throw failedRead;
+    if (refresh) {
+      states = decodePoolStates(deployment.pools, reads.slice(0, stateCalls.length) as Hex[]);
+      for (const trade of planned.trades) applyTrade(trade);
+      // Liquidity changes of this very block are not in the read yet: those pools stay dirty.
+      for (const key of readDirty) dirty.delete(key);
     }
-    const decoded = decodePoolReader(deployment, readerResult);
-    states = decoded.pools;
-    pendingIntents = { intents: planned.intents, results: decoded.extras };
-    T.decode += performance.now() - t0; t0 = performance.now();
-    await mineBlock(rpc, timestamp);
-    T.mine += performance.now() - t0;
+    pendingRemovals = { intents: planned.intents, results: reads.slice(stateCalls.length) };
     lastTimestamp = timestamp;
     blockIndex++;
-    return { txs: planned.txs.length, expectedSwaps: planned.expectedSwaps, liquidityChanges: planned.liquidityChanges };
+    const mined = mineBlock(rpc, timestamp);
+    // Awaited by the caller later; marked handled now so a failure is not an unhandled rejection meanwhile.
+    mined.catch(() => {});
+    return { mined, txs: planned.txs.length, expectedSwaps: planned.expectedSwaps, liquidityChanges: planned.liquidityChanges };
   };
 
   return {
@@ -403,12 +424,15 @@ export function createSimulator(options: {
         const schedule = random.fork(`schedule:${untilSeconds}:${days}`);
         let t = Math.max(fromSeconds, lastTimestamp);
         const stats = { blocks: 0, transactions: 0, expectedSwaps: 0, liquidityChanges: 0 };
+        let mining: Promise<void> = Promise.resolve();
         for (;;) {
+          // Fewer blocks (and fewer trades in each) in quiet hours.
           const gap = schedule.exponential(meanBlockGapSeconds) / tradingActivity(t);
           t = Math.max(t + Math.max(1, Math.round(gap)), lastTimestamp + 1);
           if (t > untilSeconds) break;
           const randomTrades = 1 + schedule.poisson(extraTradesPerBlock * tradingActivity(t));
-          const block = await mineTradingBlock(t, { randomTrades, maxArbitrage: Number.POSITIVE_INFINITY });
+          const block = await submitTradingBlock(t, { randomTrades }, mining);
+          mining = block.mined;
           stats.blocks++;
           stats.transactions += block.txs;
           stats.expectedSwaps += block.expectedSwaps;
@@ -417,13 +441,14 @@ export function createSimulator(options: {
             logger.debug({ blocks: stats.blocks, at: new Date(t * 1000).toISOString() }, "writing devnet history");
           }
         }
+        await mining;
         const lastBlock = firstBlock + stats.blocks - 1;
         const swaps =
           stats.blocks === 0
             ? 0
             : (
                 await rpc.request<unknown[]>("eth_getLogs", [
-                  { fromBlock: `0x${firstBlock.toString(16)}`, toBlock: `0x${lastBlock.toString(16)}`, topics: [swapTopics] },
+                  { fromBlock: numberToQuantity(firstBlock), toBlock: numberToQuantity(lastBlock), topics: [swapTopics] },
                 ])
               ).length;
         const result: HistoryStats = {
@@ -435,18 +460,16 @@ export function createSimulator(options: {
           to: new Date(untilSeconds * 1000),
           elapsedMs: Math.round(performance.now() - startedAt),
         };
-        const log = swaps < stats.expectedSwaps ? logger.warn.bind(logger) : logger.info.bind(logger);
-        log(
-          {
-            days,
-            blocks: result.blocks,
-            swaps,
-            expected_swaps: stats.expectedSwaps,
-            liquidity_changes: stats.liquidityChanges,
-            elapsed_ms: result.elapsedMs,
-          },
-          swaps < stats.expectedSwaps ? "devnet history written; some trades reverted" : "devnet history written",
-        );
+        const fields = {
+          days,
+          blocks: result.blocks,
+          swaps,
+          expected_swaps: stats.expectedSwaps,
+          liquidity_changes: stats.liquidityChanges,
+          elapsed_ms: result.elapsedMs,
+        };
+        if (swaps < stats.expectedSwaps) logger.warn(fields, "devnet history written; some trades reverted");
+        else logger.info(fields, "devnet history written");
         return result;
       } finally {
         await rpc.request("evm_setAutomine", [true]);
@@ -454,45 +477,79 @@ export function createSimulator(options: {
     },
 
     startLive({ blockIntervalMs }) {
-      if (live !== undefined && !live.stopped) throw new Error("the simulator is already trading live");
+      if (live !== undefined) throw new Error("the simulator is already trading live");
       const state: { stopped: boolean; timer?: NodeJS.Timeout; inFlight?: Promise<void> } = { stopped: false };
       live = state;
       const liveRandom = random.fork("live");
+      let needsPrepare = !approved;
       const tick = async () => {
         try {
-          if (!ready || nonces.size === 0) await prepare(Math.floor(Date.now() / 1000));
+          if (needsPrepare) {
+            await prepare(Math.floor(Date.now() / 1000));
+            needsPrepare = false;
+          }
           await rpc.request("evm_setAutomine", [false]);
           const timestamp = Math.max(Math.floor(Date.now() / 1000), lastTimestamp);
-          await mineTradingBlock(timestamp, { totalTrades: liveRandom.int(6) });
+          const block = await submitTradingBlock(timestamp, { totalTrades: liveRandom.int(6) }, Promise.resolve());
+          await block.mined;
         } catch (error) {
           if (state.stopped) return;
+          // Someone else may have used a trader's nonce, or mined in between: read everything again.
           logger.warn({ err: error }, "devnet live block failed; resynchronising");
-          // Someone else may have used a trader's nonce, or the node restarted its mempool.
-          await prepare(Math.floor(Date.now() / 1000)).catch(() => {});
+          needsPrepare = true;
         }
       };
-      const schedule = () => {
+      const scheduleNext = () => {
         if (state.stopped) return;
-        const delay = blockIntervalMs * (0.5 + liveRandom.next());
-        state.timer = setTimeout(() => {
-          state.inFlight = tick().finally(schedule);
-        }, delay);
+        state.timer = setTimeout(
+          () => {
+            state.inFlight = tick().finally(scheduleNext);
+          },
+          blockIntervalMs * (0.5 + liveRandom.next()),
+        );
       };
-      schedule();
+      scheduleNext();
       logger.info({ block_interval_ms: blockIntervalMs }, "devnet live trading started");
     },
 
     async stop() {
-      if (live === undefined) return;
       const state = live;
+      if (state === undefined) return;
       state.stopped = true;
       clearTimeout(state.timer);
       await state.inFlight;
       live = undefined;
-      // Leave a node that behaves like a plain Hardhat node (when it is still running).
+      // Leave a node that behaves like a plain Hardhat node (when it still runs).
       await rpc.request("evm_setAutomine", [true]).catch(() => {});
     },
   };
+}
+
+/** The pools of a route, in its direction. */
+function routeHops(deployment: Deployment, route: RouteSpec): Hop[] {
+  const hops: Hop[] = [];
+  for (let i = 0; i + 1 < route.path.length; i++) {
+    const tokenIn = deployment.tokens[route.path[i] as TokenKey].address;
+    const tokenOut = deployment.tokens[route.path[i + 1] as TokenKey].address;
+    const fee = route.protocol === "v2" ? 3000 : route.fees?.[i];
+    const pool = deployment.pools.find(
+      (p) =>
+        p.protocol === route.protocol &&
+        p.fee === fee &&
+        ((p.token0 === tokenIn && p.token1 === tokenOut) || (p.token0 === tokenOut && p.token1 === tokenIn)),
+    );
+    if (pool === undefined) throw new Error(`route ${route.path.join("→")} has no ${route.protocol} pool for hop ${i + 1}`);
+    hops.push({ pool, zeroForOne: pool.token0 === tokenIn });
+  }
+  return hops;
+}
+
+function viewCall(to: Address, data: Hex): RpcCall {
+  return { method: "eth_call", params: [{ to, data }, "latest"] };
+}
+
+function numberToQuantity(value: number): Hex {
+  return `0x${value.toString(16)}`;
 }
 
 function bigMin(a: bigint, b: bigint): bigint {

@@ -3,8 +3,8 @@ import { describe, it } from "node:test";
 import {
   aggregateTrades,
   baseResolutionOf,
-  type Candle,
   CANDLE_INTERVALS,
+  type Candle,
   type CandleTrade,
   candleSide,
   fillCandleGaps,
@@ -101,10 +101,16 @@ describe("candles: property", () => {
       }
       for (const seconds of [60, 3600, 86_400]) {
         const grown = [...(stored.get(seconds)?.values() ?? [])];
-        assert.deepEqual(grown, aggregateTrades(trades, seconds), `${seconds}s: batch by batch is bit for bit all at once`);
+        assert.deepEqual(
+          grown,
+          aggregateTrades(trades, seconds),
+          `${seconds}s: batch by batch is bit for bit all at once`,
+        );
       }
       for (const interval of CANDLE_INTERVALS) {
-        const base = [...(stored.get(baseResolutionOf(interval))?.values() ?? [])].sort((a, b) => a.bucket - b.bucket);
+        const base = [...(stored.get(baseResolutionOf(interval))?.values() ?? [])].sort(
+          (a, b) => a.bucket - b.bucket,
+        );
         const rolled = rollUpCandles(base, interval);
         for (const side of [0, 1] as const) {
           const expected = directCandles(trades, interval, side);
@@ -137,13 +143,24 @@ describe("candleSide", () => {
       ],
       60,
     )[0] as Candle;
-    assert.deepEqual(candleSide(c, 1), { time: 0, open: 0.5, high: 1, low: 0.25, close: 1, volume: 7 }, "reciprocal");
+    assert.deepEqual(
+      candleSide(c, 1),
+      { time: 0, open: 0.5, high: 1, low: 0.25, close: 1, volume: 7 },
+      "reciprocal",
+    );
     assert.equal(c.buys0, 1, "one buy of token0");
   });
 });
 
 describe("fillCandleGaps", () => {
-  const candle = (time: number, close: number) => ({ time, open: close, high: close, low: close, close, volume: 1 });
+  const candle = (time: number, close: number) => ({
+    time,
+    open: close,
+    high: close,
+    low: close,
+    close,
+    volume: 1,
+  });
 
   it("fills empty intervals up to the end with the previous close", () => {
     const filled = fillCandleGaps([candle(0, 5), candle(180_000, 7)], 60, 300_000);

@@ -134,7 +134,14 @@ export function rollUpCandles(candles: readonly Candle[], seconds: number): Cand
 }
 
 /** A candle as the chart sees it: prices of one side, the volume of that side's token. */
-export type ChartCandle = { time: number; open: number; high: number; low: number; close: number; volume: number };
+export type ChartCandle = {
+  time: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+};
 
 /**
  * One side of a pool candle. Side 0: token0 in token1 with volume0. Side 1: the reciprocal

@@ -1,14 +1,14 @@
-import type { ReferenceTokens } from "../config/schema.js";
 import type { CandleTrade } from "./candles.js";
 import { applyEvent, type PoolState, type StateEvent, updateGraphPool } from "./pool-state.js";
 import type { SeriesPoint } from "./series.js";
-import { eventKey, type SwapAmounts, type Trade, tradeOf } from "./trade.js";
+import { eventKey, type SwapAmounts, sideVolumes, type Trade, tradeOf } from "./trade.js";
 import { type TradeUsd, valueTrade } from "./trade-usd.js";
 import {
   computeUsdPrices,
   createRoutingGraph,
   type GraphPool,
   type PricingOptions,
+  type ReferenceTokens,
   type TokenPrice,
 } from "./usd-prices.js";
 
@@ -121,6 +121,7 @@ export function priceBlocks(input: {
         usd: valueTrade({
           pool: graphPools.get(pool.address) as GraphPool,
           trade,
+          volumes: event.swap ? sideVolumes(event.swap, d0, d1) : { volume0: null, volume1: null },
           price0: prices.get(pool.token0),
           price1: prices.get(pool.token1),
           reference,
@@ -131,6 +132,38 @@ export function priceBlocks(input: {
   }
   if (stale) prices = computeUsdPrices(graph, reference, options);
   return { swaps, prices, touched };
+}
+
+/** Every token's price from the pools' current states. */
+export function pricesOfPools(input: {
+  pools: ReadonlyMap<string, MarketPool>;
+  decimals: ReadonlyMap<string, number | null>;
+  reference: ReferenceTokens;
+  options: PricingOptions;
+}): Map<string, TokenPrice> {
+  const graphPools: GraphPool[] = [];
+  for (const pool of input.pools.values()) {
+    const graphPool: GraphPool = {
+      address: pool.address,
+      dex: pool.dex,
+      token0: pool.token0,
+      token1: pool.token1,
+      price0: null,
+      depth0: null,
+      depth1: null,
+      stateBlock: null,
+      stateTime: null,
+    };
+    updateGraphPool(
+      graphPool,
+      pool.protocol,
+      pool.state,
+      input.decimals.get(pool.token0) ?? null,
+      input.decimals.get(pool.token1) ?? null,
+    );
+    graphPools.push(graphPool);
+  }
+  return computeUsdPrices(createRoutingGraph(input.decimals, graphPools), input.reference, input.options);
 }
 
 /** The candle trade of a priced swap; null when the swap has no price. */
@@ -147,14 +180,20 @@ export function candleTradeOf(swap: {
     price: swap.trade.price,
     volume0: swap.trade.volume0,
     volume1: swap.trade.volume1,
-    volumeUsd: swap.volumeUsd ?? 0,
+    volumeUsd: swap.volumeUsd !== null && Number.isFinite(swap.volumeUsd) ? swap.volumeUsd : 0,
     buy0: swap.trade.buy0,
   };
 }
 
 /** The USD series points of a priced swap: up to one per token of the pool. */
 export function seriesPointsOf(
-  swap: { key: number; time: number; trade: Trade | null; series0Usd: number | null; series1Usd: number | null },
+  swap: {
+    key: number;
+    time: number;
+    trade: Trade | null;
+    series0Usd: number | null;
+    series1Usd: number | null;
+  },
   token0: string,
   token1: string,
 ): { token: string; point: SeriesPoint }[] {

@@ -38,7 +38,11 @@ export const SERIES_RESOLUTIONS = [300, 3600] as const;
 export type SeriesResolution = (typeof SERIES_RESOLUTIONS)[number];
 
 /** Adds a point to its bucket (undefined: the bucket's first point); points in key order. */
-export function foldSeriesPoint(candle: SeriesCandle | undefined, point: SeriesPoint, bucket: number): SeriesCandle {
+export function foldSeriesPoint(
+  candle: SeriesCandle | undefined,
+  point: SeriesPoint,
+  bucket: number,
+): SeriesCandle {
   if (!candle) {
     return {
       bucket,

@@ -29,12 +29,28 @@ describe("percentChange", () => {
 
 describe("pairLiquidityUsd", () => {
   it("values both reserves at their USD prices", () => {
-    assert.equal(pairLiquidityUsd({ reserve0: 10, reserve1: 20_000, price0: 2000, usd0: 2000, usd1: 1 }), 40_000, "10 ETH + 20k USDC");
+    assert.equal(
+      pairLiquidityUsd({ reserve0: 10, reserve1: 20_000, price0: 2000, usd0: 2000, usd1: 1 }),
+      40_000,
+      "10 ETH + 20k USDC",
+    );
   });
 
   it("values an unpriced side at the pool's price", () => {
-    assert.equal(pairLiquidityUsd({ reserve0: 1000, reserve1: 1, price0: 0.001, usd0: null, usd1: 2000 }), 4000, "2 × the priced side");
-    assert.equal(pairLiquidityUsd({ reserve0: 1, reserve1: 1000, price0: 1000, usd0: 2000, usd1: null }), 4000, "token1 unpriced");
-    assert.equal(pairLiquidityUsd({ reserve0: 1, reserve1: 1, price0: 1, usd0: null, usd1: null }), null, "neither priced");
+    assert.equal(
+      pairLiquidityUsd({ reserve0: 1000, reserve1: 1, price0: 0.001, usd0: null, usd1: 2000 }),
+      4000,
+      "2 × the priced side",
+    );
+    assert.equal(
+      pairLiquidityUsd({ reserve0: 1, reserve1: 1000, price0: 1000, usd0: 2000, usd1: null }),
+      4000,
+      "token1 unpriced",
+    );
+    assert.equal(
+      pairLiquidityUsd({ reserve0: 1, reserve1: 1, price0: 1, usd0: null, usd1: null }),
+      null,
+      "neither priced",
+    );
   });
 });

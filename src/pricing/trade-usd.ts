@@ -1,7 +1,12 @@
-import type { ReferenceTokens } from "../config/schema.js";
 import { deviationOf } from "./robust-price.js";
 import type { Trade } from "./trade.js";
-import { type GraphPool, type PricingOptions, sideRank, type TokenPrice } from "./usd-prices.js";
+import {
+  type GraphPool,
+  type PricingOptions,
+  type ReferenceTokens,
+  sideRank,
+  type TokenPrice,
+} from "./usd-prices.js";
 
 /** The USD figures of one trade. */
 export type TradeUsd = {
@@ -28,37 +33,44 @@ export type TradeUsd = {
  */
 export function valueTrade(input: {
   pool: GraphPool;
+  /** The trade's price and volumes; null when it has none (a zero side, decimals unknown). */
   trade: Trade | null;
+  /** Each side's amount, decimal-adjusted (null: decimals unknown). */
+  volumes: { volume0: number | null; volume1: number | null };
   price0: TokenPrice | undefined;
   price1: TokenPrice | undefined;
   reference: ReferenceTokens;
   options: PricingOptions;
 }): TradeUsd {
-  const { pool, trade, price0, price1, reference, options } = input;
+  const { pool, trade, volumes, price0, price1, reference, options } = input;
   const token0Usd = price0?.usdPrice ?? null;
   const token1Usd = price1?.usdPrice ?? null;
-  if (!trade) return { token0Usd, token1Usd, volumeUsd: null, series0Usd: null, series1Usd: null };
 
-  let volumeUsd: number | null = null;
-  if (token0Usd !== null || token1Usd !== null) {
-    let useToken0 = token0Usd !== null;
-    if (token0Usd !== null && token1Usd !== null) {
-      const rank0 = sideRank(pool.token0, reference);
-      const rank1 = sideRank(pool.token1, reference);
-      useToken0 =
-        rank0 !== rank1 ? rank0 < rank1 : (price0?.confidence ?? 0) >= (price1?.confidence ?? 0);
-    }
-    volumeUsd = useToken0 ? trade.volume0 * (token0Usd as number) : trade.volume1 * (token1Usd as number);
+  // A side can value the trade when its token is priced and its amount known.
+  const value0 = token0Usd !== null && volumes.volume0 !== null ? volumes.volume0 * token0Usd : null;
+  const value1 = token1Usd !== null && volumes.volume1 !== null ? volumes.volume1 * token1Usd : null;
+  let volumeUsd: number | null = value0 ?? value1;
+  if (value0 !== null && value1 !== null) {
+    const rank0 = sideRank(pool.token0, reference);
+    const rank1 = sideRank(pool.token1, reference);
+    const useToken0 =
+      rank0 !== rank1 ? rank0 < rank1 : (price0?.confidence ?? 0) >= (price1?.confidence ?? 0);
+    volumeUsd = useToken0 ? value0 : value1;
   }
+  if (volumeUsd !== null && !Number.isFinite(volumeUsd)) volumeUsd = null;
+  if (!trade) return { token0Usd, token1Usd, volumeUsd, series0Usd: null, series1Usd: null };
 
   const seriesPrice = (side: 0 | 1): number | null => {
     const own = side === 0 ? price0 : price1;
     if (!own || own.usdPrice === null) return null;
     if (own.method === "anchor") {
       const depth = side === 0 ? pool.depth0 : pool.depth1;
-      return depth !== null && depth > 0 && 2 * depth * own.usdPrice >= options.liquidityFloorUsd ? own.usdPrice : null;
+      return depth !== null && depth > 0 && 2 * depth * own.usdPrice >= options.liquidityFloorUsd
+        ? own.usdPrice
+        : null;
     }
-    const quote = own.pools.find((q) => q.pool === pool.address) ?? own.dropped.find((q) => q.pool === pool.address);
+    const quote =
+      own.pools.find((q) => q.pool === pool.address) ?? own.dropped.find((q) => q.pool === pool.address);
     if (!quote) return null;
     const implied = (side === 0 ? trade.price : 1 / trade.price) * quote.quoteUsd;
     if (!Number.isFinite(implied) || !(implied > 0)) return null;

@@ -5,7 +5,11 @@ import { balanceBeforeSwap, eventKey, lastKeyOfBlock, toUnits, tradeOf } from ".
 describe("tradeOf", () => {
   it("prices token0 in token1 from the net amounts, decimal-adjusted", () => {
     // 1 WETH (18) in, 2,000 USDC (6) out: WETH is token0, price 2,000 USDC per WETH.
-    const trade = tradeOf({ amount0In: 10n ** 18n, amount1In: 0n, amount0Out: 0n, amount1Out: 2_000_000_000n }, 18, 6);
+    const trade = tradeOf(
+      { amount0In: 10n ** 18n, amount1In: 0n, amount0Out: 0n, amount1Out: 2_000_000_000n },
+      18,
+      6,
+    );
     assert.ok(trade);
     assert.equal(trade.price, 2000, "|amount1| / |amount0| in units");
     assert.equal(trade.volume0, 1, "one WETH");
@@ -26,8 +30,16 @@ describe("tradeOf", () => {
   });
 
   it("has no price without two opposite flows", () => {
-    assert.equal(tradeOf({ amount0In: 5n, amount1In: 0n, amount0Out: 0n, amount1Out: 0n }, 0, 0), null, "one side zero");
-    assert.equal(tradeOf({ amount0In: 5n, amount1In: 5n, amount0Out: 0n, amount1Out: 0n }, 0, 0), null, "a donation");
+    assert.equal(
+      tradeOf({ amount0In: 5n, amount1In: 0n, amount0Out: 0n, amount1Out: 0n }, 0, 0),
+      null,
+      "one side zero",
+    );
+    assert.equal(
+      tradeOf({ amount0In: 5n, amount1In: 5n, amount0Out: 0n, amount1Out: 0n }, 0, 0),
+      null,
+      "a donation",
+    );
   });
 
   it("keeps precision on large raw amounts", () => {

@@ -57,6 +57,22 @@ export function tradeOf(amounts: SwapAmounts, decimals0: number, decimals1: numb
 }
 
 /**
+ * The amounts a swap moved on each side, decimal-adjusted; a side whose decimals are unknown is
+ * null (the other can still value the trade).
+ */
+export function sideVolumes(
+  amounts: SwapAmounts,
+  decimals0: number | null,
+  decimals1: number | null,
+): { volume0: number | null; volume1: number | null } {
+  const abs = (v: bigint) => (v < 0n ? -v : v);
+  return {
+    volume0: decimals0 === null ? null : toUnits(abs(amounts.amount0In - amounts.amount0Out), decimals0),
+    volume1: decimals1 === null ? null : toUnits(abs(amounts.amount1In - amounts.amount1Out), decimals1),
+  };
+}
+
+/**
  * A pool's balance just before a swap, from the balance after it: after − in + out (V2 `Sync`
  * reserves and V3 tracked balances both move by exactly the swap's amounts). Null when unknown.
  */

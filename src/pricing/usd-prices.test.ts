@@ -1,8 +1,13 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import type { ReferenceTokens } from "../config/schema.js";
 import { applyEvent, depthOf, type PoolState } from "./pool-state.js";
-import { computeUsdPrices, createRoutingGraph, type GraphPool, type TokenPrice } from "./usd-prices.js";
+import {
+  computeUsdPrices,
+  createRoutingGraph,
+  type GraphPool,
+  type ReferenceTokens,
+  type TokenPrice,
+} from "./usd-prices.js";
 
 const reference: ReferenceTokens = {
   stablecoins: ["usdc", "usdt"],
@@ -13,7 +18,14 @@ const reference: ReferenceTokens = {
 const options = { liquidityFloorUsd: 10_000, maxDeviation: 0.1 };
 
 /** A pool from human figures: price of token0 in token1 and the depth of each side, in units. */
-function pool(address: string, token0: string, token1: string, price0: number, depth0: number, depth1: number): GraphPool {
+function pool(
+  address: string,
+  token0: string,
+  token1: string,
+  price0: number,
+  depth0: number,
+  depth1: number,
+): GraphPool {
   return { address, dex: "test", token0, token1, price0, depth0, depth1, stateBlock: 1, stateTime: 1000 };
 }
 
@@ -65,7 +77,10 @@ describe("computeUsdPrices", () => {
     thin.price0 = 0.0052; // LINK 15.6 in the thin pool: within maxDeviation
     const link = pricesOf(pools).get("link") as TokenPrice;
     const expected = (15 * 4_000_000 + 15.6 * 60_000) / 4_060_000;
-    assert.ok(Math.abs((link.usdPrice as number) - expected) < 1e-9, `liquidity-weighted mean ${link.usdPrice}`);
+    assert.ok(
+      Math.abs((link.usdPrice as number) - expected) < 1e-9,
+      `liquidity-weighted mean ${link.usdPrice}`,
+    );
     assert.equal(link.pools.length, 2, "both pools kept");
     assert.ok(Math.abs(link.pools.reduce((s, p) => s + p.weight, 0) - 1) < 1e-12, "weights sum to 1");
     assert.ok(link.confidence > 0.9 && link.confidence <= 1, `confidence ${link.confidence}`);
@@ -91,7 +106,7 @@ describe("computeUsdPrices", () => {
     const before = usd(pricesOf(market()), "link") as number;
     const pools = market();
     const thin = pools.find((p) => p.address === "link-weth") as GraphPool;
-    thin.price0 *= 10;
+    thin.price0 = (thin.price0 as number) * 10;
     const prices = pricesOf(pools);
     const after = usd(prices, "link") as number;
     assert.ok(Math.abs(after / before - 1) < 0.01, `LINK ${before} → ${after}`);
@@ -128,7 +143,11 @@ describe("computeUsdPrices", () => {
     ];
     const abc = pricesOf(pools).get("abc") as TokenPrice;
     assert.equal(abc.usdPrice, 1, "from WETH only (KIBL is in the same layer)");
-    assert.deepEqual(abc.pools.map((p) => p.pool), ["abc-weth"], "one pool used");
+    assert.deepEqual(
+      abc.pools.map((p) => p.pool),
+      ["abc-weth"],
+      "one pool used",
+    );
   });
 
   it("records the latest block of the states a price reflects", () => {

@@ -1,4 +1,3 @@
-import type { ReferenceTokens } from "../config/schema.js";
 import { combinePrices } from "./robust-price.js";
 
 /**
@@ -23,6 +22,16 @@ export type GraphPool = {
   /** Block and time (ms) of the pool's latest event; null before any. */
   stateBlock: number | null;
   stateTime: number | null;
+};
+
+/** The chain's reference tokens (configuration `referenceTokens`), lowercase addresses. */
+export type ReferenceTokens = {
+  /** USD anchors at 1 USD. */
+  stablecoins: readonly string[];
+  wrappedNative: string;
+  wrappedBtc: readonly string[];
+  /** Further tokens trusted as routing hops once priced. */
+  others: readonly string[];
 };
 
 export type PricingOptions = {
@@ -92,7 +101,10 @@ export function createRoutingGraph(
   for (const pool of pools) {
     for (const token of [pool.token0, pool.token1]) {
       let list = poolsOf.get(token);
-      if (!list) poolsOf.set(token, (list = []));
+      if (!list) {
+        list = [];
+        poolsOf.set(token, list);
+      }
       list.push(pool);
     }
   }
@@ -101,14 +113,21 @@ export function createRoutingGraph(
 
 /** Every reference token of a chain (anchors included). */
 export function referenceSet(reference: ReferenceTokens): Set<string> {
-  return new Set([...reference.stablecoins, reference.wrappedNative, ...reference.wrappedBtc, ...reference.others]);
+  return new Set([
+    ...reference.stablecoins,
+    reference.wrappedNative,
+    ...reference.wrappedBtc,
+    ...reference.others,
+  ]);
 }
 
 /** Ranks the trustworthiness of a token as a source of USD value: anchor 0, reference 1, other 2. */
 export function sideRank(token: string, reference: ReferenceTokens): 0 | 1 | 2 {
   if (reference.stablecoins.includes(token)) return 0;
   const isReference =
-    token === reference.wrappedNative || reference.wrappedBtc.includes(token) || reference.others.includes(token);
+    token === reference.wrappedNative ||
+    reference.wrappedBtc.includes(token) ||
+    reference.others.includes(token);
   return isReference ? 1 : 2;
 }
 
@@ -195,8 +214,10 @@ export function computeUsdPrices(
     if (!combined) return null;
     const keptLiquidity = combined.kept.reduce((sum, q) => sum + q.liquidityUsd, 0);
     const totalLiquidity = quotes.reduce((sum, q) => sum + q.liquidityUsd, 0);
-    const quoteConfidence = combined.kept.reduce((sum, q) => sum + q.quoteConfidence * q.liquidityUsd, 0) / keptLiquidity;
-    const depthFactor = options.liquidityFloorUsd > 0 ? keptLiquidity / (keptLiquidity + options.liquidityFloorUsd) : 1;
+    const quoteConfidence =
+      combined.kept.reduce((sum, q) => sum + q.quoteConfidence * q.liquidityUsd, 0) / keptLiquidity;
+    const depthFactor =
+      options.liquidityFloorUsd > 0 ? keptLiquidity / (keptLiquidity + options.liquidityFloorUsd) : 1;
     const confidence = (keptLiquidity / totalLiquidity) * depthFactor * quoteConfidence;
     let [asOfBlock, asOfTime] = asOfOwn(token);
     let heaviest = combined.kept[0];
@@ -205,7 +226,10 @@ export function computeUsdPrices(
       if (block !== null && (asOfBlock === null || block > asOfBlock)) [asOfBlock, asOfTime] = [block, time];
       if (heaviest && q.liquidityUsd > heaviest.liquidityUsd) heaviest = q;
     }
-    const strip = ({ quoteConfidence: _c, quoteAsOf: _a, ...q }: (typeof quotes)[number], weight: number) => ({
+    const strip = (
+      { quoteConfidence: _c, quoteAsOf: _a, ...q }: (typeof quotes)[number],
+      weight: number,
+    ) => ({
       ...q,
       weight,
     });

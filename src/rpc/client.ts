@@ -1,4 +1,4 @@
-import { createPublicClient, http, type PublicClient, webSocket } from "viem";
+import { createPublicClient, HttpRequestError, http, type PublicClient, webSocket } from "viem";
 import type { ChainConfig } from "../config/schema.js";
 import type { Hex, RawLog } from "../decode/types.js";
 import { BaseError, RetryableRpcError } from "../internal/errors.js";
@@ -69,6 +69,7 @@ type Item = { method: string; params: unknown[] };
  */
 export function createRpcClient(args: {
   chain: Pick<ChainConfig, "id" | "rpc" | "ws">;
+  /** Carries the chain's context (a child logger with chain_id). */
   logger: Logger;
   options?: Partial<RpcOptions>;
   /**
@@ -86,6 +87,7 @@ export function createRpcClient(args: {
         batch: { batchSize: options.batchSize, wait: 0 },
         retryCount: 0,
         timeout: options.timeoutMs,
+        onFetchResponse: rejectOverloaded,
       }),
     }),
   );
@@ -150,7 +152,13 @@ export function createRpcClient(args: {
       const delayMs = retryDelay(worst, attempt, options);
       counters.retries++;
       logger.debug(
-        { chain_id: chain.id, method: items[failed[0] as number]?.method, failed: failed.length, attempt, delay_ms: delayMs, error: worst.message },
+        {
+          method: items[failed[0] as number]?.method,
+          failed: failed.length,
+          attempt,
+          delay_ms: delayMs,
+          error: worst.message,
+        },
         "rpc retry",
       );
       failOver();
@@ -175,10 +183,9 @@ export function createRpcClient(args: {
   };
 
   const getBlocks = async (numbers: readonly number[]): Promise<BlockHeader[]> => {
-    let headers = (await requestChunked(numbers.map((n) => ({ method: "eth_getBlockByNumber", params: [toQuantity(n), false] })))) as (
-      | RpcBlock
-      | null
-    )[];
+    let headers = (await requestChunked(
+      numbers.map((n) => ({ method: "eth_getBlockByNumber", params: [toQuantity(n), false] })),
+    )) as (RpcBlock | null)[];
     // A load-balanced provider may not have the newest blocks on every node yet: retry the missing ones.
     for (let attempt = 1; headers.some((h) => h === null); attempt++) {
       if (attempt >= options.attempts) {
@@ -186,9 +193,12 @@ export function createRpcClient(args: {
         throw new RetryableRpcError(`blocks not available from the node: ${missing.slice(0, 5).join(", ")}`);
       }
       await sleep(retryDelay(new RetryableRpcError("missing block"), attempt, options), signal);
-      const missing = numbers.map((n, i) => (headers[i] === null ? i : -1)).filter((i) => i >= 0);
+      const missing = numbers.map((_, i) => (headers[i] === null ? i : -1)).filter((i) => i >= 0);
       const again = (await requestChunked(
-        missing.map((i) => ({ method: "eth_getBlockByNumber", params: [toQuantity(numbers[i] as number), false] })),
+        missing.map((i) => ({
+          method: "eth_getBlockByNumber",
+          params: [toQuantity(numbers[i] as number), false],
+        })),
       )) as (RpcBlock | null)[];
       headers = headers.slice();
       missing.forEach((i, k) => {
@@ -226,15 +236,18 @@ export function createRpcClient(args: {
           topics: [filter.topic0],
         },
       ]);
-      if (!Array.isArray(raw)) throw new RetryableRpcError("eth_getLogs answered something other than a list");
+      if (!Array.isArray(raw))
+        throw new RetryableRpcError("eth_getLogs answered something other than a list");
       return raw.filter((log) => !log.removed).map(toRawLog);
     },
     getTransactions: async (hashes) => {
       const unique = [...new Set(hashes)];
-      let raw = (await requestChunked(unique.map((h) => ({ method: "eth_getTransactionByHash", params: [h] })))) as (RpcTx | null)[];
+      let raw = (await requestChunked(
+        unique.map((h) => ({ method: "eth_getTransactionByHash", params: [h] })),
+      )) as (RpcTx | null)[];
       for (let attempt = 1; raw.some((t) => t === null) && attempt < options.attempts; attempt++) {
         await sleep(retryDelay(new RetryableRpcError("missing transaction"), attempt, options), signal);
-        const missing = unique.map((h, i) => (raw[i] === null ? i : -1)).filter((i) => i >= 0);
+        const missing = unique.map((_, i) => (raw[i] === null ? i : -1)).filter((i) => i >= 0);
         const again = (await requestChunked(
           missing.map((i) => ({ method: "eth_getTransactionByHash", params: [unique[i]] })),
         )) as (RpcTx | null)[];
@@ -255,13 +268,15 @@ export function createRpcClient(args: {
       );
       return results.map((r) => (typeof r === "string" ? (r.toLowerCase() as Hex) : null));
     },
-    getCode: async (address, blockNumber) => lower(await request<string>("eth_getCode", [address, toQuantity(blockNumber)])),
+    getCode: async (address, blockNumber) =>
+      lower(await request<string>("eth_getCode", [address, toQuantity(blockNumber)])),
     watchHeads: (onHead) => {
       if (!chain.ws) return () => {};
       wsClient ??= createWsClient(chain.ws);
       const unwatch = wsClient.watchBlockNumber({
         onBlockNumber: (n) => onHead(Number(n)),
-        onError: (error) => logger.warn({ chain_id: chain.id, error: error.message }, "new-head subscription failed"),
+        onError: (error) =>
+          logger.warn({ error: error.message }, "new-head subscription failed"),
       });
       unwatchers.add(unwatch);
       return () => {
@@ -284,8 +299,33 @@ export function createRpcClient(args: {
   };
 }
 
+/**
+ * A 429 or gateway error fails the whole HTTP request, JSON-RPC batch included, with its status
+ * and headers (Retry-After), whatever the body says: viem would otherwise read a JSON error
+ * object as the answer to a batch and fail on it. Other statuses go through viem's handling
+ * (JSON-RPC errors in the body are kept: reverts and range errors are classified from them).
+ */
+async function rejectOverloaded(response: Response): Promise<void> {
+  if (
+    response.status !== 429 &&
+    response.status !== 502 &&
+    response.status !== 503 &&
+    response.status !== 504
+  )
+    return;
+  await response.body?.cancel().catch(() => {});
+  throw new HttpRequestError({
+    url: response.url,
+    status: response.status,
+    headers: response.headers,
+    details: response.statusText,
+  });
+}
+
 function createWsClient(url: string) {
-  return createPublicClient({ transport: webSocket(url, { retryCount: 0, keepAlive: true, reconnect: true }) });
+  return createPublicClient({
+    transport: webSocket(url, { retryCount: 0, keepAlive: true, reconnect: true }),
+  });
 }
 
 function pickWorse(a: RetryableRpcError | undefined, b: RetryableRpcError): RetryableRpcError {

@@ -6,21 +6,37 @@ import { CallRevertedError, classifyRpcError, parseRetryAfter, RateLimitedRpcErr
 import { retryDelay, withRetry } from "./retry.js";
 
 const url = "http://node.invalid";
-const rpcError = (code: number, message: string) => new RpcRequestError({ body: {}, error: { code, message }, url });
+const rpcError = (code: number, message: string) =>
+  new RpcRequestError({ body: {}, error: { code, message }, url });
 
 describe("classifyRpcError", () => {
   it("makes timeouts, 429, 5xx and dropped connections retryable", () => {
-    assert.ok(classifyRpcError(new TimeoutError({ body: {}, url }), "eth_getLogs") instanceof RetryableRpcError, "timeout");
+    assert.ok(
+      classifyRpcError(new TimeoutError({ body: {}, url }), "eth_getLogs") instanceof RetryableRpcError,
+      "timeout",
+    );
     const limited = classifyRpcError(
       new HttpRequestError({ url, status: 429, headers: new Headers({ "retry-after": "3" }) }),
       "eth_blockNumber",
     );
     assert.ok(limited instanceof RateLimitedRpcError, "HTTP 429");
     assert.equal((limited as RateLimitedRpcError).retryAfterMs, 3000, "Retry-After is kept");
-    assert.ok(classifyRpcError(new HttpRequestError({ url, status: 503 }), "eth_call") instanceof RetryableRpcError, "503");
-    const dropped = new HttpRequestError({ url, cause: Object.assign(new TypeError("fetch failed"), { cause: { code: "ECONNRESET" } }) });
+    assert.ok(
+      classifyRpcError(new HttpRequestError({ url, status: 503 }), "eth_call") instanceof RetryableRpcError,
+      "503",
+    );
+    const dropped = new HttpRequestError({
+      url,
+      cause: Object.assign(new TypeError("fetch failed"), { cause: { code: "ECONNRESET" } }),
+    });
     assert.ok(classifyRpcError(dropped, "eth_getLogs") instanceof RetryableRpcError, "a dropped connection");
-    assert.ok(classifyRpcError(rpcError(-32005, "daily request count exceeded, request rate limited"), "eth_getLogs") instanceof RateLimitedRpcError, "rate limit by message, even from eth_getLogs");
+    assert.ok(
+      classifyRpcError(
+        rpcError(-32005, "daily request count exceeded, request rate limited"),
+        "eth_getLogs",
+      ) instanceof RateLimitedRpcError,
+      "rate limit by message, even from eth_getLogs",
+    );
   });
 
   it("recognises the providers' range errors on eth_getLogs only", () => {
@@ -32,16 +48,37 @@ describe("classifyRpcError", () => {
       "eth_getLogs is limited to a 10,000 range",
       "limit exceeded",
     ]) {
-      assert.ok(classifyRpcError(rpcError(-32602, message), "eth_getLogs") instanceof RangeTooLargeError, message);
+      assert.ok(
+        classifyRpcError(rpcError(-32602, message), "eth_getLogs") instanceof RangeTooLargeError,
+        message,
+      );
     }
-    assert.ok(classifyRpcError(new LimitExceededRpcError(rpcError(-32005, "limit exceeded")), "eth_getLogs") instanceof RangeTooLargeError, "viem's wrapped -32005");
-    assert.ok(!(classifyRpcError(rpcError(-32602, "block range is too wide"), "eth_call") instanceof RangeTooLargeError), "not for other methods");
+    assert.ok(
+      classifyRpcError(
+        new LimitExceededRpcError(rpcError(-32005, "limit exceeded")),
+        "eth_getLogs",
+      ) instanceof RangeTooLargeError,
+      "viem's wrapped -32005",
+    );
+    assert.ok(
+      !(
+        classifyRpcError(rpcError(-32602, "block range is too wide"), "eth_call") instanceof
+        RangeTooLargeError
+      ),
+      "not for other methods",
+    );
   });
 
   it("recognises reverted calls", () => {
     assert.ok(classifyRpcError(rpcError(3, "execution reverted"), "eth_call") instanceof CallRevertedError);
     assert.ok(
-      classifyRpcError(rpcError(-32603, "Error: Transaction reverted: function selector was not recognized and there's no fallback function"), "eth_call") instanceof CallRevertedError,
+      classifyRpcError(
+        rpcError(
+          -32603,
+          "Error: Transaction reverted: function selector was not recognized and there's no fallback function",
+        ),
+        "eth_call",
+      ) instanceof CallRevertedError,
       "hardhat's message for a missing function",
     );
   });
@@ -49,7 +86,10 @@ describe("classifyRpcError", () => {
   it("leaves other errors non-retryable", () => {
     const error = classifyRpcError(rpcError(-32601, "the method eth_foo does not exist"), "eth_foo");
     assert.ok(error instanceof BaseError && !error.retryable, "method not found is final");
-    assert.ok(!classifyRpcError(new HttpRequestError({ url, status: 401 }), "eth_call").retryable, "401 is final");
+    assert.ok(
+      !classifyRpcError(new HttpRequestError({ url, status: 401 }), "eth_call").retryable,
+      "401 is final",
+    );
   });
 
   it("parses Retry-After in seconds or as a date", () => {

@@ -53,7 +53,10 @@ export function classifyRpcError(error: unknown, method: string): BaseError {
   if (httpStatus === 429 || RATE_LIMIT.test(messages)) {
     return new RateLimitedRpcError(summary, facts.retryAfterMs, { cause: error });
   }
-  if (method === "eth_getLogs" && (names.has("ResponseBodyTooLargeError") || RANGE_TOO_LARGE.test(messages))) {
+  if (
+    method === "eth_getLogs" &&
+    (names.has("ResponseBodyTooLargeError") || RANGE_TOO_LARGE.test(messages))
+  ) {
     return new RangeTooLargeError(summary, { cause: error });
   }
   if (method === "eth_call" && (rpcCode === 3 || REVERTED.test(messages))) {
@@ -77,7 +80,11 @@ export function classifyRpcError(error: unknown, method: string): BaseError {
 }
 
 function isOwnRpcError(error: BaseError): boolean {
-  return error instanceof RetryableRpcError || error instanceof RangeTooLargeError || error instanceof CallRevertedError;
+  return (
+    error instanceof RetryableRpcError ||
+    error instanceof RangeTooLargeError ||
+    error instanceof CallRevertedError
+  );
 }
 
 /** Walks the cause chain, gathering messages, HTTP status, JSON-RPC code and Retry-After. */

@@ -22,7 +22,8 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, options:
     try {
       return await fn(attempt);
     } catch (error) {
-      if (!(error instanceof RetryableRpcError) || attempt >= options.attempts || options.signal?.aborted) throw error;
+      if (!(error instanceof RetryableRpcError) || attempt >= options.attempts || options.signal?.aborted)
+        throw error;
       const delayMs = retryDelay(error, attempt, options);
       options.onRetry?.(error, attempt, delayMs);
       await sleep(delayMs, options.signal);
@@ -31,12 +32,19 @@ export async function withRetry<T>(fn: (attempt: number) => Promise<T>, options:
 }
 
 /** Backoff before retry number `attempt` (1-based): jittered exponential, or Retry-After when given. */
-export function retryDelay(error: RetryableRpcError, attempt: number, options: Pick<RetryOptions, "baseDelayMs" | "maxDelayMs">): number {
+export function retryDelay(
+  error: RetryableRpcError,
+  attempt: number,
+  options: Pick<RetryOptions, "baseDelayMs" | "maxDelayMs">,
+): number {
   const ceiling = Math.min(options.maxDelayMs, options.baseDelayMs * 2 ** (attempt - 1));
   const jittered = ceiling / 2 + Math.random() * (ceiling / 2);
   if (error instanceof RateLimitedRpcError && error.retryAfterMs !== undefined) {
     // The provider's word wins, with a little jitter so that parallel callers do not return together.
-    return Math.min(Math.max(error.retryAfterMs, 0) + Math.random() * 100, Math.max(options.maxDelayMs, 60_000));
+    return Math.min(
+      Math.max(error.retryAfterMs, 0) + Math.random() * 100,
+      Math.max(options.maxDelayMs, 60_000),
+    );
   }
   return Math.round(jittered);
 }

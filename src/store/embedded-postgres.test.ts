@@ -40,7 +40,7 @@ afterEach(async () => {
   for (const child of children.splice(0)) child.kill("SIGKILL");
   await Promise.all(servers.splice(0).map((server) => server.stop().catch(() => {})));
   for (const dir of dirs.splice(0)) {
-    // Orphans of killed children, and servers of relocated data directories.
+    // Servers orphaned by the killed children.
     await stopEmbeddedPostgresIn({ dataDir: path.join(dir, "pg"), logger }).catch(() => {});
     rmSync(dir, { recursive: true, force: true });
   }

@@ -35,7 +35,7 @@ export type EmbeddedPostgres = {
   url: string;
   /** URL of the `postgres` maintenance database (creating and dropping databases). */
   adminUrl: string;
-  /** The data directory in use: the requested one, or where it was relocated (see below). */
+  /** The data directory in use: the requested one, or where root had to relocate it (see startEmbeddedPostgres). */
   dataDir: string;
   /** The server's own log (it never writes to our stdout). */
   logFile: string;
@@ -75,7 +75,7 @@ const SYSTEM_USER = "tokenmarket-pg";
 const RELOCATED_DATA_ROOT = "/var/lib/tokenmarket";
 const RELOCATED_BINARIES_ROOT = "/var/cache/tokenmarket";
 const LOG_ROTATE_BYTES = 10 * 1024 * 1024;
-/** sun_path is 108 bytes on Linux; "/.s.PGSQL.65535.lock" needs 21 of them. */
+/** A socket path must fit in 108 bytes (sun_path) with "/.s.PGSQL.65535" and a NUL; longer: TCP only. */
 const MAX_SOCKET_DIR_LENGTH = 86;
 
 const defaultNativeDir = path.dirname(path.dirname(packagedPostgres));
@@ -652,14 +652,38 @@ function startTimeOf(pid: number): string | undefined {
   }
 }
 
-/** A live postgres whose working directory is `dataDir` (the postmaster chdirs into it). */
+/**
+ * Whether `pid` is a live postmaster of `dataDir`. Its working directory is the data directory
+ * (the postmaster chdirs into it); reading that link of another user's process needs
+ * CAP_SYS_PTRACE, which root lacks in a default Docker container, so the command line (readable
+ * by all, and left intact by the postmaster) is the fallback. A process that cannot be
+ * inspected at all is not assumed to be anything: that is an error.
+ */
 function isPostmasterOf(pid: number, dataDir: string): boolean {
   if (!isAlive(pid)) return false;
+  const realDataDir = realpathSync(dataDir);
   try {
     const exe = path.basename(readlinkSync(`/proc/${pid}/exe`));
-    return exe.startsWith("postgres") && readlinkSync(`/proc/${pid}/cwd`) === realpathSync(dataDir);
+    return exe.startsWith("postgres") && readlinkSync(`/proc/${pid}/cwd`) === realDataDir;
   } catch {
-    // Not ours to inspect: another user's process, so not the server of our data directory.
+    // not allowed: see the command line
+  }
+  let argv: string[];
+  try {
+    argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+  } catch (error) {
+    if (!isAlive(pid)) return false;
+    throw new LaunchError(
+      `${dataDir}/postmaster.pid names process ${pid}, which cannot be inspected (${(error as Error).message}): stop that server, or delete postmaster.pid if it is not one`,
+    );
+  }
+  if (!path.basename(argv[0] ?? "").startsWith("postgres")) return false;
+  const dashD = argv.indexOf("-D");
+  const argDir = dashD >= 0 ? argv[dashD + 1] : undefined;
+  if (argDir === undefined) return false;
+  try {
+    return realpathSync(argDir) === realDataDir;
+  } catch {
     return false;
   }
 }

@@ -33,19 +33,24 @@ export async function deleteChainRow(db: Queryable, chainId: number): Promise<vo
 
 /** Creates the chain's checkpoint at `startBlock - 1` (nothing indexed) unless it exists. */
 export async function initSyncState(db: Queryable, chainId: number, startBlock: number): Promise<void> {
-  await db.query("INSERT INTO sync_state (chain_id, indexed_block) VALUES ($1, $2) ON CONFLICT (chain_id) DO NOTHING", [
-    chainId,
-    startBlock - 1,
-  ]);
+  await db.query(
+    "INSERT INTO sync_state (chain_id, indexed_block) VALUES ($1, $2) ON CONFLICT (chain_id) DO NOTHING",
+    [chainId, startBlock - 1],
+  );
 }
 
 export async function loadCheckpoint(db: Queryable, chainId: number): Promise<Checkpoint | null> {
-  const { rows } = await db.query<{ indexed_block: number; indexed_block_hash: Hex | null; indexed_block_time: Date | null }>(
-    "SELECT indexed_block, indexed_block_hash, indexed_block_time FROM sync_state WHERE chain_id = $1",
-    [chainId],
-  );
+  const { rows } = await db.query<{
+    indexed_block: number;
+    indexed_block_hash: Hex | null;
+    indexed_block_time: Date | null;
+  }>("SELECT indexed_block, indexed_block_hash, indexed_block_time FROM sync_state WHERE chain_id = $1", [
+    chainId,
+  ]);
   const row = rows[0];
-  return row ? { block: row.indexed_block, hash: row.indexed_block_hash, time: row.indexed_block_time } : null;
+  return row
+    ? { block: row.indexed_block, hash: row.indexed_block_hash, time: row.indexed_block_time }
+    : null;
 }
 
 export type StoredPool = {
@@ -67,7 +72,9 @@ const big = (v: string | null): bigint | null => (v === null ? null : BigInt(v))
 
 /** Every stored pool of a chain with its base and latest state. */
 export async function loadPools(db: Queryable, chainId: number): Promise<StoredPool[]> {
-  const { rows } = await db.query<Record<string, unknown>>("SELECT * FROM pools WHERE chain_id = $1", [chainId]);
+  const { rows } = await db.query<Record<string, unknown>>("SELECT * FROM pools WHERE chain_id = $1", [
+    chainId,
+  ]);
   return rows.map((r) => ({
     address: r.address as Hex,
     dex: r.dex as string,
@@ -129,7 +136,10 @@ export async function loadTokens(db: Queryable, chainId: number): Promise<Stored
 }
 
 /** Stored canonical blocks of a chain, highest first. */
-export async function loadStoredBlocks(db: Queryable, chainId: number): Promise<{ number: number; hash: Hex; time: Date }[]> {
+export async function loadStoredBlocks(
+  db: Queryable,
+  chainId: number,
+): Promise<{ number: number; hash: Hex; time: Date }[]> {
   const { rows } = await db.query<{ number: number; hash: Hex; time: Date }>(
     "SELECT number, hash, time FROM blocks WHERE chain_id = $1 ORDER BY number DESC",
     [chainId],
@@ -145,10 +155,17 @@ export async function loadFactoryScans(db: Queryable, chainId: number): Promise<
     "SELECT factory, scanned_block, target_block FROM factory_scans WHERE chain_id = $1",
     [chainId],
   );
-  return new Map(rows.map((r) => [r.factory, { scannedBlock: r.scanned_block, targetBlock: r.target_block }]));
+  return new Map(
+    rows.map((r) => [r.factory, { scannedBlock: r.scanned_block, targetBlock: r.target_block }]),
+  );
 }
 
-export async function saveFactoryScan(db: Queryable, chainId: number, factory: Hex, scan: FactoryScan): Promise<void> {
+export async function saveFactoryScan(
+  db: Queryable,
+  chainId: number,
+  factory: Hex,
+  scan: FactoryScan,
+): Promise<void> {
   await db.query(
     `INSERT INTO factory_scans (chain_id, factory, scanned_block, target_block) VALUES ($1, $2, $3, $4)
      ON CONFLICT (chain_id, factory) DO UPDATE SET scanned_block = EXCLUDED.scanned_block`,
@@ -157,7 +174,12 @@ export async function saveFactoryScan(db: Queryable, chainId: number, factory: H
 }
 
 /** Tokens whose totalSupply was read longer ago than `olderThanMs`, oldest first. */
-export async function tokensDueForSupply(db: Queryable, chainId: number, olderThanMs: number, limit: number): Promise<Hex[]> {
+export async function tokensDueForSupply(
+  db: Queryable,
+  chainId: number,
+  olderThanMs: number,
+  limit: number,
+): Promise<Hex[]> {
   const { rows } = await db.query<{ address: Hex }>(
     `SELECT address FROM tokens WHERE chain_id = $1 AND (supply_at IS NULL OR supply_at < now() - make_interval(secs => $2))
      ORDER BY supply_at NULLS FIRST LIMIT $3`,
@@ -176,7 +198,11 @@ export async function updateTokenSupplies(
     `UPDATE tokens t SET total_supply = COALESCE(s.supply, t.total_supply), supply_at = now()
      FROM unnest($2::text[], $3::numeric[]) AS s(address, supply)
      WHERE t.chain_id = $1 AND t.address = s.address`,
-    [chainId, supplies.map((s) => s.address), supplies.map((s) => (s.totalSupply === null ? null : s.totalSupply.toString()))],
+    [
+      chainId,
+      supplies.map((s) => s.address),
+      supplies.map((s) => (s.totalSupply === null ? null : s.totalSupply.toString())),
+    ],
   );
 }
 
@@ -200,7 +226,9 @@ export async function rollbackAbove(
     [chainId, previous, ancestor.block, ancestor.hash, ancestor.time.toISOString()],
   );
   if (moved.rowCount !== 1) {
-    throw new CheckpointConflictError(`chain ${chainId}: the checkpoint is no longer block ${previous}; another indexer is writing this chain`);
+    throw new CheckpointConflictError(
+      `chain ${chainId}: the checkpoint is no longer block ${previous}; another indexer is writing this chain`,
+    );
   }
   const swaps = await client.query<{ pool: Hex }>(
     "DELETE FROM swaps WHERE chain_id = $1 AND block_number > $2 RETURNING pool",
@@ -210,7 +238,10 @@ export async function rollbackAbove(
     "DELETE FROM pool_events WHERE chain_id = $1 AND block_number > $2 RETURNING pool",
     [chainId, ancestor.block],
   );
-  await client.query("DELETE FROM pools WHERE chain_id = $1 AND created_block > $2", [chainId, ancestor.block]);
+  await client.query("DELETE FROM pools WHERE chain_id = $1 AND created_block > $2", [
+    chainId,
+    ancestor.block,
+  ]);
   await client.query(
     `DELETE FROM tokens t WHERE t.chain_id = $1 AND NOT EXISTS (
        SELECT 1 FROM pools p WHERE p.chain_id = t.chain_id AND (p.token0 = t.address OR p.token1 = t.address))`,
@@ -246,10 +277,13 @@ export async function rollbackAbove(
 }
 
 /** Records the chain's head while the indexer has nothing new to ingest. */
-export async function recordHead(db: Queryable, chainId: number, head: { block: number; time: Date }): Promise<void> {
-  await db.query("UPDATE sync_state SET head_block = $2, head_block_time = $3, updated_at = now() WHERE chain_id = $1", [
-    chainId,
-    head.block,
-    head.time.toISOString(),
-  ]);
+export async function recordHead(
+  db: Queryable,
+  chainId: number,
+  head: { block: number; time: Date },
+): Promise<void> {
+  await db.query(
+    "UPDATE sync_state SET head_block = $2, head_block_time = $3, updated_at = now() WHERE chain_id = $1",
+    [chainId, head.block, head.time.toISOString()],
+  );
 }

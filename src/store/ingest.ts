@@ -66,7 +66,11 @@ export async function advanceCheckpoint(
 }
 
 /** Inserts tokens not stored yet (their metadata is read once). */
-export async function insertTokens(client: Queryable, chainId: number, tokens: readonly Token[]): Promise<Hex[]> {
+export async function insertTokens(
+  client: Queryable,
+  chainId: number,
+  tokens: readonly Token[],
+): Promise<Hex[]> {
   const inserted: Hex[] = [];
   for (const part of chunks(tokens)) {
     const { rows } = await client.query<{ address: Hex }>(
@@ -90,7 +94,11 @@ export async function insertTokens(client: Queryable, chainId: number, tokens: r
 }
 
 /** Inserts pools not stored yet, with their base state (which is also their state until their first event). */
-export async function insertPools(client: Queryable, chainId: number, pools: readonly Pool[]): Promise<Hex[]> {
+export async function insertPools(
+  client: Queryable,
+  chainId: number,
+  pools: readonly Pool[],
+): Promise<Hex[]> {
   const inserted: Hex[] = [];
   for (const part of chunks(pools)) {
     const base = part.map((p) => p.base);
@@ -132,7 +140,11 @@ export async function insertPools(client: Queryable, chainId: number, pools: rea
 }
 
 /** Records the base state read for pools that predate the start (their first indexed event is in this batch). */
-export async function updatePoolBases(client: Queryable, chainId: number, pools: readonly Pool[]): Promise<void> {
+export async function updatePoolBases(
+  client: Queryable,
+  chainId: number,
+  pools: readonly Pool[],
+): Promise<void> {
   for (const part of chunks(pools.filter((p) => p.base !== null))) {
     const base = part.map((p) => p.base as PoolState);
     await client.query(
@@ -186,7 +198,11 @@ export async function updatePoolStates(
 const key = (blockNumber: number, logIndex: number) => `${blockNumber}:${logIndex}`;
 
 /** Inserts swaps (ON CONFLICT DO NOTHING on the natural key); returns those actually inserted. */
-export async function insertSwaps(client: Queryable, chainId: number, swaps: readonly BatchSwap[]): Promise<BatchSwap[]> {
+export async function insertSwaps(
+  client: Queryable,
+  chainId: number,
+  swaps: readonly BatchSwap[],
+): Promise<BatchSwap[]> {
   const inserted = new Set<string>();
   for (const part of chunks(swaps)) {
     const { rows } = await client.query<{ block_number: number; log_index: number }>(
@@ -224,7 +240,9 @@ export async function insertSwaps(client: Queryable, chainId: number, swaps: rea
     );
     for (const row of rows) inserted.add(key(row.block_number, row.log_index));
   }
-  return inserted.size === swaps.length ? [...swaps] : swaps.filter((s) => inserted.has(key(s.blockNumber, s.logIndex)));
+  return inserted.size === swaps.length
+    ? [...swaps]
+    : swaps.filter((s) => inserted.has(key(s.blockNumber, s.logIndex)));
 }
 
 /** Inserts pool events (ON CONFLICT DO NOTHING); returns those actually inserted. */
@@ -264,7 +282,9 @@ export async function insertPoolEvents(
     );
     for (const row of rows) inserted.add(key(row.block_number, row.log_index));
   }
-  return inserted.size === events.length ? [...events] : events.filter((e) => inserted.has(key(e.blockNumber, e.logIndex)));
+  return inserted.size === events.length
+    ? [...events]
+    : events.filter((e) => inserted.has(key(e.blockNumber, e.logIndex)));
 }
 
 export type BlockRow = { number: number; hash: Hex; parentHash: Hex; timestamp: number };

@@ -3,8 +3,8 @@
  * data (prices, candles, series, statistics). No maths here: src/pricing folds and prices.
  */
 import type { Candle } from "../pricing/candles.js";
-import type { MarketEvent, MarketPool } from "../pricing/price-blocks.js";
 import type { PoolState } from "../pricing/pool-state.js";
+import type { MarketEvent, MarketPool } from "../pricing/price-blocks.js";
 import type { SeriesCandle } from "../pricing/series.js";
 import type { SwapAmounts } from "../pricing/trade.js";
 import type { Queryable } from "./db.js";
@@ -18,7 +18,8 @@ function chunks<T>(rows: readonly T[]): T[][] {
   return out;
 }
 
-const big = (v: string | null | undefined): bigint | null => (v === null || v === undefined ? null : BigInt(v));
+const big = (v: string | null | undefined): bigint | null =>
+  v === null || v === undefined ? null : BigInt(v);
 const str = (v: bigint | null): string | null => (v === null ? null : v.toString());
 const finite = (v: number | null): number | null => (v !== null && Number.isFinite(v) ? v : null);
 const iso = (ms: number) => new Date(ms).toISOString();
@@ -125,7 +126,11 @@ export async function loadMarketPools(db: Queryable, chainId: number): Promise<M
 }
 
 /** Saves the pricing state of pools (those with a state: after at least one event). */
-export async function savePoolStates(db: Queryable, chainId: number, pools: readonly MarketPool[]): Promise<void> {
+export async function savePoolStates(
+  db: Queryable,
+  chainId: number,
+  pools: readonly MarketPool[],
+): Promise<void> {
   const withState = pools.filter((p) => p.state.stateBlock !== null);
   for (const part of chunks(withState)) {
     const s = part.map((p) => p.state);
@@ -170,9 +175,16 @@ export async function poolsWithStateAbove(
   return rows;
 }
 
-export async function deletePoolStates(db: Queryable, chainId: number, pools: readonly string[]): Promise<void> {
+export async function deletePoolStates(
+  db: Queryable,
+  chainId: number,
+  pools: readonly string[],
+): Promise<void> {
   if (pools.length === 0) return;
-  await db.query("DELETE FROM pool_price_state WHERE chain_id = $1 AND pool = ANY($2::text[])", [chainId, pools]);
+  await db.query("DELETE FROM pool_price_state WHERE chain_id = $1 AND pool = ANY($2::text[])", [
+    chainId,
+    pools,
+  ]);
 }
 
 /** The state of pools after their latest event at or below `block`, read from swaps and pool_events. */
@@ -185,8 +197,17 @@ export async function loadPoolStatesAt(
   Map<
     string,
     {
-      latest: { blockNumber: number; logIndex: number; time: number; reserve0: bigint | null; reserve1: bigint | null; sqrtPriceX96: bigint | null } | null;
-      firstSwapOfLastSwapBlock: ({ blockNumber: number; reserve0: bigint | null; reserve1: bigint | null } & SwapAmounts) | null;
+      latest: {
+        blockNumber: number;
+        logIndex: number;
+        time: number;
+        reserve0: bigint | null;
+        reserve1: bigint | null;
+        sqrtPriceX96: bigint | null;
+      } | null;
+      firstSwapOfLastSwapBlock:
+        | ({ blockNumber: number; reserve0: bigint | null; reserve1: bigint | null } & SwapAmounts)
+        | null;
     }
   >
 > {
@@ -528,7 +549,11 @@ const toCandleRow = (r: CandleDbRow): CandleRow => ({
 });
 
 /** The stored candles of the given keys. */
-export async function loadCandles(db: Queryable, chainId: number, keys: readonly CandleKey[]): Promise<CandleRow[]> {
+export async function loadCandles(
+  db: Queryable,
+  chainId: number,
+  keys: readonly CandleKey[],
+): Promise<CandleRow[]> {
   const out: CandleRow[] = [];
   for (const part of chunks(keys)) {
     const { rows } = await db.query<CandleDbRow>(
@@ -544,7 +569,11 @@ export async function loadCandles(db: Queryable, chainId: number, keys: readonly
 }
 
 /** Inserts or replaces candles. */
-export async function saveCandles(db: Queryable, chainId: number, candles: readonly CandleRow[]): Promise<void> {
+export async function saveCandles(
+  db: Queryable,
+  chainId: number,
+  candles: readonly CandleRow[],
+): Promise<void> {
   for (const part of chunks(candles)) {
     await db.query(
       `INSERT INTO candles (chain_id, pool, resolution, bucket, open, high, low, close, volume0, volume1, volume_usd,
@@ -589,7 +618,12 @@ export async function deleteCandlesAbove(
      RETURNING pool, resolution, bucket, first_key`,
     [chainId, [...pools], key],
   );
-  return rows.map((r) => ({ pool: r.pool, resolution: r.resolution, bucket: r.bucket.getTime(), firstKey: r.first_key }));
+  return rows.map((r) => ({
+    pool: r.pool,
+    resolution: r.resolution,
+    bucket: r.bucket.getTime(),
+    firstKey: r.first_key,
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -628,7 +662,11 @@ const toSeriesRow = (r: SeriesDbRow): SeriesRow => ({
   lastKey: r.last_key,
 });
 
-export async function loadSeriesCandles(db: Queryable, chainId: number, keys: readonly SeriesKey[]): Promise<SeriesRow[]> {
+export async function loadSeriesCandles(
+  db: Queryable,
+  chainId: number,
+  keys: readonly SeriesKey[],
+): Promise<SeriesRow[]> {
   const out: SeriesRow[] = [];
   for (const part of chunks(keys)) {
     const { rows } = await db.query<SeriesDbRow>(
@@ -644,7 +682,11 @@ export async function loadSeriesCandles(db: Queryable, chainId: number, keys: re
   return out;
 }
 
-export async function saveSeriesCandles(db: Queryable, chainId: number, candles: readonly SeriesRow[]): Promise<void> {
+export async function saveSeriesCandles(
+  db: Queryable,
+  chainId: number,
+  candles: readonly SeriesRow[],
+): Promise<void> {
   for (const part of chunks(candles)) {
     await db.query(
       `INSERT INTO token_usd_candles (chain_id, token, resolution, bucket, open, high, low, close, volume, sum_pv,
@@ -685,7 +727,12 @@ export async function deleteSeriesAbove(
      RETURNING token, resolution, bucket, first_key`,
     [chainId, [...tokens], key],
   );
-  return rows.map((r) => ({ token: r.token, resolution: r.resolution, bucket: r.bucket.getTime(), firstKey: r.first_key }));
+  return rows.map((r) => ({
+    token: r.token,
+    resolution: r.resolution,
+    bucket: r.bucket.getTime(),
+    firstKey: r.first_key,
+  }));
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -704,7 +751,11 @@ export type TokenPriceRow = {
  * Upserts token prices; rows equal to the stored ones are not rewritten. Returns the tokens
  * whose row was inserted or changed.
  */
-export async function saveTokenPrices(db: Queryable, chainId: number, rows: readonly TokenPriceRow[]): Promise<string[]> {
+export async function saveTokenPrices(
+  db: Queryable,
+  chainId: number,
+  rows: readonly TokenPriceRow[],
+): Promise<string[]> {
   const changed: string[] = [];
   for (const part of chunks(rows)) {
     const json = JSON.stringify(
@@ -734,7 +785,11 @@ export async function saveTokenPrices(db: Queryable, chainId: number, rows: read
 }
 
 /** Deletes the price rows of tokens not in `keep`; returns the deleted tokens. */
-export async function deleteTokenPricesExcept(db: Queryable, chainId: number, keep: readonly string[]): Promise<string[]> {
+export async function deleteTokenPricesExcept(
+  db: Queryable,
+  chainId: number,
+  keep: readonly string[],
+): Promise<string[]> {
   const { rows } = await db.query<{ token: string }>(
     "DELETE FROM token_prices WHERE chain_id = $1 AND NOT (token = ANY($2::text[])) RETURNING token",
     [chainId, [...keep]],
@@ -882,7 +937,12 @@ export type PairStatsRow = {
 };
 
 /** Upserts pair statistics; `now` (ms) is recorded as updated_at. */
-export async function savePairStats(db: Queryable, chainId: number, rows: readonly PairStatsRow[], now: number): Promise<void> {
+export async function savePairStats(
+  db: Queryable,
+  chainId: number,
+  rows: readonly PairStatsRow[],
+  now: number,
+): Promise<void> {
   const full = rows.filter((r) => r.window !== null);
   const liquidityOnly = rows.filter((r) => r.window === null);
   for (const part of chunks(full)) {

@@ -78,7 +78,9 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
     pool: Pool,
     state: PoolState,
     kind: PoolEventKind,
-    fields: Partial<Pick<BatchPoolEvent, "amount0" | "amount1" | "liquidityDelta" | "tickLower" | "tickUpper">>,
+    fields: Partial<
+      Pick<BatchPoolEvent, "amount0" | "amount1" | "liquidityDelta" | "tickLower" | "tickUpper">
+    >,
   ) => {
     poolEvents.push({
       ...facts(pool),
@@ -124,7 +126,8 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
     }
     if (pending) {
       // The Sync that a V2 swap emits right before its Swap belongs to the swap.
-      if (event.type === "v2-swap" && pending.log.transactionHash === log.transactionHash) pendingSyncs.delete(pool.address);
+      if (event.type === "v2-swap" && pending.log.transactionHash === log.transactionHash)
+        pendingSyncs.delete(pool.address);
       else flushSync(pool.address);
     }
 
@@ -180,7 +183,12 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
   poolEvents.sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
   return { swaps, poolEvents, states };
 
-  function swapRow(log: RawLog, pool: Pool, event: PoolEvent & { type: "v2-swap" | "v3-swap" }, state: PoolState): BatchSwap {
+  function swapRow(
+    log: RawLog,
+    pool: Pool,
+    event: PoolEvent & { type: "v2-swap" | "v3-swap" },
+    state: PoolState,
+  ): BatchSwap {
     const block = blockOf(log);
     let maker: Hex | null = null;
     let exchange: Hex | null = null;
@@ -195,7 +203,12 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
     const known = decimals0 !== null && decimals1 !== null;
     const amounts =
       event.type === "v2-swap"
-        ? { amount0In: event.amount0In, amount1In: event.amount1In, amount0Out: event.amount0Out, amount1Out: event.amount1Out }
+        ? {
+            amount0In: event.amount0In,
+            amount1In: event.amount1In,
+            amount0Out: event.amount0Out,
+            amount1Out: event.amount1Out,
+          }
         : {
             amount0In: event.amount0 > 0n ? event.amount0 : 0n,
             amount1In: event.amount1 > 0n ? event.amount1 : 0n,
@@ -203,7 +216,8 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
             amount1Out: event.amount1 < 0n ? -event.amount1 : 0n,
           };
     let price: number | null = null;
-    if (known && event.type === "v3-swap") price = priceFromSqrtPriceX96(event.sqrtPriceX96, decimals0, decimals1);
+    if (known && event.type === "v3-swap")
+      price = priceFromSqrtPriceX96(event.sqrtPriceX96, decimals0, decimals1);
     if (known && event.type === "v2-swap" && state.reserve0 !== null && state.reserve1 !== null) {
       price = priceFromReserves(state.reserve0, state.reserve1, decimals0, decimals1);
     }
@@ -233,7 +247,11 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
 const add = (a: bigint | null, b: bigint): bigint | null => (a === null ? null : a + b);
 
 /** The pool's state after one event. */
-export function nextState(before: PoolState, event: PoolEvent, log: Pick<RawLog, "blockNumber" | "logIndex">): PoolState {
+export function nextState(
+  before: PoolState,
+  event: PoolEvent,
+  log: Pick<RawLog, "blockNumber" | "logIndex">,
+): PoolState {
   const s: PoolState = { ...before, block: log.blockNumber, logIndex: log.logIndex };
   const inRange = (lower: number, upper: number) => s.tick !== null && lower <= s.tick && s.tick < upper;
   switch (event.type) {

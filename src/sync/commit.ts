@@ -8,8 +8,8 @@ import {
   insertPools,
   insertSwaps,
   insertTokens,
-  storeBlocks,
   type SyncFigures,
+  storeBlocks,
   updatePoolBases,
   updatePoolStates,
 } from "../store/ingest.js";
@@ -45,7 +45,12 @@ export type BatchWrite = {
 export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrite): Promise<IngestBatch> {
   return withTransaction(db, async (client) => {
     const { chainId } = write;
-    await advanceCheckpoint(client, { chainId, previous: write.previous, next: write.checkpoint, figures: write.figures });
+    await advanceCheckpoint(client, {
+      chainId,
+      previous: write.previous,
+      next: write.checkpoint,
+      figures: write.figures,
+    });
     const insertedTokens = new Set<Hex>(await insertTokens(client, chainId, write.newTokens));
     const insertedPools = new Set<Hex>(await insertPools(client, chainId, write.newPools));
     await updatePoolBases(client, chainId, write.basedPools);
@@ -88,5 +93,11 @@ function toBatchPool(p: Pool): BatchPool {
 }
 
 function toBatchToken(t: Token): BatchToken {
-  return { address: t.address, name: t.name, symbol: t.symbol, decimals: t.decimals, totalSupply: t.totalSupply };
+  return {
+    address: t.address,
+    name: t.name,
+    symbol: t.symbol,
+    decimals: t.decimals,
+    totalSupply: t.totalSupply,
+  };
 }

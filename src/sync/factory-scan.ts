@@ -39,7 +39,10 @@ export async function scanFactories(args: {
       scan = { scannedBlock: Math.min(deployed - 1, target), targetBlock: target };
       await saveFactoryScan(db, chainId, dex.factory, scan);
       if (target >= 0) {
-        logger.info({ chain_id: chainId, dex: dex.name, from_block: deployed, to_block: target }, "scanning factory for older pools");
+        logger.info(
+          { dex: dex.name, from_block: deployed, to_block: target },
+          "scanning factory for older pools",
+        );
       }
     }
     const sizer = createRangeSizer({ initial: args.maxRange, max: args.maxRange, targetLogs: 20_000 });
@@ -49,7 +52,12 @@ export async function scanFactories(args: {
       const to = Math.min(target, from + sizer.size() - 1);
       let logs: Awaited<ReturnType<RpcClient["getLogs"]>>;
       try {
-        logs = await rpc.getLogs({ fromBlock: from, toBlock: to, address: [dex.factory], topic0: [creationTopic(dex.protocol)] });
+        logs = await rpc.getLogs({
+          fromBlock: from,
+          toBlock: to,
+          address: [dex.factory],
+          topic0: [creationTopic(dex.protocol)],
+        });
       } catch (error) {
         if (error instanceof RangeTooLargeError && sizer.tooLarge(to - from + 1)) continue;
         if (error instanceof RangeTooLargeError) throw new RetryableRpcError(error.message, { cause: error });
@@ -68,7 +76,11 @@ export async function scanFactories(args: {
       });
       found.push(...pools);
       scan = next;
-      if (pools.length > 0) logger.debug({ chain_id: chainId, dex: dex.name, to_block: to, pools: pools.length }, "older pools found");
+      if (pools.length > 0)
+        logger.debug(
+          { dex: dex.name, to_block: to, pools: pools.length },
+          "older pools found",
+        );
     }
   }
   return found;

@@ -76,7 +76,12 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
   if (useAddressFilter && creations.length > 0) {
     // The address filter could not name pools created inside the range: ask again for their logs.
     const first = Math.min(...creations.map((c) => c.creation.blockNumber));
-    const extra = await rpc.getLogs({ fromBlock: first, toBlock: to, address: [...newPools], topic0: poolTopic0 });
+    const extra = await rpc.getLogs({
+      fromBlock: first,
+      toBlock: to,
+      address: [...newPools],
+      topic0: poolTopic0,
+    });
     logs = mergeLogs(logs, extra);
   }
 
@@ -114,7 +119,8 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
   const swapTopics = new Set<string>([topics.v2Swap, topics.v3Swap, topics.pancakeV3Swap]);
   const swapLogByTx = new Map<Hex, RawLog>();
   for (const log of kept) {
-    if (swapTopics.has(log.topics[0] ?? "") && !factories.has(log.address)) swapLogByTx.set(log.transactionHash, log);
+    if (swapTopics.has(log.topics[0] ?? "") && !factories.has(log.address))
+      swapLogByTx.set(log.transactionHash, log);
   }
   const transactions = await rpc.getTransactions([...swapLogByTx.keys()]);
   for (const [hash, log] of swapLogByTx) {

@@ -25,7 +25,9 @@ export async function checkGenesis(args: {
   const { db, rpc, chain, logger } = args;
   const nodeChainId = await rpc.getChainId();
   if (nodeChainId !== chain.id) {
-    throw new ChainIdMismatchError(`chain ${chain.id} (${chain.name}): the RPC endpoint serves chain id ${nodeChainId}`);
+    throw new ChainIdMismatchError(
+      `chain ${chain.id} (${chain.name}): the RPC endpoint serves chain id ${nodeChainId}`,
+    );
   }
   const genesis = await rpc.getBlock(0);
   if (!genesis) throw new BaseError(`chain ${chain.id}: the node has no block 0`);
@@ -33,7 +35,7 @@ export async function checkGenesis(args: {
   const stored = await getChainRow(db, chain.id);
   if (!stored) {
     await insertChainRow(db, row);
-    logger.info({ chain_id: chain.id, genesis_hash: genesis.hash }, "new chain");
+    logger.info({ genesis_hash: genesis.hash }, "new chain");
     return "new";
   }
   if (stored.genesisHash === genesis.hash) return "resumed";
@@ -48,7 +50,7 @@ export async function checkGenesis(args: {
     await insertChainRow(client, row);
   });
   logger.warn(
-    { chain_id: chain.id, old_genesis_hash: stored.genesisHash, genesis_hash: genesis.hash },
+    { old_genesis_hash: stored.genesisHash, genesis_hash: genesis.hash },
     "devnet reborn with a new genesis: its old data is dropped and it is indexed afresh",
   );
   return "reborn";

@@ -35,7 +35,8 @@ export type Progress = {
 
 /**
  * Tracks a chain's progress: rates over a sliding window, an info log line every
- * `logIntervalMs` (snake_case fields), and a progress bar when one is given (TTY only).
+ * `logIntervalMs` (snake_case fields; `logger` carries the chain id), and a progress bar when
+ * one is given (TTY only).
  */
 export function createProgress(args: {
   chainId: number;
@@ -68,7 +69,8 @@ export function createProgress(args: {
   };
 
   const refresh = () => {
-    s.lagBlocks = s.headBlock !== null && s.indexedBlock !== null ? Math.max(0, s.headBlock - s.indexedBlock) : null;
+    s.lagBlocks =
+      s.headBlock !== null && s.indexedBlock !== null ? Math.max(0, s.headBlock - s.indexedBlock) : null;
     s.lagSeconds =
       s.headBlockTime && s.indexedBlockTime
         ? Math.max(0, (s.headBlockTime.getTime() - s.indexedBlockTime.getTime()) / 1000)
@@ -105,7 +107,6 @@ export function createProgress(args: {
     lastLog = now;
     logger.info(
       {
-        chain_id: s.chainId,
         phase: s.phase,
         indexed_block: s.indexedBlock,
         head_block: s.headBlock,

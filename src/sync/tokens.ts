@@ -8,9 +8,18 @@ import type { Token } from "./pools.js";
  * A bytes32 name or symbol is decoded to text; a missing function, a revert or malformed data
  * gives null for that field, never an error. Transport failures do throw (the batch retries).
  */
-export async function readTokens(rpc: RpcClient, addresses: readonly Hex[], blockNumber: number | "latest"): Promise<Token[]> {
+export async function readTokens(
+  rpc: RpcClient,
+  addresses: readonly Hex[],
+  blockNumber: number | "latest",
+): Promise<Token[]> {
   if (addresses.length === 0) return [];
-  const selectors = [erc20Selectors.name, erc20Selectors.symbol, erc20Selectors.decimals, erc20Selectors.totalSupply];
+  const selectors = [
+    erc20Selectors.name,
+    erc20Selectors.symbol,
+    erc20Selectors.decimals,
+    erc20Selectors.totalSupply,
+  ];
   const results = await rpc.calls(
     addresses.flatMap((to) => selectors.map((data) => ({ to, data: data as Hex }))),
     blockNumber,

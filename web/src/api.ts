@@ -12,11 +12,12 @@ export type ProjectInfo = {
 export type SearchToken = {
   contract: string;
   chain: string;
-  name: string;
-  symbol: string;
+  /** null when the contract does not tell. */
+  name: string | null;
+  symbol: string | null;
   usd_price: number | null;
   price_change: number | null;
-  decimals: number;
+  decimals: number | null;
   total_supply: number | null;
   project_info: ProjectInfo | null;
 };
@@ -37,10 +38,10 @@ export type Pair = {
   token1_address: string;
   token0_price: number | null;
   token1_price: number | null;
-  token0_reserves: number;
-  token1_reserves: number;
-  token0_symbol: string;
-  token1_symbol: string;
+  token0_reserves: number | null;
+  token1_reserves: number | null;
+  token0_symbol: string | null;
+  token1_symbol: string | null;
   volume: number | null;
 };
 
@@ -60,22 +61,24 @@ export type Trade = {
   date: string;
   block_number: number;
   chain: number;
-  exchange: string;
+  /** The contract the transaction called; null when unknown. */
+  exchange: string | null;
   factory_address: string;
   hash: string;
   log_index: number;
-  maker: string;
+  /** The transaction's sender; null when unknown. */
+  maker: string | null;
   pair_address: string;
   token0_address: string;
   token1_address: string;
-  token0_amount: number;
-  token1_amount: number;
+  token0_amount: number | null;
+  token1_amount: number | null;
   token0_price: number | null;
   token1_price: number | null;
-  token0_reserves: number;
-  token1_reserves: number;
-  token0_symbol: string;
-  token1_symbol: string;
+  token0_reserves: number | null;
+  token1_reserves: number | null;
+  token0_symbol: string | null;
+  token1_symbol: string | null;
   side: "buy" | "sell";
   price: number | null;
   /** USD value of the trade, null when unknown. */

@@ -2,6 +2,7 @@
 // candle request, and how fresh candles and trades merge into what is already on screen.
 
 import type { Candle, Pair, Trade } from "./api.js";
+import { shortHex } from "./format.js";
 import type { Interval } from "./route.js";
 
 const minute = 60_000;
@@ -132,23 +133,30 @@ export function chooseSide(pair: Pair, tokenId: string, side: 0 | 1 | undefined)
   return tokenIdOf(pair.token1_address, pair.chain) === tokenId ? 1 : 0;
 }
 
+/** A token's symbol, or its short address when the contract does not tell one (null). */
+export function symbolOr(symbol: string | null | undefined, address: string): string {
+  return symbol || shortHex(address.split(":")[0] ?? address);
+}
+
+/** `WETH/USDC`. */
+export function pairName(pair: Pair): string {
+  return `${symbolOr(pair.token0_symbol, pair.token0_address)}/${symbolOr(pair.token1_symbol, pair.token1_address)}`;
+}
+
 /** asset_id, symbol and the other token's symbol for a side of a pair. */
 export function sideInfo(pair: Pair, side: 0 | 1): { assetId: string; symbol: string; quoteSymbol: string } {
+  const symbol0 = symbolOr(pair.token0_symbol, pair.token0_address);
+  const symbol1 = symbolOr(pair.token1_symbol, pair.token1_address);
   return side === 0
-    ? {
-        assetId: tokenIdOf(pair.token0_address, pair.chain),
-        symbol: pair.token0_symbol,
-        quoteSymbol: pair.token1_symbol,
-      }
-    : {
-        assetId: tokenIdOf(pair.token1_address, pair.chain),
-        symbol: pair.token1_symbol,
-        quoteSymbol: pair.token0_symbol,
-      };
+    ? { assetId: tokenIdOf(pair.token0_address, pair.chain), symbol: symbol0, quoteSymbol: symbol1 }
+    : { assetId: tokenIdOf(pair.token1_address, pair.chain), symbol: symbol1, quoteSymbol: symbol0 };
 }
 
 /** A trade's amount of the charted token (`asset_id`) and of the other one. */
-export function tradeAmounts(trade: Trade, side: 0 | 1): { amount: number; quoteAmount: number } {
+export function tradeAmounts(
+  trade: Trade,
+  side: 0 | 1,
+): { amount: number | null; quoteAmount: number | null } {
   return side === 0
     ? { amount: trade.token0_amount, quoteAmount: trade.token1_amount }
     : { amount: trade.token1_amount, quoteAmount: trade.token0_amount };

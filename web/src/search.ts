@@ -5,6 +5,7 @@ import { type ApiClient, ApiError, type SearchToken } from "./api.js";
 import { h, replace } from "./dom.js";
 import { chainName, formatChange, formatUsd, shortHex } from "./format.js";
 import { localLogoUrl, monogram } from "./logo.js";
+import { symbolOr } from "./market.js";
 import { tokenHref } from "./route.js";
 
 export const searchDebounceMs = 250;
@@ -91,15 +92,15 @@ export function createSearch(options: {
             onmousedown: (event: Event) => event.preventDefault(), // keep focus in the input
             onclick: () => go(token),
           },
-          tokenAvatar(token.symbol, token.project_info?.logo_url),
+          tokenAvatar(symbolOr(token.symbol, token.contract), token.project_info?.logo_url),
           h(
             "span",
             { class: "search-names" },
-            h("span", { class: "search-symbol" }, token.symbol),
+            h("span", { class: "search-symbol" }, symbolOr(token.symbol, token.contract)),
             h(
               "span",
               { class: "search-name" },
-              token.name,
+              token.name ?? "Unnamed token",
               // Look-alike tokens share names and symbols: the contract tells them apart.
               h("code", { class: "search-address", title: token.contract }, ` · ${shortHex(token.contract)}`),
             ),

@@ -22,6 +22,7 @@ import {
   formatTradeTime,
   formatUsd,
   formatUsdCompact,
+  missing,
   shortHex,
 } from "./format.js";
 import {
@@ -31,9 +32,11 @@ import {
   chooseSide,
   mergeCandles,
   mergeNewTrades,
+  pairName,
   refreshFrom,
   sideInfo,
   sortPairs,
+  symbolOr,
   tradeAmounts,
   tradeKey,
 } from "./market.js";
@@ -154,15 +157,16 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
 
   const renderMeta = () => {
     if (!meta) return;
-    replace(title, meta.name);
-    replace(symbolEl, meta.symbol);
-    document.title = `${meta.symbol} ${formatUsd(meta.usd_price)} · tokenmarket`;
+    const symbol = symbolOr(meta.symbol, tokenAddress);
+    replace(title, meta.name ?? symbol);
+    replace(symbolEl, meta.name ? symbol : "");
+    document.title = `${symbol} ${formatUsd(meta.usd_price)} · tokenmarket`;
     replace(priceEl, formatUsd(meta.usd_price));
     const change = formatChange(meta.price_change);
     replace(changeEl, change.text);
     changeEl.className = `change ${change.direction} num`;
-    replace(decimalsEl, String(meta.decimals));
-    replace(supplyEl, formatSupply(meta.total_supply), " ", meta.symbol);
+    replace(decimalsEl, meta.decimals === null ? missing : String(meta.decimals));
+    replace(supplyEl, formatSupply(meta.total_supply), meta.total_supply === null ? "" : ` ${symbol}`);
     if (freshness?.block !== undefined) {
       const at = freshness.at ? ` · ${formatTradeTime(freshness.at)} UTC` : "";
       replace(
@@ -195,10 +199,10 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
     try {
       const found = await api.search(tokenAddress, signal);
       const token = found.find((t) => `${t.contract.toLowerCase()}:${t.chain}` === tokenId);
-      if (token) replace(avatarSlot, tokenAvatar(token.symbol, token.project_info?.logo_url, "l"));
-      else if (meta) replace(avatarSlot, tokenAvatar(meta.symbol, null, "l"));
+      const symbol = symbolOr(token?.symbol ?? meta?.symbol, tokenAddress);
+      replace(avatarSlot, tokenAvatar(symbol, token?.project_info?.logo_url, "l"));
     } catch {
-      if (meta) replace(avatarSlot, tokenAvatar(meta.symbol, null, "l"));
+      replace(avatarSlot, tokenAvatar(symbolOr(meta?.symbol, tokenAddress), null, "l"));
     }
   };
 
@@ -466,10 +470,10 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
                 type: "button",
                 class: "link",
                 "aria-current": selected ? "true" : null,
-                title: `Chart ${p.token0_symbol}/${p.token1_symbol}`,
+                title: `Chart ${pairName(p)}`,
                 onclick: () => deps.navigate({ ...route, pairId: p.pair_id, side: undefined }),
               },
-              `${p.token0_symbol}/${p.token1_symbol}`,
+              pairName(p),
             ),
             h("span", { class: "cell-sub" }, p.factory_name),
           ),
@@ -486,7 +490,7 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
         h(
           "option",
           { value: p.pair_id, selected: p.pair_id === pair?.pair_id },
-          `${p.token0_symbol}/${p.token1_symbol} · ${p.factory_name}`,
+          `${pairName(p)} · ${p.factory_name}`,
         ),
       ),
     );
@@ -633,7 +637,11 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
       h("td", { class: "r num" }, formatPrice(trade.price)),
       h("td", { class: "r num" }, formatAmount(amount)),
       h("td", { class: "r num" }, formatUsd(trade.volume)),
-      h("td", { class: "opt" }, h("code", { title: trade.maker }, shortHex(trade.maker))),
+      h(
+        "td",
+        { class: "opt" },
+        trade.maker ? h("code", { title: trade.maker }, shortHex(trade.maker)) : missing,
+      ),
       h("td", { class: "opt" }, h("code", { title: trade.hash }, shortHex(trade.hash))),
     );
   };

@@ -34,8 +34,15 @@ const POOL_SELECT = `
   LEFT JOIN pair_stats ps ON ps.chain_id = p.chain_id AND ps.pool = p.address`;
 
 /** One pool, or undefined when it is not known. */
-export async function findPool(db: Queryable, chainId: number, address: string): Promise<PoolRow | undefined> {
-  const { rows } = await db.query<PoolRow>(`${POOL_SELECT} WHERE p.chain_id = $1 AND p.address = $2`, [chainId, address]);
+export async function findPool(
+  db: Queryable,
+  chainId: number,
+  address: string,
+): Promise<PoolRow | undefined> {
+  const { rows } = await db.query<PoolRow>(`${POOL_SELECT} WHERE p.chain_id = $1 AND p.address = $2`, [
+    chainId,
+    address,
+  ]);
   return rows[0];
 }
 

@@ -23,7 +23,10 @@ const TOKEN_JOINS = `
   LEFT JOIN token_stats s ON s.chain_id = t.chain_id AND s.token = t.address`;
 
 /** The tokens among `ids` that are known, keyed by id `<address>:<chainId>`. */
-export async function findTokens(db: Queryable, ids: readonly ChainAddress[]): Promise<Map<string, TokenRow>> {
+export async function findTokens(
+  db: Queryable,
+  ids: readonly ChainAddress[],
+): Promise<Map<string, TokenRow>> {
   if (ids.length === 0) return new Map();
   const { rows } = await db.query<TokenRow>(
     `SELECT ${TOKEN_COLUMNS}
@@ -90,8 +93,15 @@ export async function searchTokensByAddress(
 export async function findTokenPrice(
   db: Queryable,
   id: ChainAddress,
-): Promise<{ usd_price: number | null; block_number: number; block_time: Date; provenance: unknown } | undefined> {
-  const { rows } = await db.query<{ usd_price: number | null; block_number: number; block_time: Date; provenance: unknown }>(
+): Promise<
+  { usd_price: number | null; block_number: number; block_time: Date; provenance: unknown } | undefined
+> {
+  const { rows } = await db.query<{
+    usd_price: number | null;
+    block_number: number;
+    block_time: Date;
+    provenance: unknown;
+  }>(
     `SELECT usd_price, block_number, block_time, provenance FROM token_prices WHERE chain_id = $1 AND token = $2`,
     [id.chainId, id.address],
   );

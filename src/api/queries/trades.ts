@@ -39,7 +39,13 @@ export async function findSwaps(
        AND ($3::bigint IS NULL OR (block_number, log_index) < ($3::bigint, $4::int))
      ORDER BY block_number DESC, log_index DESC
      LIMIT $5`,
-    [options.chainId, options.pool, options.before?.block ?? null, options.before?.logIndex ?? null, options.limit],
+    [
+      options.chainId,
+      options.pool,
+      options.before?.block ?? null,
+      options.before?.logIndex ?? null,
+      options.limit,
+    ],
   );
   return rows;
 }

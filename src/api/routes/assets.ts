@@ -21,7 +21,10 @@ export function registerAssets(app: FastifyInstance, ctx: ApiContext) {
         security: [{ apiKey: [] }],
         querystring: Query,
         response: {
-          200: ok(Type.Array(AssetToken, { examples: [[exampleTokens.asset]] }), "The known tokens, in request order."),
+          200: ok(
+            Type.Array(AssetToken, { examples: [[exampleTokens.asset]] }),
+            "The known tokens, in request order.",
+          ),
           ...errorResponses({
             400: "`asset_ids` is missing or malformed, lists more than 100 ids, or names an unconfigured network.",
           }),

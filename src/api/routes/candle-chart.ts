@@ -5,6 +5,7 @@ import { getTokenUsdCandles } from "../../store/market-queries.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
 import { errorResponses, examples, ok, params } from "../schemas.js";
+import { toIso } from "../times.js";
 
 export const CHART_INTERVALS = [5, 15, 30, 60] as const;
 
@@ -50,7 +51,7 @@ export function registerCandleChart(app: FastifyInstance, ctx: ApiContext) {
         tags: ["tokens"],
         summary: "USD candles of a token (deprecated)",
         description:
-          "USD candles of the token over its qualifying pools for the last `days` days, ascending; `v` in token units. Deprecated: answers carry `Deprecation` and `Link: </api/v1/candles>; rel=\"successor-version\"`.",
+          'USD candles of the token over its qualifying pools for the last `days` days, ascending; `v` in token units. Deprecated: answers carry `Deprecation` and `Link: </api/v1/candles>; rel="successor-version"`.',
         deprecated: true,
         security: [{ apiKey: [] }],
         querystring: Query,
@@ -58,7 +59,16 @@ export function registerCandleChart(app: FastifyInstance, ctx: ApiContext) {
           200: ok(
             Type.Array(DeprecatedCandle, {
               examples: [
-                [{ _id: { token_id: examples.wethId, date: "2026-11-21T10:00:00Z" }, h: 3162.5, l: 3149.8, o: 3150.1, c: 3160.2, v: 12.5 }],
+                [
+                  {
+                    _id: { token_id: examples.wethId, date: "2026-11-21T10:00:00Z" },
+                    h: 3162.5,
+                    l: 3149.8,
+                    o: 3150.1,
+                    c: 3160.2,
+                    v: 12.5,
+                  },
+                ],
               ],
             }),
             "Candles in ascending time.",
@@ -89,8 +99,16 @@ export function registerCandleChart(app: FastifyInstance, ctx: ApiContext) {
             intervalMinutes: interval,
             now: ctx.now(),
           });
-          if (candles.length === 0) throw notFound(`tokenId ${id.id} has no price update in the last ${days} days`);
-          return candles.map((c) => ({ _id: { token_id: id.id, date: c.date }, h: c.h, l: c.l, o: c.o, c: c.c, v: c.v }));
+          if (candles.length === 0)
+            throw notFound(`tokenId ${id.id} has no price update in the last ${days} days`);
+          return candles.map((c) => ({
+            _id: { token_id: id.id, date: toIso(new Date(c.time)) },
+            h: c.h,
+            l: c.l,
+            o: c.o,
+            c: c.c,
+            v: c.v,
+          }));
         },
       });
     },

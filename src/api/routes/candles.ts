@@ -51,8 +51,24 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
             Type.Array(Candle, {
               examples: [
                 [
-                  { open: 3150.1, high: 3162.5, low: 3149.8, close: 3160.2, volume: 12.5, date: "2026-11-21T10:00:00Z", time: 1795255200000 },
-                  { open: 3160.2, high: 3160.2, low: 3160.2, close: 3160.2, volume: 0, date: "2026-11-21T11:00:00Z", time: 1795258800000 },
+                  {
+                    open: 3150.1,
+                    high: 3162.5,
+                    low: 3149.8,
+                    close: 3160.2,
+                    volume: 12.5,
+                    date: "2026-11-21T10:00:00Z",
+                    time: 1795255200000,
+                  },
+                  {
+                    open: 3160.2,
+                    high: 3160.2,
+                    low: 3160.2,
+                    close: 3160.2,
+                    volume: 0,
+                    date: "2026-11-21T11:00:00Z",
+                    time: 1795258800000,
+                  },
                 ],
               ],
             }),

@@ -19,7 +19,8 @@ const CoinPrice = Type.Object(
     price: Type.String({ description: "USD price as decimal text." }),
     change: Nullable(
       Type.String({
-        description: "Percentage change of the USD price over 24 hours, as decimal text (\"-1.25\" = −1.25 %); null when unknown.",
+        description:
+          'Percentage change of the USD price over 24 hours, as decimal text ("-1.25" = −1.25 %); null when unknown.',
       }),
     ),
   },

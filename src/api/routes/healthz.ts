@@ -12,7 +12,10 @@ export function registerHealthz(app: FastifyInstance) {
         summary: "Liveness",
         description: "Answers 200 while the process serves HTTP. Needs no key.",
         response: {
-          200: Type.Object({ status: StringEnum(["ok"] as const) }, { additionalProperties: false, description: "Alive." }),
+          200: Type.Object(
+            { status: StringEnum(["ok"] as const) },
+            { additionalProperties: false, description: "Alive." },
+          ),
         },
       },
     },

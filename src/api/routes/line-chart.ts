@@ -5,6 +5,7 @@ import { getTokenLineChart } from "../../store/market-queries.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
 import { errorResponses, ok, params } from "../schemas.js";
+import { toIso } from "../times.js";
 
 const Query = Type.Object({ tokenId: params.tokenId, days: params.days });
 
@@ -53,9 +54,15 @@ export function registerLineChart(app: FastifyInstance, ctx: ApiContext) {
         key: `line|${id.id}|${days}`,
         chains: [id.chainId],
         compute: async () => {
-          const chart = await getTokenLineChart(ctx.db, { chainId: id.chainId, token: id.address, days, now: ctx.now() });
-          if (chart.labels.length === 0) throw notFound(`tokenId ${id.id} has no trade in the last ${days} days`);
-          return chart;
+          const chart = await getTokenLineChart(ctx.db, {
+            chainId: id.chainId,
+            token: id.address,
+            days,
+            now: ctx.now(),
+          });
+          if (chart.labels.length === 0)
+            throw notFound(`tokenId ${id.id} has no trade in the last ${days} days`);
+          return { labels: chart.labels.map((label) => toIso(new Date(label))), data: chart.data };
         },
       });
     },

@@ -15,14 +15,18 @@ export function registerLogos(app: FastifyInstance, root: string) {
       if (/^[a-z0-9-]+\.svg$/.test(name)) logos.set(name, readFileSync(path.join(dir, name)));
     }
   }
-  app.get<{ Params: { file: string } }>("/logos/:file", { schema: { hide: true } }, async (request, reply) => {
-    const logo = logos.get(request.params.file);
-    if (!logo) throw notFound(`no logo ${request.params.file.slice(0, 60)}`);
-    return reply
-      .type("image/svg+xml")
-      .header("cache-control", "public, max-age=86400")
-      .header("x-content-type-options", "nosniff")
-      .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'")
-      .send(logo);
-  });
+  app.get<{ Params: { file: string } }>(
+    "/logos/:file",
+    { schema: { hide: true } },
+    async (request, reply) => {
+      const logo = logos.get(request.params.file);
+      if (!logo) throw notFound(`no logo ${request.params.file.slice(0, 60)}`);
+      return reply
+        .type("image/svg+xml")
+        .header("cache-control", "public, max-age=86400")
+        .header("x-content-type-options", "nosniff")
+        .header("content-security-policy", "default-src 'none'; style-src 'unsafe-inline'")
+        .send(logo);
+    },
+  );
 }

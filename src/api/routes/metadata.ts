@@ -4,7 +4,14 @@ import { notFound } from "../../internal/errors.js";
 import type { ApiContext } from "../context.js";
 import { parseIdList } from "../ids.js";
 import { findTokens } from "../queries/tokens.js";
-import { errorResponses, exampleTokens, MetadataToken, MetadataTokenWithContract, ok, params } from "../schemas.js";
+import {
+  errorResponses,
+  exampleTokens,
+  MetadataToken,
+  MetadataTokenWithContract,
+  ok,
+  params,
+} from "../schemas.js";
 import { tokenFields } from "../token-records.js";
 
 const Query = Type.Object({ tokenId: params.tokenIds });
@@ -55,7 +62,11 @@ export function registerMetadata(app: FastifyInstance, ctx: ApiContext) {
           }
           const rows = ids.flatMap((id) => found.get(id.id) ?? []);
           if (rows.length === 0) throw notFound("none of the tokenId values is a known token");
-          return rows.map((row) => ({ contract: row.address, chain: String(row.chain_id), ...tokenFields(row) }));
+          return rows.map((row) => ({
+            contract: row.address,
+            chain: String(row.chain_id),
+            ...tokenFields(row),
+          }));
         },
       });
     },

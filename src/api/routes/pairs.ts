@@ -10,7 +10,10 @@ export const DEFAULT_PAIRS = 100;
 export const MAX_PAIRS = 1000;
 
 const Query = Type.Object({
-  asset_id: { ...params.assetId, description: "Token id `<address>:<network id>`: the pairs holding this token." },
+  asset_id: {
+    ...params.assetId,
+    description: "Token id `<address>:<network id>`: the pairs holding this token.",
+  },
   limit: Type.Optional(
     Type.Integer({
       minimum: 1,
@@ -92,7 +95,11 @@ export function registerPairs(app: FastifyInstance, ctx: ApiContext) {
         key: `pairs|${asset.id}|${limit}`,
         chains: [asset.chainId],
         compute: async () => {
-          const pools = await findPoolsOfToken(ctx.db, { chainId: asset.chainId, token: asset.address, limit });
+          const pools = await findPoolsOfToken(ctx.db, {
+            chainId: asset.chainId,
+            token: asset.address,
+            limit,
+          });
           return pools.map((p) => ({
             pair_id: `${p.address}:${p.chain_id}`,
             chain: p.chain_id,

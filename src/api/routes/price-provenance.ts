@@ -13,7 +13,9 @@ const Query = Type.Object({ tokenId: params.tokenId });
 const Provenance = Type.Object(
   {
     token_id: Type.String(),
-    usd_price: Nullable(Type.Number({ description: "The current USD price; null when no qualifying route exists." })),
+    usd_price: Nullable(
+      Type.Number({ description: "The current USD price; null when no qualifying route exists." }),
+    ),
     block_number: Type.Integer({ description: "The block at which the price was set." }),
     date: Type.String({ format: "date-time", description: "That block's time." }),
     provenance: Type.Object(

@@ -65,7 +65,9 @@ export function registerSearch(app: FastifyInstance, ctx: ApiContext) {
         throw badRequest("query parameter searchString must not contain control characters");
       }
       const chains =
-        request.query.chains === undefined ? [...ctx.chainIds] : parseChainList(request.query.chains, "chains");
+        request.query.chains === undefined
+          ? [...ctx.chainIds]
+          : parseChainList(request.query.chains, "chains");
       for (const chainId of chains) ctx.requireChain(chainId, "chains");
 
       return ctx.answer(reply, {

@@ -11,11 +11,16 @@ const Query = Type.Object({
     description: "Token contract address.",
     examples: [examples.USDC],
   }),
-  chain: Type.String({ pattern: patterns.chain, description: "Network id; one of the configured networks.", examples: ["1"] }),
+  chain: Type.String({
+    pattern: patterns.chain,
+    description: "Network id; one of the configured networks.",
+    examples: ["1"],
+  }),
   wallets: Type.String({
     pattern: patterns.addressList,
     maxLength: maxListLength(42),
-    description: "Comma-separated wallet addresses, at most 100; duplicates are answered once, in request order.",
+    description:
+      "Comma-separated wallet addresses, at most 100; duplicates are answered once, in request order.",
     examples: ["0x28c6c06298d514db089934071355e5743bf21d60,0x21a31ee1afc51d94c2efccaa2092ad1028285549"],
   }),
 });
@@ -66,7 +71,10 @@ export function registerTokenBalances(app: FastifyInstance, ctx: ApiContext) {
         querystring: Query,
         response: {
           200: ok(Balances, "Each wallet's balance and the sum.", {
-            "X-Balances-Block": { type: "string", description: "`<chainId>=<block>`: the block the balances were read at." },
+            "X-Balances-Block": {
+              type: "string",
+              description: "`<chainId>=<block>`: the block the balances were read at.",
+            },
             Deprecation: { type: "string", description: "When this endpoint was deprecated (RFC 9745)." },
           }),
           ...errorResponses({

@@ -37,7 +37,9 @@ const Trade = Type.Object(
     date: Type.String({ format: "date-time", description: "Time of the trade's block, ISO 8601 UTC." }),
     block_number: Type.Integer(),
     chain: Type.Integer({ description: "Network id." }),
-    exchange: Nullable(address("The contract the transaction called (router, aggregator); null when unknown.")),
+    exchange: Nullable(
+      address("The contract the transaction called (router, aggregator); null when unknown."),
+    ),
     factory_address: address("The pool's factory."),
     hash: Type.String({ description: "Transaction hash." }),
     log_index: Type.Integer(),
@@ -45,10 +47,18 @@ const Trade = Type.Object(
     pair_address: address("Pair address without network suffix."),
     token0_address: address("Without network suffix."),
     token1_address: address("Without network suffix."),
-    token0_amount: Nullable(Type.Number({ description: "Amount of token0 swapped, positive, decimal-adjusted." })),
-    token1_amount: Nullable(Type.Number({ description: "Amount of token1 swapped, positive, decimal-adjusted." })),
-    token0_price: Nullable(Type.Number({ description: "USD price of token0 at the trade; null when unknown." })),
-    token1_price: Nullable(Type.Number({ description: "USD price of token1 at the trade; null when unknown." })),
+    token0_amount: Nullable(
+      Type.Number({ description: "Amount of token0 swapped, positive, decimal-adjusted." }),
+    ),
+    token1_amount: Nullable(
+      Type.Number({ description: "Amount of token1 swapped, positive, decimal-adjusted." }),
+    ),
+    token0_price: Nullable(
+      Type.Number({ description: "USD price of token0 at the trade; null when unknown." }),
+    ),
+    token1_price: Nullable(
+      Type.Number({ description: "USD price of token1 at the trade; null when unknown." }),
+    ),
     token0_reserves: Nullable(Type.Number({ description: "The pool's token0 balance after the swap." })),
     token1_reserves: Nullable(Type.Number({ description: "The pool's token1 balance after the swap." })),
     token0_symbol: Nullable(Type.String()),
@@ -99,7 +109,7 @@ export function registerTrades(app: FastifyInstance, ctx: ApiContext) {
         tags: ["market data"],
         summary: "Trades of a pair",
         description:
-          "Trades of the pair, newest first (block, then log index), seen from `asset_id`'s side. A page holds `limit` trades (default 100, at most 1000); when older trades remain, the answer carries `X-Next-Cursor` and a `Link: <…>; rel=\"next\"` header with the URL of the next page.",
+          'Trades of the pair, newest first (block, then log index), seen from `asset_id`\'s side. A page holds `limit` trades (default 100, at most 1000); when older trades remain, the answer carries `X-Next-Cursor` and a `Link: <…>; rel="next"` header with the URL of the next page.',
         security: [{ apiKey: [] }],
         querystring: Query,
         response: {
@@ -108,7 +118,10 @@ export function registerTrades(app: FastifyInstance, ctx: ApiContext) {
               type: "string",
               description: "Present when older trades remain: pass it as `cursor` to get the next page.",
             },
-            Link: { type: "string", description: 'The next page\'s URL, `<…>; rel="next"`, when older trades remain.' },
+            Link: {
+              type: "string",
+              description: 'The next page\'s URL, `<…>; rel="next"`, when older trades remain.',
+            },
           }),
           ...errorResponses({
             400: "`asset_id` or `pair_id` missing or malformed, `asset_id` not a token of the pair, bad `limit` or `cursor`, or an unconfigured network.",
@@ -134,14 +147,27 @@ export function registerTrades(app: FastifyInstance, ctx: ApiContext) {
           if (!assetIsToken0 && !(asset.chainId === pool.chain_id && asset.address === pool.token1)) {
             throw badRequest(`asset_id ${asset.id} is not one of the two tokens of pair ${pair.id}`);
           }
-          const rows = await findSwaps(ctx.db, { chainId: pair.chainId, pool: pair.address, before, limit: limit + 1 });
+          const rows = await findSwaps(ctx.db, {
+            chainId: pair.chainId,
+            pool: pair.address,
+            before,
+            limit: limit + 1,
+          });
           const page = rows.slice(0, limit);
           const trades = page.map((swap) => tradeRecord(pool, swap, assetIsToken0));
           const last = page[page.length - 1];
           if (rows.length <= limit || !last) return trades;
           const cursor = encodeCursor({ block: Number(last.block_number), logIndex: last.log_index });
-          const next = new URLSearchParams({ asset_id: asset.id, pair_id: pair.id, limit: String(limit), cursor });
-          return withHeaders(trades, { "x-next-cursor": cursor, link: `</api/v1/trades?${next}>; rel="next"` });
+          const next = new URLSearchParams({
+            asset_id: asset.id,
+            pair_id: pair.id,
+            limit: String(limit),
+            cursor,
+          });
+          return withHeaders(trades, {
+            "x-next-cursor": cursor,
+            link: `</api/v1/trades?${next}>; rel="next"`,
+          });
         },
       });
     },

@@ -1,0 +1,236 @@
+import * as assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import type { FastifyInstance } from "fastify";
+import { createTestDb, type TestDb } from "../_test/db.js";
+import { createSilentLogger } from "../internal/logger.js";
+import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "./market-fixture.js";
+import { createApiServer } from "./server.js";
+import type { BalanceReader } from "./wallet-balances.js";
+
+const REQUESTS_PER_ENDPOINT = 400;
+const CONCURRENCY = 8;
+
+/** Every data endpoint with the names of its parameters. */
+const endpoints: [string, string[]][] = [
+  ["/v1/tokens/search", ["searchString", "chains"]],
+  ["/v1/tokens/metadata", ["tokenId"]],
+  ["/v1/tokens/line-chart", ["tokenId", "days"]],
+  ["/v1/tokens/candle-chart", ["tokenId", "days", "interval"]],
+  ["/v1/tokens/price-provenance", ["tokenId"]],
+  ["/v1/wallets/token-balances", ["contract", "chain", "wallets"]],
+  ["/v1/coins/price", ["symbol"]],
+  ["/api/v1/assets", ["asset_ids"]],
+  ["/api/v1/candles", ["asset_id", "pair_id", "from", "to", "interval"]],
+  ["/api/v1/trades", ["asset_id", "pair_id", "limit", "cursor"]],
+  ["/api/v1/pairs", ["asset_id", "limit"]],
+];
+
+/** A small deterministic PRNG (mulberry32), so a failure can be replayed. */
+function random(seed: number) {
+  let state = seed >>> 0;
+  const next = () => {
+    state = (state + 0x6d2b79f5) >>> 0;
+    let t = state;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+  const int = (n: number) => Math.floor(next() * n);
+  const pick = <T>(items: readonly T[]): T => items[int(items.length)] as T;
+  return { next, int, pick };
+}
+
+const f = fixture;
+const validValues = [
+  `${f.usdc}:1`,
+  `${f.weth}:1`,
+  `${f.pair}:1`,
+  `${f.weth}:1,${f.usdc}:1`,
+  f.usdc,
+  f.router,
+  "1",
+  "7",
+  "60",
+  "1h",
+  "5m",
+  "usdc",
+  "ETH",
+  "2026-11-20T00:00:00Z",
+  "2026-11-20T06:00:00Z",
+  "MTAyNC40",
+  "100",
+];
+const hostileValues = [
+  "",
+  " ",
+  "'",
+  "' OR 1=1--",
+  "'; DROP TABLE tokens; --",
+  "\\",
+  "%",
+  "_",
+  "%%",
+  "\\%",
+  // biome-ignore lint/suspicious/noTemplateCurlyInString: a log4j-shaped string, sent literally on purpose
+  "${jndi:ldap://x}",
+  "<script>alert(1)</script>",
+  "../../../../etc/passwd",
+  "__proto__",
+  "constructor",
+  "null",
+  "undefined",
+  "true",
+  "[]",
+  "{}",
+  '{"$gt":""}',
+  "-1",
+  "0",
+  "1e309",
+  "NaN",
+  "Infinity",
+  "-0",
+  "0x10",
+  " 5",
+  "5 ",
+  "1.5",
+  "99999999999999999999",
+  "2147483648",
+  "9999999999",
+  `${f.usdc}:9999999999`,
+  `${f.usdc}:2147483648`,
+  `${f.usdc}:0`,
+  `${f.usdc}:-1`,
+  `${f.usdc}:1,`,
+  `,${f.usdc}:1`,
+  `${f.usdc}:1,,${f.weth}:1`,
+  `0x${"g".repeat(40)}:1`,
+  "2026-02-30T00:00:00Z",
+  "2026-11-20T25:00:00Z",
+  "9999-12-31T23:59:59Z",
+  "0000-01-01T00:00:00Z",
+  "2026-11-20T00:00:00+14:00",
+  "1970-01-01T00:00:00Z",
+  "ÄÖÜ",
+  "😀😀😀",
+  "\u202eevil",
+  "\u0000",
+  "\u0007bell",
+  "\ud800",
+  "ｕｓｄｃ",
+  "İ",
+  "ß",
+];
+
+/** A raw query-string value: URL-encoded, or deliberately left malformed. */
+function encodeValue(raw: string, rng: ReturnType<typeof random>): string {
+  // encodeURIComponent refuses lone surrogates; mode 3 sends one on purpose.
+  const value = raw.replace(/[\ud800-\udfff]/g, "\ufffd");
+  const mode = rng.int(10);
+  if (mode === 0) return value.replace(/[&#= ]/g, "+"); // raw, as a sloppy client would send it
+  if (mode === 1) return `${encodeURIComponent(value)}%`; // dangling escape
+  if (mode === 2) return `%zz${encodeURIComponent(value)}`; // invalid escape
+  if (mode === 3) return "%ED%A0%80"; // an encoded lone surrogate
+  if (mode === 4) return "%C0%AF"; // overlong UTF-8
+  return encodeURIComponent(value);
+}
+
+function randomValue(rng: ReturnType<typeof random>): string {
+  const kind = rng.int(10);
+  if (kind < 3) return rng.pick(validValues);
+  if (kind < 7) return rng.pick(hostileValues);
+  if (kind === 7) return rng.pick(validValues) + rng.pick(hostileValues);
+  if (kind === 8) {
+    const length = rng.pick([101, 500, 2000, 6000]);
+    return rng
+      .pick(["a", "0", ",", `${f.usdc}:1,`, "é", "%"])
+      .repeat(Math.ceil(length / 4))
+      .slice(0, length);
+  }
+  return Array.from({ length: 1 + rng.int(30) }, () => String.fromCharCode(rng.int(0x3000))).join("");
+}
+
+function randomQuery(params: string[], rng: ReturnType<typeof random>): string {
+  const parts: string[] = [];
+  const count = rng.int(params.length + 3);
+  for (let i = 0; i < count; i++) {
+    const name =
+      rng.int(5) === 0
+        ? rng.pick(["foo", "__proto__", "constructor", "", "a[b]", "x-api-key"])
+        : rng.pick(params);
+    const shape = rng.int(12);
+    if (shape === 0)
+      parts.push(name); // no "="
+    else if (shape === 1) parts.push(`${name}=`);
+    else parts.push(`${name}=${encodeValue(randomValue(rng), rng)}`);
+  }
+  return parts.join(rng.int(15) === 0 ? ";" : "&");
+}
+
+const balances: BalanceReader = async ({ wallets }) => ({
+  blockNumber: 1n,
+  decimals: 6,
+  balances: wallets.map(() => 1n),
+});
+
+describe("fuzz: random and hostile query strings", () => {
+  let testDb: TestDb;
+  let app: FastifyInstance;
+  let base: string;
+  let key: string;
+
+  before(async () => {
+    testDb = await createTestDb();
+    ({ key } = await loadMarketFixture(testDb.db));
+    app = createApiServer({
+      config: fixtureConfig({ api: { rateLimit: { max: 1_000_000, windowMs: 60_000 } } }),
+      db: testDb.db,
+      logger: createSilentLogger(),
+      balanceReader: balances,
+      now: () => blockTime(f.indexedBlock),
+    });
+    await app.listen({ host: "127.0.0.1", port: 0 });
+    const address = app.server.address();
+    assert.ok(address && typeof address === "object");
+    base = `http://127.0.0.1:${address.port}`;
+  });
+  after(async () => {
+    await app?.close();
+    await testDb?.drop();
+  });
+
+  for (const [index, [path, params]] of endpoints.entries()) {
+    it(`${path}: ${REQUESTS_PER_ENDPOINT} requests, never a 5xx, never a hang`, async () => {
+      const rng = random(1000 + index);
+      const queries = Array.from({ length: REQUESTS_PER_ENDPOINT }, () => randomQuery(params, rng));
+      const failures: string[] = [];
+      const statuses = new Map<number, number>();
+      let next = 0;
+      const worker = async () => {
+        while (next < queries.length) {
+          const query = queries[next++] as string;
+          const url = `${base}${path}?${query}`;
+          try {
+            const response = await fetch(url, {
+              headers: { "x-api-key": key },
+              signal: AbortSignal.timeout(5000),
+            });
+            const text = await response.text();
+            statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+            if (response.status >= 500)
+              failures.push(`${response.status} ${url.slice(0, 300)} → ${text.slice(0, 200)}`);
+            else if (response.status >= 400 && response.status !== 431) {
+              const body = JSON.parse(text) as { statusCode?: unknown; message?: unknown };
+              if (body.statusCode !== response.status || typeof body.message !== "string") {
+                failures.push(`bad error body ${url.slice(0, 300)} → ${text.slice(0, 200)}`);
+              }
+            }
+          } catch (error) {
+            failures.push(`${(error as Error).name} ${url.slice(0, 300)}`);
+          }
+        }
+      };
+      await Promise.all(Array.from({ length: CONCURRENCY }, worker));
+      assert.deepEqual(failures, [], `statuses seen: ${JSON.stringify([...statuses])}`);
+    });
+  }
+});

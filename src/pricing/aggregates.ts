@@ -1,0 +1,218 @@
+/**
+ * Keeps the stored aggregates current: pool candles and token USD series grow trade by trade
+ * (read the touched buckets, fold in key order, write back), and are rebuilt from the remaining
+ * swaps after a rollback. A bucket is always the left fold of its trades in key order, so both
+ * ways give the same bits as a fresh index.
+ */
+import type { Queryable } from "../store/db.js";
+import {
+  type CandleRow,
+  deleteCandlesAbove,
+  deleteSeriesAbove,
+  loadCandles,
+  loadPoolTrades,
+  loadSeriesCandles,
+  loadSeriesTrades,
+  type SeriesRow,
+  type StoredTrade,
+  saveCandles,
+  saveSeriesCandles,
+} from "../store/market-writes.js";
+import { aggregateTrades, bucketOf, type CandleTrade, foldTrade, POOL_RESOLUTIONS } from "./candles.js";
+import { candleTradeOf, seriesPointsOf } from "./price-blocks.js";
+import { aggregateSeries, foldSeriesPoint, SERIES_RESOLUTIONS, type SeriesPoint } from "./series.js";
+import { KEY_BLOCK_FACTOR, lastKeyOfBlock, tradeOf } from "./trade.js";
+
+const keyOf = (owner: string, resolution: number, bucket: number) => `${owner}|${resolution}|${bucket}`;
+
+/** Folds trades (ascending by key) into the stored 1-minute, 1-hour and 1-day candles of their pools. */
+export async function foldPoolCandles(
+  db: Queryable,
+  chainId: number,
+  trades: readonly { pool: string; trade: CandleTrade }[],
+): Promise<number> {
+  if (trades.length === 0) return 0;
+  const keys = new Map<string, { pool: string; resolution: number; bucket: number }>();
+  for (const { pool, trade } of trades) {
+    for (const resolution of POOL_RESOLUTIONS) {
+      const bucket = bucketOf(trade.time, resolution);
+      keys.set(keyOf(pool, resolution, bucket), { pool, resolution, bucket });
+    }
+  }
+  const rows = new Map<string, CandleRow>();
+  for (const row of await loadCandles(db, chainId, [...keys.values()])) {
+    rows.set(keyOf(row.pool, row.resolution, row.bucket), row);
+  }
+  const dirty = new Set<string>();
+  for (const { pool, trade } of trades) {
+    for (const resolution of POOL_RESOLUTIONS) {
+      const bucket = bucketOf(trade.time, resolution);
+      const key = keyOf(pool, resolution, bucket);
+      const current = rows.get(key);
+      // Already folded (a batch seen twice): folding again would count it twice.
+      if (current && trade.key <= current.lastKey) continue;
+      rows.set(key, { ...foldTrade(current, trade, bucket), pool, resolution });
+      dirty.add(key);
+    }
+  }
+  await saveCandles(
+    db,
+    chainId,
+    [...dirty].sort().map((key) => rows.get(key) as CandleRow),
+  );
+  return dirty.size;
+}
+
+/** Folds series points (ascending by key) into the stored 5-minute and 1-hour USD series of their tokens. */
+export async function foldTokenSeries(
+  db: Queryable,
+  chainId: number,
+  points: readonly { token: string; point: SeriesPoint }[],
+): Promise<number> {
+  if (points.length === 0) return 0;
+  const keys = new Map<string, { token: string; resolution: number; bucket: number }>();
+  for (const { token, point } of points) {
+    for (const resolution of SERIES_RESOLUTIONS) {
+      const bucket = bucketOf(point.time, resolution);
+      keys.set(keyOf(token, resolution, bucket), { token, resolution, bucket });
+    }
+  }
+  const rows = new Map<string, SeriesRow>();
+  for (const row of await loadSeriesCandles(db, chainId, [...keys.values()])) {
+    rows.set(keyOf(row.token, row.resolution, row.bucket), row);
+  }
+  const dirty = new Set<string>();
+  for (const { token, point } of points) {
+    for (const resolution of SERIES_RESOLUTIONS) {
+      const bucket = bucketOf(point.time, resolution);
+      const key = keyOf(token, resolution, bucket);
+      const current = rows.get(key);
+      if (current && point.key <= current.lastKey) continue;
+      rows.set(key, { ...foldSeriesPoint(current, point, bucket), token, resolution });
+      dirty.add(key);
+    }
+  }
+  await saveSeriesCandles(
+    db,
+    chainId,
+    [...dirty].sort().map((key) => rows.get(key) as SeriesRow),
+  );
+  return dirty.size;
+}
+
+/** The trade of a stored swap as the candles see it (null: no price). */
+export function candleTradeOfStored(s: StoredTrade): CandleTrade | null {
+  if (s.decimals0 === null || s.decimals1 === null) return null;
+  return candleTradeOf({
+    key: s.blockNumber * KEY_BLOCK_FACTOR + s.logIndex,
+    time: s.time,
+    trade: tradeOf(s, s.decimals0, s.decimals1),
+    volumeUsd: s.volumeUsd,
+  });
+}
+
+/** The series points of a stored swap. */
+export function seriesPointsOfStored(s: StoredTrade): { token: string; point: SeriesPoint }[] {
+  if (s.decimals0 === null || s.decimals1 === null) return [];
+  return seriesPointsOf(
+    {
+      key: s.blockNumber * KEY_BLOCK_FACTOR + s.logIndex,
+      time: s.time,
+      trade: tradeOf(s, s.decimals0, s.decimals1),
+      series0Usd: s.series0Usd,
+      series1Usd: s.series1Usd,
+    },
+    s.token0,
+    s.token1,
+  );
+}
+
+/**
+ * Rebuilds, from the swaps at or below `ancestorBlock`, the candles of `pools` that held a trade
+ * above it (the rest did not change). Returns the number of candles written.
+ */
+export async function rebuildPoolCandles(
+  db: Queryable,
+  chainId: number,
+  pools: readonly string[],
+  ancestorBlock: number,
+): Promise<number> {
+  const deleted = await deleteCandlesAbove(db, chainId, pools, lastKeyOfBlock(ancestorBlock));
+  if (deleted.length === 0) return 0;
+  const fromBlock = new Map<string, number>();
+  const wanted = new Set<string>();
+  for (const d of deleted) {
+    const block = Math.floor(d.firstKey / KEY_BLOCK_FACTOR);
+    fromBlock.set(d.pool, Math.min(fromBlock.get(d.pool) ?? block, block));
+    wanted.add(keyOf(d.pool, d.resolution, d.bucket));
+  }
+  const stored = await loadPoolTrades(
+    db,
+    chainId,
+    [...fromBlock].map(([pool, block]) => ({ pool, fromBlock: block })),
+    ancestorBlock,
+  );
+  const byPool = new Map<string, CandleTrade[]>();
+  for (const s of stored) {
+    const trade = candleTradeOfStored(s);
+    if (!trade) continue;
+    let list = byPool.get(s.pool);
+    if (!list) {
+      list = [];
+      byPool.set(s.pool, list);
+    }
+    list.push(trade);
+  }
+  const rows: CandleRow[] = [];
+  for (const [pool, trades] of byPool) {
+    for (const resolution of POOL_RESOLUTIONS) {
+      for (const candle of aggregateTrades(trades, resolution)) {
+        if (wanted.has(keyOf(pool, resolution, candle.bucket))) rows.push({ ...candle, pool, resolution });
+      }
+    }
+  }
+  await saveCandles(db, chainId, rows);
+  return rows.length;
+}
+
+/** Rebuilds the USD series buckets of `tokens` that held a trade above `ancestorBlock`. */
+export async function rebuildTokenSeries(
+  db: Queryable,
+  chainId: number,
+  tokens: readonly string[],
+  ancestorBlock: number,
+): Promise<number> {
+  const deleted = await deleteSeriesAbove(db, chainId, tokens, lastKeyOfBlock(ancestorBlock));
+  if (deleted.length === 0) return 0;
+  const wanted = new Set<string>();
+  let fromBlock = Number.POSITIVE_INFINITY;
+  const affectedTokens = new Set<string>();
+  for (const d of deleted) {
+    fromBlock = Math.min(fromBlock, Math.floor(d.firstKey / KEY_BLOCK_FACTOR));
+    wanted.add(keyOf(d.token, d.resolution, d.bucket));
+    affectedTokens.add(d.token);
+  }
+  const stored = await loadSeriesTrades(db, chainId, [...affectedTokens], fromBlock, ancestorBlock);
+  const byToken = new Map<string, SeriesPoint[]>();
+  for (const s of stored) {
+    for (const { token, point } of seriesPointsOfStored(s)) {
+      if (!affectedTokens.has(token)) continue;
+      let list = byToken.get(token);
+      if (!list) {
+        list = [];
+        byToken.set(token, list);
+      }
+      list.push(point);
+    }
+  }
+  const rows: SeriesRow[] = [];
+  for (const [token, points] of byToken) {
+    for (const resolution of SERIES_RESOLUTIONS) {
+      for (const candle of aggregateSeries(points, resolution)) {
+        if (wanted.has(keyOf(token, resolution, candle.bucket))) rows.push({ ...candle, token, resolution });
+      }
+    }
+  }
+  await saveSeriesCandles(db, chainId, rows);
+  return rows.length;
+}

@@ -1,0 +1,175 @@
+import * as assert from "node:assert/strict";
+import { after, describe, it } from "node:test";
+import { createTestDb, type TestDb } from "../_test/db.js";
+import type { Hex } from "../decode/types.js";
+import { createSilentLogger } from "../internal/logger.js";
+import { snapshotAggregates } from "./aggregate-snapshot.js";
+import { createPricing } from "./pricing.js";
+import {
+  createSyntheticChain,
+  ingestSyntheticChain,
+  prepareSyntheticChain,
+  rollbackSyntheticChain,
+  type SyntheticChain,
+} from "./synthetic-chain.js";
+
+const CHAIN = 902;
+
+/** Deterministic pseudo-random numbers (mulberry32). */
+function seededRandom(seed: number): () => number {
+  let a = seed >>> 0;
+  return () => {
+    a = (a + 0x6d2b79f5) >>> 0;
+    let t = a;
+    t = Math.imul(t ^ (t >>> 15), t | 1);
+    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
+    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
+  };
+}
+
+type Market = { chain: SyntheticChain; tokens: Record<string, Hex>; pools: Hex[] };
+
+/** A market with anchors, WETH, WBTC, tokens one and two hops away, thin pools and a token of unknown decimals. */
+function createMarket(): Market {
+  const chain = createSyntheticChain({
+    chainId: CHAIN,
+    startBlock: 1,
+    startTime: Date.parse("2024-05-01T22:00:00Z") / 1000,
+  });
+  const spec = { USDC: 6, USDT: 6, WETH: 18, WBTC: 8, AAA: 18, BBB: 9, NODEC: null, DUST: 12 } as const;
+  const tokens: Record<string, Hex> = {};
+  for (const [symbol, decimals] of Object.entries(spec)) tokens[symbol] = chain.token(symbol, decimals);
+  const t = (s: string) => tokens[s] as Hex;
+  const u = (s: string, amount: number) =>
+    BigInt(Math.round(amount * 1e6)) * 10n ** BigInt((spec[s as keyof typeof spec] ?? 18) - 6);
+  const pools: Hex[] = [];
+  const add = (a: string, b: string, amountA: number, amountB: number, protocol: "v2" | "v3" = "v2") => {
+    const p = chain.pool(t(a), t(b), { protocol });
+    chain.mint(p, { [t(a)]: u(a, amountA), [t(b)]: u(b, amountB) });
+    pools.push(p);
+  };
+  add("USDC", "WETH", 3_000_000, 1000);
+  add("USDT", "WETH", 1_500_000, 500, "v3");
+  add("WBTC", "WETH", 10, 200);
+  add("WBTC", "USDC", 5, 300_000, "v3");
+  add("AAA", "WETH", 1_000_000, 100);
+  add("AAA", "USDC", 3_000, 900); // thin
+  add("BBB", "AAA", 50_000, 100_000);
+  add("BBB", "WETH", 200_000, 60, "v3");
+  add("NODEC", "WETH", 10_000, 10);
+  add("DUST", "WETH", 100_000, 0.5); // thin
+  chain.mine(12);
+  return { chain, tokens, pools };
+}
+
+/** Random trades (and the odd mint) over `blocks` blocks. */
+function trade(market: Market, random: () => number, blocks: number) {
+  const { chain, pools } = market;
+  for (let b = 0; b < blocks; b++) {
+    const n = Math.floor(random() * 4);
+    for (let i = 0; i < n; i++) {
+      const pool = pools[Math.floor(random() * pools.length)] as Hex;
+      const r = chain.reserves(pool);
+      const zeroIn = random() < 0.5;
+      const reserve = zeroIn ? r.reserve0 : r.reserve1;
+      // Between 0.01 % and 5 % of the input side's balance; now and then a 10× push.
+      const share = random() < 0.03 ? 2.2 : 0.0001 + random() * 0.05;
+      const amount = (reserve * BigInt(Math.floor(share * 1e6))) / 1_000_000n;
+      if (amount > 0n) chain.swap(pool, zeroIn ? r.token0 : r.token1, amount);
+    }
+    if (random() < 0.05) {
+      const pool = pools[Math.floor(random() * pools.length)] as Hex;
+      const r = chain.reserves(pool);
+      chain.mint(pool, { [r.token0]: r.reserve0 / 10n, [r.token1]: r.reserve1 / 10n });
+    }
+    const gap = random() < 0.02 ? 6 * 3600 : 12 + Math.floor(random() * 600);
+    chain.mine(gap);
+  }
+}
+
+describe("aggregates equal those of a fresh index", () => {
+  const dbs: TestDb[] = [];
+  after(async () => {
+    for (const db of dbs) await db.drop();
+  });
+
+  it("whatever the batches, after a reorg rollback and on the new branch", async () => {
+    const random = seededRandom(7);
+    const market = createMarket();
+    trade(market, random, 150);
+    const forkPoint = market.chain.blocks[market.chain.blocks.length - 1]?.number as number;
+    const branch: Market = { ...market, chain: market.chain.fork() };
+    trade(market, random, 60);
+    trade(branch, seededRandom(99), 40);
+    const lastTime = Math.max(
+      ...[market, branch].map((m) => m.chain.blocks[m.chain.blocks.length - 1]?.timestamp as number),
+    );
+    const now = new Date((lastTime + 90) * 1000);
+    const pricing = createPricing({
+      config: {
+        pricing: { liquidityFloorUsd: 10_000, maxDeviation: 0.1 },
+        chains: [
+          {
+            id: CHAIN,
+            referenceTokens: {
+              stablecoins: [market.tokens.USDC as Hex, market.tokens.USDT as Hex],
+              wrappedNative: market.tokens.WETH as Hex,
+              wrappedBtc: [market.tokens.WBTC as Hex],
+              others: [],
+            },
+          },
+        ],
+      },
+      logger: createSilentLogger(),
+      now: () => now,
+    });
+    const fresh = async (chain: SyntheticChain, toBlock?: number) => {
+      const t = await createTestDb();
+      dbs.push(t);
+      await prepareSyntheticChain(t.db, CHAIN, 1);
+      await ingestSyntheticChain(t.db, pricing, chain, { ...(toBlock ? { toBlock } : {}) });
+      return t;
+    };
+
+    const a = await createTestDb();
+    dbs.push(a);
+    await prepareSyntheticChain(a.db, CHAIN, 1);
+    const batchRandom = seededRandom(3);
+    await ingestSyntheticChain(a.db, pricing, market.chain, {
+      batchSize: () => 1 + Math.floor(batchRandom() * 12),
+    });
+    const whole = await fresh(market.chain);
+    const snapshot = await snapshotAggregates(a.db, CHAIN);
+    assert.ok((snapshot.candles?.length ?? 0) > 300, `a busy market: ${snapshot.candles?.length} candles`);
+    assert.ok((snapshot.token_usd_candles?.length ?? 0) > 100, "USD series");
+    assert.deepEqual(snapshot, await snapshotAggregates(whole.db, CHAIN), "batch by batch = one batch");
+
+    const later = new Date(now.getTime() + 5 * 3600_000);
+    await pricing.refreshStats(a.db, CHAIN, later);
+    await pricing.refreshStats(whole.db, CHAIN, later);
+    assert.deepEqual(
+      await snapshotAggregates(a.db, CHAIN),
+      await snapshotAggregates(whole.db, CHAIN),
+      "the window slid the same way",
+    );
+    await pricing.refreshStats(a.db, CHAIN, now);
+
+    await rollbackSyntheticChain(a.db, pricing, market.chain, forkPoint);
+    const upToFork = await fresh(market.chain, forkPoint);
+    assert.deepEqual(
+      await snapshotAggregates(a.db, CHAIN),
+      await snapshotAggregates(upToFork.db, CHAIN),
+      "after the rollback: a fresh index up to the common ancestor",
+    );
+
+    await ingestSyntheticChain(a.db, pricing, branch.chain, {
+      batchSize: () => 1 + Math.floor(batchRandom() * 12),
+    });
+    const freshBranch = await fresh(branch.chain);
+    assert.deepEqual(
+      await snapshotAggregates(a.db, CHAIN),
+      await snapshotAggregates(freshBranch.db, CHAIN),
+      "on the new branch: a fresh index of it",
+    );
+  });
+});

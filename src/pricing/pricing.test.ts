@@ -1,0 +1,320 @@
+import * as assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { createTestDb, type TestDb } from "../_test/db.js";
+import type { Hex } from "../decode/types.js";
+import { createSilentLogger } from "../internal/logger.js";
+import { getPairCandles, getTokenLineChart, getTokenUsdCandles } from "../store/market-queries.js";
+import { createPricing, type Pricing } from "./pricing.js";
+import {
+  createSyntheticChain,
+  ingestSyntheticChain,
+  prepareSyntheticChain,
+  type SyntheticChain,
+} from "./synthetic-chain.js";
+
+const E18 = 10n ** 18n;
+const E6 = 10n ** 6n;
+const units = (raw: bigint, decimals: number) => Number(raw) / 10 ** decimals;
+/** The V2 amount out, written out: in × 0.997 × reserveOut / (reserveIn + in × 0.997), floored. */
+const v2Out = (amountIn: bigint, reserveIn: bigint, reserveOut: bigint) =>
+  (amountIn * 997_000n * reserveOut) / (reserveIn * 1_000_000n + amountIn * 997_000n);
+
+function near(actual: number | null | undefined, expected: number, why: string, tolerance = 1e-9) {
+  assert.ok(
+    typeof actual === "number" && Math.abs(actual - expected) <= tolerance * Math.abs(expected),
+    `${why}: ${actual} vs ${expected}`,
+  );
+}
+
+const T0 = Date.parse("2024-03-01T00:00:00Z") / 1000;
+
+describe("pricing over a scripted market", () => {
+  let t: TestDb;
+  let chain: SyntheticChain;
+  let pricing: Pricing;
+  let now: Date;
+  const tok: Record<string, Hex> = {};
+  const pool: Record<string, Hex> = {};
+
+  before(async () => {
+    t = await createTestDb();
+    chain = createSyntheticChain({ chainId: 901, startBlock: 1, startTime: T0 });
+    for (const [symbol, decimals] of [
+      ["USDC", 6],
+      ["WETH", 18],
+      ["WBTC", 8],
+      ["KIBL", 9],
+      ["TKN", 18],
+      ["DUST", 12],
+    ] as const) {
+      tok[symbol] = chain.token(symbol, decimals);
+    }
+    const { USDC, WETH, WBTC, KIBL, TKN, DUST } = tok as Record<string, Hex>;
+    pool.UW = chain.pool(USDC as Hex, WETH as Hex);
+    pool.BU = chain.pool(WBTC as Hex, USDC as Hex);
+    pool.KW = chain.pool(KIBL as Hex, WETH as Hex);
+    pool.TU = chain.pool(TKN as Hex, USDC as Hex, { protocol: "v3" });
+    pool.DW = chain.pool(DUST as Hex, WETH as Hex);
+    chain.mint(pool.UW, { [USDC as Hex]: 3_000_000n * E6, [WETH as Hex]: 1000n * E18 });
+    chain.mint(pool.BU, { [WBTC as Hex]: 20n * 10n ** 8n, [USDC as Hex]: 1_200_000n * E6 });
+    chain.mint(pool.KW, { [KIBL as Hex]: 50_000_000n * 10n ** 9n, [WETH as Hex]: 50n * E18 });
+    chain.mint(pool.TU, { [TKN as Hex]: 100_000n * E18, [USDC as Hex]: 200_000n * E6 });
+    chain.mint(pool.DW, { [DUST as Hex]: 1_000_000n * 10n ** 12n, [WETH as Hex]: E18 });
+    chain.mine(12); // block 1
+    chain.swap(pool.UW, USDC as Hex, 30_000n * E6);
+    chain.mine(90_000); // block 2, 25 hours before block 3
+    chain.swap(pool.UW, WETH as Hex, 2n * E18);
+    chain.swap(pool.KW, WETH as Hex, E18);
+    chain.mine(12); // block 3
+    now = new Date((T0 + 12 + 90_000 + 30) * 1000);
+    pricing = createPricing({
+      config: {
+        pricing: { liquidityFloorUsd: 10_000, maxDeviation: 0.1 },
+        chains: [
+          {
+            id: 901,
+            referenceTokens: {
+              stablecoins: [USDC as Hex],
+              wrappedNative: WETH as Hex,
+              wrappedBtc: [WBTC as Hex],
+              others: [],
+            },
+          },
+        ],
+      },
+      logger: createSilentLogger(),
+      now: () => now,
+    });
+    await prepareSyntheticChain(t.db, 901, 1);
+    await ingestSyntheticChain(t.db, pricing, chain, { batchSize: () => 1 });
+  });
+  after(() => t.drop());
+
+  // The pools' raw reserves after each block, by hand.
+  const usdcAfter2 = 3_030_000n * E6;
+  const wethOut2 = v2Out(30_000n * E6, 3_000_000n * E6, 1000n * E18);
+  const wethAfter2 = 1000n * E18 - wethOut2;
+  const usdcOut3 = v2Out(2n * E18, wethAfter2, usdcAfter2);
+  const usdcAfter3 = usdcAfter2 - usdcOut3;
+  const wethAfter3 = wethAfter2 + 2n * E18;
+  const wethUsd2 = units(usdcAfter2, 6) / units(wethAfter2, 18);
+  const wethUsd3 = units(usdcAfter3, 6) / units(wethAfter3, 18);
+  const kiblOut3 = v2Out(E18, 50n * E18, 50_000_000n * 10n ** 9n);
+  const kiblUsd3 = (51 / units(50_000_000n * 10n ** 9n - kiblOut3, 9)) * wethUsd3;
+
+  const priceOf = async (token: string) =>
+    (
+      await t.db.query<{
+        usd_price: number | null;
+        provenance: { method: string; route: string[]; pools: { pool: string }[] };
+      }>("SELECT usd_price, provenance FROM token_prices WHERE chain_id = 901 AND token = $1", [token])
+    ).rows[0];
+
+  it("prices a stablecoin pair, WETH, a WETH-only token two hops away and WBTC", async () => {
+    assert.equal((await priceOf(tok.USDC as string))?.usd_price, 1, "USDC is an anchor");
+    near(
+      (await priceOf(tok.WETH as string))?.usd_price,
+      wethUsd3,
+      "WETH from the USDC pool's reserves after block 3",
+    );
+    near((await priceOf(tok.WBTC as string))?.usd_price, 60_000, "WBTC = 1.2M USDC / 20 WBTC");
+    near(
+      (await priceOf(tok.TKN as string))?.usd_price,
+      2,
+      "TKN = 200k USDC / 100k TKN (V3 sqrtPrice)",
+      1e-12,
+    );
+    const kibl = await priceOf(tok.KIBL as string);
+    near(kibl?.usd_price, kiblUsd3, "KIBL = WETH per KIBL × WETH in USD");
+    assert.deepEqual(kibl?.provenance.route, [tok.KIBL, tok.WETH, tok.USDC], "KIBL → WETH → USDC");
+    assert.deepEqual(
+      kibl?.provenance.pools.map((p) => p.pool),
+      [pool.KW],
+      "one pool",
+    );
+    const dust = await priceOf(tok.DUST as string);
+    assert.equal(dust?.usd_price, null, "DUST's pool holds $6,000 of WETH: below the floor");
+    assert.equal(dust?.provenance.method, "none", "no method");
+  });
+
+  it("values each trade with the prices of its block", async () => {
+    const { rows } = await t.db.query<{
+      block_number: number;
+      pool: string;
+      token0_usd: number;
+      token1_usd: number;
+      volume_usd: number;
+      token0_series_usd: number | null;
+      token1_series_usd: number | null;
+    }>(
+      `SELECT block_number, pool, token0_usd, token1_usd, volume_usd, token0_series_usd, token1_series_usd
+       FROM swaps WHERE chain_id = 901 ORDER BY block_number, log_index`,
+    );
+    const [a, b, c] = rows;
+    assert.equal(a?.token0_usd, 1, "USDC at 1");
+    near(a?.token1_usd, wethUsd2, "WETH at the end of block 2");
+    assert.equal(a?.volume_usd, 30_000, "30,000 USDC paid in: valued on the anchor side");
+    assert.equal(a?.token0_series_usd, 1, "USDC's series records its trades at 1 USD");
+    near(a?.token1_series_usd, 30_000 / units(wethOut2, 18), "WETH's series: the trade's own USD price");
+    near(b?.volume_usd, units(usdcOut3, 6), "2 WETH sold for USDC: the USDC received");
+    near(c?.volume_usd, wethUsd3, "1 WETH for KIBL: valued on the WETH side (reference before other)");
+    near(c?.token1_usd, kiblUsd3, "KIBL at the end of block 3");
+  });
+
+  it("keeps candles at 1 minute, 1 hour and 1 day", async () => {
+    const { rows } = await t.db.query<{
+      resolution: number;
+      bucket: Date;
+      open: number;
+      volume0: number;
+      volume1: number;
+      trades: number;
+      buys0: number;
+    }>(
+      "SELECT resolution, bucket, open, volume0, volume1, trades, buys0 FROM candles WHERE chain_id = 901 AND pool = $1 ORDER BY resolution, bucket",
+      [pool.UW],
+    );
+    assert.deepEqual(
+      rows.map((r) => [r.resolution, r.bucket.toISOString(), r.trades, r.buys0]),
+      [
+        [60, "2024-03-01T00:00:00.000Z", 1, 0],
+        [60, "2024-03-02T01:00:00.000Z", 1, 1],
+        [3600, "2024-03-01T00:00:00.000Z", 1, 0],
+        [3600, "2024-03-02T01:00:00.000Z", 1, 1],
+        [86400, "2024-03-01T00:00:00.000Z", 1, 0],
+        [86400, "2024-03-02T00:00:00.000Z", 1, 1],
+      ],
+      "one trade in each bucket; the second buys token0 (USDC)",
+    );
+    near(rows[0]?.open, units(wethOut2, 18) / 30_000, "USDC in WETH: WETH out / USDC in");
+    assert.equal(rows[0]?.volume0, 30_000, "USDC traded");
+    near(rows[0]?.volume1, units(wethOut2, 18), "WETH traded");
+    const side1 = await getPairCandles(t.db, {
+      chainId: 901,
+      pool: pool.UW as string,
+      side: 1,
+      intervalSeconds: 14_400,
+      from: new Date("2024-03-02T00:00:00Z"),
+      to: new Date("2024-03-02T04:00:00Z"),
+      now,
+    });
+    assert.equal(side1.length, 1, "one 4-hour candle from 00:00");
+    near(side1[0]?.open, units(usdcOut3, 6) / 2, "WETH in USDC: the reciprocal");
+    assert.equal(side1[0]?.volume, 2, "WETH volume on WETH's side");
+  });
+
+  it("computes 24-hour pair and token statistics", async () => {
+    const pair = (
+      await t.db.query<{
+        volume_usd_24h: number;
+        liquidity_usd: number;
+        price_change_24h: number;
+        buys_24h: number;
+        sells_24h: number;
+      }>("SELECT * FROM pair_stats WHERE chain_id = 901 AND pool = $1", [pool.UW])
+    ).rows[0];
+    near(pair?.volume_usd_24h, units(usdcOut3, 6), "only block 3's trade is in the last 24 hours");
+    assert.equal(pair?.buys_24h, 1, "one buy of token0");
+    assert.equal(pair?.sells_24h, 0, "no sell");
+    near(pair?.liquidity_usd, 2 * units(usdcAfter3, 6), "USDC + WETH at its price: twice the USDC");
+    const before = units(wethOut2, 18) / 30_000;
+    const latest = 2 / units(usdcOut3, 6);
+    near(
+      pair?.price_change_24h,
+      (latest / before - 1) * 100,
+      "token0 in token1 against the trade 25 hours ago",
+    );
+    const weth = (
+      await t.db.query<{ volume_usd_24h: number; price_change_24h: number; liquidity_usd: number }>(
+        "SELECT * FROM token_stats WHERE chain_id = 901 AND token = $1",
+        [tok.WETH],
+      )
+    ).rows[0];
+    near(
+      weth?.volume_usd_24h,
+      units(usdcOut3, 6) + wethUsd3,
+      "WETH's pools: the USDC pool and the KIBL pool",
+    );
+    near(
+      weth?.price_change_24h,
+      (wethUsd3 / (30_000 / units(wethOut2, 18)) - 1) * 100,
+      "price now against its series 25 hours ago",
+    );
+    assert.ok((weth?.liquidity_usd ?? 0) > 6_000_000, "USDC pool + KIBL pool, not the thin DUST pool");
+  });
+
+  it("serves the hourly line chart and the USD candles", async () => {
+    const chart = await getTokenLineChart(t.db, { chainId: 901, token: tok.KIBL as string, days: 2, now });
+    assert.deepEqual(chart.labels, ["2024-03-02T01:00:00.000Z"], "hours before the first price are left out");
+    near(chart.data[0], (1 / units(kiblOut3, 9)) * wethUsd3, "the trade's own USD price of KIBL");
+    const weth = await getTokenLineChart(t.db, { chainId: 901, token: tok.WETH as string, days: 2, now });
+    assert.equal(weth.labels.length, 26, "from the first trade (00:00 the day before) to the current hour");
+    assert.equal(weth.data[1], weth.data[0], "an hour without trades carries the previous point");
+    const empty = await getTokenLineChart(t.db, {
+      chainId: 901,
+      token: tok.KIBL as string,
+      days: 1,
+      now: new Date("2024-03-10T00:00:00Z"),
+    });
+    assert.deepEqual(empty, { labels: [], data: [] }, "no trade in range");
+    const usd = await getTokenUsdCandles(t.db, {
+      chainId: 901,
+      token: tok.WETH as string,
+      days: 2,
+      intervalMinutes: 15,
+      now,
+    });
+    assert.deepEqual(
+      usd.map((c) => c.date),
+      ["2024-03-01T00:00:00.000Z", "2024-03-02T01:00:00.000Z"],
+      "one 15-minute candle per trade",
+    );
+    assert.equal(usd[1]?.v, 2, "token units, qualifying pools only: the KIBL pool does not price WETH");
+  });
+
+  it("fills empty intervals up to now with the previous close", async () => {
+    const candles = await getPairCandles(t.db, {
+      chainId: 901,
+      pool: pool.UW as string,
+      side: 0,
+      intervalSeconds: 60,
+      from: new Date("2024-03-02T00:58:00Z"),
+      to: new Date("2024-03-02T02:00:00Z"),
+      now,
+    });
+    assert.deepEqual(
+      candles.map((c) => new Date(c.time).toISOString()),
+      ["2024-03-02T01:00:00.000Z"],
+      "from the first trade in range to now (01:00:42): the current minute only",
+    );
+    const later = await getPairCandles(t.db, {
+      chainId: 901,
+      pool: pool.UW as string,
+      side: 0,
+      intervalSeconds: 300,
+      from: new Date("2024-03-02T01:00:00Z"),
+      to: new Date("2024-03-02T01:20:00Z"),
+      now: new Date("2024-03-03T00:00:00Z"),
+    });
+    assert.deepEqual(
+      later.map((c) => [c.volume > 0, c.close === later[0]?.close]),
+      [
+        [true, true],
+        [false, true],
+        [false, true],
+        [false, true],
+      ],
+      "four 5-minute intervals up to `to`, the empty ones at the previous close",
+    );
+    const none = await getPairCandles(t.db, {
+      chainId: 901,
+      pool: pool.UW as string,
+      side: 0,
+      intervalSeconds: 86_400,
+      from: new Date("2024-03-05T00:00:00Z"),
+      to: new Date("2024-03-06T00:00:00Z"),
+      now,
+    });
+    assert.deepEqual(none, [], "no trade in range");
+  });
+});

@@ -1,0 +1,140 @@
+import * as assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { valueTrade } from "./trade-usd.js";
+import type { GraphPool, ReferenceTokens, TokenPrice } from "./usd-prices.js";
+
+const reference: ReferenceTokens = {
+  stablecoins: ["usdc"],
+  wrappedNative: "weth",
+  wrappedBtc: [],
+  others: [],
+};
+const options = { liquidityFloorUsd: 10_000, maxDeviation: 0.1 };
+
+const pool = (token0: string, token1: string, depth0: number, depth1: number): GraphPool => ({
+  address: `${token0}-${token1}`,
+  dex: "test",
+  token0,
+  token1,
+  price0: null,
+  depth0,
+  depth1,
+  stateBlock: 1,
+  stateTime: 0,
+});
+
+function price(token: string, usdPrice: number | null, extra: Partial<TokenPrice> = {}): TokenPrice {
+  return {
+    token,
+    usdPrice,
+    method: usdPrice === null ? "none" : "pools",
+    layer: 1,
+    confidence: 0.9,
+    route: [],
+    median: null,
+    pools: [],
+    dropped: [],
+    belowFloor: 0,
+    asOfBlock: 1,
+    asOfTime: 0,
+    ...extra,
+  };
+}
+
+const quote = (p: string, quoteUsd: number) => ({
+  pool: p,
+  dex: "test",
+  quote: "",
+  quoteUsd,
+  liquidityUsd: 1e6,
+  price: 0,
+  priceUsd: 0,
+  weight: 1,
+});
+
+describe("valueTrade", () => {
+  const usdc = price("usdc", 1, { method: "anchor", layer: 0, confidence: 1 });
+
+  it("values a trade on its most trustworthy side", () => {
+    // LINK (token0) bought with WETH (token1) at 0.005 WETH; WETH at 3,000.
+    const p = pool("link", "weth", 1e5, 500);
+    const link = price("link", 16, { pools: [quote(p.address, 3000)] });
+    const weth = price("weth", 3000);
+    const usd = valueTrade({
+      pool: p,
+      trade: { price: 0.005, volume0: 100, volume1: 0.5, buy0: true },
+      volumes: { volume0: 100, volume1: 0.5 },
+      price0: link,
+      price1: weth,
+      reference,
+      options,
+    });
+    assert.equal(usd.volumeUsd, 1500, "0.5 WETH × 3,000: the reference side, not 100 LINK × 16");
+    assert.equal(usd.token0Usd, 16, "the robust LINK price, not the trade's 15");
+    assert.equal(usd.series0Usd, 15, "LINK's series: 0.005 × 3,000");
+    assert.equal(usd.series1Usd, null, "the pool does not price WETH");
+  });
+
+  it("leaves an outlier trade out of the series", () => {
+    const p = pool("link", "weth", 1e5, 500);
+    const link = price("link", 15, { pools: [quote(p.address, 3000)] });
+    const usd = valueTrade({
+      pool: p,
+      trade: { price: 0.05, volume0: 1, volume1: 0.05, buy0: true },
+      volumes: { volume0: 1, volume1: 0.05 },
+      price0: link,
+      price1: price("weth", 3000),
+      reference,
+      options,
+    });
+    assert.equal(usd.series0Usd, null, "150 against a robust 15");
+    assert.equal(usd.volumeUsd, 150, "still valued: 0.05 WETH");
+  });
+
+  it("records an anchor's trades at 1 USD where its side is deep enough", () => {
+    const deep = pool("usdc", "weth", 3e6, 1000);
+    const thin = pool("usdc", "weth", 4000, 1);
+    const args = {
+      trade: { price: 1 / 3000, volume0: 3000, volume1: 1, buy0: false },
+      volumes: { volume0: 3000, volume1: 1 },
+      price0: usdc,
+      price1: price("weth", 3000),
+      reference,
+      options,
+    };
+    assert.equal(valueTrade({ ...args, pool: deep }).series0Usd, 1, "deep pool");
+    assert.equal(valueTrade({ ...args, pool: thin }).series0Usd, null, "$8,000 < $10,000");
+    assert.equal(valueTrade({ ...args, pool: deep }).volumeUsd, 3000, "the anchor side");
+  });
+
+  it("values a trade whose other token has unknown decimals", () => {
+    const usd = valueTrade({
+      pool: pool("nodec", "weth", 0, 10),
+      trade: null,
+      volumes: { volume0: null, volume1: 2 },
+      price0: price("nodec", null),
+      price1: price("weth", 3000),
+      reference,
+      options,
+    });
+    assert.equal(usd.volumeUsd, 6000, "2 WETH × 3,000");
+    assert.equal(usd.series1Usd, null, "no price, no series point");
+  });
+
+  it("has no USD value when neither side is priced", () => {
+    const usd = valueTrade({
+      pool: pool("a", "b", 1, 1),
+      trade: { price: 1, volume0: 1, volume1: 1, buy0: true },
+      volumes: { volume0: 1, volume1: 1 },
+      price0: price("a", null),
+      price1: price("b", null),
+      reference,
+      options,
+    });
+    assert.deepEqual(
+      usd,
+      { token0Usd: null, token1Usd: null, volumeUsd: null, series0Usd: null, series1Usd: null },
+      "null, never 0",
+    );
+  });
+});

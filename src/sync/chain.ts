@@ -1,0 +1,437 @@
+import type { MultiBar } from "cli-progress";
+import type { ChainConfig, DexConfig } from "../config/schema.js";
+import type { Hex } from "../decode/types.js";
+import {
+  type BaseError,
+  DeepReorgError,
+  GenesisMismatchError,
+  RangeTooLargeError,
+  RetryableRpcError,
+} from "../internal/errors.js";
+import type { Logger } from "../internal/logger.js";
+import { createRpcClient, type RpcClient } from "../rpc/client.js";
+import { sleep } from "../rpc/retry.js";
+import type { BlockHeader } from "../rpc/types.js";
+import { type Db, withTransaction } from "../store/db.js";
+import type { Checkpoint } from "../store/ingest.js";
+import {
+  initSyncState,
+  loadCheckpoint,
+  loadFactoryScans,
+  loadPools,
+  loadStoredBlocks,
+  loadTokens,
+  recordHead,
+  rollbackAbove,
+  tokensDueForSupply,
+  updateTokenSupplies,
+} from "../store/ingest-state.js";
+import { readBaseStates } from "./base-state.js";
+import { buildBatch, IncompleteRangeError } from "./batch.js";
+import { commitBatch } from "./commit.js";
+import type { DerivedData } from "./derived.js";
+import { scanFactories } from "./factory-scan.js";
+import { fetchRange } from "./fetch-range.js";
+import { ChainIdMismatchError, checkGenesis } from "./genesis.js";
+import type { IndexerOptions } from "./options.js";
+import { type Pool, poolFromCreation, type Token, unknownState } from "./pools.js";
+import { type ChainStatus, createProgress } from "./progress.js";
+import { createRangeSizer } from "./ranges.js";
+import { readSupplies, readTokens } from "./tokens.js";
+
+export type ChainSync = {
+  /** Runs until stop() (or, without `follow`, until caught up, or until a fatal error). Never rejects. */
+  run(): Promise<void>;
+  stop(): Promise<void>;
+  status(): ChainStatus;
+};
+
+/** Errors after which indexing of the chain stops instead of retrying. */
+const isFatal = (error: unknown) =>
+  error instanceof DeepReorgError ||
+  error instanceof GenesisMismatchError ||
+  error instanceof ChainIdMismatchError;
+
+/**
+ * The indexer of one chain: genesis check, factory scan below the start, backfill in adaptive
+ * ranges, head following, reorg handling. Each batch is one transaction with its checkpoint.
+ * Failures are logged and the chain restarts from its checkpoint with backoff; a deep reorg or a
+ * genesis mismatch stops it loudly. The in-memory pools and tokens mirror the database and are
+ * reloaded from it after every restart and rollback.
+ */
+export function createChainSync(args: {
+  chain: ChainConfig;
+  db: Db;
+  logger: Logger;
+  derived: DerivedData;
+  options: IndexerOptions;
+  bars: MultiBar | null;
+}): ChainSync {
+  const { chain, db, derived, options } = args;
+  const logger = args.logger.child({ chain_id: chain.id });
+  const abort = new AbortController();
+  const rpc: RpcClient = createRpcClient({ chain, logger, options: options.rpc, signal: abort.signal });
+  const dexes: DexConfig[] = chain.dexes;
+  const dexByFactory = new Map<Hex, DexConfig>(dexes.map((d) => [d.factory, d]));
+  const progress = createProgress({
+    chainId: chain.id,
+    name: chain.name,
+    startBlock: chain.startBlock,
+    logger,
+    logIntervalMs: options.progressLogIntervalMs,
+    bars: args.bars,
+  });
+  const sizer = createRangeSizer({
+    initial: Math.min(options.initialBlockRange, chain.maxBlockRange),
+    max: chain.maxBlockRange,
+    targetLogs: options.targetLogsPerBatch,
+  });
+
+  let stopped = false;
+  let running: Promise<void> | undefined;
+  let pools = new Map<Hex, Pool>();
+  let tokens = new Map<Hex, Token>();
+  let checkpoint: Checkpoint = { block: chain.startBlock - 1, hash: null, time: null };
+  let caughtUp = false;
+  let wake: (() => void) | null = null;
+  let unwatch: (() => void) | null = null;
+  let lastSupplyRefresh = Date.now();
+  let recordedHead = -1;
+  let failures = 0;
+
+  /** Loads the chain's checkpoint, pools and tokens from the database. */
+  const reload = async () => {
+    checkpoint = (await loadCheckpoint(db, chain.id)) ?? checkpoint;
+    const scans = await loadFactoryScans(db, chain.id);
+    pools = new Map();
+    let unconfigured = 0;
+    for (const row of await loadPools(db, chain.id)) {
+      const dex = dexByFactory.get(row.factory);
+      if (!dex) {
+        unconfigured++;
+        continue;
+      }
+      const baseBlock = row.base?.block ?? scans.get(row.factory)?.targetBlock ?? row.createdBlock;
+      pools.set(row.address, { ...row, swapEvent: dex.swapEvent, baseBlock });
+    }
+    if (unconfigured > 0)
+      logger.warn({ pools: unconfigured }, "stored pools of factories no longer configured are ignored");
+    tokens = new Map((await loadTokens(db, chain.id)).map((t) => [t.address, t]));
+    progress.checkpoint(checkpoint);
+  };
+
+  const initialize = async () => {
+    progress.phase("starting");
+    const genesis = await checkGenesis({ db, rpc, chain, logger });
+    await initSyncState(db, chain.id, chain.startBlock);
+    await reload();
+    logger.info(
+      {
+        genesis,
+        indexed_block: checkpoint.block,
+        pools: pools.size,
+        tokens: tokens.size,
+        start_block: chain.startBlock,
+      },
+      "chain indexer starting",
+    );
+    await verifyCheckpoint();
+    progress.phase("scanning-factories");
+    const found = await scanFactories({
+      db,
+      rpc,
+      chainId: chain.id,
+      dexes,
+      checkpoint: checkpoint.block,
+      isKnownPool: (a) => pools.has(a),
+      maxRange: Math.max(options.factoryScanMaxRange, chain.maxBlockRange),
+      logger,
+      isStopped: () => stopped,
+    });
+    for (const pool of found) pools.set(pool.address, pool);
+    if (found.length > 0) logger.info({ pools: found.length }, "pools created before the start block found");
+    unwatch ??= rpc.watchHeads(() => wake?.());
+  };
+
+  /** Is the stored checkpoint still on the node's chain? Rolls back when it is not. */
+  const verifyCheckpoint = async (head?: BlockHeader): Promise<boolean> => {
+    if (checkpoint.hash === null) return true;
+    const block = head?.number === checkpoint.block ? head : await rpc.getBlock(checkpoint.block);
+    if (block && block.hash === checkpoint.hash) return true;
+    await handleReorg(`checkpoint block ${checkpoint.block} is no longer canonical`);
+    return false;
+  };
+
+  /**
+   * Finds the highest stored block the node still has (the common ancestor) and, in one
+   * transaction, deletes everything above it, recomputes the touched pools' state, lets the
+   * derived data roll back and lowers the checkpoint.
+   */
+  const handleReorg = async (reason: string) => {
+    const stored = await loadStoredBlocks(db, chain.id);
+    const onChain = await rpc.getBlocksOrNull(stored.map((b) => b.number));
+    const ancestor = stored.find((b, i) => onChain[i]?.hash === b.hash);
+    if (!ancestor) {
+      const lowest = stored[stored.length - 1]?.number;
+      throw new DeepReorgError(
+        `chain ${chain.id} (${chain.name}): reorg deeper than the kept window (no stored block from ${lowest ?? "none"} to ${checkpoint.block} is canonical); indexing of this chain stops`,
+      );
+    }
+    if (ancestor.number === checkpoint.block) return;
+    const previous = checkpoint.block;
+    const result = await withTransaction(db, async (client) => {
+      const r = await rollbackAbove(client, chain.id, previous, {
+        block: ancestor.number,
+        hash: ancestor.hash,
+        time: ancestor.time,
+      });
+      await derived.afterRollback(client, { chainId: chain.id, ancestorBlock: ancestor.number });
+      return r;
+    });
+    logger.warn(
+      {
+        reason,
+        ancestor_block: ancestor.number,
+        previous_block: previous,
+        depth: previous - ancestor.number,
+        deleted_swaps: result.deletedSwaps,
+        deleted_pool_events: result.deletedEvents,
+        recomputed_pools: result.affectedPools.length,
+      },
+      "reorg: rolled back to the common ancestor",
+    );
+    await reload();
+  };
+
+  /** Fetches, builds and commits the next range. */
+  const ingestNext = async (target: number) => {
+    const startedAt = performance.now();
+    const from = checkpoint.block + 1;
+    const to = Math.min(target, from + sizer.size() - 1);
+    let data: Awaited<ReturnType<typeof fetchRange>>;
+    try {
+      data = await fetchRange({
+        rpc,
+        dexes,
+        isKnownPool: (a) => pools.has(a),
+        knownPools: () => pools.keys(),
+        knownPoolCount: pools.size,
+        from,
+        to,
+        target,
+        reorgWindow: chain.reorgWindow,
+        parentHash: checkpoint.block === from - 1 ? checkpoint.hash : null,
+        addressFilterLimit: options.addressFilterLimit,
+      });
+    } catch (error) {
+      if (error instanceof RangeTooLargeError) {
+        if (!sizer.tooLarge(to - from + 1))
+          throw new RetryableRpcError(`a one-block range is refused: ${error.message}`, { cause: error });
+        logger.debug(
+          { from_block: from, to_block: to, next_range: sizer.size() },
+          "range too large; halving",
+        );
+        return;
+      }
+      if (error instanceof IncompleteRangeError) {
+        logger.debug(
+          { from_block: from, to_block: to, reason: error.message },
+          "range changed while fetched; fetching again",
+        );
+        await sleep(Math.min(chain.pollIntervalMs, 1000), abort.signal).catch(() => {});
+        return;
+      }
+      throw error;
+    }
+    if ("reorg" in data) {
+      await handleReorg(`block ${from} does not link to the checkpoint ${checkpoint.block}`);
+      return;
+    }
+    sizer.succeeded(to - from + 1, data.logs.length, to === target);
+
+    // Pools created in the range, and pools older than the range touched for the first time.
+    const overlay = new Map<Hex, Pool>();
+    const newPools = data.creations.map(({ creation, dex }) => poolFromCreation(creation, dex, null));
+    for (const pool of newPools) overlay.set(pool.address, pool);
+    const lookup = { get: (a: Hex) => overlay.get(a) ?? pools.get(a) };
+    const touched = new Map<Hex, Pool>();
+    for (const log of data.logs) {
+      const pool = lookup.get(log.address);
+      if (pool) touched.set(pool.address, pool);
+    }
+    const needBase = [...touched.values()].filter((p) => p.base === null);
+    const basedPools: Pool[] = [];
+    if (needBase.length > 0) {
+      const bases = await readBaseStates(rpc, needBase);
+      for (const pool of needBase) {
+        const base = bases.get(pool.address) ?? { ...unknownState, block: pool.baseBlock };
+        const based = { ...pool, base, state: base };
+        overlay.set(pool.address, based);
+        basedPools.push(based);
+      }
+    }
+    const wantedTokens = new Set<Hex>();
+    for (const pool of [...newPools, ...touched.values()]) {
+      for (const token of [pool.token0, pool.token1]) if (!tokens.has(token)) wantedTokens.add(token);
+    }
+    const newTokens = await readTokens(rpc, [...wantedTokens], to);
+    const newTokenMap = new Map(newTokens.map((t) => [t.address, t]));
+    const built = buildBatch({
+      logs: data.logs,
+      pools: lookup,
+      tokens: { get: (a: Hex) => newTokenMap.get(a) ?? tokens.get(a) },
+      blocks: data.headers,
+      transactions: data.transactions,
+    });
+    // Stopping now abandons the batch: nothing of it was written.
+    if (stopped) return;
+
+    const toHeader = data.headers.get(to) as BlockHeader;
+    const next: Checkpoint = { block: to, hash: toHeader.hash, time: new Date(toHeader.timestamp * 1000) };
+    await commitBatch(db, derived, {
+      chainId: chain.id,
+      source: "rpc",
+      fromBlock: from,
+      previous: checkpoint.block,
+      checkpoint: next,
+      figures: progress.figures(),
+      newPools,
+      basedPools,
+      newTokens,
+      built,
+      blocks: data.canonical,
+      keepBlocksAbove: to - chain.reorgWindow,
+    });
+    for (const [address, pool] of overlay) pools.set(address, pool);
+    for (const [address, state] of built.states) {
+      const pool = pools.get(address);
+      if (pool) pools.set(address, { ...pool, state });
+    }
+    for (const token of newTokens) tokens.set(token.address, token);
+    checkpoint = next;
+    failures = 0;
+    const elapsedMs = performance.now() - startedAt;
+    progress.checkpoint(next);
+    progress.batch({
+      blocks: to - from + 1,
+      swaps: built.swaps.length,
+      events: built.poolEvents.length,
+      elapsedMs,
+    });
+    logger.debug(
+      {
+        from_block: from,
+        to_block: to,
+        logs: data.logs.length,
+        swaps: built.swaps.length,
+        pool_events: built.poolEvents.length,
+        new_pools: newPools.length,
+        elapsed_ms: Math.round(elapsedMs),
+      },
+      "batch committed",
+    );
+  };
+
+  const refreshSupplies = async () => {
+    if (Date.now() - lastSupplyRefresh < options.supplyRefreshMs) return;
+    lastSupplyRefresh = Date.now();
+    try {
+      const due = await tokensDueForSupply(db, chain.id, options.supplyRefreshMs, options.supplyRefreshBatch);
+      if (due.length === 0) return;
+      await updateTokenSupplies(db, chain.id, await readSupplies(rpc, due));
+      logger.debug({ tokens: due.length }, "token supplies refreshed");
+    } catch (error) {
+      logger.warn({ error: (error as Error).message }, "token supply refresh failed; trying again later");
+    }
+  };
+
+  const waitForHead = () =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        abort.signal.removeEventListener("abort", done);
+        wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, chain.pollIntervalMs);
+      abort.signal.addEventListener("abort", done, { once: true });
+      wake = done;
+    });
+
+  const loop = async () => {
+    while (!stopped) {
+      const head = await rpc.getBlock("latest");
+      if (!head) throw new RetryableRpcError("the node has no latest block");
+      progress.head(head.number, head.timestamp);
+      const target = head.number - chain.confirmations;
+      if (target > checkpoint.block) {
+        if (!caughtUp) progress.phase("backfill");
+        await ingestNext(target);
+        continue;
+      }
+      if (!(await verifyCheckpoint(head))) continue;
+      if (!caughtUp) {
+        caughtUp = true;
+        logger.info({ indexed_block: checkpoint.block, head_block: head.number }, "caught up with the head");
+      }
+      progress.phase("following");
+      if (head.number !== recordedHead) {
+        await recordHead(db, chain.id, { block: head.number, time: new Date(head.timestamp * 1000) });
+        recordedHead = head.number;
+      }
+      if (!options.follow) return;
+      await refreshSupplies();
+      await waitForHead();
+    }
+  };
+
+  const run = async () => {
+    while (!stopped) {
+      try {
+        await initialize();
+        await loop();
+        break;
+      } catch (error) {
+        if (stopped) break;
+        const message = error instanceof Error ? error.message : String(error);
+        if (isFatal(error)) {
+          progress.phase("failed", message);
+          logger.fatal(
+            { error: message, error_name: (error as BaseError).name },
+            "indexing of this chain stops",
+          );
+          return;
+        }
+        failures++;
+        const [first, max] = options.restartDelayMs;
+        const delayMs = Math.round(Math.min(max, first * 2 ** (failures - 1)) * (0.5 + Math.random() / 2));
+        progress.phase(progress.status().phase, message);
+        logger.error(
+          { error: message, error_name: (error as Error).name, failures, retry_in_ms: delayMs },
+          "chain indexing failed; restarting from the checkpoint",
+        );
+        await sleep(delayMs, abort.signal).catch(() => {});
+      }
+    }
+    progress.phase(progress.status().phase === "failed" ? "failed" : "stopped");
+  };
+
+  return {
+    run: () => {
+      running ??= run().finally(() => {
+        unwatch?.();
+        progress.stop();
+      });
+      return running;
+    },
+    stop: async () => {
+      stopped = true;
+      abort.abort();
+      wake?.();
+      await running;
+      await rpc.close();
+      progress.stop();
+    },
+    status: () => progress.status(),
+  };
+}

@@ -1,0 +1,68 @@
+import { MultiBar, Presets } from "cli-progress";
+import type { Config } from "../config/schema.js";
+import type { Logger } from "../internal/logger.js";
+import type { Db } from "../store/db.js";
+import { type ChainSync, createChainSync } from "./chain.js";
+import type { DerivedData } from "./derived.js";
+import { defaultIndexerOptions, type IndexerOptions } from "./options.js";
+import type { ChainStatus } from "./progress.js";
+
+export type Indexer = {
+  /** Starts every configured chain, concurrently and independently; resolves once they are launched. */
+  start(): Promise<void>;
+  /** Stops every chain: a batch being fetched is abandoned, one being committed finishes. */
+  stop(): Promise<void>;
+  /** Per chain: phase, indexed block, head, lag (blocks, seconds), blocks/s and swaps/s. */
+  status(): ChainStatus[];
+  /** Resolves when every chain has ended (stop(), caught up without `follow`, or a fatal error). */
+  done(): Promise<void>;
+};
+
+/**
+ * The ingestion runtime: one chain indexer per configured chain, each with its own RPC client,
+ * checkpoint and failure handling, so that one failing chain never stops the others. `derived`
+ * is called inside every batch and rollback transaction (use `noDerivedData` for raw ingestion).
+ */
+export function createIndexer(args: {
+  config: Pick<Config, "chains">;
+  db: Db;
+  logger: Logger;
+  derived: DerivedData;
+  options?: Partial<IndexerOptions>;
+}): Indexer {
+  const options: IndexerOptions = { ...defaultIndexerOptions, ...args.options };
+  const logger = args.logger.child({ component: "indexer" });
+  const bars =
+    options.progressBar && process.stdout.isTTY
+      ? new MultiBar(
+          {
+            format:
+              "{chain} [{bar}] {percentage}% | {value}/{total} blocks | {bps} blocks/s {sps} swaps/s | lag {lag}",
+            hideCursor: true,
+            clearOnComplete: true,
+            stopOnComplete: false,
+          },
+          Presets.shades_classic,
+        )
+      : null;
+  const chains: ChainSync[] = args.config.chains.map((chain) =>
+    createChainSync({ chain, db: args.db, logger, derived: args.derived, options, bars }),
+  );
+  let runs: Promise<void> | undefined;
+
+  return {
+    start: async () => {
+      runs ??= Promise.all(chains.map((c) => c.run())).then(() => {
+        bars?.stop();
+      });
+    },
+    stop: async () => {
+      await Promise.all(chains.map((c) => c.stop()));
+      bars?.stop();
+    },
+    status: () => chains.map((c) => c.status()),
+    done: async () => {
+      await runs;
+    },
+  };
+}

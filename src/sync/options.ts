@@ -1,0 +1,40 @@
+import type { RpcOptions } from "../rpc/client.js";
+
+/** Tuning of the indexer. Per-chain settings (ranges, confirmations, window) are in the chain's configuration. */
+export type IndexerOptions = {
+  /** Keep following the head after the backfill; false stops each chain once it has caught up (runs that end). */
+  follow: boolean;
+  /** The first eth_getLogs range, in blocks; it then doubles while ranges work, up to the chain's maxBlockRange. */
+  initialBlockRange: number;
+  /** A range that brought more logs than this makes the next one smaller (bounds a batch's memory and transaction). */
+  targetLogsPerBatch: number;
+  /** Known pools plus factories up to this many are named in eth_getLogs' address filter; above, topics only. */
+  addressFilterLimit: number;
+  /** Upper bound of the ranges of the factory scan below startBlock (creation logs are sparse). */
+  factoryScanMaxRange: number;
+  /** totalSupply of each token is read again after this long (while following the head). */
+  supplyRefreshMs: number;
+  /** Tokens refreshed per round. */
+  supplyRefreshBatch: number;
+  /** An info line per chain at most this often during the backfill. */
+  progressLogIntervalMs: number;
+  /** A progress bar per chain during the backfill; only ever shown when stdout is a TTY. */
+  progressBar: boolean;
+  /** Waits between restarts of a failed chain: doubling from the first to the second. */
+  restartDelayMs: [number, number];
+  rpc: Partial<RpcOptions>;
+};
+
+export const defaultIndexerOptions: IndexerOptions = {
+  follow: true,
+  initialBlockRange: 100,
+  targetLogsPerBatch: 20_000,
+  addressFilterLimit: 1000,
+  factoryScanMaxRange: 100_000,
+  supplyRefreshMs: 3_600_000,
+  supplyRefreshBatch: 500,
+  progressLogIntervalMs: 10_000,
+  progressBar: true,
+  restartDelayMs: [1000, 60_000],
+  rpc: {},
+};
