@@ -10,6 +10,7 @@ import {
   fillCandleGaps,
   foldTrade,
   rollUpCandles,
+  rollUpChartCandles,
 } from "./candles.js";
 
 /** Deterministic pseudo-random numbers (mulberry32), so that a failure can be replayed. */
@@ -115,6 +116,14 @@ describe("candles: property", () => {
         for (const side of [0, 1] as const) {
           const expected = directCandles(trades, interval, side);
           const actual = rolled.map((c) => ({ ...candleSide(c, side), trades: c.trades }));
+          assert.deepEqual(
+            rollUpChartCandles(
+              base.map((c) => candleSide(c, side)),
+              interval,
+            ),
+            rolled.map((c) => candleSide(c, side)),
+            `${interval}s side ${side}: rolling up one side's candles = that side of the rolled-up candles`,
+          );
           assert.equal(actual.length, expected.length, `${interval}s side ${side}: as many candles`);
           actual.forEach((c, k) => {
             const e = expected[k];

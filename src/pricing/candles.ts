@@ -168,6 +168,26 @@ export function candleSide(candle: Candle, side: 0 | 1): ChartCandle {
   };
 }
 
+/** Coarser chart candles from finer ones of the same side (ascending). */
+export function rollUpChartCandles(candles: readonly ChartCandle[], seconds: number): ChartCandle[] {
+  const out: ChartCandle[] = [];
+  let current: ChartCandle | undefined;
+  for (const c of candles) {
+    const time = bucketOf(c.time, seconds);
+    if (current && current.time === time) {
+      current.high = Math.max(current.high, c.high);
+      current.low = Math.min(current.low, c.low);
+      current.close = c.close;
+      current.volume += c.volume;
+    } else {
+      if (current) out.push(current);
+      current = { ...c, time };
+    }
+  }
+  if (current) out.push(current);
+  return out;
+}
+
 /**
  * Fills empty intervals between the first candle and `end` (exclusive: the last interval is the
  * one starting before `end`) with volume 0 at the previous close. Candles ascending.

@@ -38,23 +38,26 @@ export async function refreshPairStats(
   if (pools.length === 0) return;
   const window = statsWindow(now);
   const inputs = await loadPairStatsInputs(db, chainId, [...pools].sort(), window, withWindow);
-  const rows: PairStatsRow[] = inputs.map((r) => {
-    const [reserve0, reserve1] = r.state ? balancesOf(r.state, r.decimals0, r.decimals1) : [null, null];
-    const price0 = r.state ? spotPrice0(r.protocol, r.state, r.decimals0, r.decimals1) : null;
-    return {
-      pool: r.pool,
-      liquidityUsd: pairLiquidityUsd({ reserve0, reserve1, price0, usd0: r.usd0, usd1: r.usd1 }),
-      window: r.window
-        ? {
-            volumeUsd: r.window.volumeUsd,
-            buys: r.window.buys,
-            sells: r.window.sells,
-            // Token0 in token1: the last trade's price against the last one before the window.
-            priceChange: percentChange(r.closeBefore ?? r.openIn, r.closeLast),
-          }
-        : null,
-    };
-  });
+  // A pool without any event has no liquidity to update (and gets its row with its first event).
+  const rows: PairStatsRow[] = inputs
+    .filter((r) => withWindow || r.state !== null)
+    .map((r) => {
+      const [reserve0, reserve1] = r.state ? balancesOf(r.state, r.decimals0, r.decimals1) : [null, null];
+      const price0 = r.state ? spotPrice0(r.protocol, r.state, r.decimals0, r.decimals1) : null;
+      return {
+        pool: r.pool,
+        liquidityUsd: pairLiquidityUsd({ reserve0, reserve1, price0, usd0: r.usd0, usd1: r.usd1 }),
+        window: r.window
+          ? {
+              volumeUsd: r.window.volumeUsd,
+              buys: r.window.buys,
+              sells: r.window.sells,
+              // Token0 in token1: the last trade's price against the last one before the window.
+              priceChange: percentChange(r.closeBefore ?? r.openIn, r.closeLast),
+            }
+          : null,
+      };
+    });
   await savePairStats(db, chainId, rows, now);
 }
 

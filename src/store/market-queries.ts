@@ -6,12 +6,10 @@
 import {
   baseResolutionOf,
   bucketOf,
-  type Candle,
   type CandleInterval,
   type ChartCandle,
-  candleSide,
   fillCandleGaps,
-  rollUpCandles,
+  rollUpChartCandles,
 } from "../pricing/candles.js";
 import {
   averagePriceOf,
@@ -54,21 +52,18 @@ export async function getPairCandles(
   // The interval holding `to` is in range when it starts before `to`: read up to its end.
   const end = Math.ceil(toMs / size) * size;
   if (end <= start) return [];
+  // Side 1 is the reciprocal of side 0 (high1 = 1 / low0 …) with token1's volume; max, min, first
+  // and last commute with the reciprocal, so the roll-up can follow the side's transformation.
   const { rows } = await db.query<{
-    bucket: Date;
+    time: number;
     open: number;
     high: number;
     low: number;
     close: number;
-    volume0: number;
-    volume1: number;
-    volume_usd: number;
-    trades: number;
-    buys0: number;
-    first_key: number;
-    last_key: number;
+    volume: number;
   }>(
-    `SELECT bucket, open, high, low, close, volume0, volume1, volume_usd, trades, buys0, first_key, last_key
+    `SELECT extract(epoch FROM bucket)::float8 * 1000 AS time,
+       ${options.side === 0 ? "open, high, low, close, volume0" : "1 / open AS open, 1 / low AS high, 1 / high AS low, 1 / close AS close, volume1"} AS volume
      FROM candles
      WHERE chain_id = $1 AND pool = $2 AND resolution = $3 AND bucket >= $4 AND bucket < $5
      ORDER BY bucket`,
@@ -81,27 +76,9 @@ export async function getPairCandles(
     ],
   );
   if (rows.length === 0) return [];
-  const base: Candle[] = rows.map((r) => ({
-    bucket: r.bucket.getTime(),
-    open: r.open,
-    high: r.high,
-    low: r.low,
-    close: r.close,
-    volume0: r.volume0,
-    volume1: r.volume1,
-    volumeUsd: r.volume_usd,
-    trades: r.trades,
-    buys0: r.buys0,
-    firstKey: r.first_key,
-    lastKey: r.last_key,
-  }));
-  const candles = baseResolutionOf(interval) === interval ? base : rollUpCandles(base, interval);
+  const candles = baseResolutionOf(interval) === interval ? rows : rollUpChartCandles(rows, interval);
   const fillEnd = Math.min(toMs, (options.now ?? new Date()).getTime());
-  return fillCandleGaps(
-    candles.map((c) => candleSide(c, options.side)),
-    interval,
-    fillEnd,
-  );
+  return fillCandleGaps(candles, interval, fillEnd);
 }
 
 /**

@@ -1,0 +1,312 @@
+import * as assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { type Address, encodeDeployData, encodeFunctionData } from "viem";
+import { createTestDb, type TestDb } from "../_test/db.js";
+import { pipelineConfig } from "../_test/pipeline.js";
+import { devnetTokenAbi } from "../devnet/abis.js";
+import { compileDevnetContracts } from "../devnet/compile.js";
+import { type Deployment, deployMarket } from "../devnet/deploy.js";
+import { type HardhatNode, startHardhatNode } from "../devnet/node.js";
+import { approveTx, v2AddLiquidityTx, v2SwapTx } from "../devnet/periphery.js";
+import { decodePoolStates, poolStateCalls } from "../devnet/pool-state.js";
+import { createDevnetRpc, type DevnetRpc } from "../devnet/rpc.js";
+import { executeTransactions, type NonceBook, readNonces } from "../devnet/transactions.js";
+import { createSilentLogger } from "../internal/logger.js";
+import { getPairCandles } from "../store/market-queries.js";
+import { getSyncStatus } from "../store/sync-queries.js";
+import { createIndexer } from "../sync/indexer.js";
+import { CANDLE_INTERVALS } from "./candles.js";
+import { createPricing } from "./pricing.js";
+
+const CHAIN = 31337;
+const E18 = 10n ** 18n;
+const E9 = 10n ** 9n;
+const E6 = 10n ** 6n;
+/** V2 output, by hand: in × 0.997 × reserveOut / (reserveIn + in × 0.997), floored. */
+const v2Out = (amountIn: bigint, reserveIn: bigint, reserveOut: bigint) =>
+  (amountIn * 997n * reserveOut) / (reserveIn * 1000n + amountIn * 997n);
+const units = (raw: bigint, decimals: number) => Number(raw) / 10 ** decimals;
+
+function near(actual: number | null | undefined, expected: number, why: string, tolerance = 1e-12) {
+  assert.ok(
+    typeof actual === "number" && Math.abs(actual - expected) <= tolerance * Math.abs(expected),
+    `${why}: ${actual} vs ${expected}`,
+  );
+}
+
+/**
+ * A scripted devnet day: the deployed market (real Uniswap V2/V3 contracts) plus two fresh tokens
+ * in fresh V2 pairs whose amounts are chosen here, traded at chosen times, indexed by the real
+ * indexer with the pricing attached. Expectations are worked out from those amounts.
+ */
+describe("pricing on the devnet: a scripted scenario", () => {
+  let t: TestDb;
+  let node: HardhatNode;
+  let rpc: DevnetRpc;
+  let deployment: Deployment;
+  let scrpt: Address;
+  let hop: Address;
+  let t1: number;
+  let t2: number;
+  let now: Date;
+
+  before(async () => {
+    const logger = createSilentLogger();
+    t = await createTestDb();
+    const until = Math.floor(Date.now() / 1000);
+    node = await startHardhatNode({
+      port: 0,
+      chainId: CHAIN,
+      initialDate: new Date((until - 3 * 86_400) * 1000),
+      logger,
+    });
+    deployment = await deployMarket({ rpcUrl: node.rpcUrl, seed: 42, logger });
+    rpc = createDevnetRpc(node.rpcUrl);
+    // Several transactions per block, mined when asked (as the deployment and the simulator do).
+    await rpc.request("evm_setAutomine", [false]);
+    const me = deployment.accounts.deployer;
+    const nonces: NonceBook = await readNonces(rpc, [me]);
+    const periphery = {
+      v2Router: deployment.v2.router,
+      swapRouter: deployment.v3.swapRouter,
+      positionManager: deployment.v3.positionManager,
+    };
+    const { DevnetToken } = compileDevnetContracts({ logger });
+    const deploy = (name: string, symbol: string, decimals: number) => ({
+      from: me,
+      data: encodeDeployData({
+        abi: devnetTokenAbi,
+        bytecode: DevnetToken.bytecode,
+        args: [name, symbol, decimals],
+      }),
+      gas: 3_000_000n,
+      label: `deploy ${symbol}`,
+    });
+    const created = await executeTransactions(rpc, nonces, [
+      deploy("Script", "SCRPT", 18),
+      deploy("Hop", "HOP", 9),
+    ]);
+    scrpt = created[0]?.contractAddress as Address;
+    hop = created[1]?.contractAddress as Address;
+    const mint = (token: Address, amount: bigint) => ({
+      from: me,
+      to: token,
+      data: encodeFunctionData({ abi: devnetTokenAbi, functionName: "mint", args: [me, amount] }),
+      gas: 100_000n,
+      label: `mint ${token}`,
+    });
+    await executeTransactions(rpc, nonces, [
+      mint(scrpt, 1_000_000n * E18),
+      mint(hop, 10_000_000n * E9),
+      approveTx({ from: me, token: scrpt, spender: periphery.v2Router }),
+      approveTx({ from: me, token: hop, spender: periphery.v2Router }),
+    ]);
+    const usdc = deployment.tokens.USDC.address;
+    const weth = deployment.tokens.WETH.address;
+    await executeTransactions(rpc, nonces, [
+      v2AddLiquidityTx({
+        periphery,
+        from: me,
+        tokenA: scrpt,
+        tokenB: usdc,
+        amountA: 100_000n * E18,
+        amountB: 250_000n * E6,
+        newPair: true,
+      }),
+      v2AddLiquidityTx({
+        periphery,
+        from: me,
+        tokenA: hop,
+        tokenB: weth,
+        amountA: 1_000_000n * E9,
+        amountB: 100n * E18,
+        newPair: true,
+      }),
+    ]);
+    t1 = until - 26 * 3600;
+    t2 = until - 3600;
+    await executeTransactions(
+      rpc,
+      nonces,
+      [v2SwapTx({ periphery, from: me, path: [usdc, scrpt], amountIn: 1000n * E6 })],
+      {
+        timestamp: t1,
+      },
+    );
+    await executeTransactions(
+      rpc,
+      nonces,
+      [
+        v2SwapTx({ periphery, from: me, path: [scrpt, usdc], amountIn: 500n * E18 }),
+        v2SwapTx({ periphery, from: me, path: [weth, hop], amountIn: E18 / 2n }),
+      ],
+      { timestamp: t2 },
+    );
+    now = new Date((t2 + 120) * 1000);
+
+    const config = pipelineConfig(deployment, node.rpcUrl);
+    const pricing = createPricing({ config, logger, now: () => now });
+    const indexer = createIndexer({
+      config,
+      db: t.db,
+      logger,
+      derived: pricing,
+      options: { progressBar: false },
+    });
+    const head = Number(await rpc.request<string>("eth_blockNumber"));
+    await indexer.start();
+    try {
+      const deadline = Date.now() + 120_000;
+      for (;;) {
+        const [status] = await getSyncStatus(t.db, [CHAIN]);
+        if (status && status.indexedBlock >= head) break;
+        if (Date.now() > deadline) throw new Error(`not indexed up to ${head} (at ${status?.indexedBlock})`);
+        await new Promise((resolve) => setTimeout(resolve, 100));
+      }
+    } finally {
+      await indexer.stop();
+    }
+  });
+  after(async () => {
+    await node?.stop();
+    await t?.drop();
+  });
+
+  // SCRPT/USDC: 100,000 SCRPT + 250,000 USDC; 1,000 USDC in at t1; 500 SCRPT in at t2.
+  const scrptOut1 = v2Out(1000n * E6, 250_000n * E6, 100_000n * E18);
+  const usdc1 = 251_000n * E6;
+  const scrpt1 = 100_000n * E18 - scrptOut1;
+  const usdcOut2 = v2Out(500n * E18, scrpt1, usdc1);
+  const usdc2 = usdc1 - usdcOut2;
+  const scrpt2 = scrpt1 + 500n * E18;
+  // HOP/WETH: 1,000,000 HOP + 100 WETH; 0.5 WETH in at t2.
+  const hopOut = v2Out(E18 / 2n, 100n * E18, 1_000_000n * E9);
+
+  const price = async (token: string) =>
+    (
+      await t.db.query<{ usd_price: number | null; provenance: { route: string[] } }>(
+        "SELECT usd_price, provenance FROM token_prices WHERE chain_id = $1 AND token = $2",
+        [CHAIN, token.toLowerCase()],
+      )
+    ).rows[0];
+  const poolOf = async (a: string, b: string) =>
+    (
+      await t.db.query<{ address: string; token0: string }>(
+        "SELECT address, token0 FROM pools WHERE chain_id = $1 AND ((token0 = $2 AND token1 = $3) OR (token0 = $3 AND token1 = $2))",
+        [CHAIN, a.toLowerCase(), b.toLowerCase()],
+      )
+    ).rows[0] as { address: string; token0: string };
+
+  it("prices a stablecoin-paired token from its pool's reserves", async () => {
+    near((await price(scrpt))?.usd_price, units(usdc2, 6) / units(scrpt2, 18), "USDC per SCRPT after t2");
+  });
+
+  it("prices a WETH-only token through WETH (two hops), and WETH from its anchor pools", async () => {
+    const weth = await price(deployment.tokens.WETH.address);
+    near(
+      weth?.usd_price,
+      deployment.tokens.WETH.initialPriceUsd,
+      "every WETH pool still at the deployment's price",
+      1e-6,
+    );
+    const hopPrice = await price(hop);
+    const hopPerWeth = units(1_000_000n * E9 - hopOut, 9) / units(100n * E18 + E18 / 2n, 18);
+    near(hopPrice?.usd_price, (weth?.usd_price as number) / hopPerWeth, "WETH per HOP × WETH in USD");
+    assert.deepEqual(
+      hopPrice?.provenance.route.slice(0, 2),
+      [hop.toLowerCase(), deployment.tokens.WETH.address.toLowerCase()],
+      "HOP → WETH → a stablecoin",
+    );
+    assert.equal(hopPrice?.provenance.route.length, 3, "two hops");
+  });
+
+  it("prices WBTC from its stablecoin pool's sqrtPriceX96", async () => {
+    const pool = deployment.pools.find((p) => p.key === "v3:WBTC/USDC:3000");
+    assert.ok(pool, "the WBTC/USDC pool");
+    const words = await rpc.batch<`0x${string}`>(poolStateCalls([pool]));
+    const state = decodePoolStates([pool], words).get(pool.key);
+    assert.ok(state?.protocol === "v3");
+    const raw = (Number(state.sqrtPriceX96) / 2 ** 96) ** 2; // token1 units per token0 unit
+    const wbtcIsToken0 = pool.token0.toLowerCase() === deployment.tokens.WBTC.address.toLowerCase();
+    const expected = wbtcIsToken0 ? raw * 10 ** (8 - 6) : 1 / (raw * 10 ** (6 - 8));
+    near(
+      (await price(deployment.tokens.WBTC.address))?.usd_price,
+      expected,
+      "(sqrtP / 2^96)^2 × 10^(8 − 6)",
+      1e-9,
+    );
+  });
+
+  it("leaves the look-alike USDC and the thin DUST pool without a price", async () => {
+    assert.equal((await price(deployment.tokens.FAKEUSDC.address))?.usd_price ?? null, null, "FAKEUSDC");
+    assert.equal((await price(deployment.tokens.DUST.address))?.usd_price ?? null, null, "DUST: $2,000 pool");
+  });
+
+  it("computes the pair's 24-hour volume, liquidity and change", async () => {
+    const pool = await poolOf(scrpt, deployment.tokens.USDC.address);
+    const stats = (
+      await t.db.query<{
+        volume_usd_24h: number;
+        liquidity_usd: number;
+        price_change_24h: number;
+        buys_24h: number;
+        sells_24h: number;
+      }>("SELECT * FROM pair_stats WHERE chain_id = $1 AND pool = $2", [CHAIN, pool.address])
+    ).rows[0];
+    near(
+      stats?.volume_usd_24h,
+      units(usdcOut2, 6),
+      "only t2's trade (t1 is 26 hours ago): the USDC paid out",
+    );
+    near(stats?.liquidity_usd, 2 * units(usdc2, 6), "USDC + SCRPT at its price: twice the USDC", 1e-9);
+    const scrptIs0 = pool.token0 === scrpt.toLowerCase();
+    // Execution prices of token0 in token1.
+    const usdcPerScrpt1 = units(1000n * E6, 6) / units(scrptOut1, 18);
+    const usdcPerScrpt2 = units(usdcOut2, 6) / units(500n * E18, 18);
+    const p1 = scrptIs0 ? usdcPerScrpt1 : 1 / usdcPerScrpt1;
+    const p2 = scrptIs0 ? usdcPerScrpt2 : 1 / usdcPerScrpt2;
+    near(stats?.price_change_24h, (p2 / p1 - 1) * 100, "token0 in token1, t2 against t1", 1e-9);
+    assert.deepEqual(
+      [stats?.buys_24h, stats?.sells_24h],
+      scrptIs0 ? [0, 1] : [1, 0],
+      "t2 sold SCRPT for USDC",
+    );
+  });
+
+  it("serves the pair's candles at every interval", async () => {
+    const pool = await poolOf(scrpt, deployment.tokens.USDC.address);
+    const scrptSide = pool.token0 === scrpt.toLowerCase() ? 0 : 1;
+    const usdcPerScrpt1 = units(1000n * E6, 6) / units(scrptOut1, 18);
+    const usdcPerScrpt2 = units(usdcOut2, 6) / units(500n * E18, 18);
+    for (const interval of CANDLE_INTERVALS) {
+      const candles = await getPairCandles(t.db, {
+        chainId: CHAIN,
+        pool: pool.address,
+        side: scrptSide,
+        intervalSeconds: interval,
+        from: new Date((t1 - 86_400) * 1000),
+        to: now,
+        now,
+      });
+      const size = interval * 1000;
+      const b1 = Math.floor((t1 * 1000) / size) * size;
+      const b2 = Math.floor((t2 * 1000) / size) * size;
+      const traded = candles.filter((c) => c.volume > 0);
+      assert.deepEqual(
+        traded.map((c) => c.time),
+        [b1, b2],
+        `${interval}s: the buckets of t1 and t2`,
+      );
+      near(traded[0]?.open, usdcPerScrpt1, `${interval}s: SCRPT in USDC at t1`, 1e-12);
+      near(traded[1]?.close, usdcPerScrpt2, `${interval}s: SCRPT in USDC at t2`, 1e-12);
+      near(traded[0]?.volume, units(scrptOut1, 18), `${interval}s: SCRPT bought at t1`, 1e-12);
+      near(traded[1]?.volume, 500, `${interval}s: SCRPT sold at t2`, 1e-12);
+      const lastBucket = Math.floor((now.getTime() - 1) / size) * size;
+      assert.equal(
+        candles.length,
+        (lastBucket - b1) / size + 1,
+        `${interval}s: every interval from t1's up to now`,
+      );
+    }
+  });
+});

@@ -1,0 +1,118 @@
+import * as assert from "node:assert/strict";
+import { readFileSync } from "node:fs";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { createTestDb, type TestDb } from "../_test/db.js";
+import type { Hex } from "../decode/types.js";
+import { createSilentLogger } from "../internal/logger.js";
+import { parseCsv } from "../replay/fixture.js";
+import { replayFixture } from "../replay/replay.js";
+import { getPairCandles } from "../store/market-queries.js";
+import { createPricing } from "./pricing.js";
+
+const fixtureDir = path.resolve(
+  import.meta.dirname,
+  "../../../shared/fixtures/mainnet-uniswap-v3-usdc-weth-0.05-2024-01-05",
+);
+const POOL = "0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640";
+const USDC: Hex = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48";
+const WETH: Hex = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2";
+
+/** One-minute candles of WETH in USDC, computed here from decoded.csv's signed amounts alone. */
+function expectedCandles() {
+  const [header, ...rows] = parseCsv(readFileSync(path.join(fixtureDir, "decoded.csv"), "utf8"));
+  const col = (name: string) => (header as string[]).indexOf(name);
+  const [type, time, a0, a1] = [col("tx_type"), col("block_timestamp"), col("amount0"), col("amount1")];
+  const minutes = new Map<number, { prices: number[]; volume: number }>();
+  for (const row of rows) {
+    if (row[type] !== "SWAP") continue;
+    const usdc = BigInt(row[a0] as string);
+    const weth = BigInt(row[a1] as string);
+    const absUsdc = usdc < 0n ? -usdc : usdc;
+    const absWeth = weth < 0n ? -weth : weth;
+    // Execution price = USDC amount / WETH amount, decimal-adjusted (6 and 18).
+    const price = Number(absUsdc) / 1e6 / (Number(absWeth) / 1e18);
+    const minute = Math.floor(Date.parse(`${(row[time] as string).replace(" ", "T")}Z`) / 60_000) * 60_000;
+    const m = minutes.get(minute) ?? { prices: [], volume: 0 };
+    m.prices.push(price);
+    m.volume += Number(absWeth) / 1e18;
+    minutes.set(minute, m);
+  }
+  return minutes;
+}
+
+function close(actual: number | undefined, expected: number | undefined, why: string) {
+  assert.ok(
+    actual !== undefined &&
+      expected !== undefined &&
+      Math.abs(actual - expected) <= 1e-12 * Math.abs(expected),
+    `${why}: ${actual} vs ${expected}`,
+  );
+}
+
+describe("candles of a real mainnet day (USDC/WETH 0.05 %, 2024-01-05)", () => {
+  let t: TestDb;
+  before(async () => {
+    t = await createTestDb();
+    const pricing = createPricing({
+      config: {
+        pricing: { liquidityFloorUsd: 50_000, maxDeviation: 0.05 },
+        chains: [
+          {
+            id: 1,
+            referenceTokens: { stablecoins: [USDC], wrappedNative: WETH, wrappedBtc: [], others: [] },
+          },
+        ],
+      },
+      logger: createSilentLogger(),
+      now: () => new Date("2024-01-06T00:00:00Z"),
+    });
+    await replayFixture({
+      db: t.db,
+      dir: fixtureDir,
+      derived: pricing,
+      logger: createSilentLogger(),
+      blocksPerBatch: 500,
+    });
+  });
+  after(() => t.drop());
+
+  it("equal 1-minute candles computed from decoded.csv", async () => {
+    const expected = expectedCandles();
+    const candles = await getPairCandles(t.db, {
+      chainId: 1,
+      pool: POOL,
+      side: 1,
+      intervalSeconds: 60,
+      from: new Date("2024-01-05T00:00:00Z"),
+      to: new Date("2024-01-06T00:00:00Z"),
+      now: new Date("2024-01-06T00:00:00Z"),
+    });
+    const traded = candles.filter((c) => c.volume > 0);
+    assert.equal(traded.length, expected.size, "one candle per minute with swaps");
+    for (const c of traded) {
+      const e = expected.get(c.time);
+      const at = new Date(c.time).toISOString();
+      assert.ok(e, `a minute with trades: ${at}`);
+      close(c.open, e.prices[0], `${at} open`);
+      close(c.close, e.prices[e.prices.length - 1], `${at} close`);
+      close(c.high, Math.max(...e.prices), `${at} high`);
+      close(c.low, Math.min(...e.prices), `${at} low`);
+      close(c.volume, e.volume, `${at} WETH volume`);
+    }
+    assert.equal(candles.length, 1440, "every minute of the day: the quiet ones at the previous close");
+    const trades = await t.db.query<{ n: number }>(
+      "SELECT sum(trades)::int AS n FROM candles WHERE chain_id = 1 AND pool = $1 AND resolution = 86400",
+      [POOL],
+    );
+    assert.equal(trades.rows[0]?.n, 6046, "the manifest's 6,046 swaps in the day's candle");
+  });
+
+  it("values every trade on its USDC side", async () => {
+    const { rows } = await t.db.query<{ n: number; priced: number }>(
+      "SELECT count(*)::int AS n, count(volume_usd)::int AS priced FROM swaps WHERE chain_id = 1 AND pool = $1",
+      [POOL],
+    );
+    assert.equal(rows[0]?.priced, rows[0]?.n, "USDC is an anchor: every swap has a USD value");
+  });
+});
