@@ -21,7 +21,7 @@ export type EndpointFigures = {
   requestsPerSecond: number;
   p50Ms: number;
   p99Ms: number;
-  /** requestsPerSecond / the hello-world's. */
+  /** requestsPerSecond / the hello-world's, measured right after this endpoint. */
   ratio: number;
   non2xx: number;
   errors: number;
@@ -30,7 +30,10 @@ export type EndpointFigures = {
 export type ApiBenchResult = {
   connections: number;
   durationSeconds: number;
+  /** The median of the baseline runs (one after each endpoint). */
   baseline: EndpointFigures;
+  /** Spread of the baseline over the run: how much the machine's load moved. */
+  baselineRange: { min: number; max: number; runs: number };
   /** Answers as served: hot answers come from the in-memory cache. */
   hot: EndpointFigures[];
   /** The cache's life set to 0: every request reaches the database (concurrent equal ones still share one query). */
@@ -38,6 +41,18 @@ export type ApiBenchResult = {
 };
 
 type Measured = Omit<EndpointFigures, "ratio" | "name">;
+
+/** Several runs of one target as one: mean rate, median p50, worst p99, summed failures. */
+function combine(runs: Measured[]): Measured {
+  const sorted = runs.map((r) => r.p50Ms).sort((a, b) => a - b);
+  return {
+    requestsPerSecond: Math.round(runs.reduce((s, r) => s + r.requestsPerSecond, 0) / runs.length),
+    p50Ms: sorted[Math.floor(sorted.length / 2)] ?? 0,
+    p99Ms: Math.max(...runs.map((r) => r.p99Ms)),
+    non2xx: runs.reduce((s, r) => s + r.non2xx, 0),
+    errors: runs.reduce((s, r) => s + r.errors, 0),
+  };
+}
 
 /** Runs autocannon against `base` cycling through `paths`. */
 export async function measure(options: {
@@ -190,7 +205,12 @@ export async function pickTargets(
   ];
 }
 
-/** Runs the baseline and every target, hot and then cold, one after the other. */
+/**
+ * Runs every target, hot and then cold. The machine may be shared, so the hello-world baseline is
+ * interleaved with each endpoint: `slices` rounds of (endpoint, baseline), each `durationSeconds`
+ * / `slices` long, and the endpoint's ratio is its requests over the baseline's across those
+ * rounds. A load that moves during the run then weighs on both sides alike.
+ */
 export async function benchApi(options: {
   hotBase: string;
   coldBase: string;
@@ -198,35 +218,55 @@ export async function benchApi(options: {
   targets: BenchTarget[];
   connections?: number;
   durationSeconds?: number;
+  slices?: number;
   log?: (line: string) => void;
 }): Promise<ApiBenchResult> {
   const connections = options.connections ?? 32;
-  const durationSeconds = options.durationSeconds ?? 4;
+  const durationSeconds = options.durationSeconds ?? 3;
+  const slices = options.slices ?? 3;
+  const slice = durationSeconds / slices;
   const log = options.log ?? (() => {});
   const hello = await startHelloWorld();
-  let baselineMeasured: Measured;
+  const baselines: Measured[] = [];
   try {
     await measure({ base: hello.base, paths: ["/"], connections, durationSeconds: 1 }); // warm-up
-    baselineMeasured = await measure({ base: hello.base, paths: ["/"], connections, durationSeconds });
+    const run = async (base: string, label: string) => {
+      const figures: EndpointFigures[] = [];
+      for (const target of options.targets) {
+        const common = { base, paths: target.paths, key: options.key, connections };
+        await measure({ ...common, durationSeconds: 0.5 }); // warm-up
+        const own: Measured[] = [];
+        const theirs: Measured[] = [];
+        for (let i = 0; i < slices; i++) {
+          own.push(await measure({ ...common, durationSeconds: slice }));
+          theirs.push(await measure({ base: hello.base, paths: ["/"], connections, durationSeconds: slice }));
+        }
+        const m = combine(own);
+        const baseline = combine(theirs);
+        baselines.push(baseline);
+        const row = { name: target.name, ...m, ratio: m.requestsPerSecond / baseline.requestsPerSecond };
+        figures.push(row);
+        log(
+          `${label} ${target.name}: ${row.requestsPerSecond} req/s (${(row.ratio * 100).toFixed(1)} % of the interleaved baseline's ${baseline.requestsPerSecond}), p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms${row.non2xx ? `, ${row.non2xx} non-2xx` : ""}`,
+        );
+      }
+      return figures;
+    };
+    const hot = await run(options.hotBase, "hot ");
+    const cold = await run(options.coldBase, "cold");
+    const median = <T>(items: T[], by: (t: T) => number) =>
+      [...items].sort((a, b) => by(a) - by(b))[Math.floor(items.length / 2)] as T;
+    const mid = median(baselines, (b) => b.requestsPerSecond);
+    const rates = baselines.map((b) => b.requestsPerSecond);
+    return {
+      connections,
+      durationSeconds,
+      baseline: { name: "hello-world (bare Fastify)", ...mid, ratio: 1 },
+      baselineRange: { min: Math.min(...rates), max: Math.max(...rates), runs: rates.length },
+      hot,
+      cold,
+    };
   } finally {
     await hello.close();
   }
-  const baseline = { name: "hello-world (bare Fastify)", ...baselineMeasured, ratio: 1 };
-  log(`baseline: ${baseline.requestsPerSecond} req/s, p99 ${baseline.p99Ms} ms`);
-  const run = async (base: string, label: string) => {
-    const figures: EndpointFigures[] = [];
-    for (const target of options.targets) {
-      await measure({ base, paths: target.paths, key: options.key, connections, durationSeconds: 0.5 }); // warm-up
-      const m = await measure({ base, paths: target.paths, key: options.key, connections, durationSeconds });
-      const row = { name: target.name, ...m, ratio: m.requestsPerSecond / baseline.requestsPerSecond };
-      figures.push(row);
-      log(
-        `${label} ${target.name}: ${row.requestsPerSecond} req/s (${(row.ratio * 100).toFixed(1)} % of baseline), p50 ${row.p50Ms} ms, p99 ${row.p99Ms} ms${row.non2xx ? `, ${row.non2xx} non-2xx` : ""}`,
-      );
-    }
-    return figures;
-  };
-  const hot = await run(options.hotBase, "hot ");
-  const cold = await run(options.coldBase, "cold");
-  return { connections, durationSeconds, baseline, hot, cold };
 }

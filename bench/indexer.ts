@@ -15,9 +15,7 @@ import * as path from "node:path";
 import { pathToFileURL } from "node:url";
 import pg from "pg";
 import { freePort } from "../src/_test/free-port.js";
-import { deployMarket } from "../src/devnet/deploy.js";
-import { startHardhatNode } from "../src/devnet/node.js";
-import { createSimulator } from "../src/devnet/simulator.js";
+import { startIndexerDevnet } from "../src/_test/indexer-devnet.js";
 import { createSilentLogger, type Logger } from "../src/internal/logger.js";
 import { replayFixture } from "../src/replay/replay.js";
 import { createDb, type Db } from "../src/store/db.js";
@@ -46,54 +44,29 @@ export type IndexerBenchResult = {
 };
 
 /** Measures the indexer's backfill throughput from a devnet with history and from the replay source. */
-export async function benchIndexer(context: { db?: Db; logger?: Logger; historyDays?: number } = {}): Promise<IndexerBenchResult> {
+export async function benchIndexer(
+  context: { db?: Db; logger?: Logger; historyDays?: number } = {},
+): Promise<IndexerBenchResult> {
   const logger = context.logger ?? createSilentLogger();
   const historyDays = context.historyDays ?? Number(process.env.BENCH_INDEXER_DAYS ?? 3);
   const server = await openServer(context.db, logger);
   try {
     const devnet = await withScratchDb(server.url, (db) => benchDevnet(db, logger, historyDays));
     const replay = await withScratchDb(server.url, (db) => benchReplay(db, logger));
-    return { devnet: { ...devnet, historyDays, rpcUrl: "hardhat (local)" }, replay: { ...replay, fixture: path.basename(fixtureDir) } };
+    return {
+      devnet: { ...devnet, historyDays, rpcUrl: "hardhat (local)" },
+      replay: { ...replay, fixture: path.basename(fixtureDir) },
+    };
   } finally {
     await server.close();
   }
 }
 
 async function benchDevnet(db: Db, logger: Logger, historyDays: number): Promise<ThroughputFigures> {
-  const until = new Date(Math.floor(Date.now() / 1000) * 1000);
-  const node = await startHardhatNode({
-    port: 0,
-    chainId: 31337,
-    initialDate: new Date(until.getTime() - (historyDays * 86_400 + 3600) * 1000),
-    logger,
-  });
+  const devnet = await startIndexerDevnet({ historyDays, seed: 7, logger });
   try {
-    const deployment = await deployMarket({ rpcUrl: node.rpcUrl, seed: 7, logger });
-    const simulator = createSimulator({ rpcUrl: node.rpcUrl, deployment, seed: 7, logger });
-    const history = await simulator.writeHistory({ days: historyDays, until });
-    await simulator.stop();
     const indexer = createIndexer({
-      config: {
-        chains: [
-          {
-            id: 31337,
-            name: "Devnet",
-            rpc: [node.rpcUrl],
-            confirmations: 0,
-            startBlock: 0,
-            reorgWindow: 64,
-            maxLagBlocks: 20,
-            pollIntervalMs: 100,
-            maxBlockRange: 2000,
-            devnet: true,
-            dexes: [
-              { name: "Uniswap V2", protocol: "v2", factory: deployment.v2.factory, fee: 3000, swapEvent: "uniswap" },
-              { name: "Uniswap V3", protocol: "v3", factory: deployment.v3.factory, swapEvent: "uniswap" },
-            ],
-            referenceTokens: { stablecoins: [deployment.tokens.USDC.address], wrappedNative: deployment.weth, wrappedBtc: [], others: [] },
-          },
-        ],
-      },
+      config: { chains: [devnet.chain()] },
       db,
       logger,
       derived: noDerivedData,
@@ -104,14 +77,20 @@ async function benchDevnet(db: Db, logger: Logger, historyDays: number): Promise
     await indexer.done();
     const elapsedMs = performance.now() - startedAt;
     const counts = await countRows(db);
-    return figures({ ...counts, blocks: history.lastBlock + 1, elapsedMs });
+    return figures({ ...counts, blocks: (await devnet.head()) + 1, elapsedMs });
   } finally {
-    await node.stop();
+    await devnet.stop();
   }
 }
 
 async function benchReplay(db: Db, logger: Logger): Promise<ThroughputFigures> {
-  const result = await replayFixture({ db, dir: fixtureDir, derived: noDerivedData, logger, blocksPerBatch: 2000 });
+  const result = await replayFixture({
+    db,
+    dir: fixtureDir,
+    derived: noDerivedData,
+    logger,
+    blocksPerBatch: 2000,
+  });
   const { rows } = await db.query<{ first: number; last: number }>(
     "SELECT min(block_number)::int AS first, max(block_number)::int AS last FROM swaps",
   );
@@ -123,7 +102,12 @@ async function benchReplay(db: Db, logger: Logger): Promise<ThroughputFigures> {
   });
 }
 
-function figures(x: { swaps: number; poolEvents: number; blocks: number; elapsedMs: number }): ThroughputFigures {
+function figures(x: {
+  swaps: number;
+  poolEvents: number;
+  blocks: number;
+  elapsedMs: number;
+}): ThroughputFigures {
   return {
     ...x,
     elapsedMs: Math.round(x.elapsedMs),
@@ -140,8 +124,12 @@ async function countRows(db: Db): Promise<{ swaps: number; poolEvents: number }>
 }
 
 /** A server to make scratch databases on: the given pool's, DATABASE_URL's, or a throwaway embedded one. */
-async function openServer(db: Db | undefined, logger: Logger): Promise<{ url: string; close(): Promise<void> }> {
-  const given = (db as unknown as { options?: { connectionString?: string } } | undefined)?.options?.connectionString;
+async function openServer(
+  db: Db | undefined,
+  logger: Logger,
+): Promise<{ url: string; close(): Promise<void> }> {
+  const given = (db as unknown as { options?: { connectionString?: string } } | undefined)?.options
+    ?.connectionString;
   const url = given ?? process.env.DATABASE_URL;
   if (url) return { url, close: async () => {} };
   const dataDir = mkdtempSync(path.join(tmpdir(), "tokenmarket-bench-indexer-"));

@@ -32,6 +32,8 @@ export type Pipeline = {
   wallets: Address[];
   /** When the history ends (its last block's time is at most this). */
   until: Date;
+  /** Stops following the head (the node keeps running); close() still stops everything. */
+  stopIndexing(): Promise<void>;
   /** Waits until the indexer has ingested `block` (default: the node's head). */
   waitIndexed(block?: number, timeoutMs?: number): Promise<void>;
   /** Stops the indexer and the node. */
@@ -145,6 +147,7 @@ export async function startPipeline(options: {
       wallets: deployment.accounts.traders,
       until,
       waitIndexed,
+      stopIndexing: () => indexer.stop(),
       close,
     };
   } catch (error) {
