@@ -36,9 +36,24 @@ const skipReason = existsSync(chromiumPath)
   : `no Chromium at ${chromiumPath}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH) to run the browser test`;
 if (skipReason) console.log(`# explorer browser test skipped: ${skipReason}`);
 
-type Service = { origin: string; demoKey: string; child: ChildProcess; dataDir: string; output: string[] };
+type Service = { origin: string; demoKey: string; child?: ChildProcess; dataDir?: string; output: string[] };
 
-/** Starts `tokenmarket start` on free ports with its own data folder; resolves once search finds WETH. */
+/**
+ * A service already running (`EXPLORER_TEST_ORIGIN=http://127.0.0.1:8080`, for example an
+ * `npm start` in another terminal) instead of one started by the test.
+ */
+async function existingService(origin: string): Promise<Service> {
+  const config = (await (await fetch(`${origin}/web-config.json`)).json()) as { demoKey?: string };
+  const demoKey = process.env.EXPLORER_TEST_KEY ?? config.demoKey;
+  assert.ok(demoKey, `${origin}/web-config.json offers no demo key: set EXPLORER_TEST_KEY`);
+  return { origin, demoKey, output: [] };
+}
+
+/**
+ * Starts `tokenmarket start` on free ports with its own data folder; resolves once the indexer
+ * has caught up with the devnet (`/readyz`: before that, recent candles are still missing) and
+ * search finds WETH.
+ */
 async function startService(): Promise<Service> {
   const dataDir = mkdtempSync(path.join(tmpdir(), "tokenmarket-explorer-"));
   const [apiPort, pgPort, devnetPort] = [await freePort(), await freePort(), await freePort()];
@@ -74,8 +89,16 @@ async function startService(): Promise<Service> {
   });
   let last = "";
   while (Date.now() - started < startTimeoutMs) {
-    if (exited) throw new Error(`tokenmarket start exited early:\n${output.join("").slice(-4000)}`);
+    if (exited) {
+      await stopService(service);
+      throw new Error(`tokenmarket start exited early:\n${output.join("").slice(-4000)}`);
+    }
     try {
+      const ready = await fetch(`${origin}/readyz`);
+      if (!ready.ok) {
+        last = `/readyz ${ready.status} ${(await ready.text()).slice(0, 300)}`;
+        throw new Error(last);
+      }
       if (!service.demoKey) {
         const config = (await (await fetch(`${origin}/web-config.json`)).json()) as { demoKey?: string };
         if (config.demoKey) service.demoKey = config.demoKey;
@@ -101,14 +124,14 @@ async function startService(): Promise<Service> {
 
 async function stopService(service: Service): Promise<void> {
   const { child } = service;
-  if (child.exitCode === null && child.signalCode === null) {
+  if (child && child.exitCode === null && child.signalCode === null) {
     const exited = new Promise((resolve) => child.once("exit", resolve));
     child.kill("SIGTERM");
     const timer = setTimeout(() => child.kill("SIGKILL"), 30_000);
     await exited;
     clearTimeout(timer);
   }
-  rmSync(service.dataDir, { recursive: true, force: true });
+  if (service.dataDir) rmSync(service.dataDir, { recursive: true, force: true });
 }
 
 /** Bytes on the wire per request (CDP `encodedDataLength`: headers and compressed body). */
@@ -133,34 +156,31 @@ async function recordTransfers(page: Page): Promise<{ cdp: CDPSession; transfers
 
 /** Pixels of the chart's canvases in the candle colours: > 0 means bars were drawn. */
 async function drawnCandlePixels(page: Page): Promise<{ up: number; down: number; hash: number }> {
+  // No named inner functions: tsx would wrap them in a `__name` helper the page does not have.
   return page.evaluate(() => {
     const box = document.querySelector("#candle-chart") as HTMLElement;
     const style = getComputedStyle(box);
-    const rgb = (name: string) => {
+    const colours = ["--up", "--down"].map((name) => {
       const hex = style.getPropertyValue(name).trim().replace("#", "");
       return [0, 2, 4].map((i) => Number.parseInt(hex.slice(i, i + 2), 16));
-    };
-    const [up, down] = [rgb("--up"), rgb("--down")];
-    const near = (data: Uint8ClampedArray, i: number, c: number[]) =>
-      data[i + 3] === 255 && c.every((v, k) => Math.abs((data[i + k] as number) - v) < 8);
-    let upCount = 0;
-    let downCount = 0;
+    });
+    const counts = [0, 0];
     let hash = 0;
     for (const canvas of Array.from(box.querySelectorAll("canvas"))) {
       if (canvas.width === 0 || canvas.height === 0) continue;
-      const data = (canvas.getContext("2d") as CanvasRenderingContext2D).getImageData(
-        0,
-        0,
-        canvas.width,
-        canvas.height,
-      ).data;
+      const context = canvas.getContext("2d") as CanvasRenderingContext2D;
+      const data = context.getImageData(0, 0, canvas.width, canvas.height).data;
       for (let i = 0; i < data.length; i += 4) {
-        if (near(data, i, up)) upCount++;
-        else if (near(data, i, down)) downCount++;
         hash = (hash * 31 + (data[i] as number) + (data[i + 1] as number) * 7 + (data[i + 3] as number)) | 0;
+        if (data[i + 3] !== 255) continue;
+        for (let c = 0; c < 2; c++) {
+          const rgb = colours[c] as number[];
+          if (rgb.every((v, k) => Math.abs((data[i + k] as number) - v) < 8))
+            counts[c] = (counts[c] as number) + 1;
+        }
       }
     }
-    return { up: upCount, down: downCount, hash };
+    return { up: counts[0] as number, down: counts[1] as number, hash };
   });
 }
 
@@ -194,7 +214,8 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
     mkdirSync(resultsDir, { recursive: true });
     const built = await buildWeb({ ifStale: true, quiet: true });
     assert.notEqual(built, "no-vite", "Vite is needed to build the page");
-    service = await startService();
+    const origin = process.env.EXPLORER_TEST_ORIGIN;
+    service = origin ? await existingService(origin.replace(/\/$/, "")) : await startService();
     browser = await chromium.launch({ executablePath: chromiumPath, headless: true, args: chromiumArgs });
   });
 
@@ -346,6 +367,8 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
       true,
     );
 
+    // From the top: a full-page shot draws the sticky top bar where the page is scrolled to.
+    await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: path.join(resultsDir, "explorer-token-1440.png"), fullPage: true });
     assert.deepEqual(problems, []);
     await context.close();
@@ -375,13 +398,40 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
       if (p.startsWith("/v1/") || p.startsWith("/api/v1/")) byKind.api += t.bytes;
       else byKind.page += t.bytes;
     }
-    metrics.coldTokenPage = { ...timing, bytesPage: byKind.page, bytesApiToFirstChart: byKind.api };
+    metrics.coldTokenPage = {
+      ...timing,
+      bytesPage: byKind.page,
+      bytesApiToFirstChart: byKind.api,
+      requests: transfers.map((t) => ({ url: new URL(t.url).pathname, bytes: t.bytes })),
+    };
     console.log(
       `# explorer: page weight ${(byKind.page / 1024).toFixed(1)} KiB transferred (HTML, JS, CSS, icon, config); ` +
         `API data to the first chart ${(byKind.api / 1024).toFixed(1)} KiB; ` +
         `time to first chart ${timing.firstChartMs} ms (DOMContentLoaded ${timing.domContentLoadedMs} ms)`,
     );
     assert.ok(byKind.page < 150 * 1024, `the page stays light (${byKind.page} bytes)`);
+
+    // A hidden tab polls nothing; shown again, it catches up at once.
+    const apiCalls: string[] = [];
+    page.on("request", (r) => {
+      if (r.url().includes("/v1/")) apiCalls.push(r.url());
+    });
+    const setVisibility = (state: "hidden" | "visible") =>
+      page.evaluate((value) => {
+        Object.defineProperty(document, "visibilityState", { value, configurable: true });
+        document.dispatchEvent(new Event("visibilitychange"));
+      }, state);
+    await setVisibility("hidden");
+    await page.waitForTimeout(500); // a poll already on its way may still land
+    apiCalls.length = 0;
+    await page.waitForTimeout(7000);
+    assert.equal(apiCalls.length, 0, `no request while the tab is hidden (${apiCalls.join(", ")})`);
+    await setVisibility("visible");
+    await page.waitForTimeout(500);
+    assert.ok(
+      apiCalls.some((u) => u.includes("/v1/tokens/metadata")),
+      "a poll right when the tab is shown",
+    );
     assert.deepEqual(problems, []);
     await context.close();
   });

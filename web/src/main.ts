@@ -67,7 +67,10 @@ function applyKey(): void {
     banner.className = "banner";
     banner.hidden = false;
   }
-  page?.reload();
+  // Everything on screen came with the previous key: start the page afresh.
+  page?.destroy();
+  page = undefined;
+  render(parseRoute(location.hash));
   if (searchInput.value.trim() !== "") searchInput.dispatchEvent(new Event("input"));
 }
 

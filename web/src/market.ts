@@ -19,14 +19,17 @@ export const intervalMs: Record<Interval, number> = {
   "1d": day,
 };
 
-/** How far back the chart reaches per interval: a few hundred bars, well under the API's 5,000. */
+/**
+ * How far back the chart reaches per interval: about 300 bars (a readable chart, ~40 KB of JSON),
+ * well under the API's 5,000; a longer span is a coarser interval away.
+ */
 const lookbackMs: Record<Interval, number> = {
   "1m": 6 * hour,
-  "5m": 2 * day,
-  "15m": 7 * day,
-  "30m": 14 * day,
-  "1h": 30 * day,
-  "4h": 90 * day,
+  "5m": 1 * day,
+  "15m": 3 * day,
+  "30m": 7 * day,
+  "1h": 14 * day,
+  "4h": 60 * day,
   "1d": 365 * day,
 };
 
@@ -141,6 +144,22 @@ export function symbolOr(symbol: string | null | undefined, address: string): st
 /** `WETH/USDC`. */
 export function pairName(pair: Pair): string {
   return `${symbolOr(pair.token0_symbol, pair.token0_address)}/${symbolOr(pair.token1_symbol, pair.token1_address)}`;
+}
+
+/**
+ * The DEX of each pair, with the pair's short address where one token pair trades in several
+ * pools of one DEX (V3 fee tiers), so that the pools can be told apart.
+ */
+export function pairVenues(pairs: readonly Pair[]): Map<string, string> {
+  const count = new Map<string, number>();
+  const key = (p: Pair) => `${pairName(p)}|${p.factory_name}`;
+  for (const p of pairs) count.set(key(p), (count.get(key(p)) ?? 0) + 1);
+  return new Map(
+    pairs.map((p) => [
+      p.pair_id,
+      (count.get(key(p)) ?? 0) > 1 ? `${p.factory_name} · ${shortHex(p.pair_address)}` : p.factory_name,
+    ]),
+  );
 }
 
 /** asset_id, symbol and the other token's symbol for a side of a pair. */

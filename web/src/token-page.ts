@@ -33,6 +33,7 @@ import {
   mergeCandles,
   mergeNewTrades,
   pairName,
+  pairVenues,
   refreshFrom,
   sideInfo,
   sortPairs,
@@ -46,7 +47,8 @@ import { tokenAvatar } from "./search.js";
 
 /** Live refresh period: the demo chain makes a block every ~2 s. */
 export const pollIntervalMs = 3000;
-/** Trades per page: the first page and "Load older". */
+/** Trades of the first page (a trade record is ~0.9 KB of JSON) and of each "Load older". */
+const tradesFirstPage = 25;
 const tradesPageSize = 50;
 /** A live poll asks for this many newest trades and merges them on top. */
 const tradesPollSize = 20;
@@ -58,8 +60,6 @@ export type TokenPage = {
   readonly tokenId: string;
   /** Applies a new route of the same token (pair, side, interval, days). */
   update(route: TokenRoute): void;
-  /** Reloads everything (after the API key changed). */
-  reload(): void;
   destroy(): void;
 };
 
@@ -144,7 +144,7 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
         ),
       ),
     ),
-    h("div", { class: "token-quote" }, priceEl, h("p", { class: "token-change" }, changeEl, " 24 h")),
+    h("div", { class: "token-quote" }, priceEl, h("p", { class: "token-change" }, changeEl, " 24\u00a0h")),
     h(
       "dl",
       { class: "facts" },
@@ -425,12 +425,12 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
       "div",
       { class: "card-head" },
       h("h2", { id: "pairs-title" }, "Pairs"),
-      h("span", { class: "muted" }, "by 24 h volume"),
+      h("span", { class: "muted" }, "by 24\u00a0h volume"),
     ),
     pairsStatus,
     h(
       "div",
-      { class: "table-wrap" },
+      { class: "table-wrap", role: "region", "aria-labelledby": "pairs-title", tabindex: 0 },
       h(
         "table",
         { class: "table", "data-testid": "pairs" },
@@ -440,10 +440,9 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
           h(
             "tr",
             {},
-            h("th", { scope: "col" }, "Pair"),
-            h("th", { scope: "col", class: "opt" }, "DEX"),
+            h("th", { scope: "col" }, "Pair · DEX"),
             h("th", { scope: "col", class: "r" }, "Liquidity"),
-            h("th", { scope: "col", class: "r" }, "Volume 24 h"),
+            h("th", { scope: "col", class: "r" }, "Volume 24\u00a0h"),
             h("th", { scope: "col", class: "r" }, "Change"),
           ),
         ),
@@ -453,6 +452,7 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
   );
 
   const renderPairs = () => {
+    const venues = pairVenues(pairs);
     replace(
       pairsBody,
       ...pairs.map((p) => {
@@ -475,9 +475,8 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
               },
               pairName(p),
             ),
-            h("span", { class: "cell-sub" }, p.factory_name),
+            h("span", { class: "cell-sub" }, venues.get(p.pair_id)),
           ),
-          h("td", { class: "opt" }, p.factory_name),
           h("td", { class: "r num" }, formatUsdCompact(p.liquidity_value)),
           h("td", { class: "r num" }, formatUsdCompact(p.volume)),
           h("td", { class: `r num change ${change.direction}` }, change.text),
@@ -490,7 +489,7 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
         h(
           "option",
           { value: p.pair_id, selected: p.pair_id === pair?.pair_id },
-          `${pairName(p)} · ${p.factory_name}`,
+          `${pairName(p)} · ${venues.get(p.pair_id)}`,
         ),
       ),
     );
@@ -580,7 +579,7 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
     tradesStatus,
     h(
       "div",
-      { class: "table-wrap" },
+      { class: "table-wrap", role: "region", "aria-labelledby": "trades-title", tabindex: 0 },
       h(
         "table",
         { class: "table trades", "data-testid": "trades" },
@@ -659,7 +658,7 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
     setCardState(tradesCard, tradesStatus, "loading", "Loading trades…");
     try {
       const page = await api.trades(
-        { assetId: sideInfo(pair, side).assetId, pairId: pair.pair_id, limit: tradesPageSize },
+        { assetId: sideInfo(pair, side).assetId, pairId: pair.pair_id, limit: tradesFirstPage },
         signal,
       );
       if (n !== seq.trades) return;
@@ -761,13 +760,8 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
     for (const result of results) if (result.status === "rejected") reportError(result.reason);
   };
 
-  const start = () => {
-    void loadMeta().then(loadLogo);
-    void loadPairs();
-    void loadLine();
-  };
-
-  start();
+  // The logo (a search by address) waits for the requests the first chart needs.
+  void Promise.all([loadMeta(), loadPairs(), loadLine()]).then(loadLogo);
   const poller: Poller = createPoller({ intervalMs: pollIntervalMs, task: poll, doc: document });
 
   return {
@@ -783,12 +777,6 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
         void loadCandles();
         void loadTrades();
       } else if (next.interval !== previous.interval) void loadCandles();
-    },
-    reload() {
-      pair = undefined;
-      barsKey = "";
-      tradesKey = "";
-      start();
     },
     destroy() {
       poller.stop();
