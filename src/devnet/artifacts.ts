@@ -22,7 +22,9 @@ export type UniswapArtifact = keyof typeof artifactPaths;
 /** The creation bytecode of an official Uniswap contract, as published on npm. */
 export function uniswapBytecode(name: UniswapArtifact): Hex {
   // The v2 builds (waffle) keep it under "bytecode" without 0x; the v3 ones (hardhat) with 0x.
-  const artifact = JSON.parse(readFileSync(require.resolve(artifactPaths[name]), "utf8")) as { bytecode: string };
+  const artifact = JSON.parse(readFileSync(require.resolve(artifactPaths[name]), "utf8")) as {
+    bytecode: string;
+  };
   const hex = artifact.bytecode.startsWith("0x") ? artifact.bytecode.slice(2) : artifact.bytecode;
   return `0x${hex}`;
 }
@@ -32,8 +34,10 @@ export function uniswapBytecode(name: UniswapArtifact): Hex {
  * CREATE2. They equal mainnet's, so the deployed periphery finds the devnet's pools; a changed
  * artifact would break every route, and deploy.ts checks them against these.
  */
-export const V2_PAIR_INIT_CODE_HASH: Hex = "0x96e8ac4277198ff8b6f785478aa9a39f403cb768dd02cbee326c3e7da348845f";
-export const V3_POOL_INIT_CODE_HASH: Hex = "0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54";
+export const V2_PAIR_INIT_CODE_HASH: Hex =
+  "0x96e8ac4277198ff8b6f785478aa9a39f403cb768dd02cbee326c3e7da348845f";
+export const V3_POOL_INIT_CODE_HASH: Hex =
+  "0xe34f199b19b2b4f47f68442619d555527d244f78a3297ea89325f843f87b8b54";
 
 /** Hash of an artifact's creation code, for the check above. */
 export function initCodeHash(name: "v2Pair" | "v3Pool"): Hex {

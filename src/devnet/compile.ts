@@ -1,5 +1,5 @@
 import { createHash } from "node:crypto";
-import { mkdirSync, readdirSync, readFileSync, renameSync, writeFileSync } from "node:fs";
+import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
 import type { Abi, Hex } from "viem";
@@ -55,15 +55,20 @@ export function compileDevnetContracts(options: { logger: Logger; cacheDir?: str
   const startedAt = performance.now();
   // Loaded only on a cache miss: solc-js is an 8 MB emscripten module that takes a second to load.
   const solc = require("solc") as { compile(input: string): string };
-  const output = JSON.parse(solc.compile(JSON.stringify({ language: "Solidity", sources, settings }))) as SolcOutput;
+  const output = JSON.parse(
+    solc.compile(JSON.stringify({ language: "Solidity", sources, settings })),
+  ) as SolcOutput;
   const errors = (output.errors ?? []).filter((e) => e.severity === "error");
   if (errors.length > 0) {
-    throw new LaunchError(`devnet contracts do not compile: ${errors.map((e) => e.formattedMessage).join("\n")}`);
+    throw new LaunchError(
+      `devnet contracts do not compile: ${errors.map((e) => e.formattedMessage).join("\n")}`,
+    );
   }
   const compiled = {} as CompiledContracts;
   for (const name of contractNames) {
     const contract = output.contracts?.[`${name}.sol`]?.[name];
-    if (contract === undefined) throw new LaunchError(`devnet contract ${name} is missing from the solc output`);
+    if (contract === undefined)
+      throw new LaunchError(`devnet contract ${name} is missing from the solc output`);
     compiled[name] = { abi: contract.abi, bytecode: `0x${contract.evm.bytecode.object}` };
   }
   mkdirSync(cacheDir, { recursive: true });
@@ -71,6 +76,12 @@ export function compileDevnetContracts(options: { logger: Logger; cacheDir?: str
   const partial = `${cacheFile}.${process.pid}.tmp`;
   writeFileSync(partial, JSON.stringify(compiled));
   renameSync(partial, cacheFile);
+  // Outputs of earlier sources are never read again.
+  for (const file of readdirSync(cacheDir)) {
+    if (/^devnet-contracts-[0-9a-f]{16}\.json$/.test(file) && join(cacheDir, file) !== cacheFile) {
+      rmSync(join(cacheDir, file), { force: true });
+    }
+  }
   logger.info(
     { solc_version: solcVersion, elapsed_ms: Math.round(performance.now() - startedAt) },
     "devnet contracts compiled",

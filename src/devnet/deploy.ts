@@ -22,7 +22,12 @@ import {
   v2RouterAbi,
   v3FactoryAbi,
 } from "./abis.js";
-import { initCodeHash, uniswapBytecode, V2_PAIR_INIT_CODE_HASH, V3_POOL_INIT_CODE_HASH } from "./artifacts.js";
+import {
+  initCodeHash,
+  uniswapBytecode,
+  V2_PAIR_INIT_CODE_HASH,
+  V3_POOL_INIT_CODE_HASH,
+} from "./artifacts.js";
 import { type CompiledContracts, compileDevnetContracts } from "./compile.js";
 import {
   type Protocol,
@@ -131,13 +136,20 @@ const firstTokenNonce = 6;
  * same accounts give the same addresses on every start. The seed only moves initial prices
  * (±3 %), never an address.
  */
-export function planDeployment(options: { chainId: number; seed: number; accounts: readonly Address[] }): Deployment {
+export function planDeployment(options: {
+  chainId: number;
+  seed: number;
+  accounts: readonly Address[];
+}): Deployment {
   const accounts = options.accounts.map((a) => a.toLowerCase() as Address);
   if (accounts.length < minAccounts) {
-    throw new LaunchError(`the devnet needs at least ${minAccounts} unlocked accounts, the node has ${accounts.length}`);
+    throw new LaunchError(
+      `the devnet needs at least ${minAccounts} unlocked accounts, the node has ${accounts.length}`,
+    );
   }
   const deployer = accounts[0] as Address;
-  const created = (nonce: number) => getContractAddress({ from: deployer, nonce: BigInt(nonce) }).toLowerCase() as Address;
+  const created = (nonce: number) =>
+    getContractAddress({ from: deployer, nonce: BigInt(nonce) }).toLowerCase() as Address;
   const random = createRandom(options.seed).fork("initial-prices");
 
   const tokens = {} as Record<TokenKey, DeployedToken>;
@@ -184,7 +196,8 @@ export function planDeployment(options: { chainId: number; seed: number; account
     if (spec.protocol === "v3" && tickSpacing !== null) {
       const rawPrice = rawPriceFromUsd(usdUnit(t0), usdUnit(t1));
       for (const range of [null, ...(spec.ranges ?? [])]) {
-        const ticks = range === null ? fullRangeTicks(tickSpacing) : rangeTicks(rawPrice, range.widthPct, tickSpacing);
+        const ticks =
+          range === null ? fullRangeTicks(tickSpacing) : rangeTicks(rawPrice, range.widthPct, tickSpacing);
         positions.push({ tokenId: positions.length + 1, poolKey: spec.key, owner: deployer, ...ticks });
       }
     }
@@ -249,17 +262,23 @@ export async function deployMarket(options: {
     ["v3Pool", V3_POOL_INIT_CODE_HASH],
   ] as const) {
     if (initCodeHash(name) !== expected) {
-      throw new LaunchError(`the npm artifact of ${name} does not hash to the init code hash the periphery expects`);
+      throw new LaunchError(
+        `the npm artifact of ${name} does not hash to the init code hash the periphery expects`,
+      );
     }
   }
-  const contracts = options.contracts ?? compileDevnetContracts({ logger: options.logger ?? createSilentLogger() });
+  const contracts =
+    options.contracts ?? compileDevnetContracts({ logger: options.logger ?? createSilentLogger() });
 
   await rpc.request("evm_setAutomine", [false]);
   try {
     // Contracts first, in the nonce order planDeployment assumed; everything else calls them, and
     // a call to an address without code would succeed silently.
     await executeTransactions(rpc, nonces, contractDeployments(plan, contracts));
-    const receipts = await executeTransactions(rpc, nonces, [...fundingAndApprovals(plan), ...poolCreation(plan)]);
+    const receipts = await executeTransactions(rpc, nonces, [
+      ...fundingAndApprovals(plan),
+      ...poolCreation(plan),
+    ]);
     await verifyDeployment(rpc, plan);
     const blockNumber = Number(receipts.at(-1)?.blockNumber ?? 0);
     options.logger?.info(
@@ -279,7 +298,12 @@ export async function deployMarket(options: {
 
 function contractDeployments(plan: Deployment, contracts: CompiledContracts): TxRequest[] {
   const from = plan.accounts.deployer;
-  const deploy = (data: Hex, label: string): TxRequest => ({ from, data, gas: 16_000_000n, label: `deploy ${label}` });
+  const deploy = (data: Hex, label: string): TxRequest => ({
+    from,
+    data,
+    gas: 16_000_000n,
+    label: `deploy ${label}`,
+  });
   const txs: TxRequest[] = [
     deploy(uniswapBytecode("weth9"), "WETH9"),
     deploy(
@@ -319,7 +343,11 @@ function contractDeployments(plan: Deployment, contracts: CompiledContracts): Tx
         ? encodeDeployData({
             abi: bytes32MetadataTokenAbi,
             bytecode: contracts.Bytes32MetadataToken.bytecode,
-            args: [stringToHex(spec.name, { size: 32 }), stringToHex(spec.symbol, { size: 32 }), spec.decimals],
+            args: [
+              stringToHex(spec.name, { size: 32 }),
+              stringToHex(spec.symbol, { size: 32 }),
+              spec.decimals,
+            ],
           })
         : spec.metadata === "reverting-decimals"
           ? encodeDeployData({
@@ -346,7 +374,11 @@ function contractDeployments(plan: Deployment, contracts: CompiledContracts): Tx
 }
 
 function periphery(plan: Deployment): PeripheryAddresses {
-  return { v2Router: plan.v2.router, swapRouter: plan.v3.swapRouter, positionManager: plan.v3.positionManager };
+  return {
+    v2Router: plan.v2.router,
+    swapRouter: plan.v3.swapRouter,
+    positionManager: plan.v3.positionManager,
+  };
 }
 
 /** Raw amount of a token worth `usd` at its initial price. */
@@ -391,7 +423,12 @@ function fundingAndApprovals(plan: Deployment): TxRequest[] {
     for (const token of Object.values(plan.tokens)) {
       for (const spender of spenders) {
         txs.push(
-          approveTx({ from: account, token: token.address, spender, label: `approve ${token.key} of ${account}` }),
+          approveTx({
+            from: account,
+            token: token.address,
+            spender,
+            label: `approve ${token.key} of ${account}`,
+          }),
         );
       }
     }
@@ -440,7 +477,13 @@ function poolDeposits(plan: Deployment): PoolDeposit[] {
       const position = positions[i];
       if (position === undefined) return;
       const ticks = { tickLower: position.tickLower, tickUpper: position.tickUpper };
-      const amounts = amountsForUsd({ usd: range.usd, rawPrice, ...ticks, token0: usdUnit(t0), token1: usdUnit(t1) });
+      const amounts = amountsForUsd({
+        usd: range.usd,
+        rawPrice,
+        ...ticks,
+        token0: usdUnit(t0),
+        token1: usdUnit(t1),
+      });
       deposits.push({ ...base, ...amounts, ticks });
     });
   }
@@ -469,7 +512,10 @@ function poolCreation(plan: Deployment): TxRequest[] {
     }
     if (!created.has(pool.key)) {
       created.add(pool.key);
-      const rawPrice = rawPriceFromUsd(usdUnit(plan.tokens[pool.token0Key]), usdUnit(plan.tokens[pool.token1Key]));
+      const rawPrice = rawPriceFromUsd(
+        usdUnit(plan.tokens[pool.token0Key]),
+        usdUnit(plan.tokens[pool.token1Key]),
+      );
       txs.push(
         v3CreatePoolTx({
           periphery: periphery(plan),
@@ -506,7 +552,11 @@ async function verifyDeployment(rpc: DevnetRpc, plan: Deployment): Promise<void>
       pool.protocol === "v2"
         ? {
             to: plan.v2.factory,
-            data: encodeFunctionData({ abi: v2FactoryAbi, functionName: "getPair", args: [pool.token0, pool.token1] }),
+            data: encodeFunctionData({
+              abi: v2FactoryAbi,
+              functionName: "getPair",
+              args: [pool.token0, pool.token1],
+            }),
           }
         : {
             to: plan.v3.factory,
@@ -560,7 +610,10 @@ function v3PoolAddress(factory: Address, token0: Address, token1: Address, fee: 
     opcode: "CREATE2",
     from: factory,
     salt: keccak256(
-      encodeAbiParameters([{ type: "address" }, { type: "address" }, { type: "uint24" }], [token0, token1, fee]),
+      encodeAbiParameters(
+        [{ type: "address" }, { type: "address" }, { type: "uint24" }],
+        [token0, token1, fee],
+      ),
     ),
     bytecodeHash: V3_POOL_INIT_CODE_HASH,
   }).toLowerCase() as Address;

@@ -22,11 +22,10 @@ module.exports = {
         count: options.accountCount,
         accountsBalance: options.accountBalanceWei,
       },
-      // The simulator mines several blocks within one second when it catches up with the clock.
+      // Live blocks may come faster than one a second (blockIntervalMs below 1000).
       allowBlocksWithSameTimestamp: true,
-      // With a base fee of 0 the gas price is a pure priority. The mempool orders a block's
-      // transactions by it, so a block's order is the one its sender chose even though the node
-      // executes the requests of a JSON-RPC batch concurrently.
+      // With a base fee of 0 the gas price is a pure priority: the mempool orders a block's
+      // transactions by it, and the simulator gives each transaction of a block its rank.
       initialBaseFeePerGas: 0,
       blockGasLimit: options.blockGasLimit,
       mining: { auto: true, interval: 0, mempool: { order: "priority" } },

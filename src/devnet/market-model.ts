@@ -77,8 +77,7 @@ export function createMarketModel(options: {
 export function tradingActivity(timestamp: number): number {
   const date = new Date(timestamp * 1000);
   const hour = date.getUTCHours();
-  const byHour =
-    hour < 6 ? 0.25 : hour < 8 ? 0.6 : hour < 12 ? 1 : hour < 17 ? 1.35 : hour < 21 ? 1 : 0.6;
+  const byHour = hour < 6 ? 0.25 : hour < 8 ? 0.6 : hour < 12 ? 1 : hour < 17 ? 1.35 : hour < 21 ? 1 : 0.6;
   const day = date.getUTCDay();
   return byHour * (day === 0 || day === 6 ? 0.75 : 1);
 }

@@ -32,11 +32,21 @@ export const gasLimits = {
 /** No deadline: history blocks are dated in the past and live ones by the wall clock. */
 const deadline = maxUint256;
 
-export function approveTx(options: { from: Address; token: Address; spender: Address; amount?: bigint; label?: string }): TxRequest {
+export function approveTx(options: {
+  from: Address;
+  token: Address;
+  spender: Address;
+  amount?: bigint;
+  label?: string;
+}): TxRequest {
   return {
     from: options.from,
     to: options.token,
-    data: encodeFunctionData({ abi: erc20Abi, functionName: "approve", args: [options.spender, options.amount ?? maxUint256] }),
+    data: encodeFunctionData({
+      abi: erc20Abi,
+      functionName: "approve",
+      args: [options.spender, options.amount ?? maxUint256],
+    }),
     gas: gasLimits.approve,
     label: options.label ?? `approve ${options.token} for ${options.spender}`,
   };
@@ -69,7 +79,13 @@ export function v2SwapTx(options: {
     data: encodeFunctionData({
       abi: v2RouterAbi,
       functionName: "swapExactTokensForTokens",
-      args: [options.amountIn, options.amountOutMin ?? 0n, [...options.path], options.recipient ?? options.from, deadline],
+      args: [
+        options.amountIn,
+        options.amountOutMin ?? 0n,
+        [...options.path],
+        options.recipient ?? options.from,
+        deadline,
+      ],
     }),
     gas: gasLimits.v2Swap + gasLimits.v2SwapPerExtraHop * BigInt(options.path.length - 2),
     label: `V2 swap ${options.amountIn} along ${options.path.join(" → ")}`,
@@ -126,7 +142,9 @@ export function v3SwapTx(options: {
     data: encodeFunctionData({
       abi: swapRouterAbi,
       functionName: "exactInput",
-      args: [{ path: encodeV3Path(path, fees), recipient, deadline, amountIn: options.amountIn, amountOutMinimum }],
+      args: [
+        { path: encodeV3Path(path, fees), recipient, deadline, amountIn: options.amountIn, amountOutMinimum },
+      ],
     }),
     gas,
     label,
@@ -165,7 +183,16 @@ export function v2AddLiquidityTx(options: {
     data: encodeFunctionData({
       abi: v2RouterAbi,
       functionName: "addLiquidity",
-      args: [options.tokenA, options.tokenB, options.amountA, options.amountB, 0n, 0n, options.from, deadline],
+      args: [
+        options.tokenA,
+        options.tokenB,
+        options.amountA,
+        options.amountB,
+        0n,
+        0n,
+        options.from,
+        deadline,
+      ],
     }),
     gas: options.newPair ? gasLimits.v2AddLiquidityNewPair : gasLimits.v2AddLiquidity,
     label: `V2 add liquidity ${options.amountA} ${options.tokenA} + ${options.amountB} ${options.tokenB}`,
@@ -267,17 +294,25 @@ export function v3RemoveLiquidityTx(options: {
   const decrease = encodeFunctionData({
     abi: positionManagerAbi,
     functionName: "decreaseLiquidity",
-    args: [{ tokenId: options.tokenId, liquidity: options.liquidity, amount0Min: 0n, amount1Min: 0n, deadline }],
+    args: [
+      { tokenId: options.tokenId, liquidity: options.liquidity, amount0Min: 0n, amount1Min: 0n, deadline },
+    ],
   });
   const collect = encodeFunctionData({
     abi: positionManagerAbi,
     functionName: "collect",
-    args: [{ tokenId: options.tokenId, recipient: options.from, amount0Max: maxUint128, amount1Max: maxUint128 }],
+    args: [
+      { tokenId: options.tokenId, recipient: options.from, amount0Max: maxUint128, amount1Max: maxUint128 },
+    ],
   });
   return {
     from: options.from,
     to: options.periphery.positionManager,
-    data: encodeFunctionData({ abi: positionManagerAbi, functionName: "multicall", args: [[decrease, collect]] }),
+    data: encodeFunctionData({
+      abi: positionManagerAbi,
+      functionName: "multicall",
+      args: [[decrease, collect]],
+    }),
     gas: gasLimits.v3DecreaseAndCollect,
     label: `V3 remove ${options.liquidity} liquidity of position ${options.tokenId}`,
   };

@@ -90,7 +90,8 @@ export function amountsForUsd(options: {
   const { token0, token1 } = options;
   const unit = amountsForLiquidity(1, Math.sqrt(options.rawPrice), options.tickLower, options.tickUpper);
   const usdPerLiquidity =
-    (unit.amount0 * token0.priceUsd) / 10 ** token0.decimals + (unit.amount1 * token1.priceUsd) / 10 ** token1.decimals;
+    (unit.amount0 * token0.priceUsd) / 10 ** token0.decimals +
+    (unit.amount1 * token1.priceUsd) / 10 ** token1.decimals;
   const liquidity = options.usd / usdPerLiquidity;
   return {
     amount0: BigInt(Math.floor(unit.amount0 * liquidity)),

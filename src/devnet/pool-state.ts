@@ -10,8 +10,9 @@ export type PoolState =
 // Storage slots of the official contracts (their layouts are fixed by the deployed bytecode):
 // UniswapV2Pair packs reserve0 (112 bits), reserve1 (112) and blockTimestampLast (32) in slot 8;
 // UniswapV3Pool keeps Slot0 (sqrtPriceX96 in the low 160 bits) in slot 0 and liquidity in slot 4.
-// Reading storage costs the node a trie lookup, where a view call costs a traced EVM execution
-// about fifty times dearer; pool-state.test.ts checks these slots against the view functions.
+// Reading storage costs the node a trie lookup, where a view call runs a traced EVM execution
+// (measured: 2.7 ms for the 34 slots of all pools, 4 ms for one multicall-style eth_call doing
+// the same reads). deploy.test.ts checks these slots against the view functions.
 const v2ReservesSlot = numberToHex(8);
 const v3Slot0Slot = numberToHex(0);
 const v3LiquiditySlot = numberToHex(4);
@@ -32,7 +33,10 @@ export function poolStateCalls(pools: readonly DeployedPool[]): RpcCall[] {
 }
 
 /** Decodes the answers of poolStateCalls (same pools, same order). */
-export function decodePoolStates(pools: readonly DeployedPool[], words: readonly Hex[]): Map<string, PoolState> {
+export function decodePoolStates(
+  pools: readonly DeployedPool[],
+  words: readonly Hex[],
+): Map<string, PoolState> {
   const states = new Map<string, PoolState>();
   let i = 0;
   const next = () => BigInt(words[i++] ?? "0x0");
@@ -70,7 +74,9 @@ export function applySwap(
 ): { state: PoolState; amountOut: bigint } {
   if (amountIn <= 0n) return { state, amountOut: 0n };
   if (state.protocol === "v2") {
-    const [reserveIn, reserveOut] = zeroForOne ? [state.reserve0, state.reserve1] : [state.reserve1, state.reserve0];
+    const [reserveIn, reserveOut] = zeroForOne
+      ? [state.reserve0, state.reserve1]
+      : [state.reserve1, state.reserve0];
     const inWithFee = amountIn * 997n;
     const amountOut = (inWithFee * reserveOut) / (reserveIn * 1000n + inWithFee);
     const newIn = reserveIn + amountIn;

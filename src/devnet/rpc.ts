@@ -30,7 +30,11 @@ export class RpcCallError extends BaseError {
 /** Requests per HTTP batch: large enough to amortise the round trip, small enough to stream. */
 const maxBatchSize = 1000;
 
-type RpcResponseBody = { id: number; result?: unknown; error?: { code: number; message: string; data?: unknown } };
+type RpcResponseBody = {
+  id: number;
+  result?: unknown;
+  error?: { code: number; message: string; data?: unknown };
+};
 
 /**
  * Creates the client. Requests go over node:http with keep-alive: a round trip to the local node
@@ -118,13 +122,17 @@ function createJsonPoster(url: string, timeoutMs: number): (body: unknown) => Pr
             try {
               resolve(JSON.parse(text));
             } catch {
-              reject(new RpcTransportError(`${url} answered HTTP ${response.statusCode}: ${text.slice(0, 200)}`));
+              reject(
+                new RpcTransportError(`${url} answered HTTP ${response.statusCode}: ${text.slice(0, 200)}`),
+              );
             }
           });
         },
       );
       request.setTimeout(timeoutMs, () => {
-        request.destroy(new RpcTransportError(`${url} did not answer within ${timeoutMs} ms`, { retryable: true }));
+        request.destroy(
+          new RpcTransportError(`${url} did not answer within ${timeoutMs} ms`, { retryable: true }),
+        );
       });
       request.on("error", (error) =>
         reject(

@@ -1,4 +1,11 @@
-import { type Address, decodeFunctionResult, encodeEventTopics, encodeFunctionData, type Hex, parseAbi } from "viem";
+import {
+  type Address,
+  decodeFunctionResult,
+  encodeEventTopics,
+  encodeFunctionData,
+  type Hex,
+  parseAbi,
+} from "viem";
 import type { Logger } from "../internal/logger.js";
 import { positionManagerAbi, v2PairAbi, v3PoolAbi } from "./abis.js";
 import type { DeployedPool, Deployment } from "./deploy.js";
@@ -14,14 +21,19 @@ import {
   v3RemoveLiquidityTx,
   v3SwapTx,
 } from "./periphery.js";
-import { amountsForUsd, rangeTicks, rawPriceFromUsd, v2InputToReachPrice, v3InputToReachPrice } from "./pool-math.js";
+import {
+  amountsForUsd,
+  rangeTicks,
+  rawPriceFromUsd,
+  v2InputToReachPrice,
+  v3InputToReachPrice,
+} from "./pool-math.js";
 import { applySwap, decodePoolStates, type PoolState, poolRawPrice, poolStateCalls } from "./pool-state.js";
 import { createRandom, type Random } from "./random.js";
 import { createDevnetRpc, type RpcCall, RpcCallError } from "./rpc.js";
 import {
   checkSent,
   executeTransactions,
-  mineBlock,
   type NonceBook,
   readNonces,
   sendTransactionCalls,
@@ -89,7 +101,7 @@ type Hop = { pool: DeployedPool; zeroForOne: boolean };
 /** An exact-input trade along one or more pools of one protocol. */
 type Trade = { from: Address; hops: Hop[]; amountIn: bigint };
 
-/** A removal decided in one block, executed in the next once its reads are back. */
+/** A removal decided in one block, executed in a later one once its reads are back. */
 type RemovalIntent =
   | { protocol: "v2"; lp: Address; pool: DeployedPool; balanceRead: number; share: number }
   | { protocol: "v3"; lp: Address; tokenId: bigint; positionRead: number; ownerRead: number };
@@ -102,7 +114,15 @@ type PlannedBlock = {
   liquidityChanges: number;
   intents: RemovalIntent[];
   reads: RpcCall[];
+  /** Whether the batch reads every pool's state first. */
+  refresh: boolean;
+  /** Pools known to be off when the block was planned; the read clears them. */
+  readDirty: string[];
+  /** The block's batch: pool reads, other reads, transactions, evm_mine. */
+  calls: RpcCall[];
 };
+
+type SentBlock = { planned: PlannedBlock; results: Promise<unknown[]> };
 
 /** Creates the market simulator of a deployment; deterministic from the seed. */
 export function createSimulator(options: {
@@ -144,14 +164,18 @@ export function createSimulator(options: {
   const busyV2Removals = new Set<string>();
   let live: { stopped: boolean; timer?: NodeJS.Timeout; inFlight?: Promise<void> } | undefined;
 
-  /** Reads what the simulator keeps (nonces, pools, the next position id); approvals once. */
+  /**
+   * Reads what the simulator keeps (nonces, pools, the next position id) and approves once. The
+   * market starts at `timestamp` (the history's start), not at the latest block, whose time
+   * depends on how long the deployment took: the history must depend on the seed alone.
+   */
   const prepare = async (timestamp: number) => {
     const latest = await rpc.request<{ timestamp: Hex }>("eth_getBlockByNumber", ["latest", false]);
     lastTimestamp = Number(latest.timestamp);
     model ??= createMarketModel({
       tokens: deployment.tokens,
       random: random.fork("market"),
-      startTimestamp: lastTimestamp,
+      startTimestamp: timestamp,
     });
     nonces = await readNonces(rpc, [deployment.accounts.deployer, ...liquidityProviders, ...traders]);
     const supplyCall = {
@@ -175,7 +199,12 @@ export function createSimulator(options: {
       deployment.pools
         .filter((pool) => pool.protocol === "v2")
         .map((pool) =>
-          approveTx({ from: lp, token: pool.address, spender: periphery.v2Router, label: `approve ${pool.key} LP tokens` }),
+          approveTx({
+            from: lp,
+            token: pool.address,
+            spender: periphery.v2Router,
+            label: `approve ${pool.key} LP tokens`,
+          }),
         ),
     );
     const ts = Math.max(timestamp, lastTimestamp + 1);
@@ -185,7 +214,10 @@ export function createSimulator(options: {
   };
 
   const marketPrice = (key: TokenKey) => (model as MarketModel).priceUsd(key);
-  const unit = (key: TokenKey) => ({ priceUsd: marketPrice(key), decimals: deployment.tokens[key].unitDecimals });
+  const unit = (key: TokenKey) => ({
+    priceUsd: marketPrice(key),
+    decimals: deployment.tokens[key].unitDecimals,
+  });
   const rawAmount = (key: TokenKey, usd: number) =>
     BigInt(Math.floor((usd / marketPrice(key)) * 10 ** deployment.tokens[key].unitDecimals));
   const stateOf = (pool: DeployedPool): PoolState => {
@@ -214,7 +246,13 @@ export function createSimulator(options: {
     for (const hop of trade.hops) path.push(hop.zeroForOne ? hop.pool.token1 : hop.pool.token0);
     return first.pool.protocol === "v2"
       ? v2SwapTx({ periphery, from: trade.from, path, amountIn: trade.amountIn })
-      : v3SwapTx({ periphery, from: trade.from, path, fees: trade.hops.map((h) => h.pool.fee), amountIn: trade.amountIn });
+      : v3SwapTx({
+          periphery,
+          from: trade.from,
+          path,
+          fees: trade.hops.map((h) => h.pool.fee),
+          amountIn: trade.amountIn,
+        });
   };
 
   const addTrade = (planned: PlannedBlock, trade: Trade) => {
@@ -233,7 +271,8 @@ export function createSimulator(options: {
       const d = deviation(pool);
       // Not worth it within the fee (plus gas and risk, which this margin stands for).
       const threshold = pool.fee / 1_000_000 + (pool.fee <= 100 ? 0.0005 : 0.004);
-      if (Math.abs(d) <= threshold || !rng.chance(Math.min(0.6, 0.1 + 0.05 * specOf(pool).activity))) continue;
+      if (Math.abs(d) <= threshold || !rng.chance(Math.min(0.6, 0.1 + 0.05 * specOf(pool).activity)))
+        continue;
       const state = stateOf(pool);
       const fraction = arbFraction[0] + (arbFraction[1] - arbFraction[0]) * rng.next();
       const target = poolRawPrice(state) * Math.exp(-fraction * d);
@@ -263,7 +302,11 @@ export function createSimulator(options: {
           : route.hops;
         const tokenIn = reverse ? route.spec.path.at(-1) : route.spec.path[0];
         if (tokenIn !== undefined) {
-          addTrade(planned, { from, hops, amountIn: rawAmount(tokenIn, rng.logNormal(route.spec.tradeUsd, 0.8)) });
+          addTrade(planned, {
+            from,
+            hops,
+            amountIn: rawAmount(tokenIn, rng.logNormal(route.spec.tradeUsd, 0.8)),
+          });
           return;
         }
       }
@@ -289,8 +332,16 @@ export function createSimulator(options: {
     const remove = rng.chance(0.35);
     if (remove && pool.protocol === "v2" && !busyV2Removals.has(`${lp}:${pool.key}`)) {
       busyV2Removals.add(`${lp}:${pool.key}`);
-      planned.intents.push({ protocol: "v2", lp, pool, balanceRead: planned.reads.length, share: 0.3 + 0.6 * rng.next() });
-      planned.reads.push(viewCall(pool.address, encodeFunctionData({ abi: v2PairAbi, functionName: "balanceOf", args: [lp] })));
+      planned.intents.push({
+        protocol: "v2",
+        lp,
+        pool,
+        balanceRead: planned.reads.length,
+        share: 0.3 + 0.6 * rng.next(),
+      });
+      planned.reads.push(
+        viewCall(pool.address, encodeFunctionData({ abi: v2PairAbi, functionName: "balanceOf", args: [lp] })),
+      );
       return;
     }
     const own = lpPositions.findIndex((p) => p.owner === lp);
@@ -298,10 +349,22 @@ export function createSimulator(options: {
       const [position] = lpPositions.splice(own, 1);
       if (position === undefined) return;
       const { tokenId } = position;
-      planned.intents.push({ protocol: "v3", lp, tokenId, positionRead: planned.reads.length, ownerRead: planned.reads.length + 1 });
+      planned.intents.push({
+        protocol: "v3",
+        lp,
+        tokenId,
+        positionRead: planned.reads.length,
+        ownerRead: planned.reads.length + 1,
+      });
       planned.reads.push(
-        viewCall(periphery.positionManager, encodeFunctionData({ abi: positionManagerAbi, functionName: "positions", args: [tokenId] })),
-        viewCall(periphery.positionManager, encodeFunctionData({ abi: erc721Abi, functionName: "ownerOf", args: [tokenId] })),
+        viewCall(
+          periphery.positionManager,
+          encodeFunctionData({ abi: positionManagerAbi, functionName: "positions", args: [tokenId] }),
+        ),
+        viewCall(
+          periphery.positionManager,
+          encodeFunctionData({ abi: erc721Abi, functionName: "ownerOf", args: [tokenId] }),
+        ),
       );
       return;
     }
@@ -314,18 +377,36 @@ export function createSimulator(options: {
       const share = usd / pool.initialLiquidityUsd;
       const amountA = BigInt(Math.floor(Number(state.reserve0) * share));
       const amountB = BigInt(Math.floor(Number(state.reserve1) * share));
-      planned.txs.push(v2AddLiquidityTx({ periphery, from: lp, tokenA: pool.token0, tokenB: pool.token1, amountA, amountB }));
+      planned.txs.push(
+        v2AddLiquidityTx({ periphery, from: lp, tokenA: pool.token0, tokenB: pool.token1, amountA, amountB }),
+      );
       return;
     }
     const rawPrice = poolRawPrice(state);
     const widthPct = pool.fee <= 100 ? 0.1 + rng.next() * 0.9 : 2 + rng.next() * 23;
     const ticks = rangeTicks(rawPrice, widthPct, pool.tickSpacing ?? 60);
-    const amounts = amountsForUsd({ usd, rawPrice, ...ticks, token0: unit(pool.token0Key), token1: unit(pool.token1Key) });
-    planned.txs.push(v3MintTx({ periphery, from: lp, token0: pool.token0, token1: pool.token1, fee: pool.fee, ...ticks, ...amounts }));
+    const amounts = amountsForUsd({
+      usd,
+      rawPrice,
+      ...ticks,
+      token0: unit(pool.token0Key),
+      token1: unit(pool.token1Key),
+    });
+    planned.txs.push(
+      v3MintTx({
+        periphery,
+        from: lp,
+        token0: pool.token0,
+        token1: pool.token1,
+        fee: pool.fee,
+        ...ticks,
+        ...amounts,
+      }),
+    );
     lpPositions.push({ tokenId: nextTokenId++, owner: lp });
   };
 
-  /** The removals decided in the previous block, now that their reads are back. */
+  /** The removals decided in an earlier block, now that their reads are back. */
   const planRemovals = (planned: PlannedBlock) => {
     const { intents, results } = pendingRemovals;
     pendingRemovals = { intents: [], results: [] };
@@ -342,7 +423,9 @@ export function createSimulator(options: {
         const liquidity = (balance * BigInt(Math.floor(intent.share * 1000))) / 1000n;
         if (liquidity === 0n) continue;
         const { pool, lp } = intent;
-        planned.txs.push(v2RemoveLiquidityTx({ periphery, from: lp, tokenA: pool.token0, tokenB: pool.token1, liquidity }));
+        planned.txs.push(
+          v2RemoveLiquidityTx({ periphery, from: lp, tokenA: pool.token0, tokenB: pool.token1, liquidity }),
+        );
         dirty.add(pool.key);
         planned.liquidityChanges++;
         continue;
@@ -351,13 +434,23 @@ export function createSimulator(options: {
       const ownerResult = hex(intent.ownerRead);
       if (positionResult === undefined || ownerResult === undefined) continue;
       const owner = decodeFunctionResult({ abi: erc721Abi, functionName: "ownerOf", data: ownerResult });
-      const position = decodeFunctionResult({ abi: positionManagerAbi, functionName: "positions", data: positionResult });
+      const position = decodeFunctionResult({
+        abi: positionManagerAbi,
+        functionName: "positions",
+        data: positionResult,
+      });
       const liquidity = position[7];
       // A position that is not the provider's (an id assumption gone wrong) is left alone.
       if (owner.toLowerCase() !== intent.lp || liquidity === 0n) continue;
-      planned.txs.push(v3RemoveLiquidityTx({ periphery, from: intent.lp, tokenId: intent.tokenId, liquidity }));
+      planned.txs.push(
+        v3RemoveLiquidityTx({ periphery, from: intent.lp, tokenId: intent.tokenId, liquidity }),
+      );
       const pool = deployment.pools.find(
-        (p) => p.protocol === "v3" && p.fee === position[4] && p.token0 === position[2].toLowerCase() && p.token1 === position[3].toLowerCase(),
+        (p) =>
+          p.protocol === "v3" &&
+          p.fee === position[4] &&
+          p.token0 === position[2].toLowerCase() &&
+          p.token1 === position[3].toLowerCase(),
       );
       if (pool !== undefined) dirty.add(pool.key);
       planned.liquidityChanges++;
@@ -365,51 +458,74 @@ export function createSimulator(options: {
   };
 
   /**
-   * Plans one block (pending removals, arbitrage, random trades, maybe a liquidity change), sends
-   * it once `previous` (the block before) is mined, and starts mining it. Planning overlaps the
-   * node's mining of the previous block, so this process and the node work on two cores at once.
-   * One round trip carries this block's transactions (and any reads), one mines it.
+   * Plans one block: pending removals, arbitrage, random trades, maybe a liquidity change. Its
+   * batch is mined in one round trip: the node runs a batch in order (see hardhat-node.cjs), so
+   * it holds any reads (they see the state after the previous block), the transactions and
+   * evm_mine with the block's timestamp.
    */
-  const submitTradingBlock = async (
+  const planBlock = (
     timestamp: number,
     budget: { randomTrades: number } | { totalTrades: number },
-    previous: Promise<void>,
-  ): Promise<{ mined: Promise<void>; txs: number; expectedSwaps: number; liquidityChanges: number }> => {
+  ): PlannedBlock => {
     const rng = random;
     (model as MarketModel).advanceTo(timestamp);
-    const planned: PlannedBlock = { txs: [], trades: [], expectedSwaps: 0, liquidityChanges: 0, intents: [], reads: [] };
-    // Read the pools now and then (and after liquidity changes, which are not estimated): the
-    // read sees the state after the previous block, on which this block's trades are replayed.
-    const refresh = blockIndex % refreshEveryBlocks === 0 || dirty.size > 0;
-    const readDirty = [...dirty];
+    const planned: PlannedBlock = {
+      txs: [],
+      trades: [],
+      expectedSwaps: 0,
+      liquidityChanges: 0,
+      intents: [],
+      reads: [],
+      // Read the pools now and then, and after liquidity changes (which are not estimated).
+      refresh: blockIndex % refreshEveryBlocks === 0 || dirty.size > 0,
+      readDirty: [...dirty],
+      calls: [],
+    };
     planRemovals(planned);
     // Live blocks carry 0-5 trades in all; history blocks take every arbitrage that is due.
-    const arbitrage = planArbitrage(rng, planned, "totalTrades" in budget ? Math.min(2, budget.totalTrades) : Number.POSITIVE_INFINITY);
+    const maxArbitrage = "totalTrades" in budget ? Math.min(2, budget.totalTrades) : Number.POSITIVE_INFINITY;
+    const arbitrage = planArbitrage(rng, planned, maxArbitrage);
     const randomTrades = "totalTrades" in budget ? budget.totalTrades - arbitrage : budget.randomTrades;
     for (let i = 0; i < randomTrades; i++) planRandomTrade(rng, planned);
     if (rng.chance(liquidityChangeChance * tradingActivity(timestamp))) planLiquidityChange(rng, planned);
-    const stateCalls = refresh ? poolStateCalls(deployment.pools) : [];
-    const calls = [...stateCalls, ...planned.reads, ...sendTransactionCalls(nonces, planned.txs)];
-
-    await previous;
-    const results = await rpc.batchSettled(calls);
-    const reads = results.slice(0, stateCalls.length + planned.reads.length);
-    await checkSent(rpc, nonces, planned.txs, results.slice(reads.length));
-    const failedRead = reads.find((r) => r instanceof RpcCallError);
-    if (failedRead) throw failedRead;
-    if (refresh) {
-      states = decodePoolStates(deployment.pools, reads.slice(0, stateCalls.length) as Hex[]);
-      for (const trade of planned.trades) applyTrade(trade);
-      // Liquidity changes of this very block are not in the read yet: those pools stay dirty.
-      for (const key of readDirty) dirty.delete(key);
-    }
-    pendingRemovals = { intents: planned.intents, results: reads.slice(stateCalls.length) };
+    planned.calls = [
+      ...(planned.refresh ? poolStateCalls(deployment.pools) : []),
+      ...planned.reads,
+      ...sendTransactionCalls(nonces, planned.txs),
+      { method: "evm_mine", params: [timestamp] },
+    ];
     lastTimestamp = timestamp;
     blockIndex++;
-    const mined = mineBlock(rpc, timestamp);
-    // Awaited by the caller later; marked handled now so a failure is not an unhandled rejection meanwhile.
-    mined.catch(() => {});
-    return { mined, txs: planned.txs.length, expectedSwaps: planned.expectedSwaps, liquidityChanges: planned.liquidityChanges };
+    return planned;
+  };
+
+  const sendBlock = (planned: PlannedBlock): SentBlock => {
+    const results = rpc.batchSettled(planned.calls);
+    // Awaited in settleBlock; marked handled now so a failure is not an unhandled rejection meanwhile.
+    results.catch(() => {});
+    return { planned, results };
+  };
+
+  /**
+   * Checks a sent block's answers and takes in its reads. A pool read gives the state after the
+   * block before it, so the trades of this block, and of `later` blocks already planned on the
+   * estimates, are replayed on it.
+   */
+  const settleBlock = async (sent: SentBlock, later: readonly Trade[]) => {
+    const { planned } = sent;
+    const results = await sent.results;
+    const stateCount = planned.refresh ? poolStateCalls(deployment.pools).length : 0;
+    const readCount = stateCount + planned.reads.length;
+    const reads = results.slice(0, readCount);
+    await checkSent(rpc, nonces, planned.txs, results.slice(readCount, -1));
+    const failed = [...reads, results.at(-1)].find((r) => r instanceof RpcCallError);
+    if (failed) throw failed;
+    if (planned.refresh) {
+      states = decodePoolStates(deployment.pools, reads.slice(0, stateCount) as Hex[]);
+      for (const trade of [...planned.trades, ...later]) applyTrade(trade);
+      for (const key of planned.readDirty) dirty.delete(key);
+    }
+    pendingRemovals = { intents: planned.intents, results: reads.slice(stateCount) };
   };
 
   return {
@@ -420,35 +536,53 @@ export function createSimulator(options: {
       await rpc.request("evm_setAutomine", [false]);
       try {
         await prepare(fromSeconds);
+        if (lastTimestamp > fromSeconds + 3600) {
+          // Blocks cannot go back in time: the history would be squeezed after the head.
+          throw new Error(
+            `the chain's latest block (${new Date(lastTimestamp * 1000).toISOString()}) is after the history's start ` +
+              `(${new Date(fromSeconds * 1000).toISOString()}): date the node's genesis at or before it (initialDate)`,
+          );
+        }
         const firstBlock = Number(await rpc.request<Hex>("eth_blockNumber")) + 1;
         const schedule = random.fork(`schedule:${untilSeconds}:${days}`);
-        let t = Math.max(fromSeconds, lastTimestamp);
+        // `t` is the schedule, a function of the seed and the range only; a block is dated at
+        // it, or just after the previous block when the deployment's blocks are later still.
+        let t = fromSeconds;
         const stats = { blocks: 0, transactions: 0, expectedSwaps: 0, liquidityChanges: 0 };
-        let mining: Promise<void> = Promise.resolve();
+        // Each block is planned while the node mines the one before: two cores at work.
+        let previous: SentBlock | undefined;
         for (;;) {
           // Fewer blocks (and fewer trades in each) in quiet hours.
           const gap = schedule.exponential(meanBlockGapSeconds) / tradingActivity(t);
-          t = Math.max(t + Math.max(1, Math.round(gap)), lastTimestamp + 1);
+          t += Math.max(1, Math.round(gap));
           if (t > untilSeconds) break;
           const randomTrades = 1 + schedule.poisson(extraTradesPerBlock * tradingActivity(t));
-          const block = await submitTradingBlock(t, { randomTrades }, mining);
-          mining = block.mined;
+          const block = planBlock(Math.max(t, lastTimestamp + 1), { randomTrades });
+          if (previous !== undefined) await settleBlock(previous, block.trades);
+          previous = sendBlock(block);
           stats.blocks++;
-          stats.transactions += block.txs;
+          stats.transactions += block.txs.length;
           stats.expectedSwaps += block.expectedSwaps;
           stats.liquidityChanges += block.liquidityChanges;
           if (stats.blocks % 500 === 0) {
-            logger.debug({ blocks: stats.blocks, at: new Date(t * 1000).toISOString() }, "writing devnet history");
+            logger.debug(
+              { blocks: stats.blocks, at: new Date(t * 1000).toISOString() },
+              "writing devnet history",
+            );
           }
         }
-        await mining;
+        if (previous !== undefined) await settleBlock(previous, []);
         const lastBlock = firstBlock + stats.blocks - 1;
         const swaps =
           stats.blocks === 0
             ? 0
             : (
                 await rpc.request<unknown[]>("eth_getLogs", [
-                  { fromBlock: numberToQuantity(firstBlock), toBlock: numberToQuantity(lastBlock), topics: [swapTopics] },
+                  {
+                    fromBlock: numberToQuantity(firstBlock),
+                    toBlock: numberToQuantity(lastBlock),
+                    topics: [swapTopics],
+                  },
                 ])
               ).length;
         const result: HistoryStats = {
@@ -472,13 +606,18 @@ export function createSimulator(options: {
         else logger.info(fields, "devnet history written");
         return result;
       } finally {
-        await rpc.request("evm_setAutomine", [true]);
+        // Leave a node that automines again; a failure here must not hide the one that got us here.
+        await rpc
+          .request("evm_setAutomine", [true])
+          .catch((error: unknown) => logger.warn({ err: error }, "could not turn automining back on"));
       }
     },
 
     startLive({ blockIntervalMs }) {
       if (live !== undefined) throw new Error("the simulator is already trading live");
-      const state: { stopped: boolean; timer?: NodeJS.Timeout; inFlight?: Promise<void> } = { stopped: false };
+      const state: { stopped: boolean; timer?: NodeJS.Timeout; inFlight?: Promise<void> } = {
+        stopped: false,
+      };
       live = state;
       const liveRandom = random.fork("live");
       let needsPrepare = !approved;
@@ -490,8 +629,7 @@ export function createSimulator(options: {
           }
           await rpc.request("evm_setAutomine", [false]);
           const timestamp = Math.max(Math.floor(Date.now() / 1000), lastTimestamp);
-          const block = await submitTradingBlock(timestamp, { totalTrades: liveRandom.int(6) }, Promise.resolve());
-          await block.mined;
+          await settleBlock(sendBlock(planBlock(timestamp, { totalTrades: liveRandom.int(6) })), []);
         } catch (error) {
           if (state.stopped) return;
           // Someone else may have used a trader's nonce, or mined in between: read everything again.
@@ -538,7 +676,8 @@ function routeHops(deployment: Deployment, route: RouteSpec): Hop[] {
         p.fee === fee &&
         ((p.token0 === tokenIn && p.token1 === tokenOut) || (p.token0 === tokenOut && p.token1 === tokenIn)),
     );
-    if (pool === undefined) throw new Error(`route ${route.path.join("→")} has no ${route.protocol} pool for hop ${i + 1}`);
+    if (pool === undefined)
+      throw new Error(`route ${route.path.join("→")} has no ${route.protocol} pool for hop ${i + 1}`);
     hops.push({ pool, zeroForOne: pool.token0 === tokenIn });
   }
   return hops;

@@ -46,10 +46,10 @@ const baseGasPrice = 1_000_000_000n;
 
 /**
  * The eth_sendTransaction calls of transactions to be mined in this order, with their nonces
- * taken from the book. The node runs a batch's requests concurrently, so their arrival order is
- * not the block's order; instead every transaction gets a unique, decreasing gas price and the
- * node's "priority" mempool orders the block by it (nonces are assigned in the same order, so
- * each sender's sequence agrees).
+ * taken from the book. The node's "priority" mempool orders a block by fee, not by arrival (and
+ * a stock Hardhat node even runs a batch's requests concurrently), so every transaction gets a
+ * unique, decreasing gas price: the block's order is the list's. Nonces are assigned in the same
+ * order, so each sender's sequence agrees.
  */
 export function sendTransactionCalls(nonces: NonceBook, txs: readonly TxRequest[]): RpcCall[] {
   return txs.map((tx, i) => {

@@ -1,0 +1,42 @@
+import * as assert from "node:assert/strict";
+import { mkdtempSync, readdirSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { after, describe, it } from "node:test";
+import { createSilentLogger } from "../internal/logger.js";
+import { compileDevnetContracts, contractNames } from "./compile.js";
+
+describe("compileDevnetContracts", () => {
+  const cacheDir = mkdtempSync(join(tmpdir(), "tokenmarket-solc-"));
+  after(() => rmSync(cacheDir, { recursive: true, force: true }));
+
+  it("compiles the Solidity sources in-process, then serves them from the cache", () => {
+    const logger = createSilentLogger();
+    let startedAt = performance.now();
+    const cold = compileDevnetContracts({ logger, cacheDir });
+    const coldMs = performance.now() - startedAt;
+    for (const name of contractNames) {
+      assert.match(cold[name].bytecode, /^0x[0-9a-f]{200,}$/, `${name} has creation code`);
+      assert.ok(cold[name].abi.length > 0, `${name} has an ABI`);
+    }
+    assert.equal(readdirSync(cacheDir).filter((f) => f.endsWith(".json")).length, 1, "one cache file");
+
+    startedAt = performance.now();
+    const cached = compileDevnetContracts({ logger, cacheDir });
+    const cachedMs = performance.now() - startedAt;
+    assert.deepEqual(cached, cold, "the cache gives the same output");
+    assert.ok(cachedMs < coldMs / 10, `cached ${cachedMs.toFixed(1)} ms vs cold ${coldMs.toFixed(0)} ms`);
+  });
+
+  it("gives the tokens their odd metadata: bytes32 name/symbol, a reverting decimals()", () => {
+    const compiled = compileDevnetContracts({ logger: createSilentLogger(), cacheDir });
+    const fn = (name: (typeof contractNames)[number], fnName: string) =>
+      compiled[name].abi.find((item) => item.type === "function" && item.name === fnName);
+    const output = (item: ReturnType<typeof fn>) =>
+      item && "outputs" in item ? item.outputs[0]?.type : undefined;
+    assert.equal(output(fn("Bytes32MetadataToken", "symbol")), "bytes32");
+    assert.equal(output(fn("Bytes32MetadataToken", "name")), "bytes32");
+    assert.equal(output(fn("DevnetToken", "symbol")), "string");
+    assert.equal(output(fn("RevertingDecimalsToken", "decimals")), "uint8", "declared, but it reverts");
+  });
+});

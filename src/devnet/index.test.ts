@@ -1,0 +1,55 @@
+import * as assert from "node:assert/strict";
+import { createServer } from "node:net";
+import { after, describe, it } from "node:test";
+import type { Hex } from "viem";
+import { createSilentLogger } from "../internal/logger.js";
+import { type Devnet, startDevnet } from "./index.js";
+import { createDevnetRpc } from "./rpc.js";
+
+const logger = createSilentLogger();
+
+describe("startDevnet", () => {
+  let devnet: Devnet | undefined;
+  after(() => devnet?.stop());
+
+  it("starts node, market, history and live trading in one call, and stops them", async () => {
+    const startedAt = Date.now();
+    devnet = await startDevnet({
+      port: 0,
+      chainId: 31337,
+      seed: 42,
+      historyDays: 0.25,
+      liveBlockIntervalMs: 200,
+      logger,
+    });
+    const rpc = createDevnetRpc(devnet.rpcUrl);
+    assert.equal(Number(await rpc.request<Hex>("eth_chainId")), 31337);
+    assert.ok(devnet.history && devnet.history.swaps > 0, "history written");
+    const genesis = await rpc.request<{ timestamp: Hex }>("eth_getBlockByNumber", ["0x0", false]);
+    const hoursAgo = (startedAt / 1000 - Number(genesis.timestamp)) / 3600;
+    assert.ok(
+      hoursAgo > 5.9 && hoursAgo < 6.1,
+      `genesis ${hoursAgo.toFixed(2)} h ago: the history's first day`,
+    );
+    const head = Number(await rpc.request<Hex>("eth_blockNumber"));
+    await new Promise((resolve) => setTimeout(resolve, 1000));
+    assert.ok(Number(await rpc.request<Hex>("eth_blockNumber")) > head, "live blocks keep coming");
+    await devnet.stop();
+    await assert.rejects(rpc.request("eth_chainId"), "the node is gone");
+  });
+
+  it("fails with one line naming a taken port, leaving nothing running", async () => {
+    const blocker = createServer();
+    await new Promise<void>((resolve) => blocker.listen(0, "127.0.0.1", resolve));
+    const address = blocker.address();
+    const port = typeof address === "object" && address ? address.port : 0;
+    try {
+      await assert.rejects(
+        startDevnet({ port, chainId: 31337, seed: 42, historyDays: 1, liveBlockIntervalMs: 0, logger }),
+        new RegExp(`port ${port}`),
+      );
+    } finally {
+      blocker.close();
+    }
+  });
+});
