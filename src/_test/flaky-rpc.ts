@@ -17,6 +17,8 @@ export type FlakyRpcFaults = {
   maxLogRange?: number;
 };
 
+export type FaultKind = "timeout" | "rateLimit" | "serverError" | "drop" | "rangeTooLarge";
+
 export type FlakyRpcStats = {
   requests: number;
   timeout: number;
@@ -60,8 +62,14 @@ export async function startFlakyRpc(options: {
   holdMs?: number;
   /** Retry-After of the 429 answers, in seconds (default 0: come back at once). */
   retryAfterSeconds?: number;
+  /**
+   * Faults injected first, one per request in this order, before the random ones: every kind is
+   * then sure to happen (rangeTooLarge waits for a request with an eth_getLogs call).
+   */
+  sequence?: FaultKind[];
 }): Promise<FlakyRpc> {
   let faults = { ...options.faults };
+  const sequence = [...(options.sequence ?? [])];
   const random = mulberry32(options.seed ?? 1);
   const holdMs = options.holdMs ?? 3000;
   const stats: FlakyRpcStats = {
@@ -75,19 +83,25 @@ export async function startFlakyRpc(options: {
   };
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
-  const hit = (p: number | undefined) => p !== undefined && p > 0 && random() < p;
+  let forced: FaultKind | undefined;
+  /** The forced fault of this request, or else a random draw. */
+  const hit = (p: number | undefined, kind: FaultKind) =>
+    forced !== undefined ? forced === kind : p !== undefined && p > 0 && random() < p;
 
   const handle = async (req: IncomingMessage, res: ServerResponse) => {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString("utf8");
     stats.requests++;
-    if (hit(faults.drop)) {
+    forced = undefined;
+    if (sequence.length > 0 && (sequence[0] !== "rangeTooLarge" || body.includes('"eth_getLogs"')))
+      forced = sequence.shift();
+    if (hit(faults.drop, "drop")) {
       stats.drop++;
       req.socket.destroy();
       return;
     }
-    if (hit(faults.timeout)) {
+    if (hit(faults.timeout, "timeout")) {
       stats.timeout++;
       const timer = setTimeout(() => {
         timers.delete(timer);
@@ -96,7 +110,7 @@ export async function startFlakyRpc(options: {
       timers.add(timer);
       return;
     }
-    if (hit(faults.rateLimit)) {
+    if (hit(faults.rateLimit, "rateLimit")) {
       stats.rateLimit++;
       res.writeHead(429, {
         "content-type": "application/json",
@@ -107,7 +121,7 @@ export async function startFlakyRpc(options: {
       );
       return;
     }
-    if (hit(faults.serverError)) {
+    if (hit(faults.serverError, "serverError")) {
       stats.serverError++;
       res.writeHead(random() < 0.5 ? 502 : 503, { "content-type": "text/plain" });
       res.end("upstream unavailable");
@@ -122,13 +136,18 @@ export async function startFlakyRpc(options: {
       return;
     }
     const calls = Array.isArray(parsed) ? parsed : [parsed];
+    // A forced range error goes to the first eth_getLogs call; the others draw at random.
+    let forceRange = forced === "rangeTooLarge";
     const answers: (unknown | undefined)[] = calls.map((call) => {
       if (call.method !== "eth_getLogs") return undefined;
+      const force = forceRange;
+      forceRange = false;
+      forced = undefined;
       const filter = (call.params?.[0] ?? {}) as { fromBlock?: string; toBlock?: string };
       const width = Number(filter.toBlock) - Number(filter.fromBlock) + 1;
       const overLimit =
         faults.maxLogRange !== undefined && Number.isFinite(width) && width > faults.maxLogRange;
-      if (!overLimit && !hit(faults.rangeTooLarge)) return undefined;
+      if (!force && !overLimit && !hit(faults.rangeTooLarge, "rangeTooLarge")) return undefined;
       stats.rangeTooLarge++;
       const error = rangeMessages[Math.floor(random() * rangeMessages.length)];
       return { jsonrpc: "2.0", id: call.id, error };

@@ -7,7 +7,10 @@ import type { Queryable } from "../store/db.js";
  */
 const tables: Record<string, { columns: string; orderBy: string }> = {
   chains: { columns: "chain_id, name, genesis_hash, devnet", orderBy: "chain_id" },
-  sync_state: { columns: "chain_id, indexed_block, indexed_block_hash, indexed_block_time", orderBy: "chain_id" },
+  sync_state: {
+    columns: "chain_id, indexed_block, indexed_block_hash, indexed_block_time",
+    orderBy: "chain_id",
+  },
   factory_scans: { columns: "*", orderBy: "chain_id, factory" },
   blocks: { columns: "*", orderBy: "chain_id, number" },
   tokens: { columns: "chain_id, address, name, symbol, decimals", orderBy: "chain_id, address" },

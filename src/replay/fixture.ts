@@ -66,35 +66,48 @@ export function readFixture(dir: string): Fixture {
   return { manifest: { ...manifest, pool, factory: manifest.factory.toLowerCase() as Hex }, logs };
 }
 
-/** RFC 4180 CSV: quoted fields with doubled quotes inside. */
+/** RFC 4180 CSV: quoted fields with doubled quotes inside. Slices the text rather than building fields by character. */
 export function parseCsv(text: string): string[][] {
   const rows: string[][] = [];
-  let row: string[] = [];
-  let field = "";
-  let quoted = false;
-  for (let i = 0; i < text.length; i++) {
-    const ch = text[i];
-    if (quoted) {
-      if (ch === '"') {
-        if (text[i + 1] === '"') {
-          field += '"';
-          i++;
-        } else quoted = false;
-      } else field += ch;
-    } else if (ch === '"') quoted = true;
-    else if (ch === ",") {
-      row.push(field);
-      field = "";
-    } else if (ch === "\n" || ch === "\r") {
-      if (ch === "\r" && text[i + 1] === "\n") i++;
-      row.push(field);
-      rows.push(row);
-      row = [];
-      field = "";
-    } else field += ch;
-  }
-  if (field !== "" || row.length > 0) {
-    row.push(field);
+  const n = text.length;
+  let i = 0;
+  while (i < n) {
+    const row: string[] = [];
+    for (;;) {
+      if (text.charCodeAt(i) === 34 /* " */) {
+        const parts: string[] = [];
+        let j = i + 1;
+        for (;;) {
+          const quote = text.indexOf('"', j);
+          if (quote < 0) {
+            parts.push(text.slice(j));
+            i = n;
+            break;
+          }
+          if (text.charCodeAt(quote + 1) === 34) {
+            parts.push(text.slice(j, quote + 1));
+            j = quote + 2;
+            continue;
+          }
+          parts.push(text.slice(j, quote));
+          i = quote + 1;
+          break;
+        }
+        row.push(parts.join(""));
+      } else {
+        let j = i;
+        for (let c = text.charCodeAt(j); j < n && c !== 44 && c !== 10 && c !== 13; c = text.charCodeAt(++j));
+        row.push(text.slice(i, j));
+        i = j;
+      }
+      if (text.charCodeAt(i) === 44 /* , */) {
+        i++;
+        continue;
+      }
+      if (text.charCodeAt(i) === 13) i++;
+      if (text.charCodeAt(i) === 10) i++;
+      break;
+    }
     rows.push(row);
   }
   return rows;

@@ -275,8 +275,7 @@ export function createRpcClient(args: {
       wsClient ??= createWsClient(chain.ws);
       const unwatch = wsClient.watchBlockNumber({
         onBlockNumber: (n) => onHead(Number(n)),
-        onError: (error) =>
-          logger.warn({ error: error.message }, "new-head subscription failed"),
+        onError: (error) => logger.warn({ error: error.message }, "new-head subscription failed"),
       });
       unwatchers.add(unwatch);
       return () => {

@@ -82,8 +82,15 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
       Pick<BatchPoolEvent, "amount0" | "amount1" | "liquidityDelta" | "tickLower" | "tickUpper">
     >,
   ) => {
+    const f = facts(pool);
     poolEvents.push({
-      ...facts(pool),
+      pool: f.pool,
+      dex: f.dex,
+      protocol: f.protocol,
+      token0: f.token0,
+      token1: f.token1,
+      decimals0: f.decimals0,
+      decimals1: f.decimals1,
       blockNumber: log.blockNumber,
       logIndex: log.logIndex,
       blockTime: new Date(blockOf(log).timestamp * 1000),
@@ -198,31 +205,35 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
       maker = tx.from;
       exchange = tx.to;
     }
-    const poolFacts = facts(pool);
-    const { decimals0, decimals1 } = poolFacts;
+    const { decimals0, decimals1 } = facts(pool);
     const known = decimals0 !== null && decimals1 !== null;
-    const amounts =
-      event.type === "v2-swap"
-        ? {
-            amount0In: event.amount0In,
-            amount1In: event.amount1In,
-            amount0Out: event.amount0Out,
-            amount1Out: event.amount1Out,
-          }
-        : {
-            amount0In: event.amount0 > 0n ? event.amount0 : 0n,
-            amount1In: event.amount1 > 0n ? event.amount1 : 0n,
-            amount0Out: event.amount0 < 0n ? -event.amount0 : 0n,
-            amount1Out: event.amount1 < 0n ? -event.amount1 : 0n,
-          };
+    let amount0In: bigint;
+    let amount1In: bigint;
+    let amount0Out: bigint;
+    let amount1Out: bigint;
     let price: number | null = null;
-    if (known && event.type === "v3-swap")
-      price = priceFromSqrtPriceX96(event.sqrtPriceX96, decimals0, decimals1);
-    if (known && event.type === "v2-swap" && state.reserve0 !== null && state.reserve1 !== null) {
-      price = priceFromReserves(state.reserve0, state.reserve1, decimals0, decimals1);
+    if (event.type === "v2-swap") {
+      ({ amount0In, amount1In, amount0Out, amount1Out } = event);
+      if (known && state.reserve0 !== null && state.reserve1 !== null) {
+        price = priceFromReserves(state.reserve0, state.reserve1, decimals0, decimals1);
+      }
+    } else {
+      amount0In = event.amount0 > 0n ? event.amount0 : 0n;
+      amount1In = event.amount1 > 0n ? event.amount1 : 0n;
+      amount0Out = event.amount0 < 0n ? -event.amount0 : 0n;
+      amount1Out = event.amount1 < 0n ? -event.amount1 : 0n;
+      if (known) price = priceFromSqrtPriceX96(event.sqrtPriceX96, decimals0, decimals1);
     }
+    const v3 = event.type === "v3-swap";
+    // Built property by property in one literal (no spreads), so that every row has the same shape.
     return {
-      ...poolFacts,
+      pool: pool.address,
+      dex: pool.dex,
+      protocol: pool.protocol,
+      token0: pool.token0,
+      token1: pool.token1,
+      decimals0,
+      decimals1,
       blockNumber: log.blockNumber,
       logIndex: log.logIndex,
       blockHash: block.hash ?? log.blockHash,
@@ -232,13 +243,16 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
       maker,
       exchange,
       sender: event.sender,
-      recipient: event.type === "v2-swap" ? event.to : event.recipient,
-      ...amounts,
+      recipient: v3 ? event.recipient : event.to,
+      amount0In,
+      amount1In,
+      amount0Out,
+      amount1Out,
       reserve0: state.reserve0,
       reserve1: state.reserve1,
-      sqrtPriceX96: event.type === "v3-swap" ? event.sqrtPriceX96 : null,
-      liquidity: event.type === "v3-swap" ? event.liquidity : null,
-      tick: event.type === "v3-swap" ? event.tick : null,
+      sqrtPriceX96: v3 ? event.sqrtPriceX96 : null,
+      liquidity: v3 ? event.liquidity : null,
+      tick: v3 ? event.tick : null,
       price,
     };
   }
@@ -252,7 +266,15 @@ export function nextState(
   event: PoolEvent,
   log: Pick<RawLog, "blockNumber" | "logIndex">,
 ): PoolState {
-  const s: PoolState = { ...before, block: log.blockNumber, logIndex: log.logIndex };
+  const s: PoolState = {
+    reserve0: before.reserve0,
+    reserve1: before.reserve1,
+    sqrtPriceX96: before.sqrtPriceX96,
+    liquidity: before.liquidity,
+    tick: before.tick,
+    block: log.blockNumber,
+    logIndex: log.logIndex,
+  };
   const inRange = (lower: number, upper: number) => s.tick !== null && lower <= s.tick && s.tick < upper;
   switch (event.type) {
     case "v2-sync":

@@ -31,10 +31,10 @@ import { buildBatch, IncompleteRangeError } from "./batch.js";
 import { commitBatch } from "./commit.js";
 import type { DerivedData } from "./derived.js";
 import { scanFactories } from "./factory-scan.js";
-import { fetchRange } from "./fetch-range.js";
+import { fetchRange, type RangeData, type RangeReorg } from "./fetch-range.js";
 import { ChainIdMismatchError, checkGenesis } from "./genesis.js";
 import type { IndexerOptions } from "./options.js";
-import { type Pool, poolFromCreation, type Token, unknownState } from "./pools.js";
+import { type Pool, type PoolState, poolFromCreation, type Token, unknownState } from "./pools.js";
 import { type ChainStatus, createProgress } from "./progress.js";
 import { createRangeSizer } from "./ranges.js";
 import { readSupplies, readTokens } from "./tokens.js";
@@ -101,6 +101,7 @@ export function createChainSync(args: {
 
   /** Loads the chain's checkpoint, pools and tokens from the database. */
   const reload = async () => {
+    prefetched = null;
     checkpoint = (await loadCheckpoint(db, chain.id)) ?? checkpoint;
     const scans = await loadFactoryScans(db, chain.id);
     pools = new Map();
@@ -153,11 +154,22 @@ export function createChainSync(args: {
     unwatch ??= rpc.watchHeads(() => wake?.());
   };
 
-  /** Is the stored checkpoint still on the node's chain? Rolls back when it is not. */
+  /**
+   * Is the stored checkpoint still on the node's chain? Rolls back when the node has another
+   * block at that height. A node without that block (one behind us, or a devnet reverted to a
+   * lower height) is no evidence of a reorg: the indexer waits for the chain to get there.
+   */
   const verifyCheckpoint = async (head?: BlockHeader): Promise<boolean> => {
     if (checkpoint.hash === null) return true;
     const block = head?.number === checkpoint.block ? head : await rpc.getBlock(checkpoint.block);
-    if (block && block.hash === checkpoint.hash) return true;
+    if (block === null) {
+      logger.debug(
+        { indexed_block: checkpoint.block, head_block: head?.number },
+        "the node is behind the checkpoint",
+      );
+      return true;
+    }
+    if (block.hash === checkpoint.hash) return true;
     await handleReorg(`checkpoint block ${checkpoint.block} is no longer canonical`);
     return false;
   };
@@ -203,30 +215,58 @@ export function createChainSync(args: {
     await reload();
   };
 
-  /** Fetches, builds and commits the next range. */
+  type FetchJob = {
+    from: number;
+    to: number;
+    result: Promise<{ ok: true; data: RangeData | RangeReorg } | { ok: false; error: unknown }>;
+  };
+  /** The next range, fetched while the current one is prepared and committed. */
+  let prefetched: FetchJob | null = null;
+
+  const startFetch = (
+    from: number,
+    to: number,
+    target: number,
+    parentHash: Hex | null,
+    newPools: ReadonlySet<Hex>,
+  ): FetchJob => ({
+    from,
+    to,
+    result: fetchRange({
+      rpc,
+      dexes,
+      isKnownPool: (a) => pools.has(a) || newPools.has(a),
+      knownPools: () => [...pools.keys(), ...newPools],
+      knownPoolCount: pools.size + newPools.size,
+      from,
+      to,
+      target,
+      reorgWindow: chain.reorgWindow,
+      parentHash,
+      addressFilterLimit: options.addressFilterLimit,
+    }).then(
+      (data) => ({ ok: true as const, data }),
+      (error: unknown) => ({ ok: false as const, error }),
+    ),
+  });
+
+  /** Fetches (or takes the prefetched), builds and commits the next range. */
   const ingestNext = async (target: number) => {
     const startedAt = performance.now();
     const from = checkpoint.block + 1;
-    const to = Math.min(target, from + sizer.size() - 1);
-    let data: Awaited<ReturnType<typeof fetchRange>>;
-    try {
-      data = await fetchRange({
-        rpc,
-        dexes,
-        isKnownPool: (a) => pools.has(a),
-        knownPools: () => pools.keys(),
-        knownPoolCount: pools.size,
-        from,
-        to,
-        target,
-        reorgWindow: chain.reorgWindow,
-        parentHash: checkpoint.block === from - 1 ? checkpoint.hash : null,
-        addressFilterLimit: options.addressFilterLimit,
-      });
-    } catch (error) {
+    let job = prefetched;
+    prefetched = null;
+    if (!job || job.from !== from || job.to > target) {
+      job = startFetch(from, Math.min(target, from + sizer.size() - 1), target, checkpoint.hash, new Set());
+    }
+    const { to } = job;
+    const outcome = await job.result;
+    if (!outcome.ok) {
+      const { error } = outcome;
       if (error instanceof RangeTooLargeError) {
-        if (!sizer.tooLarge(to - from + 1))
+        if (!sizer.tooLarge(to - from + 1)) {
           throw new RetryableRpcError(`a one-block range is refused: ${error.message}`, { cause: error });
+        }
         logger.debug(
           { from_block: from, to_block: to, next_range: sizer.size() },
           "range too large; halving",
@@ -243,11 +283,24 @@ export function createChainSync(args: {
       }
       throw error;
     }
+    const data = outcome.data;
     if ("reorg" in data) {
       await handleReorg(`block ${from} does not link to the checkpoint ${checkpoint.block}`);
       return;
     }
+    const fetchedAt = performance.now();
     sizer.succeeded(to - from + 1, data.logs.length, to === target);
+    if (to < target && !stopped) {
+      const nextTo = Math.min(target, to + sizer.size());
+      const toHash = (data.headers.get(to) as BlockHeader).hash;
+      prefetched = startFetch(
+        to + 1,
+        nextTo,
+        target,
+        toHash,
+        new Set(data.creations.map((c) => c.creation.pool)),
+      );
+    }
 
     // Pools created in the range, and pools older than the range touched for the first time.
     const overlay = new Map<Hex, Pool>();
@@ -262,7 +315,18 @@ export function createChainSync(args: {
     const needBase = [...touched.values()].filter((p) => p.base === null);
     const basedPools: Pool[] = [];
     if (needBase.length > 0) {
-      const bases = await readBaseStates(rpc, needBase);
+      let bases = new Map<Hex, PoolState>();
+      try {
+        bases = await readBaseStates(rpc, needBase);
+      } catch (error) {
+        // A node without the history (not an archive node) cannot answer at startBlock − 1:
+        // the balances stay unknown (null) rather than stopping the chain.
+        if (error instanceof RetryableRpcError) throw error;
+        logger.warn(
+          { pools: needBase.length, block: needBase[0]?.baseBlock, error: (error as Error).message },
+          "cannot read the state of older pools at the start block; their balances stay unknown",
+        );
+      }
       for (const pool of needBase) {
         const base = bases.get(pool.address) ?? { ...unknownState, block: pool.baseBlock };
         const based = { ...pool, base, state: base };
@@ -274,7 +338,8 @@ export function createChainSync(args: {
     for (const pool of [...newPools, ...touched.values()]) {
       for (const token of [pool.token0, pool.token1]) if (!tokens.has(token)) wantedTokens.add(token);
     }
-    const newTokens = await readTokens(rpc, [...wantedTokens], to);
+    // At the head: metadata does not change, and any node (not only an archive) answers there.
+    const newTokens = await readTokens(rpc, [...wantedTokens], "latest");
     const newTokenMap = new Map(newTokens.map((t) => [t.address, t]));
     const built = buildBatch({
       logs: data.logs,
@@ -286,6 +351,7 @@ export function createChainSync(args: {
     // Stopping now abandons the batch: nothing of it was written.
     if (stopped) return;
 
+    const builtAt = performance.now();
     const toHeader = data.headers.get(to) as BlockHeader;
     const next: Checkpoint = { block: to, hash: toHeader.hash, time: new Date(toHeader.timestamp * 1000) };
     await commitBatch(db, derived, {
@@ -326,6 +392,9 @@ export function createChainSync(args: {
         swaps: built.swaps.length,
         pool_events: built.poolEvents.length,
         new_pools: newPools.length,
+        fetch_ms: Math.round(fetchedAt - startedAt),
+        prepare_ms: Math.round(builtAt - fetchedAt),
+        commit_ms: Math.round(performance.now() - builtAt),
         elapsed_ms: Math.round(elapsedMs),
       },
       "batch committed",
@@ -345,6 +414,7 @@ export function createChainSync(args: {
     }
   };
 
+  /** Waits for a new-head notification, the poll interval, or the next supply refresh, whichever comes first. */
   const waitForHead = () =>
     new Promise<void>((resolve) => {
       const done = () => {
@@ -353,7 +423,8 @@ export function createChainSync(args: {
         wake = null;
         resolve();
       };
-      const timer = setTimeout(done, chain.pollIntervalMs);
+      const untilRefresh = Math.max(10, lastSupplyRefresh + options.supplyRefreshMs - Date.now());
+      const timer = setTimeout(done, Math.min(chain.pollIntervalMs, untilRefresh));
       abort.signal.addEventListener("abort", done, { once: true });
       wake = done;
     });

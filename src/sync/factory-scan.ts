@@ -77,10 +77,7 @@ export async function scanFactories(args: {
       found.push(...pools);
       scan = next;
       if (pools.length > 0)
-        logger.debug(
-          { dex: dex.name, to_block: to, pools: pools.length },
-          "older pools found",
-        );
+        logger.debug({ dex: dex.name, to_block: to, pools: pools.length }, "older pools found");
     }
   }
   return found;

@@ -97,7 +97,17 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
   for (let n = windowStart; n <= to; n++) wanted.add(n);
   for (const log of kept) if (!factories.has(log.address)) wanted.add(log.blockNumber);
   const numbers = [...wanted].sort((a, b) => a - b);
-  const headerList = await rpc.getBlocks(numbers);
+  const swapTopics = new Set<string>([topics.v2Swap, topics.v3Swap, topics.pancakeV3Swap]);
+  const swapLogByTx = new Map<Hex, RawLog>();
+  for (const log of kept) {
+    if (swapTopics.has(log.topics[0] ?? "") && !factories.has(log.address))
+      swapLogByTx.set(log.transactionHash, log);
+  }
+  // Headers and transactions at once: viem batches both into the same JSON-RPC requests.
+  const [headerList, transactions] = await Promise.all([
+    rpc.getBlocks(numbers),
+    rpc.getTransactions([...swapLogByTx.keys()]),
+  ]);
   const headers = new Map(headerList.map((h) => [h.number, h]));
 
   const first = headers.get(from) as BlockHeader;
@@ -115,14 +125,6 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
       throw new IncompleteRangeError(`block ${cur.number} does not link to ${prev.number}: the chain moved`);
     }
   }
-
-  const swapTopics = new Set<string>([topics.v2Swap, topics.v3Swap, topics.pancakeV3Swap]);
-  const swapLogByTx = new Map<Hex, RawLog>();
-  for (const log of kept) {
-    if (swapTopics.has(log.topics[0] ?? "") && !factories.has(log.address))
-      swapLogByTx.set(log.transactionHash, log);
-  }
-  const transactions = await rpc.getTransactions([...swapLogByTx.keys()]);
   for (const [hash, log] of swapLogByTx) {
     const tx = transactions.get(hash);
     if (!tx || (tx.blockHash !== null && log.blockHash !== null && tx.blockHash !== log.blockHash)) {

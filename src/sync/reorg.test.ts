@@ -1,0 +1,151 @@
+import * as assert from "node:assert/strict";
+import { after, before, describe, it } from "node:test";
+import { createTestDb, type TestDb } from "../_test/db.js";
+import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
+import { assertSameDump, dumpIndexedData } from "../_test/indexer-dump.js";
+import { createCapturingLogger, waitFor } from "../_test/indexer-wait.js";
+import { createSilentLogger, type Logger } from "../internal/logger.js";
+import type { Db } from "../store/db.js";
+import { getSyncStatus } from "../store/sync-queries.js";
+import { noDerivedData } from "./derived.js";
+import { createIndexer } from "./indexer.js";
+
+const chainOverrides = { reorgWindow: 16, pollIntervalMs: 50 };
+
+async function indexOnce(
+  db: Db,
+  devnet: IndexerDevnet,
+  logger: Logger = createSilentLogger(),
+  overrides = chainOverrides,
+) {
+  const indexer = createIndexer({
+    config: { chains: [devnet.chain(overrides)] },
+    db,
+    logger,
+    derived: noDerivedData,
+    options: { follow: false, progressBar: false },
+  });
+  await indexer.start();
+  await indexer.done();
+  return indexer.status()[0];
+}
+
+/** The database equals a fresh index of the node's current (canonical) chain. */
+async function assertEqualsFreshIndex(db: Db, devnet: IndexerDevnet, label: string) {
+  const fresh = await createTestDb();
+  try {
+    await indexOnce(fresh.db, devnet);
+    assertSameDump(
+      await dumpIndexedData(db, [devnet.chainId]),
+      await dumpIndexedData(fresh.db, [devnet.chainId]),
+      label,
+    );
+  } finally {
+    await fresh.drop();
+  }
+}
+
+async function chainHash(devnet: IndexerDevnet, block: number): Promise<string> {
+  const header = await devnet.rpc.request<{ hash: string }>("eth_getBlockByNumber", [
+    `0x${block.toString(16)}`,
+    false,
+  ]);
+  return header.hash;
+}
+
+describe("reorgs", () => {
+  let devnet: IndexerDevnet;
+  const dbs: TestDb[] = [];
+  const newDb = async () => {
+    const testDb = await createTestDb();
+    dbs.push(testDb);
+    return testDb.db;
+  };
+
+  before(async () => {
+    devnet = await startIndexerDevnet({ historyDays: 0.3, seed: 5 });
+  });
+  after(async () => {
+    await Promise.all([devnet?.stop(), ...dbs.map((d) => d.drop())]);
+  });
+
+  it("rolls back a reorg at the same heights while following the head, and ends equal to a fresh index", async () => {
+    const db = await newDb();
+    const { logger, lines } = createCapturingLogger();
+    const indexer = createIndexer({
+      config: { chains: [devnet.chain(chainOverrides)] },
+      db,
+      logger,
+      derived: noDerivedData,
+      options: { progressBar: false },
+    });
+    await indexer.start();
+    try {
+      const indexedIs = async (block: number) => {
+        const [status] = await getSyncStatus(db, [devnet.chainId]);
+        return status?.indexedBlock === block && status.indexedBlockHash === (await chainHash(devnet, block));
+      };
+      await waitFor(async () => indexedIs(await devnet.head()), "the history is indexed");
+      const snapshot = await devnet.snapshot();
+      const forkPoint = await devnet.head();
+      await devnet.mineSwaps({ blocks: 4, swapsPerBlock: 3, seed: 1 });
+      const orphanedHead = await devnet.head();
+      await waitFor(() => indexedIs(orphanedHead), "the soon-orphaned blocks are indexed");
+      const { rows: orphaned } = await db.query<{ tx_hash: string }>(
+        "SELECT tx_hash FROM swaps WHERE chain_id = $1 AND block_number > $2",
+        [devnet.chainId, forkPoint],
+      );
+      assert.ok(orphaned.length >= 10, `swaps of the orphaned blocks were ingested (${orphaned.length})`);
+
+      await devnet.revert(snapshot);
+      await devnet.mineSwaps({ blocks: 4, swapsPerBlock: 2, seed: 2 });
+      assert.equal(await devnet.head(), orphanedHead, "the canonical chain has the same height");
+      await waitFor(() => indexedIs(orphanedHead), "the canonical blocks are indexed");
+
+      const rollback = lines.find((l) => l.msg === "reorg: rolled back to the common ancestor");
+      assert.ok(rollback, "the rollback is logged");
+      assert.equal(rollback.ancestor_block, forkPoint, "the common ancestor is the fork point");
+      const { rows: left } = await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM swaps WHERE chain_id = $1 AND tx_hash = ANY($2)",
+        [devnet.chainId, orphaned.map((r) => r.tx_hash)],
+      );
+      assert.equal(left[0]?.n, 0, "no swap of the orphaned blocks is left");
+    } finally {
+      await indexer.stop();
+    }
+    await assertEqualsFreshIndex(db, devnet, "after a live reorg");
+  });
+
+  it("finds a reorg that happened while it was down, at restart", async () => {
+    const db = await newDb();
+    const snapshot = await devnet.snapshot();
+    await devnet.mineSwaps({ blocks: 3, swapsPerBlock: 3, seed: 3 });
+    await indexOnce(db, devnet);
+    await devnet.revert(snapshot);
+    await devnet.mineSwaps({ blocks: 5, swapsPerBlock: 2, seed: 4 });
+    const { logger, lines } = createCapturingLogger();
+    const status = await indexOnce(db, devnet, logger);
+    assert.equal(status?.phase, "stopped", "the restarted run ends cleanly");
+    assert.ok(
+      lines.some((l) => l.msg === "reorg: rolled back to the common ancestor"),
+      "the stored checkpoint's hash was checked at start",
+    );
+    await assertEqualsFreshIndex(db, devnet, "after a reorg found at restart");
+  });
+
+  it("stops the chain loudly on a reorg deeper than the kept window", async () => {
+    const db = await newDb();
+    const overrides = { reorgWindow: 2, pollIntervalMs: 50 };
+    const snapshot = await devnet.snapshot();
+    await devnet.mineSwaps({ blocks: 4, swapsPerBlock: 1, seed: 6 });
+    await indexOnce(db, devnet, createSilentLogger(), overrides);
+    await devnet.revert(snapshot);
+    await devnet.mineSwaps({ blocks: 5, swapsPerBlock: 1, seed: 7 });
+    const { logger, lines } = createCapturingLogger();
+    const status = await indexOnce(db, devnet, logger, overrides);
+    assert.equal(status?.phase, "failed", "indexing of the chain stops");
+    assert.match(status?.error ?? "", /deeper than the kept window/, "the status says why");
+    const fatal = lines.find((l) => l.level === 60);
+    assert.equal(fatal?.error_name, "DeepReorgError", "logged at fatal level with the error class");
+  });
+});
