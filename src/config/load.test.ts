@@ -34,8 +34,16 @@ describe("configuration", () => {
       [1, 56, 137],
     );
     const bsc = config.chains.find((c) => c.id === 56);
-    assert.equal(bsc?.dexes.find((d) => d.protocol === "v3")?.swapEvent, "pancake", "PancakeSwap V3 has the 9-field Swap");
-    assert.equal(config.chains[0]?.referenceTokens.wrappedNative, "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2", "addresses are lowercased");
+    assert.equal(
+      bsc?.dexes.find((d) => d.protocol === "v3")?.swapEvent,
+      "pancake",
+      "PancakeSwap V3 has the 9-field Swap",
+    );
+    assert.equal(
+      config.chains[0]?.referenceTokens.wrappedNative,
+      "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2",
+      "addresses are lowercased",
+    );
     assert.equal(config.coins.BNB?.chain, 56);
   });
 
@@ -49,19 +57,34 @@ describe("configuration", () => {
     const fresh = () => JSON.parse(JSON.stringify(loadConfig({ file: example, env: {} })));
     const raw = fresh();
     raw.chains[1].dexes[0].factory = "0x1234";
-    assert.equal(errorKey(() => parseConfig(raw)), "chains.1.dexes.0.factory");
+    assert.equal(
+      errorKey(() => parseConfig(raw)),
+      "chains.1.dexes.0.factory",
+    );
     const file = await writeConfig({ ...fresh(), api: { port: "eighty" } });
-    assert.equal(errorKey(() => loadConfig({ file, env: {} })), "api.port");
-    assert.equal(errorKey(() => parseConfig({ ...fresh(), colour: "blue" })), "(root)");
+    assert.equal(
+      errorKey(() => loadConfig({ file, env: {} })),
+      "api.port",
+    );
+    assert.equal(
+      errorKey(() => parseConfig({ ...fresh(), colour: "blue" })),
+      "(root)",
+    );
   });
 
   it("refuses a coin on an unconfigured chain and a duplicated chain id", () => {
     const raw = JSON.parse(JSON.stringify(loadConfig({ file: example, env: {} })));
     raw.coins.FOO = { chain: 10, token: raw.chains[0].referenceTokens.wrappedNative };
-    assert.equal(errorKey(() => parseConfig(raw)), "coins.FOO.chain");
+    assert.equal(
+      errorKey(() => parseConfig(raw)),
+      "coins.FOO.chain",
+    );
     delete raw.coins.FOO;
     raw.chains.push({ ...raw.chains[0] });
-    assert.equal(errorKey(() => parseConfig(raw)), "chains.3.id");
+    assert.equal(
+      errorKey(() => parseConfig(raw)),
+      "chains.3.id",
+    );
   });
 
   it("applies environment overrides, and names the key when one is bad", () => {
@@ -75,14 +98,26 @@ describe("configuration", () => {
       },
     });
     assert.equal(config.database.url, "postgres://u:p@127.0.0.1:5432/x");
-    assert.deepEqual(config.chains.find((c) => c.id === 137)?.rpc, ["https://a.invalid", "https://b.invalid"]);
+    assert.deepEqual(config.chains.find((c) => c.id === 137)?.rpc, [
+      "https://a.invalid",
+      "https://b.invalid",
+    ]);
     assert.equal(config.pricing.liquidityFloorUsd, 1234);
     assert.equal(config.api.port, 9090);
-    assert.equal(errorKey(() => loadConfig({ file: example, env: { TOKENMARKET__pricing__liquidityFloorUsd: "-5" } })), "pricing.liquidityFloorUsd");
-    assert.equal(errorKey(() => loadConfig({ file: example, env: { TOKENMARKET_RPC_1: "not a url" } })), "chains.0.rpc.0");
+    assert.equal(
+      errorKey(() => loadConfig({ file: example, env: { TOKENMARKET__pricing__liquidityFloorUsd: "-5" } })),
+      "pricing.liquidityFloorUsd",
+    );
+    assert.equal(
+      errorKey(() => loadConfig({ file: example, env: { TOKENMARKET_RPC_1: "not a url" } })),
+      "chains.0.rpc.0",
+    );
   });
 
   it("says which file it cannot read", () => {
-    assert.equal(errorKey(() => loadConfig({ file: "/nonexistent/config.json", env: {} })), "file");
+    assert.equal(
+      errorKey(() => loadConfig({ file: "/nonexistent/config.json", env: {} })),
+      "file",
+    );
   });
 });

@@ -51,10 +51,14 @@ export function parseConfig(raw: unknown): Config {
     ids.add(chain.id);
   });
   if (config.devnet.enabled && !ids.has(config.devnet.chainId)) {
-    throw new ConfigError("devnet.chainId", `chain ${config.devnet.chainId} is not among the configured chains`);
+    throw new ConfigError(
+      "devnet.chainId",
+      `chain ${config.devnet.chainId} is not among the configured chains`,
+    );
   }
   for (const [symbol, coin] of Object.entries(config.coins)) {
-    if (!ids.has(coin.chain)) throw new ConfigError(`coins.${symbol}.chain`, `chain ${coin.chain} is not configured`);
+    if (!ids.has(coin.chain))
+      throw new ConfigError(`coins.${symbol}.chain`, `chain ${coin.chain} is not configured`);
   }
   return config;
 }

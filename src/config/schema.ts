@@ -64,7 +64,10 @@ export const configSchema = z.strictObject({
   database: z
     .strictObject({
       /** External Postgres ≥ 15. Without it the embedded Postgres is started. */
-      url: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL").optional(),
+      url: z
+        .string()
+        .regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL")
+        .optional(),
       embedded: z
         .strictObject({
           dataDir: z.string().min(1).default(".data/postgres"),

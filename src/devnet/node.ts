@@ -137,7 +137,11 @@ function waitForReady(child: ChildProcess, options: StartHardhatNodeOptions, std
       cleanup();
       if (message.type === "ready") resolve(message.port);
       else if (message.code === "EADDRINUSE")
-        reject(new LaunchError(`devnet port ${options.port} on 127.0.0.1 is already in use`));
+        reject(
+          new LaunchError(
+            `devnet port ${options.port} on 127.0.0.1 is already in use: set devnet.port (or TOKENMARKET__devnet__port) to a free port`,
+          ),
+        );
       else reject(new LaunchError(`hardhat node failed to start: ${firstLine(message.message)}`));
     };
     const onExit = (code: number | null, signal: NodeJS.Signals | null) => {

@@ -12,9 +12,17 @@ export function createLogger(options: { level?: string; name?: string; pretty?: 
   return pino({
     name: options.name ?? "tokenmarket",
     level,
-    redact: { paths: ["api_key", "*.api_key", "headers['x-api-key']", "req.headers['x-api-key']"], censor: "[redacted]" },
+    redact: {
+      paths: ["api_key", "*.api_key", "headers['x-api-key']", "req.headers['x-api-key']"],
+      censor: "[redacted]",
+    },
     ...(pretty
-      ? { transport: { target: "pino-pretty", options: { colorize: true, translateTime: "HH:MM:ss.l", ignore: "pid,hostname" } } }
+      ? {
+          transport: {
+            target: "pino-pretty",
+            options: { colorize: true, translateTime: "HH:MM:ss.l", ignore: "pid,hostname" },
+          },
+        }
       : {}),
   });
 }

@@ -1,6 +1,6 @@
 import path from "node:path";
-import type { Config } from "../config/schema.js";
 import { projectRoot } from "../config/load.js";
+import type { Config } from "../config/schema.js";
 import type { Logger } from "../internal/logger.js";
 import { createDb, type Db } from "../store/db.js";
 import { startEmbeddedPostgres } from "../store/embedded-postgres.js";

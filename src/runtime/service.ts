@@ -1,7 +1,8 @@
-import type { Config } from "../config/schema.js";
 import { startApi } from "../api/server.js";
 import { registerWeb } from "../api/web.js";
+import type { Config } from "../config/schema.js";
 import { startDevnet } from "../devnet/index.js";
+import { LaunchError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
 import { rotateDemoKey, seedApiKeysFromEnv } from "../store/api-keys.js";
@@ -54,7 +55,9 @@ export async function startService(options: {
       ...config,
       chains: config.chains.map((c) => (c.id === devnet.chainId ? { ...c, rpc: [devnet.rpcUrl] } : c)),
     };
-    lines.push(`devnet     ${devnet.rpcUrl} (chain ${devnet.chainId}, hardhat with Uniswap V2 + V3, simulator trading live)`);
+    lines.push(
+      `devnet     ${devnet.rpcUrl} (chain ${devnet.chainId}, hardhat with Uniswap V2 + V3, simulator trading live)`,
+    );
   }
 
   const pricing = createPricing({ config, logger: logger.child({ component: "pricing" }) });
@@ -77,6 +80,14 @@ export async function startService(options: {
     db,
     logger: logger.child({ component: "api" }),
     extend: (app) => registerWeb(app, demoKey === undefined ? {} : { demoKey }),
+  }).catch((error: unknown) => {
+    const { code, port } = error as { code?: string; port?: number };
+    if (code !== "EADDRINUSE") throw error;
+    const key = port === config.api.dataPort ? "api.dataPort" : "api.port";
+    throw new LaunchError(
+      `API port ${port} on ${config.api.host} is already in use: set ${key} (or TOKENMARKET_API_PORT) to a free port`,
+      { cause: error },
+    );
   });
   onStop("api", api.close);
   lines.push(`API        ${api.urls.base}/v1/ …`);
@@ -92,6 +103,8 @@ export async function startService(options: {
   }
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   return {
-    summary: [`\ntokenmarket is running (started in ${seconds} s). Ctrl-C stops it.\n`, ...lines, ""].join("\n"),
+    summary: [`\ntokenmarket is running (started in ${seconds} s). Ctrl-C stops it.\n`, ...lines, ""].join(
+      "\n",
+    ),
   };
 }

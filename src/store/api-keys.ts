@@ -16,7 +16,11 @@ export function generateApiKey(): string {
 }
 
 /** Creates a key and returns it in clear: the only time it is seen. */
-export async function createApiKey(db: Queryable, name: string, key = generateApiKey()): Promise<{ id: number; key: string }> {
+export async function createApiKey(
+  db: Queryable,
+  name: string,
+  key = generateApiKey(),
+): Promise<{ id: number; key: string }> {
   const { rows } = await db.query<{ id: number }>(
     `INSERT INTO api_keys (name, key_hash, key_prefix) VALUES ($1, $2, $3)
      ON CONFLICT (key_hash) DO UPDATE SET name = EXCLUDED.name, revoked_at = NULL
@@ -46,7 +50,10 @@ export async function revokeApiKey(db: Queryable, which: string): Promise<number
 }
 
 /** The active key matching `key`, or null when it is unknown or revoked. */
-export async function findActiveApiKey(db: Queryable, key: string): Promise<{ id: number; name: string } | null> {
+export async function findActiveApiKey(
+  db: Queryable,
+  key: string,
+): Promise<{ id: number; name: string } | null> {
   const { rows } = await db.query<{ id: number; name: string }>(
     "SELECT id, name FROM api_keys WHERE key_hash = $1 AND revoked_at IS NULL",
     [hashApiKey(key)],
@@ -61,10 +68,14 @@ export async function findActiveApiKey(db: Queryable, key: string): Promise<{ id
 export async function seedApiKeysFromEnv(db: Queryable, value: string | undefined): Promise<number> {
   if (!value) return 0;
   let count = 0;
-  for (const entry of value.split(",").map((e) => e.trim()).filter(Boolean)) {
+  for (const entry of value
+    .split(",")
+    .map((e) => e.trim())
+    .filter(Boolean)) {
     const colon = entry.indexOf(":");
     const [name, key] = colon > 0 ? [entry.slice(0, colon), entry.slice(colon + 1)] : ["env", entry];
-    if (key.length < 16) throw new Error(`TOKENMARKET_API_KEYS: the key named "${name}" is shorter than 16 characters`);
+    if (key.length < 16)
+      throw new Error(`TOKENMARKET_API_KEYS: the key named "${name}" is shorter than 16 characters`);
     await createApiKey(db, name, key);
     count += 1;
   }
