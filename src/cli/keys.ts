@@ -23,7 +23,7 @@ export async function runKeys(options: {
     console.error("tokenmarket keys revoke: name the key by its id, name or prefix");
     return 2;
   }
-  const database = await openDatabase({ config: options.config, logger: options.logger });
+  const database = await openDatabase({ config: options.config, logger: options.logger, attach: true });
   try {
     const { db } = database;
     if (action === "create") {

@@ -18,7 +18,12 @@ export type Database = {
  * `database.url` (DATABASE_URL) when set, else the embedded Postgres started from the npm
  * package's binaries with its data kept in `database.embedded.dataDir`.
  */
-export async function openDatabase(options: { config: Config; logger: Logger }): Promise<Database> {
+export async function openDatabase(options: {
+  config: Config;
+  logger: Logger;
+  /** Use the embedded server that a running `tokenmarket start` owns, leaving it running. */
+  attach?: boolean;
+}): Promise<Database> {
   const { config, logger } = options;
   let url = config.database.url;
   let stopServer: (() => Promise<void>) | undefined;
@@ -28,10 +33,15 @@ export async function openDatabase(options: { config: Config; logger: Logger }):
     where = `external Postgres at ${parsed.hostname}:${parsed.port || 5432}${parsed.pathname}`;
   } else {
     const dataDir = path.resolve(projectRoot, config.database.embedded.dataDir);
-    const server = await startEmbeddedPostgres({ dataDir, port: config.database.embedded.port, logger });
+    const server = await startEmbeddedPostgres({
+      dataDir,
+      port: config.database.embedded.port,
+      logger,
+      attach: options.attach === true,
+    });
     url = server.url;
     stopServer = () => server.stop();
-    where = `embedded Postgres on 127.0.0.1:${config.database.embedded.port} (data in ${path.relative(process.cwd(), dataDir) || dataDir})`;
+    where = `embedded Postgres on 127.0.0.1:${config.database.embedded.port} (data in ${path.relative(process.cwd(), server.dataDir) || server.dataDir})`;
   }
   const db = createDb({ url });
   try {

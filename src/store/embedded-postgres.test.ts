@@ -211,6 +211,18 @@ describe("startEmbeddedPostgres", () => {
     ok(isRunning(pid), "the other launcher's server is left alone");
   });
 
+  test("attach: connects to the server another live launcher runs, and leaves it running", async () => {
+    const dataDir = tempDataDir();
+    const port = await freePort();
+    const { pid } = await startInChild(dataDir, port);
+
+    const attached = await start({ dataDir, port, attach: true });
+    equal(attached.pid, pid, "the same server, not a second one");
+    await query(attached.url, "SELECT 1");
+    await attached.stop();
+    ok(isRunning(pid), "stop() of an attached handle leaves the owner's server running");
+  });
+
   test("a taken port is a one-line LaunchError naming the port and the setting", async () => {
     const dataDir = tempDataDir();
     const blocker = createServer();

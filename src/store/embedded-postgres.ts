@@ -61,6 +61,11 @@ export type EmbeddedPostgresOptions = {
   /** The `native/` folder holding `bin/`, `lib/`, `share/`; the npm package's by default. */
   nativeDir?: string;
   startTimeoutMs?: number;
+  /**
+   * When another live tokenmarket process runs the server on this data directory, connect to it
+   * instead of refusing; `stop()` then leaves it running (for `tokenmarket keys` beside `start`).
+   */
+  attach?: boolean;
 };
 
 /** The superuser created by initdb, whatever OS user the server runs as. */
@@ -110,7 +115,13 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const user = asRoot ? chooseServerUser(isInitialised(dataDir) ? dataDir : undefined, logger) : undefined;
   const binaries = resolveBinaries(options.nativeDir ?? defaultNativeDir, user, logger);
 
-  const leftover = await handleLeftover({ dataDir, port, logger });
+  const leftover = await handleLeftover({ dataDir, port, logger, attach: options.attach === true });
+  if (leftover?.attached) {
+    const server = makeHandle({ dataDir, port, database, pid: leftover.pid, reused: true, logger });
+    await ensureDatabase(server.adminUrl, database);
+    // Not ours to stop: the process that launched it still runs it.
+    return { ...server, stop: async () => {} };
+  }
   if (leftover) {
     writeLauncherFile(dataDir);
     const server = makeHandle({ dataDir, port, database, pid: leftover.pid, reused: true, logger });
@@ -735,7 +746,8 @@ async function handleLeftover(options: {
   dataDir: string;
   port: number;
   logger: Logger;
-}): Promise<{ pid: number } | undefined> {
+  attach: boolean;
+}): Promise<{ pid: number; attached?: boolean } | undefined> {
   const { dataDir, port, logger } = options;
   const pidFile = readPidFile(dataDir);
   if (!pidFile) return undefined;
@@ -746,6 +758,10 @@ async function handleLeftover(options: {
     return undefined;
   }
   const launcher = liveLauncher(dataDir);
+  if (launcher !== undefined && options.attach && pidFile.port === port) {
+    const url = connectionUrl({ port, password: readPassword(dataDir), database: "postgres" });
+    if (await canConnect(url, dataDir)) return { pid: pidFile.pid, attached: true };
+  }
   if (launcher !== undefined) {
     throw new LaunchError(
       `the embedded Postgres in ${dataDir} is in use by process ${launcher} (another tokenmarket?): stop it first, or set database.embedded.dataDir to another folder`,
