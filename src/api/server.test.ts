@@ -694,6 +694,69 @@ describe("HTTP API over a fixture market", () => {
     });
   });
 
+  describe("CORS", () => {
+    const origin = "https://widget.example";
+
+    it("answers the preflight without a key and lets a browser on another origin read answers and errors", async () => {
+      const base = api.base;
+      const preflight = await fetch(`${base}/api/v1/candles`, {
+        method: "OPTIONS",
+        headers: {
+          origin,
+          "access-control-request-method": "GET",
+          "access-control-request-headers": "x-api-key",
+        },
+      });
+      assert.equal(preflight.status, 204, "the preflight needs no key");
+      assert.equal(preflight.headers.get("access-control-allow-origin"), "*");
+      assert.match(preflight.headers.get("access-control-allow-headers") ?? "", /x-api-key/);
+
+      const ok = await fetch(`${base}/api/v1/assets?asset_ids=${id(f.usdc)}`, {
+        headers: { origin, "x-api-key": keys.key },
+      });
+      assert.equal(ok.status, 200);
+      assert.equal(ok.headers.get("access-control-allow-origin"), "*");
+      assert.match(ok.headers.get("access-control-expose-headers") ?? "", /x-indexed-block/);
+      assert.match(ok.headers.get("access-control-expose-headers") ?? "", /x-next-cursor/);
+
+      const denied = await fetch(`${base}/api/v1/assets?asset_ids=${id(f.usdc)}`, { headers: { origin } });
+      assert.equal(denied.status, 403);
+      assert.equal(
+        denied.headers.get("access-control-allow-origin"),
+        "*",
+        "the page can show the API's error",
+      );
+    });
+
+    it("is off with corsOrigins [] and limited to the listed origins otherwise", async () => {
+      for (const corsOrigins of [[], ["https://app.example"]]) {
+        const server = createApiServer({
+          config: fixtureConfig({ api: { corsOrigins } }),
+          db: testDb.db,
+          logger: createSilentLogger(),
+          balanceReader: fakeBalances,
+        });
+        await server.listen({ host: "127.0.0.1", port: 0 });
+        try {
+          const client = await createApiClient(server, { key: keys.key });
+          const answer = await fetch(`${client.base}/api/v1/assets?asset_ids=${id(f.usdc)}`, {
+            headers: { origin, "x-api-key": keys.key },
+          });
+          assert.equal(answer.status, 200);
+          assert.equal(answer.headers.get("access-control-allow-origin"), null, `${origin} is not allowed`);
+          if (corsOrigins.length > 0) {
+            const allowed = await fetch(`${client.base}/api/v1/assets?asset_ids=${id(f.usdc)}`, {
+              headers: { origin: "https://app.example", "x-api-key": keys.key },
+            });
+            assert.equal(allowed.headers.get("access-control-allow-origin"), "https://app.example");
+          }
+        } finally {
+          await server.close();
+        }
+      }
+    });
+  });
+
   describe("rate limit", () => {
     it("answers 429 with Retry-After past the key's budget", async () => {
       const limited = createApiServer({

@@ -1,3 +1,4 @@
+import cors from "@fastify/cors";
 import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
 import swaggerUi from "@fastify/swagger-ui";
@@ -162,6 +163,31 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
       await shared.sync.refresh();
     });
     app.addHook("onClose", async () => shared.sync.stop());
+  }
+
+  // Browser apps and charting widgets on other origins call the API directly (CORS). The
+  // preflight (OPTIONS) is answered here, outside the key-protected scope; the key itself travels
+  // in a header, so no credentials mode is needed.
+  if (config.api.corsOrigins.length > 0) {
+    const origins = config.api.corsOrigins;
+    void app.register(cors, {
+      origin: origins.includes("*") ? "*" : origins,
+      methods: ["GET", "HEAD", "OPTIONS"],
+      allowedHeaders: ["x-api-key", "content-type"],
+      exposedHeaders: [
+        "x-indexed-block",
+        "x-indexed-at",
+        "x-next-cursor",
+        "link",
+        "deprecation",
+        "retry-after",
+        "x-ratelimit-limit",
+        "x-ratelimit-remaining",
+        "x-ratelimit-reset",
+        "x-balances-block",
+      ],
+      maxAge: 600,
+    });
   }
 
   void app.register(swagger, {

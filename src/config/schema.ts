@@ -90,6 +90,15 @@ export const configSchema = z.strictObject({
           windowMs: z.number().int().min(100).default(60_000),
         })
         .prefault({}),
+      /**
+       * Origins allowed to call the API from a browser (CORS): "*" for any (keys travel in a
+       * header, never in cookies, so this exposes nothing); [] turns CORS off.
+       */
+      corsOrigins: z
+        .array(
+          z.string().regex(/^(\*|https?:\/\/[^/\s]+)$/, 'must be "*" or an origin like https://app.example'),
+        )
+        .default(["*"]),
       /** Print (and create when missing) a demo key at start. */
       demoKey: z.boolean().default(true),
     })
