@@ -47,6 +47,11 @@ export class GenesisMismatchError extends BaseError {
   override name = "GenesisMismatchError";
 }
 
+/** The node serves another chain than the configured one: indexing it would mix two chains' data. */
+export class ChainIdMismatchError extends BaseError {
+  override name = "ChainIdMismatchError";
+}
+
 /** A process we launch (Postgres, the devnet) could not start; the message says why in one line. */
 export class LaunchError extends BaseError {
   override name = "LaunchError";

@@ -92,29 +92,46 @@ export function foldTrade(candle: Candle | undefined, trade: CandleTrade, bucket
   };
 }
 
-/** The candles of `seconds` of trades sorted by key, ascending. */
-export function aggregateTrades(trades: readonly CandleTrade[], seconds: number): Candle[] {
-  const out: Candle[] = [];
-  let current: Candle | undefined;
-  for (const trade of trades) {
-    const bucket = bucketOf(trade.time, seconds);
-    if (current && current.bucket !== bucket) {
+/**
+ * Groups items (ascending by time) into the epoch-aligned intervals of `seconds` and folds each
+ * group in order: `fold(undefined, item, bucket)` opens an interval, `fold(acc, item, bucket)`
+ * adds the next item to it. Candles, roll-ups and USD series are all this left fold.
+ */
+export function foldIntoBuckets<T, C>(
+  items: readonly T[],
+  seconds: number,
+  timeOf: (item: T) => number,
+  fold: (acc: C | undefined, item: T, bucket: number) => C,
+): C[] {
+  const out: C[] = [];
+  let current: C | undefined;
+  let currentBucket = 0;
+  for (const item of items) {
+    const bucket = bucketOf(timeOf(item), seconds);
+    if (current !== undefined && currentBucket !== bucket) {
       out.push(current);
       current = undefined;
     }
-    current = foldTrade(current, trade, bucket);
+    current = fold(current, item, bucket);
+    currentBucket = bucket;
   }
-  if (current) out.push(current);
+  if (current !== undefined) out.push(current);
   return out;
+}
+
+/** The candles of `seconds` of trades sorted by key, ascending. */
+export function aggregateTrades(trades: readonly CandleTrade[], seconds: number): Candle[] {
+  return foldIntoBuckets(trades, seconds, (trade) => trade.time, foldTrade);
 }
 
 /** Coarser candles from finer ones (ascending): open of the first, close of the last, sums in order. */
 export function rollUpCandles(candles: readonly Candle[], seconds: number): Candle[] {
-  const out: Candle[] = [];
-  let current: Candle | undefined;
-  for (const c of candles) {
-    const bucket = bucketOf(c.bucket, seconds);
-    if (current && current.bucket === bucket) {
+  return foldIntoBuckets(
+    candles,
+    seconds,
+    (c) => c.bucket,
+    (current: Candle | undefined, c, bucket) => {
+      if (!current) return { ...c, bucket };
       current.high = Math.max(current.high, c.high);
       current.low = Math.min(current.low, c.low);
       current.close = c.close;
@@ -124,13 +141,9 @@ export function rollUpCandles(candles: readonly Candle[], seconds: number): Cand
       current.trades += c.trades;
       current.buys0 += c.buys0;
       current.lastKey = c.lastKey;
-    } else {
-      if (current) out.push(current);
-      current = { ...c, bucket };
-    }
-  }
-  if (current) out.push(current);
-  return out;
+      return current;
+    },
+  );
 }
 
 /** A candle as the chart sees it: prices of one side, the volume of that side's token. */
@@ -170,22 +183,19 @@ export function candleSide(candle: Candle, side: 0 | 1): ChartCandle {
 
 /** Coarser chart candles from finer ones of the same side (ascending). */
 export function rollUpChartCandles(candles: readonly ChartCandle[], seconds: number): ChartCandle[] {
-  const out: ChartCandle[] = [];
-  let current: ChartCandle | undefined;
-  for (const c of candles) {
-    const time = bucketOf(c.time, seconds);
-    if (current && current.time === time) {
+  return foldIntoBuckets(
+    candles,
+    seconds,
+    (c) => c.time,
+    (current: ChartCandle | undefined, c, time) => {
+      if (!current) return { ...c, time };
       current.high = Math.max(current.high, c.high);
       current.low = Math.min(current.low, c.low);
       current.close = c.close;
       current.volume += c.volume;
-    } else {
-      if (current) out.push(current);
-      current = { ...c, time };
-    }
-  }
-  if (current) out.push(current);
-  return out;
+      return current;
+    },
+  );
 }
 
 /**

@@ -63,21 +63,7 @@ export function priceBlocks(input: {
   const { pools, decimals, reference, options, events } = input;
   const decimalsOf = (token: string) => decimals.get(token) ?? null;
   const graphPools = new Map<string, GraphPool>();
-  for (const pool of pools.values()) {
-    const graphPool: GraphPool = {
-      address: pool.address,
-      dex: pool.dex,
-      token0: pool.token0,
-      token1: pool.token1,
-      price0: null,
-      depth0: null,
-      depth1: null,
-      stateBlock: null,
-      stateTime: null,
-    };
-    updateGraphPool(graphPool, pool.protocol, pool.state, decimalsOf(pool.token0), decimalsOf(pool.token1));
-    graphPools.set(pool.address, graphPool);
-  }
+  for (const pool of pools.values()) graphPools.set(pool.address, graphPoolOf(pool, decimals));
   const graph = createRoutingGraph(decimals, [...graphPools.values()]);
 
   const swaps: PricedSwap[] = [];
@@ -141,29 +127,31 @@ export function pricesOfPools(input: {
   reference: ReferenceTokens;
   options: PricingOptions;
 }): Map<string, TokenPrice> {
-  const graphPools: GraphPool[] = [];
-  for (const pool of input.pools.values()) {
-    const graphPool: GraphPool = {
-      address: pool.address,
-      dex: pool.dex,
-      token0: pool.token0,
-      token1: pool.token1,
-      price0: null,
-      depth0: null,
-      depth1: null,
-      stateBlock: null,
-      stateTime: null,
-    };
-    updateGraphPool(
-      graphPool,
-      pool.protocol,
-      pool.state,
-      input.decimals.get(pool.token0) ?? null,
-      input.decimals.get(pool.token1) ?? null,
-    );
-    graphPools.push(graphPool);
-  }
+  const graphPools = [...input.pools.values()].map((pool) => graphPoolOf(pool, input.decimals));
   return computeUsdPrices(createRoutingGraph(input.decimals, graphPools), input.reference, input.options);
+}
+
+/** A pool as the routing graph sees it, from its current state. */
+function graphPoolOf(pool: MarketPool, decimals: ReadonlyMap<string, number | null>): GraphPool {
+  const graphPool: GraphPool = {
+    address: pool.address,
+    dex: pool.dex,
+    token0: pool.token0,
+    token1: pool.token1,
+    price0: null,
+    depth0: null,
+    depth1: null,
+    stateBlock: null,
+    stateTime: null,
+  };
+  updateGraphPool(
+    graphPool,
+    pool.protocol,
+    pool.state,
+    decimals.get(pool.token0) ?? null,
+    decimals.get(pool.token1) ?? null,
+  );
+  return graphPool;
 }
 
 /** The candle trade of a priced swap; null when the swap has no price. */

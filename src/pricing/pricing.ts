@@ -16,6 +16,7 @@ import {
   loadMarketEvents,
   loadMarketPools,
   loadPoolStatesAt,
+  type PoolStateAt,
   poolsWithStateAbove,
   savePoolStates,
   saveSwapUsd,
@@ -26,7 +27,7 @@ import {
 import type { DerivedData, IngestBatch, RollbackInfo } from "../sync/derived.js";
 import { foldPoolCandles, foldTokenSeries, rebuildPoolCandles, rebuildTokenSeries } from "./aggregates.js";
 import { emptyStatsChanges, refreshChangedStats, refreshStats, type StatsChanges } from "./market-stats.js";
-import type { PoolState } from "./pool-state.js";
+import type { PoolState, StateEvent } from "./pool-state.js";
 import type { MarketPool } from "./price-blocks.js";
 import {
   candleTradeOf,
@@ -260,25 +261,7 @@ export function priceRows(prices: ReadonlyMap<string, TokenPrice>, options: Pric
 }
 
 /** The pricing state of a pool from its latest event and the first swap of its latest block of swaps. */
-function stateFrom(
-  latest: {
-    blockNumber: number;
-    logIndex: number;
-    time: number;
-    reserve0: bigint | null;
-    reserve1: bigint | null;
-    sqrtPriceX96: bigint | null;
-  },
-  firstSwap: {
-    blockNumber: number;
-    reserve0: bigint | null;
-    reserve1: bigint | null;
-    amount0In: bigint;
-    amount1In: bigint;
-    amount0Out: bigint;
-    amount1Out: bigint;
-  } | null,
-): PoolState {
+function stateFrom(latest: StateEvent, firstSwap: PoolStateAt["firstSwapOfLastSwapBlock"]): PoolState {
   return {
     reserve0: latest.reserve0,
     reserve1: latest.reserve1,

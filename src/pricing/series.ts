@@ -1,4 +1,4 @@
-import { bucketOf } from "./candles.js";
+import { foldIntoBuckets } from "./candles.js";
 
 /**
  * The USD series of a token: its trades in qualifying pools at their USD price. A bucket is a
@@ -74,27 +74,17 @@ export function foldSeriesPoint(
 
 /** The series buckets of `seconds` of points sorted by key. */
 export function aggregateSeries(points: readonly SeriesPoint[], seconds: number): SeriesCandle[] {
-  const out: SeriesCandle[] = [];
-  let current: SeriesCandle | undefined;
-  for (const point of points) {
-    const bucket = bucketOf(point.time, seconds);
-    if (current && current.bucket !== bucket) {
-      out.push(current);
-      current = undefined;
-    }
-    current = foldSeriesPoint(current, point, bucket);
-  }
-  if (current) out.push(current);
-  return out;
+  return foldIntoBuckets(points, seconds, (point) => point.time, foldSeriesPoint);
 }
 
 /** Coarser series buckets from finer ones (ascending). */
 export function rollUpSeries(candles: readonly SeriesCandle[], seconds: number): SeriesCandle[] {
-  const out: SeriesCandle[] = [];
-  let current: SeriesCandle | undefined;
-  for (const c of candles) {
-    const bucket = bucketOf(c.bucket, seconds);
-    if (current && current.bucket === bucket) {
+  return foldIntoBuckets(
+    candles,
+    seconds,
+    (c) => c.bucket,
+    (current: SeriesCandle | undefined, c, bucket) => {
+      if (!current) return { ...c, bucket };
       current.high = Math.max(current.high, c.high);
       current.low = Math.min(current.low, c.low);
       current.close = c.close;
@@ -102,13 +92,9 @@ export function rollUpSeries(candles: readonly SeriesCandle[], seconds: number):
       current.sumPv += c.sumPv;
       current.sumV += c.sumV;
       current.lastKey = c.lastKey;
-    } else {
-      if (current) out.push(current);
-      current = { ...c, bucket };
-    }
-  }
-  if (current) out.push(current);
-  return out;
+      return current;
+    },
+  );
 }
 
 /** The volume-weighted average USD price of a bucket (its close when it carries no USD volume). */

@@ -1,5 +1,5 @@
 import type { Hex, Protocol } from "../decode/types.js";
-import type { PoolState } from "../sync/pools.js";
+import type { PoolInfo, PoolState, Token } from "../sync/pools.js";
 import type { Queryable } from "./db.js";
 import { type Checkpoint, CheckpointConflictError } from "./ingest.js";
 
@@ -53,20 +53,8 @@ export async function loadCheckpoint(db: Queryable, chainId: number): Promise<Ch
     : null;
 }
 
-export type StoredPool = {
-  address: Hex;
-  dex: string;
-  protocol: Protocol;
-  factory: Hex;
-  token0: Hex;
-  token1: Hex;
-  fee: number | null;
-  tickSpacing: number | null;
-  createdBlock: number;
-  createdLogIndex: number;
-  base: PoolState | null;
-  state: PoolState;
-};
+/** A stored pool with its base and latest state. */
+export type StoredPool = PoolInfo & { base: PoolState | null; state: PoolState };
 
 const big = (v: string | null): bigint | null => (v === null ? null : BigInt(v));
 
@@ -110,13 +98,7 @@ export async function loadPools(db: Queryable, chainId: number): Promise<StoredP
   }));
 }
 
-export type StoredToken = {
-  address: Hex;
-  name: string | null;
-  symbol: string | null;
-  decimals: number | null;
-  totalSupply: bigint | null;
-};
+export type StoredToken = Token;
 
 export async function loadTokens(db: Queryable, chainId: number): Promise<StoredToken[]> {
   const { rows } = await db.query<{
@@ -226,9 +208,7 @@ export async function rollbackAbove(
     [chainId, previous, ancestor.block, ancestor.hash, ancestor.time.toISOString()],
   );
   if (moved.rowCount !== 1) {
-    throw new CheckpointConflictError(
-      `chain ${chainId}: the checkpoint is no longer block ${previous}; another indexer is writing this chain`,
-    );
+    throw new CheckpointConflictError(chainId, previous);
   }
   const swaps = await client.query<{ pool: Hex }>(
     "DELETE FROM swaps WHERE chain_id = $1 AND block_number > $2 RETURNING pool",

@@ -10,6 +10,11 @@ const CHUNK = 5000;
 /** The checkpoint moved under us: another indexer writes this chain. The batch is rolled back. */
 export class CheckpointConflictError extends BaseError {
   override name = "CheckpointConflictError";
+  constructor(chainId: number, previous: number) {
+    super(
+      `chain ${chainId}: the checkpoint is no longer block ${previous}; another indexer is writing this chain`,
+    );
+  }
 }
 
 export type Checkpoint = { block: number; hash: Hex | null; time: Date | null };
@@ -59,9 +64,7 @@ export async function advanceCheckpoint(
     ],
   );
   if (result.rowCount !== 1) {
-    throw new CheckpointConflictError(
-      `chain ${args.chainId}: the checkpoint is no longer block ${args.previous}; another indexer is writing this chain`,
-    );
+    throw new CheckpointConflictError(args.chainId, args.previous);
   }
 }
 

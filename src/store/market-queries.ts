@@ -11,14 +11,9 @@ import {
   fillCandleGaps,
   rollUpChartCandles,
 } from "../pricing/candles.js";
-import {
-  averagePriceOf,
-  hourlyLineChart,
-  type LineChart,
-  rollUpSeries,
-  type SeriesCandle,
-} from "../pricing/series.js";
+import { averagePriceOf, hourlyLineChart, type LineChart, rollUpSeries } from "../pricing/series.js";
 import type { Queryable } from "./db.js";
+import { type SeriesCandleDbRow, toSeriesCandle } from "./market-writes.js";
 
 const HOUR = 3_600_000;
 const DAY = 86_400_000;
@@ -54,14 +49,7 @@ export async function getPairCandles(
   if (end <= start) return [];
   // Side 1 is the reciprocal of side 0 (high1 = 1 / low0 …) with token1's volume; max, min, first
   // and last commute with the reciprocal, so the roll-up can follow the side's transformation.
-  const { rows } = await db.query<{
-    time: number;
-    open: number;
-    high: number;
-    low: number;
-    close: number;
-    volume: number;
-  }>(
+  const { rows } = await db.query<ChartCandle>(
     `SELECT extract(epoch FROM bucket)::float8 * 1000 AS time,
        ${options.side === 0 ? "open, high, low, close, volume0" : "1 / open AS open, 1 / low AS high, 1 / high AS low, 1 / close AS close, volume1"} AS volume
      FROM candles
@@ -142,18 +130,7 @@ export async function getTokenUsdCandles(
   const interval = options.intervalMinutes * 60;
   const nowMs = (options.now ?? new Date()).getTime();
   const start = bucketOf(nowMs - options.days * DAY, interval);
-  const { rows } = await db.query<{
-    bucket: Date;
-    open: number;
-    high: number;
-    low: number;
-    close: number;
-    volume: number;
-    sum_pv: number;
-    sum_v: number;
-    first_key: number;
-    last_key: number;
-  }>(
+  const { rows } = await db.query<SeriesCandleDbRow>(
     `SELECT bucket, open, high, low, close, volume, sum_pv, sum_v, first_key, last_key FROM token_usd_candles
      WHERE chain_id = $1 AND token = $2 AND resolution = $3 AND bucket >= $4 AND bucket <= $5
      ORDER BY bucket`,
@@ -165,18 +142,7 @@ export async function getTokenUsdCandles(
       new Date(nowMs).toISOString(),
     ],
   );
-  const base: SeriesCandle[] = rows.map((r) => ({
-    bucket: r.bucket.getTime(),
-    open: r.open,
-    high: r.high,
-    low: r.low,
-    close: r.close,
-    volume: r.volume,
-    sumPv: r.sum_pv,
-    sumV: r.sum_v,
-    firstKey: r.first_key,
-    lastKey: r.last_key,
-  }));
+  const base = rows.map(toSeriesCandle);
   const candles = interval === 3600 || interval === 300 ? base : rollUpSeries(base, interval);
   return candles.map((c) => ({
     date: new Date(c.bucket).toISOString(),

@@ -3,7 +3,7 @@
  * data (prices, candles, series, statistics). No maths here: src/pricing folds and prices.
  */
 import type { Candle } from "../pricing/candles.js";
-import type { PoolState } from "../pricing/pool-state.js";
+import type { PoolState, StateEvent } from "../pricing/pool-state.js";
 import type { MarketEvent, MarketPool } from "../pricing/price-blocks.js";
 import type { SeriesCandle } from "../pricing/series.js";
 import type { SwapAmounts } from "../pricing/trade.js";
@@ -65,29 +65,53 @@ const emptyState = (): PoolState => ({
   stateTime: null,
 });
 
+/** The pool_price_state columns (table alias `s`) that make a pool's pricing state. */
+const poolStateColumns = `s.reserve0, s.reserve1, s.sqrt_price_x96, s.swap_block, s.pre_swap_reserve0, s.pre_swap_reserve1,
+  s.state_block, s.state_log_index, s.state_time`;
+
+type PoolStateDbRow = {
+  reserve0: string | null;
+  reserve1: string | null;
+  sqrt_price_x96: string | null;
+  swap_block: number | null;
+  pre_swap_reserve0: string | null;
+  pre_swap_reserve1: string | null;
+  state_block: number | null;
+  state_log_index: number | null;
+  state_time: Date | null;
+};
+
+/** The pricing state of a pool_price_state row; null when the pool has none (no event yet). */
+function poolStateOf(r: PoolStateDbRow): PoolState | null {
+  if (r.state_block === null) return null;
+  return {
+    reserve0: big(r.reserve0),
+    reserve1: big(r.reserve1),
+    sqrtPriceX96: big(r.sqrt_price_x96),
+    swapBlock: r.swap_block,
+    preSwapReserve0: big(r.pre_swap_reserve0),
+    preSwapReserve1: big(r.pre_swap_reserve1),
+    stateBlock: r.state_block,
+    stateLogIndex: r.state_log_index,
+    stateTime: r.state_time?.getTime() ?? null,
+  };
+}
+
 /** Every pool of a chain with its pricing state (empty before its first event), and token decimals. */
 export async function loadMarketPools(db: Queryable, chainId: number): Promise<MarketPoolsAndTokens> {
-  const { rows } = await db.query<{
-    address: string;
-    dex: string;
-    protocol: "v2" | "v3";
-    token0: string;
-    token1: string;
-    decimals0: number | null;
-    decimals1: number | null;
-    reserve0: string | null;
-    reserve1: string | null;
-    sqrt_price_x96: string | null;
-    swap_block: number | null;
-    pre_swap_reserve0: string | null;
-    pre_swap_reserve1: string | null;
-    state_block: number | null;
-    state_log_index: number | null;
-    state_time: Date | null;
-  }>(
+  const { rows } = await db.query<
+    PoolStateDbRow & {
+      address: string;
+      dex: string;
+      protocol: "v2" | "v3";
+      token0: string;
+      token1: string;
+      decimals0: number | null;
+      decimals1: number | null;
+    }
+  >(
     `SELECT p.address, p.dex, p.protocol, p.token0, p.token1, t0.decimals AS decimals0, t1.decimals AS decimals1,
-       s.reserve0, s.reserve1, s.sqrt_price_x96, s.swap_block, s.pre_swap_reserve0, s.pre_swap_reserve1,
-       s.state_block, s.state_log_index, s.state_time
+       ${poolStateColumns}
      FROM pools p
      LEFT JOIN pool_price_state s ON s.chain_id = p.chain_id AND s.pool = p.address
      LEFT JOIN tokens t0 ON t0.chain_id = p.chain_id AND t0.address = p.token0
@@ -101,25 +125,13 @@ export async function loadMarketPools(db: Queryable, chainId: number): Promise<M
   for (const r of rows) {
     decimals.set(r.token0, r.decimals0);
     decimals.set(r.token1, r.decimals1);
-    const state = emptyState();
-    if (r.state_block !== null) {
-      state.reserve0 = big(r.reserve0);
-      state.reserve1 = big(r.reserve1);
-      state.sqrtPriceX96 = big(r.sqrt_price_x96);
-      state.swapBlock = r.swap_block;
-      state.preSwapReserve0 = big(r.pre_swap_reserve0);
-      state.preSwapReserve1 = big(r.pre_swap_reserve1);
-      state.stateBlock = r.state_block;
-      state.stateLogIndex = r.state_log_index;
-      state.stateTime = r.state_time?.getTime() ?? null;
-    }
     pools.set(r.address, {
       address: r.address,
       dex: r.dex,
       protocol: r.protocol,
       token0: r.token0,
       token1: r.token1,
-      state,
+      state: poolStateOf(r) ?? emptyState(),
     });
   }
   return { pools, decimals };
@@ -187,30 +199,23 @@ export async function deletePoolStates(
   ]);
 }
 
+/** What a pool's pricing state at a block is rebuilt from (see loadPoolStatesAt). */
+export type PoolStateAt = {
+  /** The pool's latest swap or pool event at or below the block; null when it has none. */
+  latest: StateEvent | null;
+  /** The first swap of the pool's latest block with swaps, with the balances after it. */
+  firstSwapOfLastSwapBlock:
+    | ({ blockNumber: number; reserve0: bigint | null; reserve1: bigint | null } & SwapAmounts)
+    | null;
+};
+
 /** The state of pools after their latest event at or below `block`, read from swaps and pool_events. */
 export async function loadPoolStatesAt(
   db: Queryable,
   chainId: number,
   pools: readonly string[],
   block: number,
-): Promise<
-  Map<
-    string,
-    {
-      latest: {
-        blockNumber: number;
-        logIndex: number;
-        time: number;
-        reserve0: bigint | null;
-        reserve1: bigint | null;
-        sqrtPriceX96: bigint | null;
-      } | null;
-      firstSwapOfLastSwapBlock:
-        | ({ blockNumber: number; reserve0: bigint | null; reserve1: bigint | null } & SwapAmounts)
-        | null;
-    }
-  >
-> {
+): Promise<Map<string, PoolStateAt>> {
   const { rows } = await db.query<{
     pool: string;
     block_number: number | null;
@@ -283,6 +288,28 @@ export async function loadPoolStatesAt(
   );
 }
 
+/** The columns of a swaps or pool_events row that place the event and hold the pool's state after it. */
+type StoredEventRow = {
+  block_number: number;
+  log_index: number;
+  block_time: Date;
+  pool: string;
+  reserve0: string | null;
+  reserve1: string | null;
+  sqrt_price_x96: string | null;
+};
+
+const toMarketEvent = (r: StoredEventRow, swap: SwapAmounts | null): MarketEvent => ({
+  pool: r.pool,
+  blockNumber: r.block_number,
+  logIndex: r.log_index,
+  time: r.block_time.getTime(),
+  reserve0: big(r.reserve0),
+  reserve1: big(r.reserve1),
+  sqrtPriceX96: big(r.sqrt_price_x96),
+  swap,
+});
+
 /** Swaps and pool events of blocks (fromBlock, toBlock], ascending by block and log index. */
 export async function loadMarketEvents(
   db: Queryable,
@@ -290,65 +317,31 @@ export async function loadMarketEvents(
   fromBlockExclusive: number,
   toBlock: number,
 ): Promise<MarketEvent[]> {
-  const swaps = await db.query<{
-    block_number: number;
-    log_index: number;
-    block_time: Date;
-    pool: string;
-    amount0_in: string;
-    amount1_in: string;
-    amount0_out: string;
-    amount1_out: string;
-    reserve0: string | null;
-    reserve1: string | null;
-    sqrt_price_x96: string | null;
-  }>(
+  const swaps = await db.query<
+    StoredEventRow & { amount0_in: string; amount1_in: string; amount0_out: string; amount1_out: string }
+  >(
     `SELECT block_number, log_index, block_time, pool, amount0_in, amount1_in, amount0_out, amount1_out,
        reserve0, reserve1, sqrt_price_x96
      FROM swaps WHERE chain_id = $1 AND block_number > $2 AND block_number <= $3
      ORDER BY block_number, log_index`,
     [chainId, fromBlockExclusive, toBlock],
   );
-  const events = await db.query<{
-    block_number: number;
-    log_index: number;
-    block_time: Date;
-    pool: string;
-    reserve0: string | null;
-    reserve1: string | null;
-    sqrt_price_x96: string | null;
-  }>(
+  const events = await db.query<StoredEventRow>(
     `SELECT block_number, log_index, block_time, pool, reserve0, reserve1, sqrt_price_x96
      FROM pool_events WHERE chain_id = $1 AND block_number > $2 AND block_number <= $3
      ORDER BY block_number, log_index`,
     [chainId, fromBlockExclusive, toBlock],
   );
   const out: MarketEvent[] = [
-    ...swaps.rows.map((r) => ({
-      pool: r.pool,
-      blockNumber: r.block_number,
-      logIndex: r.log_index,
-      time: r.block_time.getTime(),
-      reserve0: big(r.reserve0),
-      reserve1: big(r.reserve1),
-      sqrtPriceX96: big(r.sqrt_price_x96),
-      swap: {
+    ...swaps.rows.map((r) =>
+      toMarketEvent(r, {
         amount0In: BigInt(r.amount0_in),
         amount1In: BigInt(r.amount1_in),
         amount0Out: BigInt(r.amount0_out),
         amount1Out: BigInt(r.amount1_out),
-      },
-    })),
-    ...events.rows.map((r) => ({
-      pool: r.pool,
-      blockNumber: r.block_number,
-      logIndex: r.log_index,
-      time: r.block_time.getTime(),
-      reserve0: big(r.reserve0),
-      reserve1: big(r.reserve1),
-      sqrtPriceX96: big(r.sqrt_price_x96),
-      swap: null,
-    })),
+      }),
+    ),
+    ...events.rows.map((r) => toMarketEvent(r, null)),
   ];
   return out.sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
 }
@@ -632,9 +625,8 @@ export async function deleteCandlesAbove(
 export type SeriesKey = { token: string; resolution: number; bucket: number };
 export type SeriesRow = SeriesCandle & { token: string; resolution: number };
 
-type SeriesDbRow = {
-  token: string;
-  resolution: number;
+/** The candle columns of a token_usd_candles row. */
+export type SeriesCandleDbRow = {
   bucket: Date;
   open: number;
   high: number;
@@ -647,9 +639,8 @@ type SeriesDbRow = {
   last_key: number;
 };
 
-const toSeriesRow = (r: SeriesDbRow): SeriesRow => ({
-  token: r.token,
-  resolution: r.resolution,
+/** The series candle of a token_usd_candles row. */
+export const toSeriesCandle = (r: SeriesCandleDbRow): SeriesCandle => ({
   bucket: r.bucket.getTime(),
   open: r.open,
   high: r.high,
@@ -660,6 +651,14 @@ const toSeriesRow = (r: SeriesDbRow): SeriesRow => ({
   sumV: r.sum_v,
   firstKey: r.first_key,
   lastKey: r.last_key,
+});
+
+type SeriesDbRow = SeriesCandleDbRow & { token: string; resolution: number };
+
+const toSeriesRow = (r: SeriesDbRow): SeriesRow => ({
+  token: r.token,
+  resolution: r.resolution,
+  ...toSeriesCandle(r),
 });
 
 export async function loadSeriesCandles(
@@ -852,34 +851,26 @@ export async function loadPairStatsInputs(
        ) w ON true`
     : "";
   for (const part of chunks(pools)) {
-    const { rows } = await db.query<{
-      pool: string;
-      protocol: "v2" | "v3";
-      token0: string;
-      token1: string;
-      decimals0: number | null;
-      decimals1: number | null;
-      reserve0: string | null;
-      reserve1: string | null;
-      sqrt_price_x96: string | null;
-      swap_block: number | null;
-      pre_swap_reserve0: string | null;
-      pre_swap_reserve1: string | null;
-      state_block: number | null;
-      state_log_index: number | null;
-      state_time: Date | null;
-      usd0: number | null;
-      usd1: number | null;
-      volume_usd: number | null;
-      buys: number | string | null;
-      sells: number | string | null;
-      close_before: number | null;
-      open_in: number | null;
-      close_last: number | null;
-    }>(
+    const { rows } = await db.query<
+      PoolStateDbRow & {
+        pool: string;
+        protocol: "v2" | "v3";
+        token0: string;
+        token1: string;
+        decimals0: number | null;
+        decimals1: number | null;
+        usd0: number | null;
+        usd1: number | null;
+        volume_usd: number | null;
+        buys: number | string | null;
+        sells: number | string | null;
+        close_before: number | null;
+        open_in: number | null;
+        close_last: number | null;
+      }
+    >(
       `SELECT p.address AS pool, p.protocol, p.token0, p.token1, t0.decimals AS decimals0, t1.decimals AS decimals1,
-         s.reserve0, s.reserve1, s.sqrt_price_x96, s.swap_block, s.pre_swap_reserve0, s.pre_swap_reserve1,
-         s.state_block, s.state_log_index, s.state_time, tp0.usd_price AS usd0, tp1.usd_price AS usd1, ${windowSql}
+         ${poolStateColumns}, tp0.usd_price AS usd0, tp1.usd_price AS usd1, ${windowSql}
        FROM pools p
        LEFT JOIN pool_price_state s ON s.chain_id = p.chain_id AND s.pool = p.address
        LEFT JOIN tokens t0 ON t0.chain_id = p.chain_id AND t0.address = p.token0
@@ -901,20 +892,7 @@ export async function loadPairStatsInputs(
         token1: r.token1,
         decimals0: r.decimals0,
         decimals1: r.decimals1,
-        state:
-          r.state_block === null
-            ? null
-            : {
-                reserve0: big(r.reserve0),
-                reserve1: big(r.reserve1),
-                sqrtPriceX96: big(r.sqrt_price_x96),
-                swapBlock: r.swap_block,
-                preSwapReserve0: big(r.pre_swap_reserve0),
-                preSwapReserve1: big(r.pre_swap_reserve1),
-                stateBlock: r.state_block,
-                stateLogIndex: r.state_log_index,
-                stateTime: r.state_time?.getTime() ?? null,
-              },
+        state: poolStateOf(r),
         usd0: r.usd0,
         usd1: r.usd1,
         window: withWindow

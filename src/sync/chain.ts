@@ -3,6 +3,7 @@ import type { ChainConfig, DexConfig } from "../config/schema.js";
 import type { Hex } from "../decode/types.js";
 import {
   type BaseError,
+  ChainIdMismatchError,
   DeepReorgError,
   GenesisMismatchError,
   RangeTooLargeError,
@@ -32,7 +33,7 @@ import { commitBatch } from "./commit.js";
 import type { DerivedData } from "./derived.js";
 import { scanFactories } from "./factory-scan.js";
 import { fetchRange, type RangeData, type RangeReorg } from "./fetch-range.js";
-import { ChainIdMismatchError, checkGenesis } from "./genesis.js";
+import { checkGenesis } from "./genesis.js";
 import type { IndexerOptions } from "./options.js";
 import { type Pool, type PoolState, poolFromCreation, type Token, unknownState } from "./pools.js";
 import { type ChainStatus, createProgress } from "./progress.js";

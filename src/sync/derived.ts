@@ -1,28 +1,12 @@
 import type { Hex, Protocol } from "../decode/types.js";
 import type { DbClient } from "../store/db.js";
+import type { PoolInfo, PoolState, Token } from "./pools.js";
 
 /** A pool first stored by this batch. */
-export type BatchPool = {
-  address: Hex;
-  dex: string;
-  protocol: Protocol;
-  factory: Hex;
-  token0: Hex;
-  token1: Hex;
-  fee: number | null;
-  tickSpacing: number | null;
-  createdBlock: number;
-  createdLogIndex: number;
-};
+export type BatchPool = PoolInfo;
 
 /** A token first stored by this batch, with its metadata (null where the contract gave none). */
-export type BatchToken = {
-  address: Hex;
-  name: string | null;
-  symbol: string | null;
-  decimals: number | null;
-  totalSupply: bigint | null;
-};
+export type BatchToken = Token;
 
 /** The pool and token facts every stored swap or pool event is joined with. */
 type PoolFacts = {
@@ -87,16 +71,7 @@ export type BatchPoolEvent = PoolFacts & {
 };
 
 /** The latest state of a pool that this batch changed. */
-export type BatchPoolState = {
-  pool: Hex;
-  reserve0: bigint | null;
-  reserve1: bigint | null;
-  sqrtPriceX96: bigint | null;
-  liquidity: bigint | null;
-  tick: number | null;
-  block: number | null;
-  logIndex: number | null;
-};
+export type BatchPoolState = { pool: Hex } & PoolState;
 
 /** What one ingestion transaction wrote: a block range of one chain. */
 export type IngestBatch = {

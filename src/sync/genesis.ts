@@ -1,14 +1,9 @@
 import type { ChainConfig } from "../config/schema.js";
-import { BaseError, GenesisMismatchError } from "../internal/errors.js";
+import { BaseError, ChainIdMismatchError, GenesisMismatchError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import type { RpcClient } from "../rpc/client.js";
 import { type Db, withTransaction } from "../store/db.js";
 import { deleteChainRow, getChainRow, insertChainRow } from "../store/ingest-state.js";
-
-/** The node serves another chain than the configured one: indexing it would mix two chains' data. */
-export class ChainIdMismatchError extends BaseError {
-  override name = "ChainIdMismatchError";
-}
 
 /**
  * Compares the node's chain id and genesis hash with the database: an unknown chain is recorded;

@@ -15,12 +15,11 @@ export type PoolState = {
   logIndex: number | null;
 };
 
-/** A pool of a configured factory, as the indexer keeps it in memory. */
-export type Pool = {
+/** A pool as its factory created it: what is stored once and never changes. */
+export type PoolInfo = {
   address: Hex;
   dex: string;
   protocol: Protocol;
-  swapEvent: SwapEventLayout;
   factory: Hex;
   token0: Hex;
   token1: Hex;
@@ -28,6 +27,11 @@ export type Pool = {
   tickSpacing: number | null;
   createdBlock: number;
   createdLogIndex: number;
+};
+
+/** A pool of a configured factory, as the indexer keeps it in memory. */
+export type Pool = PoolInfo & {
+  swapEvent: SwapEventLayout;
   /**
    * The block whose end state is the pool's base: its creation block when created inside the
    * indexed range; for a pool found by the factory scan below the range, the scan's target
