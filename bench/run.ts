@@ -22,6 +22,8 @@ import { createDb, type Db } from "../src/store/db.js";
 import { startEmbeddedPostgres } from "../src/store/embedded-postgres.js";
 import { migrate } from "../src/store/migrate.js";
 import { type ApiBenchResult, baseOf, benchApi, type EndpointFigures, pickTargets } from "./api.js";
+import type { Baseline, IndexerBenchResult, ThroughputFigures } from "./indexer.js";
+import type { BaselineId, MarketBenchResult } from "./market.js";
 
 const root = path.resolve(import.meta.dirname, "..");
 const say = (line: string) => process.stderr.write(`${line}\n`);
@@ -134,11 +136,121 @@ Reading the figures:
 - Wallet balances are bounded by the node: the devnet's Hardhat node answers an \`eth_call\` batch in
   tens of milliseconds; a production node does far better, and the API adds little on top.
 
-## Other stages
+${stageSections(others)}`;
+}
 
-${Object.entries(others)
-  .map(([name, value]) => `### ${name}\n\n\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\``)
-  .join("\n\n")}
+const INDEXER = "indexer (bench/indexer.ts benchIndexer)";
+const MARKET = "market queries (bench/market.ts benchMarket)";
+
+/** The indexer's and the market queries' sections; a stage skipped or failed, or an unknown one, as its JSON. */
+function stageSections(others: Record<string, unknown>): string {
+  return Object.entries(others)
+    .map(([name, value]) => {
+      if (name === INDEXER && isObject(value) && "devnet" in value) {
+        return indexerSection(value as IndexerBenchResult);
+      }
+      if (name === MARKET && isObject(value) && "baselines" in value) {
+        return marketSection(value as MarketBenchResult);
+      }
+      return `## ${name}\n\n\`\`\`json\n${JSON.stringify(value, null, 2)}\n\`\`\`\n`;
+    })
+    .join("\n");
+}
+
+const isObject = (value: unknown): value is Record<string, unknown> =>
+  typeof value === "object" && value !== null;
+/** Milliseconds with about three significant digits. */
+const ms = (x: number) => (x >= 100 ? String(Math.round(x)) : x.toFixed(x >= 10 ? 1 : 2));
+const times = (x: number) => `${x >= 10 ? Math.round(x) : x.toFixed(2)}×`;
+
+function indexerSection(r: IndexerBenchResult): string {
+  const { devnet, replay } = r;
+  const fetch = devnet.baselines.bareFetch;
+  const { parseCsv, multiRowInsert, copy } = replay.baselines;
+  const calls = Object.entries(fetch.calls)
+    .sort(([, a], [, b]) => b - a)
+    .map(([method, n]) => `${n} \`${method}\``)
+    .join(", ");
+  const row = (source: string, ingest: ThroughputFigures | null, name: string, b: Baseline) =>
+    `| ${source} | ${ingest ? ms(ingest.elapsedMs) : ""} | ${ingest?.swapsPerSecond ?? ""} | ${ingest?.blocksPerSecond ?? ""} | ${name} | ${ms(b.elapsedMs)} | ${b.swapsPerSecond} | **${times(b.ratio)}** |`;
+  return `## Indexer
+
+\`bench/indexer.ts\`: backfill of raw swaps (no pricing), every ingestion into a fresh database. After a
+warm-up, ${r.rounds} rounds each run the ingestion and its baselines on the same data, in alternating order;
+times are medians over the rounds, and a ratio is the median over the rounds of the ingestion's swaps/s
+over the baseline's in the same round (1 = as fast as the baseline).
+
+- **devnet**: the Hardhat devnet with ${devnet.historyDays} days of simulated trading (${devnet.swaps} swaps, ${devnet.poolEvents} pool events,
+  ${devnet.blocks} blocks), indexed from block 0 over JSON-RPC until caught up. Baseline, the **bare fetch**: the very
+  ${fetch.httpRequests} HTTP requests the indexer sent (recorded in the warm-up run: ${calls}), sent again to the node with the same overlap (a request waits only for those answered
+  before it was sent), each answer read and JSON-parsed, nothing decoded or stored${fetch.answersMatch ? " (the answers' total length matched the recording's)" : " (**the answers' total length differed from the recording's**)"}.
+- **replay**: the recorded mainnet day \`${replay.fixture}\` (${replay.swaps} swaps, ${replay.poolEvents} pool events over
+  ${replay.blocks} blocks) through the same decode-and-store path, CSV reading included. Baselines: **parse CSV** (read the
+  ${(parseCsv.bytes / 1e6).toFixed(1)} MB file and split it into ${parseCsv.lines} rows of fields, no decoding), and storing the same ${copy.rows}
+  rows (the swaps and pool events the replay stored) into empty copies of their tables (same columns
+  and indexes), in one transaction, as **multi-row INSERT** (${multiRowInsert.statements} statements of up to 1,000 rows) and as **COPY FROM STDIN**.
+
+| source | ingest ms | ingest swaps/s | blocks/s | baseline | baseline ms | baseline swaps/s | ingest / baseline |
+|---|---:|---:|---:|---|---:|---:|---:|
+${row("devnet", devnet, "bare fetch", fetch)}
+${row("replay", replay, "parse CSV", parseCsv)}
+${row("", null, "multi-row INSERT", multiRowInsert)}
+${row("", null, "COPY", copy)}
+
+Devnet ingestion runs at **${times(fetch.ratio)} the bare fetch rate** of its own JSON-RPC reads. The replay runs at
+${times(copy.ratio)} the rate of COPYing the rows it stores, ${times(multiRowInsert.ratio)} that of multi-row INSERTs of them (its
+\`INSERT … SELECT FROM unnest(…)\` sends one array per column), and ${times(parseCsv.ratio)} the rate of parsing its CSV.
+`;
+}
+
+function marketSection(r: MarketBenchResult): string {
+  const b = r.baselines;
+  const ratio = (vs: Partial<Record<BaselineId, number>>, id: BaselineId) => {
+    const x = vs[id];
+    return x === undefined ? "–" : times(x);
+  };
+  const bareRead = (vs: Partial<Record<BaselineId, number>>) =>
+    vs.candleRead !== undefined
+      ? `${times(vs.candleRead)} (candles)`
+      : vs.seriesRead !== undefined
+        ? `${times(vs.seriesRead)} (series)`
+        : "–";
+  const baselineRows = Object.values(b).map(
+    (x) => `| ${x.what} | ${ms(x.medianMs)} | ${ms(x.p95Ms)} | ${x.rows} |`,
+  );
+  const queryRows = Object.entries(r.queries).map(
+    ([name, q]) =>
+      `| \`${name}\` | ${ms(q.medianMs)} | ${ms(q.p95Ms)} | ${q.rows} | ${ratio(q.vs, "select1")} | ${bareRead(q.vs)} | ${ratio(q.vs, "helloWorld")} |`,
+  );
+  const http = Object.entries(r.queries).filter(([, q]) => q.http);
+  const served = http
+    .map(([name, q]) => `\`${name}\` in **${ms(q.medianMs)} ms** median (p95 ${ms(q.p95Ms)} ms)`)
+    .join(" and ");
+  return `## Market queries
+
+\`bench/market.ts\`: a busy pair of **${r.swaps.toLocaleString("en")} swaps** over ${r.days} days, inserted in ${r.insertSeconds} s, then priced by
+the pricing stage's catch-up in ${r.pricing.seconds} s (${r.pricing.swapsPerSecond} swaps/s), which stored ${r.stored.candles1m} 1-minute, ${r.stored.candles1h} hourly and
+${r.stored.candles1d} daily candles and ${r.stored.series5m} 5-minute and ${r.stored.series1h} hourly USD series points. The queries run through the store's
+functions and, for the two of the issue, through the HTTP API as well (\`createApiServer\` with its answer
+cache off, so every request reaches Postgres; one request at a time, the answer read and parsed).
+Baselines in the same database: a \`SELECT 1\` round trip, bare primary-key range reads of the rows the
+queries start from (no arithmetic, roll-up or gap-filling) and an HTTP round trip to a bare Fastify
+hello-world. Every query and baseline ran ${r.rounds} times interleaved (one run of each per round, the order
+rotating, after two warm-up runs), so that a busy machine slows them alike; a ratio is the query's
+median time over the baseline's median (how many times as long).
+
+| baseline | median ms | p95 ms | rows |
+|---|---:|---:|---:|
+${baselineRows.join("\n")}
+
+| query | median ms | p95 ms | rows | × SELECT 1 | × bare read | × HTTP hello-world |
+|---|---:|---:|---:|---:|---:|---:|
+${queryRows.join("\n")}
+
+One slide of the 24-hour statistics (\`refreshStats\`): ${r.refreshStatsMs} ms.
+
+For a pair with ${r.swaps.toLocaleString("en")} stored swaps, the API serves ${served}
+(\`npm run bench\`, or \`npx tsx bench/market.ts\` alone).
 `;
 }
 
