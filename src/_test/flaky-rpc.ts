@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { Socket } from "node:net";
+import { seededRandom } from "./random.js";
 
 /** Probabilities (0…1) of each fault, drawn per HTTP request (rangeTooLarge: per eth_getLogs call). */
 export type FlakyRpcFaults = {
@@ -70,7 +71,7 @@ export async function startFlakyRpc(options: {
 }): Promise<FlakyRpc> {
   let faults = { ...options.faults };
   const sequence = [...(options.sequence ?? [])];
-  const random = mulberry32(options.seed ?? 1);
+  const random = seededRandom(options.seed ?? 1);
   const holdMs = options.holdMs ?? 3000;
   const stats: FlakyRpcStats = {
     requests: 0,
@@ -196,17 +197,5 @@ export async function startFlakyRpc(options: {
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
-  };
-}
-
-/** A small seeded PRNG (Mulberry32): the same seed gives the same fault pattern. */
-function mulberry32(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
   };
 }

@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
+import { seededRandom } from "../_test/random.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { getPairCandles } from "../store/market-queries.js";
@@ -9,17 +10,6 @@ import { createPricing } from "./pricing.js";
 import { createSyntheticChain, ingestSyntheticChain, prepareSyntheticChain } from "./synthetic-chain.js";
 
 const CHAIN = 904;
-
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type RawSwap = {
   pool: string;

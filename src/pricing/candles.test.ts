@@ -1,5 +1,6 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { seededRandom } from "../_test/random.js";
 import {
   aggregateTrades,
   baseResolutionOf,
@@ -12,18 +13,6 @@ import {
   rollUpCandles,
   rollUpChartCandles,
 } from "./candles.js";
-
-/** Deterministic pseudo-random numbers (mulberry32), so that a failure can be replayed. */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 /** Random trades over a few days, several per block at times, sorted by key. */
 function randomTrades(random: () => number, count: number): CandleTrade[] {

@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
+import { seededRandom } from "../_test/random.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { snapshotAggregates } from "./aggregate-snapshot.js";
@@ -14,18 +15,6 @@ import {
 } from "./synthetic-chain.js";
 
 const CHAIN = 902;
-
-/** Deterministic pseudo-random numbers (mulberry32). */
-function seededRandom(seed: number): () => number {
-  let a = seed >>> 0;
-  return () => {
-    a = (a + 0x6d2b79f5) >>> 0;
-    let t = a;
-    t = Math.imul(t ^ (t >>> 15), t | 1);
-    t ^= t + Math.imul(t ^ (t >>> 7), t | 61);
-    return ((t ^ (t >>> 14)) >>> 0) / 4294967296;
-  };
-}
 
 type Market = { chain: SyntheticChain; tokens: Record<string, Hex>; pools: Hex[] };
 
