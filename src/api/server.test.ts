@@ -694,6 +694,34 @@ describe("HTTP API over a fixture market", () => {
     });
   });
 
+  describe("compression", () => {
+    it("compresses large answers for clients that accept it, and only for them", async () => {
+      const { request } = await import("node:http");
+      const { gunzipSync } = await import("node:zlib");
+      const get = (encoding: string | undefined) =>
+        new Promise<{ headers: Record<string, unknown>; body: Buffer }>((resolve, reject) => {
+          const req = request(
+            `${api.base}/api/v1/trades?asset_id=${id(f.weth)}&pair_id=${id(f.pair)}`,
+            { headers: { "x-api-key": keys.key, ...(encoding ? { "accept-encoding": encoding } : {}) } },
+            (res) => {
+              const chunks: Buffer[] = [];
+              res.on("data", (c: Buffer) => chunks.push(c));
+              res.on("end", () => resolve({ headers: res.headers, body: Buffer.concat(chunks) }));
+            },
+          );
+          req.on("error", reject);
+          req.end();
+        });
+      const plain = await get(undefined);
+      assert.equal(plain.headers["content-encoding"], undefined, "no encoding unless asked");
+      assert.ok(plain.body.length > 1024, "the answer is large enough to be compressed");
+      const gzipped = await get("gzip");
+      assert.equal(gzipped.headers["content-encoding"], "gzip");
+      assert.ok(gzipped.body.length < plain.body.length / 2, "gzip at least halves a trades answer");
+      assert.deepEqual(JSON.parse(gunzipSync(gzipped.body).toString()), JSON.parse(plain.body.toString()));
+    });
+  });
+
   describe("CORS", () => {
     const origin = "https://widget.example";
 

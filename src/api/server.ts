@@ -1,3 +1,4 @@
+import compress from "@fastify/compress";
 import cors from "@fastify/cors";
 import rateLimit from "@fastify/rate-limit";
 import swagger from "@fastify/swagger";
@@ -256,6 +257,8 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
           `rate limit exceeded: ${context.max} requests per ${Math.round(config.api.rateLimit.windowMs / 1000)} s for this key; retry after ${Math.ceil(context.ttl / 1000)} s`,
         ),
     });
+    // Chart and trade answers run to tens of kB of JSON: brotli/gzip when the client accepts it.
+    await scope.register(compress, { global: true, threshold: 1024, encodings: ["br", "gzip"] });
     scope.addHook("preValidation", rejectRepeatedParams);
     if (serve !== "data") {
       registerSearch(scope, ctx);
