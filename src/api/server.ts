@@ -41,7 +41,7 @@ import { registerTokenBalances } from "./routes/token-balances.js";
 import { registerTrades } from "./routes/trades.js";
 import { ErrorBody } from "./schemas.js";
 import { createSyncWatch, type SyncWatch } from "./sync-watch.js";
-import { formatSchemaErrors, rejectRepeatedParams } from "./validation.js";
+import { formatSchemaErrors, rejectNonFiniteNumbers, rejectRepeatedParams } from "./validation.js";
 import { type BalanceReader, createRpcBalanceReader } from "./wallet-balances.js";
 
 /** When the deprecated endpoints were deprecated (RFC 9745 `Deprecation: @<unix seconds>`): 2025-01-01. */
@@ -260,6 +260,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     // Chart and trade answers run to tens of kB of JSON: brotli/gzip when the client accepts it.
     await scope.register(compress, { global: true, threshold: 1024, encodings: ["br", "gzip"] });
     scope.addHook("preValidation", rejectRepeatedParams);
+    scope.addHook("preHandler", rejectNonFiniteNumbers);
     if (serve !== "data") {
       registerSearch(scope, ctx);
       registerMetadata(scope, ctx);

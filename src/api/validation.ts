@@ -97,3 +97,18 @@ export async function rejectRepeatedParams(request: FastifyRequest): Promise<voi
     if (Array.isArray(query[name])) throw badRequest(`query parameter ${name} is given more than once`);
   }
 }
+
+/**
+ * preHandler of every data endpoint: Ajv's type coercion turns `Infinity` and `1e309` into
+ * Infinity, which then passes `integer`, `minimum` and `maximum`; no number parameter of this API
+ * is infinite, so any such value is a 400 naming the parameter.
+ */
+export async function rejectNonFiniteNumbers(request: FastifyRequest): Promise<void> {
+  const query = request.query as Record<string, unknown> | undefined;
+  if (!query) return;
+  for (const [name, value] of Object.entries(query)) {
+    if (typeof value === "number" && !Number.isFinite(value)) {
+      throw badRequest(`query parameter ${name} must be a finite number`);
+    }
+  }
+}
