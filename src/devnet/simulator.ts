@@ -4,16 +4,16 @@ import {
   encodeEventTopics,
   encodeFunctionData,
   type Hex,
+  numberToHex,
   parseAbi,
 } from "viem";
 import type { Logger } from "../internal/logger.js";
 import { positionManagerAbi, v2PairAbi, v3PoolAbi } from "./abis.js";
-import type { DeployedPool, Deployment } from "./deploy.js";
+import { type DeployedPool, type Deployment, peripheryOf } from "./deploy.js";
 import { type PoolSpec, poolSpecs, type RouteSpec, routeSpecs, type TokenKey } from "./market.js";
 import { createMarketModel, type MarketModel, tradingActivity } from "./market-model.js";
 import {
   approveTx,
-  type PeripheryAddresses,
   v2AddLiquidityTx,
   v2RemoveLiquidityTx,
   v2SwapTx,
@@ -83,6 +83,8 @@ const maxTradeShareOfPool = 0.03;
 const liquidityChangeChance = 0.03;
 /** Share of a pool's deviation from the market that one arbitrage trade removes (min, max). */
 const arbFraction = [0.4, 0.8] as const;
+/** A pool further than this (log of the price ratio) from the market is always arbitraged. */
+const arbAlwaysAbove = 0.015;
 /**
  * The pools' state is estimated locally from the trades sent (exact for V2) and read from the
  * chain every this many blocks, and after any liquidity change.
@@ -134,11 +136,9 @@ export function createSimulator(options: {
   const { deployment, logger } = options;
   const rpc = createDevnetRpc(options.rpcUrl);
   const random = createRandom(options.seed).fork("simulator");
-  const periphery: PeripheryAddresses = {
-    v2Router: deployment.v2.router,
-    swapRouter: deployment.v3.swapRouter,
-    positionManager: deployment.v3.positionManager,
-  };
+  const periphery = peripheryOf(deployment);
+  /** The pools' state reads: the same calls every time. */
+  const poolReads = poolStateCalls(deployment.pools);
   const { traders, liquidityProviders } = deployment.accounts;
   const specOf = (pool: DeployedPool): PoolSpec => {
     const spec = poolSpecs.find((s) => s.key === pool.key);
@@ -188,7 +188,7 @@ export function createSimulator(options: {
         "latest",
       ],
     };
-    const results = await rpc.batch<Hex>([...poolStateCalls(deployment.pools), supplyCall]);
+    const results = await rpc.batch<Hex>([...poolReads, supplyCall]);
     states = decodePoolStates(deployment.pools, results.slice(0, -1));
     dirty.clear();
     // Position ids are sequential, and nobody burns positions here.
@@ -271,7 +271,13 @@ export function createSimulator(options: {
       const d = deviation(pool);
       // Not worth it within the fee (plus gas and risk, which this margin stands for).
       const threshold = pool.fee / 1_000_000 + (pool.fee <= 100 ? 0.0005 : 0.004);
-      if (Math.abs(d) <= threshold || !rng.chance(Math.min(0.6, 0.1 + 0.05 * specOf(pool).activity)))
+      // Small gaps wait for a busy pool's arbitrageurs; a wide one is always taken, so that no pool
+      // drifts far from the market after a big routed trade or a liquidity removal.
+      const wide = Math.abs(d) > arbAlwaysAbove;
+      if (
+        Math.abs(d) <= threshold ||
+        (!wide && !rng.chance(Math.min(0.6, 0.1 + 0.05 * specOf(pool).activity)))
+      )
         continue;
       const state = stateOf(pool);
       const fraction = arbFraction[0] + (arbFraction[1] - arbFraction[0]) * rng.next();
@@ -489,7 +495,7 @@ export function createSimulator(options: {
     for (let i = 0; i < randomTrades; i++) planRandomTrade(rng, planned);
     if (rng.chance(liquidityChangeChance * tradingActivity(timestamp))) planLiquidityChange(rng, planned);
     planned.calls = [
-      ...(planned.refresh ? poolStateCalls(deployment.pools) : []),
+      ...(planned.refresh ? poolReads : []),
       ...planned.reads,
       ...sendTransactionCalls(nonces, planned.txs),
       { method: "evm_mine", params: [timestamp] },
@@ -514,7 +520,7 @@ export function createSimulator(options: {
   const settleBlock = async (sent: SentBlock, later: readonly Trade[]) => {
     const { planned } = sent;
     const results = await sent.results;
-    const stateCount = planned.refresh ? poolStateCalls(deployment.pools).length : 0;
+    const stateCount = planned.refresh ? poolReads.length : 0;
     const readCount = stateCount + planned.reads.length;
     const reads = results.slice(0, readCount);
     await checkSent(rpc, nonces, planned.txs, results.slice(readCount, -1));
@@ -579,8 +585,8 @@ export function createSimulator(options: {
             : (
                 await rpc.request<unknown[]>("eth_getLogs", [
                   {
-                    fromBlock: numberToQuantity(firstBlock),
-                    toBlock: numberToQuantity(lastBlock),
+                    fromBlock: numberToHex(firstBlock),
+                    toBlock: numberToHex(lastBlock),
                     topics: [swapTopics],
                   },
                 ])
@@ -685,10 +691,6 @@ function routeHops(deployment: Deployment, route: RouteSpec): Hop[] {
 
 function viewCall(to: Address, data: Hex): RpcCall {
   return { method: "eth_call", params: [{ to, data }, "latest"] };
-}
-
-function numberToQuantity(value: number): Hex {
-  return `0x${value.toString(16)}`;
 }
 
 function bigMin(a: bigint, b: bigint): bigint {
