@@ -1,12 +1,10 @@
 import { type Address, decodeFunctionResult, encodeFunctionData, type Hex, numberToHex } from "viem";
 import { erc20Abi, v2PairAbi } from "../devnet/abis.js";
-import type { DeployedPool, Deployment } from "../devnet/deploy.js";
-import { deployMarket } from "../devnet/deploy.js";
+import { type DeployedPool, type Deployment, deployMarket, peripheryOf } from "../devnet/deploy.js";
 import type { TokenKey } from "../devnet/market.js";
 import { startHardhatNode } from "../devnet/node.js";
 import {
   approveTx,
-  type PeripheryAddresses,
   v2AddLiquidityTx,
   v2RemoveLiquidityTx,
   v2SwapTx,
@@ -30,6 +28,15 @@ export type TokenRef = TokenKey | Address;
  */
 export type SentTx = { hash: Hex; receipt: TxReceipt | null };
 
+/** An exact-input swap on one pool; `tokenIn` picks the direction. */
+export type PoolSwapOptions = {
+  from: Address;
+  pool: PoolRef;
+  tokenIn: TokenRef;
+  amountIn: bigint;
+  recipient?: Address;
+};
+
 export type TestDevnet = {
   rpcUrl: string;
   wsUrl: string;
@@ -52,21 +59,9 @@ export type TestDevnet = {
   token(ref: TokenRef): Address;
   balanceOf(token: TokenRef, owner: Address): Promise<bigint>;
   /** Exact-input swap on one V2 pair through Router02; `tokenIn` picks the direction. */
-  swapV2(options: {
-    from: Address;
-    pool: PoolRef;
-    tokenIn: TokenRef;
-    amountIn: bigint;
-    recipient?: Address;
-  }): Promise<SentTx>;
+  swapV2(options: PoolSwapOptions): Promise<SentTx>;
   /** Exact-input swap on one V3 pool through the SwapRouter (exactInputSingle). */
-  swapV3(options: {
-    from: Address;
-    pool: PoolRef;
-    tokenIn: TokenRef;
-    amountIn: bigint;
-    recipient?: Address;
-  }): Promise<SentTx>;
+  swapV3(options: PoolSwapOptions): Promise<SentTx>;
   /** Exact-input multi-hop swap: V2 along `path`, or V3 along `path` with one fee tier per hop. */
   swapMultiHop(options: {
     from: Address;
@@ -119,11 +114,7 @@ export async function startTestDevnet(
     throw error;
   }
   const rpc = createDevnetRpc(node.rpcUrl);
-  const periphery: PeripheryAddresses = {
-    v2Router: deployment.v2.router,
-    swapRouter: deployment.v3.swapRouter,
-    positionManager: deployment.v3.positionManager,
-  };
+  const periphery = peripheryOf(deployment);
   let automine = true;
 
   const pool = (ref: PoolRef): DeployedPool => {
@@ -172,10 +163,7 @@ export async function startTestDevnet(
     return { hash, receipt };
   };
 
-  const swapOnPool = (
-    protocol: "v2" | "v3",
-    o: { from: Address; pool: PoolRef; tokenIn: TokenRef; amountIn: bigint; recipient?: Address },
-  ) => {
+  const swapOnPool = (protocol: "v2" | "v3", o: PoolSwapOptions) => {
     const p = pool(o.pool);
     if (p.protocol !== protocol) throw new Error(`${p.key} is not a ${protocol} pool`);
     const tokenIn = token(o.tokenIn);

@@ -7,11 +7,12 @@
  *   … query pipeline.db, or serve it with createApiServer({ config: pipeline.config, db, … }) …
  *   await pipeline.close();
  */
-import type { Address } from "viem";
+import type { Address, Hex } from "viem";
 import { parseConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { type Deployment, deployMarket } from "../devnet/deploy.js";
 import { startHardhatNode } from "../devnet/node.js";
+import { createDevnetRpc } from "../devnet/rpc.js";
 import { createSimulator, type HistoryStats } from "../devnet/simulator.js";
 import { createSilentLogger, type Logger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
@@ -106,6 +107,7 @@ export async function startPipeline(options: {
   };
   try {
     const deployment = await deployMarket({ rpcUrl: node.rpcUrl, seed, logger });
+    const rpc = createDevnetRpc(node.rpcUrl);
     const simulator = createSimulator({ rpcUrl: node.rpcUrl, deployment, seed, logger });
     const history = await simulator.writeHistory({ days: historyDays, until });
     await simulator.stop();
@@ -122,7 +124,7 @@ export async function startPipeline(options: {
     await indexer.start();
 
     const waitIndexed = async (block?: number, timeoutMs = options.timeoutMs ?? 120_000) => {
-      const target = block ?? Number(await headOf(node.rpcUrl));
+      const target = block ?? Number(await rpc.request<Hex>("eth_blockNumber"));
       const deadline = Date.now() + timeoutMs;
       for (;;) {
         const [status] = await getSyncStatus(options.db, [PIPELINE_CHAIN_ID]);
@@ -154,14 +156,4 @@ export async function startPipeline(options: {
     await close();
     throw error;
   }
-}
-
-async function headOf(rpcUrl: string): Promise<bigint> {
-  const response = await fetch(rpcUrl, {
-    method: "POST",
-    headers: { "content-type": "application/json" },
-    body: JSON.stringify({ jsonrpc: "2.0", id: 1, method: "eth_blockNumber", params: [] }),
-  });
-  const { result } = (await response.json()) as { result: string };
-  return BigInt(result);
 }

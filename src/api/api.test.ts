@@ -225,6 +225,7 @@ describe("HTTP API over the devnet pipeline", { timeout: 300_000 }, () => {
     it("are reciprocal between the two sides of the pair", async () => {
       const side0 = (await candles(pair().token0, "1h")).body as Candle[];
       const side1 = (await candles(pair().token1, "1h")).body as Candle[];
+      assert.ok(side0.length > 0, "the range holds candles");
       assert.equal(side0.length, side1.length);
       for (const [i, a] of side0.entries()) {
         const b = side1[i] as Candle;
@@ -298,6 +299,8 @@ describe("HTTP API over the devnet pipeline", { timeout: 300_000 }, () => {
     it("flip side when the other token is asked, with the reciprocal price", async () => {
       const a = (await trades(pool().token0, { limit: 50 })).body as Trade[];
       const b = (await trades(pool().token1, { limit: 50 })).body as Trade[];
+      assert.equal(a.length, 50);
+      assert.equal(b.length, 50);
       for (const [i, t] of a.entries()) {
         const u = b[i] as Trade;
         assert.equal(t.hash, u.hash);

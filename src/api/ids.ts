@@ -105,9 +105,6 @@ export function parseChainList(value: string, param: string): number[] {
   );
 }
 
-/** The id form of a chain address: `<lowercase address>:<chainId>`. */
-export const toId = (address: string, chainId: number) => `${address.toLowerCase()}:${chainId}`;
-
 /** A user-given value quoted for an error message, cut short so a huge input stays a short message. */
 export function quote(value: unknown): string {
   const text = typeof value === "string" ? value : JSON.stringify(value);

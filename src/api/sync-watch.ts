@@ -1,6 +1,7 @@
 import type { Logger } from "../internal/logger.js";
 import type { Queryable } from "../store/db.js";
 import { getSyncStatus } from "../store/sync-queries.js";
+import { toIso } from "./times.js";
 
 /** What the indexer has ingested on one chain, from `sync_state`. */
 export type ChainSync = {
@@ -89,7 +90,7 @@ export function createSyncWatch(options: { db: Queryable; logger: Logger; interv
         const state = chains.get(chainId);
         if (!state) continue;
         blocks.push(`${chainId}=${state.indexedBlock}`);
-        if (state.indexedAt) times.push(`${chainId}=${state.indexedAt.toISOString().replace(".000Z", "Z")}`);
+        if (state.indexedAt) times.push(`${chainId}=${toIso(state.indexedAt)}`);
       }
       if (blocks.length === 0) return undefined;
       return { "x-indexed-block": blocks.join(","), "x-indexed-at": times.join(",") };

@@ -373,7 +373,8 @@ function contractDeployments(plan: Deployment, contracts: CompiledContracts): Tx
   return txs;
 }
 
-function periphery(plan: Deployment): PeripheryAddresses {
+/** The periphery contracts of a deployment, as the transaction builders of periphery.ts take them. */
+export function peripheryOf(plan: Deployment): PeripheryAddresses {
   return {
     v2Router: plan.v2.router,
     swapRouter: plan.v3.swapRouter,
@@ -499,7 +500,7 @@ function poolCreation(plan: Deployment): TxRequest[] {
     if (pool.protocol === "v2") {
       txs.push(
         v2AddLiquidityTx({
-          periphery: periphery(plan),
+          periphery: peripheryOf(plan),
           from,
           tokenA: pool.token0,
           tokenB: pool.token1,
@@ -518,7 +519,7 @@ function poolCreation(plan: Deployment): TxRequest[] {
       );
       txs.push(
         v3CreatePoolTx({
-          periphery: periphery(plan),
+          periphery: peripheryOf(plan),
           from,
           token0: pool.token0,
           token1: pool.token1,
@@ -530,7 +531,7 @@ function poolCreation(plan: Deployment): TxRequest[] {
     if (deposit.ticks === undefined) continue;
     txs.push(
       v3MintTx({
-        periphery: periphery(plan),
+        periphery: peripheryOf(plan),
         from,
         token0: pool.token0,
         token1: pool.token1,

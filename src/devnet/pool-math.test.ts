@@ -96,6 +96,7 @@ describe("pool maths", () => {
     for (const target of [3.09e-9, 2.91e-9]) {
       const move = v3InputToReachPrice(1e18, 3e-9, target);
       const after = applySwap(state, 0, move.zeroForOne, BigInt(Math.floor(move.amountIn)));
+      assert.equal(after.state.protocol, "v3");
       if (after.state.protocol !== "v3") return;
       const reached = priceFromSqrtPriceX96(after.state.sqrtPriceX96);
       assert.ok(Math.abs(reached / target - 1) < 1e-6, `reached ${reached}, target ${target}`);

@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { type Address, type Hex, parseAbi, parseEventLogs } from "viem";
 import { startTestDevnet, type TestDevnet } from "../_test/devnet.js";
 import { v2PairAbi, v3PoolAbi } from "./abis.js";
+import { peripheryOf } from "./deploy.js";
 import { v2SwapTx } from "./periphery.js";
 import type { TxReceipt } from "./transactions.js";
 
@@ -183,11 +184,7 @@ describe("trades through the Uniswap routers", () => {
   it("throws on a reverted trade, naming it", async () => {
     const pool = devnet.pool("v2:WETH/USDC");
     const tx = v2SwapTx({
-      periphery: {
-        v2Router: devnet.deployment.v2.router,
-        swapRouter: devnet.deployment.v3.swapRouter,
-        positionManager: devnet.deployment.v3.positionManager,
-      },
+      periphery: peripheryOf(devnet.deployment),
       from: wallet,
       path: [pool.token0, pool.token1],
       amountIn: 1000n,

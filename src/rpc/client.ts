@@ -182,29 +182,32 @@ export function createRpcClient(args: {
     return result as T;
   };
 
-  const getBlocks = async (numbers: readonly number[]): Promise<BlockHeader[]> => {
-    let headers = (await requestChunked(
-      numbers.map((n) => ({ method: "eth_getBlockByNumber", params: [toQuantity(n), false] })),
-    )) as (RpcBlock | null)[];
-    // A load-balanced provider may not have the newest blocks on every node yet: retry the missing ones.
-    for (let attempt = 1; headers.some((h) => h === null); attempt++) {
-      if (attempt >= options.attempts) {
-        const missing = numbers.filter((_, i) => headers[i] === null);
-        throw new RetryableRpcError(`blocks not available from the node: ${missing.slice(0, 5).join(", ")}`);
-      }
-      await sleep(retryDelay(new RetryableRpcError("missing block"), attempt, options), signal);
-      const missing = numbers.map((_, i) => (headers[i] === null ? i : -1)).filter((i) => i >= 0);
-      const again = (await requestChunked(
-        missing.map((i) => ({
-          method: "eth_getBlockByNumber",
-          params: [toQuantity(numbers[i] as number), false],
-        })),
-      )) as (RpcBlock | null)[];
-      headers = headers.slice();
+  /**
+   * Bulk read whose null answers are asked again, up to `attempts` tries in all: a load-balanced
+   * provider may not have the newest blocks and transactions on every node yet. Nulls left after
+   * the last try stay null.
+   */
+  const requestRetryingNulls = async <T>(items: readonly Item[], what: string): Promise<(T | null)[]> => {
+    const results = (await requestChunked(items)) as (T | null)[];
+    for (let attempt = 1; attempt < options.attempts && results.some((r) => r === null); attempt++) {
+      await sleep(retryDelay(new RetryableRpcError(what), attempt, options), signal);
+      const missing = results.map((r, i) => (r === null ? i : -1)).filter((i) => i >= 0);
+      const again = (await requestChunked(missing.map((i) => items[i] as Item))) as (T | null)[];
       missing.forEach((i, k) => {
-        headers[i] = again[k] ?? null;
+        results[i] = again[k] ?? null;
       });
     }
+    return results;
+  };
+
+  const blockItems = (numbers: readonly number[]): Item[] =>
+    numbers.map((n) => ({ method: "eth_getBlockByNumber", params: [toQuantity(n), false] }));
+
+  const getBlocks = async (numbers: readonly number[]): Promise<BlockHeader[]> => {
+    const headers = await requestRetryingNulls<RpcBlock>(blockItems(numbers), "missing block");
+    const missing = numbers.filter((_, i) => headers[i] === null);
+    if (missing.length > 0)
+      throw new RetryableRpcError(`blocks not available from the node: ${missing.slice(0, 5).join(", ")}`);
     return headers.map((h) => toHeader(h as RpcBlock));
   };
 
@@ -222,9 +225,7 @@ export function createRpcClient(args: {
     },
     getBlocks,
     getBlocksOrNull: async (numbers) => {
-      const raw = (await requestChunked(
-        numbers.map((n) => ({ method: "eth_getBlockByNumber", params: [toQuantity(n), false] })),
-      )) as (RpcBlock | null)[];
+      const raw = (await requestChunked(blockItems(numbers))) as (RpcBlock | null)[];
       return raw.map((h) => (h ? toHeader(h) : null));
     },
     getLogs: async (filter) => {
@@ -242,20 +243,10 @@ export function createRpcClient(args: {
     },
     getTransactions: async (hashes) => {
       const unique = [...new Set(hashes)];
-      let raw = (await requestChunked(
+      const raw = await requestRetryingNulls<RpcTx>(
         unique.map((h) => ({ method: "eth_getTransactionByHash", params: [h] })),
-      )) as (RpcTx | null)[];
-      for (let attempt = 1; raw.some((t) => t === null) && attempt < options.attempts; attempt++) {
-        await sleep(retryDelay(new RetryableRpcError("missing transaction"), attempt, options), signal);
-        const missing = unique.map((_, i) => (raw[i] === null ? i : -1)).filter((i) => i >= 0);
-        const again = (await requestChunked(
-          missing.map((i) => ({ method: "eth_getTransactionByHash", params: [unique[i]] })),
-        )) as (RpcTx | null)[];
-        raw = raw.slice();
-        missing.forEach((i, k) => {
-          raw[i] = again[k] ?? null;
-        });
-      }
+        "missing transaction",
+      );
       const map = new Map<Hex, TransactionInfo>();
       for (const tx of raw) if (tx) map.set(lower(tx.hash), toTransaction(tx));
       return map;

@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { HttpRequestError, LimitExceededRpcError, RpcRequestError, TimeoutError } from "viem";
 import { BaseError, RangeTooLargeError, RetryableRpcError } from "../internal/errors.js";
 import { CallRevertedError, classifyRpcError, parseRetryAfter, RateLimitedRpcError } from "./errors.js";
-import { retryDelay, withRetry } from "./retry.js";
+import { retryDelay } from "./retry.js";
 
 const url = "http://node.invalid";
 const rpcError = (code: number, message: string) =>
@@ -99,33 +99,7 @@ describe("classifyRpcError", () => {
   });
 });
 
-describe("withRetry", () => {
-  it("retries RetryableRpcError and nothing else", async () => {
-    let calls = 0;
-    const value = await withRetry(
-      async () => {
-        calls++;
-        if (calls < 3) throw new RetryableRpcError("flaky");
-        return 42;
-      },
-      { attempts: 5, baseDelayMs: 1, maxDelayMs: 5 },
-    );
-    assert.equal(value, 42);
-    assert.equal(calls, 3, "two failures, then success");
-    calls = 0;
-    await assert.rejects(
-      withRetry(
-        async () => {
-          calls++;
-          throw new RangeTooLargeError("split me");
-        },
-        { attempts: 5, baseDelayMs: 1, maxDelayMs: 5 },
-      ),
-      RangeTooLargeError,
-    );
-    assert.equal(calls, 1, "a range error is the caller's to handle, not retried");
-  });
-
+describe("retryDelay", () => {
   it("backs off exponentially with jitter, and honours Retry-After", () => {
     const options = { baseDelayMs: 100, maxDelayMs: 1000 };
     const d1 = retryDelay(new RetryableRpcError("x"), 1, options);

@@ -11,7 +11,7 @@ export function hashApiKey(key: string): string {
 }
 
 /** A new random key: `tm_` + 32 characters of base64url (192 bits). */
-export function generateApiKey(): string {
+function generateApiKey(): string {
   return KEY_PREFIX + randomBytes(24).toString("base64url");
 }
 

@@ -49,3 +49,20 @@ export async function withTransaction<T>(db: Db, fn: (client: DbClient) => Promi
     client.release();
   }
 }
+
+/** Rows per statement of the batched unnest(…) writes. */
+const CHUNK = 5000;
+
+/** Splits rows into statements of at most `size` rows each. */
+export function chunks<T>(rows: readonly T[], size = CHUNK): T[][] {
+  const out: T[][] = [];
+  for (let i = 0; i < rows.length; i += size) out.push(rows.slice(i, i + size));
+  return out;
+}
+
+/** A bigint as a numeric query parameter (text); null stays null. */
+export const toNumeric = (v: bigint | null): string | null => (v === null ? null : v.toString());
+
+/** A numeric column (parsed to a string by this project's type parsers) as a bigint; null stays null. */
+export const fromNumeric = (v: string | null | undefined): bigint | null =>
+  v === null || v === undefined ? null : BigInt(v);

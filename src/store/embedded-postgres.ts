@@ -116,17 +116,12 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const binaries = resolveBinaries(options.nativeDir ?? defaultNativeDir, user, logger);
 
   const leftover = await handleLeftover({ dataDir, port, logger, attach: options.attach === true });
-  if (leftover?.attached) {
-    const server = makeHandle({ dataDir, port, database, pid: leftover.pid, reused: true, logger });
-    await ensureDatabase(server.adminUrl, database);
-    // Not ours to stop: the process that launched it still runs it.
-    return { ...server, stop: async () => {} };
-  }
   if (leftover) {
-    writeLauncherFile(dataDir);
+    if (!leftover.attached) writeLauncherFile(dataDir);
     const server = makeHandle({ dataDir, port, database, pid: leftover.pid, reused: true, logger });
     await ensureDatabase(server.adminUrl, database);
-    return server;
+    // An attached server is not ours to stop: the process that launched it still runs it.
+    return leftover.attached ? { ...server, stop: async () => {} } : server;
   }
 
   await assertPortFree(port);

@@ -1,6 +1,6 @@
 import type { Hex, Protocol } from "../decode/types.js";
 import type { PoolInfo, PoolState, Token } from "../sync/pools.js";
-import type { Queryable } from "./db.js";
+import { fromNumeric, type Queryable, toNumeric } from "./db.js";
 import { type Checkpoint, CheckpointConflictError } from "./ingest.js";
 
 /** The chains row of a chain id, or null. */
@@ -56,8 +56,6 @@ export async function loadCheckpoint(db: Queryable, chainId: number): Promise<Ch
 /** A stored pool with its base and latest state. */
 export type StoredPool = PoolInfo & { base: PoolState | null; state: PoolState };
 
-const big = (v: string | null): bigint | null => (v === null ? null : BigInt(v));
-
 /** Every stored pool of a chain with its base and latest state. */
 export async function loadPools(db: Queryable, chainId: number): Promise<StoredPool[]> {
   const { rows } = await db.query<Record<string, unknown>>("SELECT * FROM pools WHERE chain_id = $1", [
@@ -78,19 +76,19 @@ export async function loadPools(db: Queryable, chainId: number): Promise<StoredP
       r.base_block === null
         ? null
         : {
-            reserve0: big(r.base_reserve0 as string | null),
-            reserve1: big(r.base_reserve1 as string | null),
-            sqrtPriceX96: big(r.base_sqrt_price_x96 as string | null),
-            liquidity: big(r.base_liquidity as string | null),
+            reserve0: fromNumeric(r.base_reserve0 as string | null),
+            reserve1: fromNumeric(r.base_reserve1 as string | null),
+            sqrtPriceX96: fromNumeric(r.base_sqrt_price_x96 as string | null),
+            liquidity: fromNumeric(r.base_liquidity as string | null),
             tick: r.base_tick as number | null,
             block: r.base_block as number,
             logIndex: null,
           },
     state: {
-      reserve0: big(r.reserve0 as string | null),
-      reserve1: big(r.reserve1 as string | null),
-      sqrtPriceX96: big(r.sqrt_price_x96 as string | null),
-      liquidity: big(r.liquidity as string | null),
+      reserve0: fromNumeric(r.reserve0 as string | null),
+      reserve1: fromNumeric(r.reserve1 as string | null),
+      sqrtPriceX96: fromNumeric(r.sqrt_price_x96 as string | null),
+      liquidity: fromNumeric(r.liquidity as string | null),
       tick: r.tick as number | null,
       block: r.state_block as number | null,
       logIndex: r.state_log_index as number | null,
@@ -113,7 +111,7 @@ export async function loadTokens(db: Queryable, chainId: number): Promise<Stored
     name: r.name,
     symbol: r.symbol,
     decimals: r.decimals,
-    totalSupply: big(r.total_supply),
+    totalSupply: fromNumeric(r.total_supply),
   }));
 }
 
@@ -180,11 +178,7 @@ export async function updateTokenSupplies(
     `UPDATE tokens t SET total_supply = COALESCE(s.supply, t.total_supply), supply_at = now()
      FROM unnest($2::text[], $3::numeric[]) AS s(address, supply)
      WHERE t.chain_id = $1 AND t.address = s.address`,
-    [
-      chainId,
-      supplies.map((s) => s.address),
-      supplies.map((s) => (s.totalSupply === null ? null : s.totalSupply.toString())),
-    ],
+    [chainId, supplies.map((s) => s.address), supplies.map((s) => toNumeric(s.totalSupply))],
   );
 }
 

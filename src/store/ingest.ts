@@ -2,10 +2,7 @@ import type { Hex } from "../decode/types.js";
 import { BaseError } from "../internal/errors.js";
 import type { BatchPoolEvent, BatchSwap } from "../sync/derived.js";
 import type { Pool, PoolState, Token } from "../sync/pools.js";
-import type { Queryable } from "./db.js";
-
-/** Rows per INSERT … SELECT FROM unnest(…) statement. */
-const CHUNK = 5000;
+import { chunks, type Queryable, toNumeric } from "./db.js";
 
 /** The checkpoint moved under us: another indexer writes this chain. The batch is rolled back. */
 export class CheckpointConflictError extends BaseError {
@@ -26,14 +23,7 @@ export type SyncFigures = {
   swapsPerSecond: number | null;
 };
 
-const str = (v: bigint | null): string | null => (v === null ? null : v.toString());
 const iso = (d: Date | null): string | null => (d === null ? null : d.toISOString());
-
-function chunks<T>(rows: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK));
-  return out;
-}
 
 /**
  * Moves the chain's checkpoint from `previous` to `next` (and records the progress figures).
@@ -88,7 +78,7 @@ export async function insertTokens(
         part.map((t) => t.name),
         part.map((t) => t.symbol),
         part.map((t) => t.decimals),
-        part.map((t) => str(t.totalSupply)),
+        part.map((t) => toNumeric(t.totalSupply)),
       ],
     );
     for (const row of rows) inserted.push(row.address);
@@ -130,10 +120,10 @@ export async function insertPools(
         part.map((p) => p.createdBlock),
         part.map((p) => p.createdLogIndex),
         base.map((b) => b?.block ?? null),
-        base.map((b) => str(b?.reserve0 ?? null)),
-        base.map((b) => str(b?.reserve1 ?? null)),
-        base.map((b) => str(b?.sqrtPriceX96 ?? null)),
-        base.map((b) => str(b?.liquidity ?? null)),
+        base.map((b) => toNumeric(b?.reserve0 ?? null)),
+        base.map((b) => toNumeric(b?.reserve1 ?? null)),
+        base.map((b) => toNumeric(b?.sqrtPriceX96 ?? null)),
+        base.map((b) => toNumeric(b?.liquidity ?? null)),
         base.map((b) => b?.tick ?? null),
       ],
     );
@@ -160,10 +150,10 @@ export async function updatePoolBases(
         chainId,
         part.map((p) => p.address),
         base.map((b) => b.block),
-        base.map((b) => str(b.reserve0)),
-        base.map((b) => str(b.reserve1)),
-        base.map((b) => str(b.sqrtPriceX96)),
-        base.map((b) => str(b.liquidity)),
+        base.map((b) => toNumeric(b.reserve0)),
+        base.map((b) => toNumeric(b.reserve1)),
+        base.map((b) => toNumeric(b.sqrtPriceX96)),
+        base.map((b) => toNumeric(b.liquidity)),
         base.map((b) => b.tick),
       ],
     );
@@ -186,10 +176,10 @@ export async function updatePoolStates(
       [
         chainId,
         part.map(([address]) => address),
-        part.map(([, s]) => str(s.reserve0)),
-        part.map(([, s]) => str(s.reserve1)),
-        part.map(([, s]) => str(s.sqrtPriceX96)),
-        part.map(([, s]) => str(s.liquidity)),
+        part.map(([, s]) => toNumeric(s.reserve0)),
+        part.map(([, s]) => toNumeric(s.reserve1)),
+        part.map(([, s]) => toNumeric(s.sqrtPriceX96)),
+        part.map(([, s]) => toNumeric(s.liquidity)),
         part.map(([, s]) => s.tick),
         part.map(([, s]) => s.block),
         part.map(([, s]) => s.logIndex),
@@ -233,10 +223,10 @@ export async function insertSwaps(
         part.map((s) => s.amount1In.toString()),
         part.map((s) => s.amount0Out.toString()),
         part.map((s) => s.amount1Out.toString()),
-        part.map((s) => str(s.reserve0)),
-        part.map((s) => str(s.reserve1)),
-        part.map((s) => str(s.sqrtPriceX96)),
-        part.map((s) => str(s.liquidity)),
+        part.map((s) => toNumeric(s.reserve0)),
+        part.map((s) => toNumeric(s.reserve1)),
+        part.map((s) => toNumeric(s.sqrtPriceX96)),
+        part.map((s) => toNumeric(s.liquidity)),
         part.map((s) => s.tick),
         part.map((s) => s.price),
       ],
@@ -271,15 +261,15 @@ export async function insertPoolEvents(
         part.map((e) => e.txHash),
         part.map((e) => e.pool),
         part.map((e) => e.kind),
-        part.map((e) => str(e.amount0)),
-        part.map((e) => str(e.amount1)),
-        part.map((e) => str(e.liquidityDelta)),
+        part.map((e) => toNumeric(e.amount0)),
+        part.map((e) => toNumeric(e.amount1)),
+        part.map((e) => toNumeric(e.liquidityDelta)),
         part.map((e) => e.tickLower),
         part.map((e) => e.tickUpper),
-        part.map((e) => str(e.reserve0)),
-        part.map((e) => str(e.reserve1)),
-        part.map((e) => str(e.liquidity)),
-        part.map((e) => str(e.sqrtPriceX96)),
+        part.map((e) => toNumeric(e.reserve0)),
+        part.map((e) => toNumeric(e.reserve1)),
+        part.map((e) => toNumeric(e.liquidity)),
+        part.map((e) => toNumeric(e.sqrtPriceX96)),
         part.map((e) => e.tick),
       ],
     );

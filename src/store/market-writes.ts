@@ -7,20 +7,8 @@ import type { PoolState, StateEvent } from "../pricing/pool-state.js";
 import type { MarketEvent, MarketPool } from "../pricing/price-blocks.js";
 import type { SeriesCandle } from "../pricing/series.js";
 import type { SwapAmounts } from "../pricing/trade.js";
-import type { Queryable } from "./db.js";
+import { chunks, fromNumeric, type Queryable, toNumeric } from "./db.js";
 
-/** Rows per statement of the unnest(…) writes. */
-const CHUNK = 5000;
-
-function chunks<T>(rows: readonly T[]): T[][] {
-  const out: T[][] = [];
-  for (let i = 0; i < rows.length; i += CHUNK) out.push(rows.slice(i, i + CHUNK));
-  return out;
-}
-
-const big = (v: string | null | undefined): bigint | null =>
-  v === null || v === undefined ? null : BigInt(v);
-const str = (v: bigint | null): string | null => (v === null ? null : v.toString());
 const finite = (v: number | null): number | null => (v !== null && Number.isFinite(v) ? v : null);
 const iso = (ms: number) => new Date(ms).toISOString();
 
@@ -85,12 +73,12 @@ type PoolStateDbRow = {
 function poolStateOf(r: PoolStateDbRow): PoolState | null {
   if (r.state_block === null) return null;
   return {
-    reserve0: big(r.reserve0),
-    reserve1: big(r.reserve1),
-    sqrtPriceX96: big(r.sqrt_price_x96),
+    reserve0: fromNumeric(r.reserve0),
+    reserve1: fromNumeric(r.reserve1),
+    sqrtPriceX96: fromNumeric(r.sqrt_price_x96),
     swapBlock: r.swap_block,
-    preSwapReserve0: big(r.pre_swap_reserve0),
-    preSwapReserve1: big(r.pre_swap_reserve1),
+    preSwapReserve0: fromNumeric(r.pre_swap_reserve0),
+    preSwapReserve1: fromNumeric(r.pre_swap_reserve1),
     stateBlock: r.state_block,
     stateLogIndex: r.state_log_index,
     stateTime: r.state_time?.getTime() ?? null,
@@ -160,12 +148,12 @@ export async function savePoolStates(
         part.map((p) => p.address),
         part.map((p) => p.token0),
         part.map((p) => p.token1),
-        s.map((x) => str(x.reserve0)),
-        s.map((x) => str(x.reserve1)),
-        s.map((x) => str(x.sqrtPriceX96)),
+        s.map((x) => toNumeric(x.reserve0)),
+        s.map((x) => toNumeric(x.reserve1)),
+        s.map((x) => toNumeric(x.sqrtPriceX96)),
         s.map((x) => x.swapBlock),
-        s.map((x) => str(x.preSwapReserve0)),
-        s.map((x) => str(x.preSwapReserve1)),
+        s.map((x) => toNumeric(x.preSwapReserve0)),
+        s.map((x) => toNumeric(x.preSwapReserve1)),
         s.map((x) => x.stateBlock),
         s.map((x) => x.stateLogIndex),
         s.map((x) => iso(x.stateTime as number)),
@@ -267,17 +255,17 @@ export async function loadPoolStatesAt(
                 blockNumber: r.block_number,
                 logIndex: r.log_index as number,
                 time: (r.block_time as Date).getTime(),
-                reserve0: big(r.reserve0),
-                reserve1: big(r.reserve1),
-                sqrtPriceX96: big(r.sqrt_price_x96),
+                reserve0: fromNumeric(r.reserve0),
+                reserve1: fromNumeric(r.reserve1),
+                sqrtPriceX96: fromNumeric(r.sqrt_price_x96),
               },
         firstSwapOfLastSwapBlock:
           r.swap_block === null
             ? null
             : {
                 blockNumber: r.swap_block,
-                reserve0: big(r.swap_reserve0),
-                reserve1: big(r.swap_reserve1),
+                reserve0: fromNumeric(r.swap_reserve0),
+                reserve1: fromNumeric(r.swap_reserve1),
                 amount0In: BigInt(r.amount0_in as string),
                 amount1In: BigInt(r.amount1_in as string),
                 amount0Out: BigInt(r.amount0_out as string),
@@ -304,9 +292,9 @@ const toMarketEvent = (r: StoredEventRow, swap: SwapAmounts | null): MarketEvent
   blockNumber: r.block_number,
   logIndex: r.log_index,
   time: r.block_time.getTime(),
-  reserve0: big(r.reserve0),
-  reserve1: big(r.reserve1),
-  sqrtPriceX96: big(r.sqrt_price_x96),
+  reserve0: fromNumeric(r.reserve0),
+  reserve1: fromNumeric(r.reserve1),
+  sqrtPriceX96: fromNumeric(r.sqrt_price_x96),
   swap,
 });
 

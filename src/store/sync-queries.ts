@@ -1,3 +1,4 @@
+import { lagOf } from "../sync/progress.js";
 import type { Queryable } from "./db.js";
 
 /** Indexing progress of one chain, as the indexer last recorded it. */
@@ -43,21 +44,22 @@ export async function getSyncStatus(db: Queryable, chainIds?: readonly number[])
      ORDER BY s.chain_id`,
     [chainIds ? [...chainIds] : null],
   );
-  return rows.map((r) => ({
-    chainId: r.chain_id,
-    name: r.name,
-    indexedBlock: r.indexed_block,
-    indexedBlockHash: r.indexed_block_hash,
-    indexedBlockTime: r.indexed_block_time,
-    headBlock: r.head_block,
-    headBlockTime: r.head_block_time,
-    lagBlocks: r.head_block === null ? null : Math.max(0, r.head_block - r.indexed_block),
-    lagSeconds:
-      r.head_block_time && r.indexed_block_time
-        ? Math.max(0, (r.head_block_time.getTime() - r.indexed_block_time.getTime()) / 1000)
-        : null,
-    blocksPerSecond: r.blocks_per_second,
-    swapsPerSecond: r.swaps_per_second,
-    updatedAt: r.updated_at,
-  }));
+  return rows.map((r) => {
+    const position = {
+      indexedBlock: r.indexed_block,
+      indexedBlockHash: r.indexed_block_hash,
+      indexedBlockTime: r.indexed_block_time,
+      headBlock: r.head_block,
+      headBlockTime: r.head_block_time,
+    };
+    return {
+      chainId: r.chain_id,
+      name: r.name,
+      ...position,
+      ...lagOf(position),
+      blocksPerSecond: r.blocks_per_second,
+      swapsPerSecond: r.swaps_per_second,
+      updatedAt: r.updated_at,
+    };
+  });
 }

@@ -24,7 +24,11 @@ const word = (data: Hex | null | undefined, i: number): bigint | null =>
 export async function readBaseStates(rpc: RpcClient, pools: readonly Pool[]): Promise<Map<Hex, PoolState>> {
   const out = new Map<Hex, PoolState>();
   const byBlock = new Map<number, Pool[]>();
-  for (const pool of pools) byBlock.set(pool.baseBlock, [...(byBlock.get(pool.baseBlock) ?? []), pool]);
+  for (const pool of pools) {
+    const group = byBlock.get(pool.baseBlock);
+    if (group) group.push(pool);
+    else byBlock.set(pool.baseBlock, [pool]);
+  }
   for (const [block, group] of byBlock) {
     const calls = group.flatMap((pool) =>
       pool.protocol === "v2"

@@ -221,6 +221,9 @@ describe("buildBatch, V3", () => {
       },
       "0x09",
     );
-    assert.throws(() => build([swap]), IncompleteRangeError);
+    assert.throws(() => build([swap]), IncompleteRangeError, "no transaction 0x09");
+    const known = { ...swap, transactionHash: "0x01".padEnd(66, "0") as Hex };
+    assert.doesNotThrow(() => build([known]), "with its transaction and block, the same swap builds");
+    assert.throws(() => build([{ ...known, blockNumber: 3 }]), IncompleteRangeError, "no header of block 3");
   });
 });

@@ -261,7 +261,7 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
 const add = (a: bigint | null, b: bigint): bigint | null => (a === null ? null : a + b);
 
 /** The pool's state after one event. */
-export function nextState(
+function nextState(
   before: PoolState,
   event: PoolEvent,
   log: Pick<RawLog, "blockNumber" | "logIndex">,

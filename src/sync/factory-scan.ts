@@ -87,7 +87,7 @@ export async function scanFactories(args: {
  * The block in which a contract was deployed (binary search on eth_getCode), or `upTo + 1` when
  * it has no code at `upTo`. A node without the history (not an archive) gives 0: scan everything.
  */
-export async function findDeploymentBlock(rpc: RpcClient, address: Hex, upTo: number): Promise<number> {
+async function findDeploymentBlock(rpc: RpcClient, address: Hex, upTo: number): Promise<number> {
   try {
     if ((await rpc.getCode(address, upTo)) === "0x") return upTo + 1;
     let lo = 0;

@@ -140,7 +140,7 @@ function unique<T>(items: readonly T[]): T[] {
 }
 
 /** Merges two log lists, ascending by (block, log index), without duplicates. */
-export function mergeLogs(a: readonly RawLog[], b: readonly RawLog[]): RawLog[] {
+function mergeLogs(a: readonly RawLog[], b: readonly RawLog[]): RawLog[] {
   const seen = new Set<string>();
   const out: RawLog[] = [];
   for (const log of [...a, ...b]) {

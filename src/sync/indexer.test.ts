@@ -178,14 +178,15 @@ describe("indexing a devnet with the real Uniswap V2 and V3 contracts", () => {
       assert.ok(expected.length > 100, `swaps above the start block (${expected.length})`);
       await assertSwapsMatch(other.db, devnet.chainId, expected, { fromBlock: 0, toBlock: head });
       const { rows } = await other.db.query<{ n: number; based: number }>(
-        "SELECT count(*)::int AS n, count(base_block)::int AS based FROM pools WHERE chain_id = $1",
-        [devnet.chainId],
+        "SELECT count(*)::int AS n, count(*) FILTER (WHERE base_block = $2)::int AS based FROM pools WHERE chain_id = $1",
+        [devnet.chainId, startBlock - 1],
       );
       assert.equal(
         rows[0]?.n,
         devnet.deployment.pools.length,
         "every pool, all created before the start block",
       );
+      assert.equal(rows[0]?.based, rows[0]?.n, "every pool's base state was read at startBlock − 1");
     } finally {
       await other.drop();
     }

@@ -69,12 +69,7 @@ export function createProgress(args: {
   };
 
   const refresh = () => {
-    s.lagBlocks =
-      s.headBlock !== null && s.indexedBlock !== null ? Math.max(0, s.headBlock - s.indexedBlock) : null;
-    s.lagSeconds =
-      s.headBlockTime && s.indexedBlockTime
-        ? Math.max(0, (s.headBlockTime.getTime() - s.indexedBlockTime.getTime()) / 1000)
-        : null;
+    ({ lagBlocks: s.lagBlocks, lagSeconds: s.lagSeconds } = lagOf(s));
     const now = Date.now();
     while (samples.length > 0 && (samples[0]?.at ?? now) < now - windowMs) samples.shift();
     if (samples.length > 0) {
@@ -169,6 +164,23 @@ export function createProgress(args: {
         bar = null;
       }
     },
+  };
+}
+
+/** How far the indexed block is behind the head, in blocks and in seconds of block time; null while either is unknown. */
+export function lagOf(s: {
+  headBlock: number | null;
+  headBlockTime: Date | null;
+  indexedBlock: number | null;
+  indexedBlockTime: Date | null;
+}): { lagBlocks: number | null; lagSeconds: number | null } {
+  return {
+    lagBlocks:
+      s.headBlock !== null && s.indexedBlock !== null ? Math.max(0, s.headBlock - s.indexedBlock) : null,
+    lagSeconds:
+      s.headBlockTime && s.indexedBlockTime
+        ? Math.max(0, (s.headBlockTime.getTime() - s.indexedBlockTime.getTime()) / 1000)
+        : null,
   };
 }
 

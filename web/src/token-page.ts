@@ -81,7 +81,6 @@ function markFirstChart(): void {
 }
 
 function messageOf(error: unknown): string {
-  if (error instanceof ApiError) return error.message;
   return error instanceof Error ? error.message : String(error);
 }
 

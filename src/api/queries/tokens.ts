@@ -88,22 +88,3 @@ export async function searchTokensByAddress(
   );
   return rows;
 }
-
-/** The current USD price row of a token, with its provenance. */
-export async function findTokenPrice(
-  db: Queryable,
-  id: ChainAddress,
-): Promise<
-  { usd_price: number | null; block_number: number; block_time: Date; provenance: unknown } | undefined
-> {
-  const { rows } = await db.query<{
-    usd_price: number | null;
-    block_number: number;
-    block_time: Date;
-    provenance: unknown;
-  }>(
-    `SELECT usd_price, block_number, block_time, provenance FROM token_prices WHERE chain_id = $1 AND token = $2`,
-    [id.chainId, id.address],
-  );
-  return rows[0];
-}

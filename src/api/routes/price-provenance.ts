@@ -1,10 +1,10 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { notFound } from "../../internal/errors.js";
+import { getTokenMarkets } from "../../store/market-queries.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
 import { finite } from "../numbers.js";
-import { findTokenPrice } from "../queries/tokens.js";
 import { errorResponses, examples, Nullable, ok, params } from "../schemas.js";
 import { toIso } from "../times.js";
 
@@ -85,14 +85,18 @@ export function registerPriceProvenance(app: FastifyInstance, ctx: ApiContext) {
         key: `provenance|${id.id}`,
         chains: [id.chainId],
         compute: async () => {
-          const row = await findTokenPrice(ctx.db, id);
-          if (!row) throw notFound(`tokenId ${id.id} has no price record`);
+          const market = (await getTokenMarkets(ctx.db, id.chainId, [id.address])).get(id.address);
+          // A token with 24 h statistics but no token_prices row has no price block.
+          if (!market || market.priceBlock === null || market.priceTime === null) {
+            throw notFound(`tokenId ${id.id} has no price record`);
+          }
+          const { provenance } = market;
           return {
             token_id: id.id,
-            usd_price: finite(row.usd_price),
-            block_number: Number(row.block_number),
-            date: toIso(row.block_time),
-            provenance: typeof row.provenance === "object" && row.provenance !== null ? row.provenance : {},
+            usd_price: finite(market.usdPrice),
+            block_number: Number(market.priceBlock),
+            date: toIso(market.priceTime),
+            provenance: typeof provenance === "object" && provenance !== null ? provenance : {},
           };
         },
       });
