@@ -39,7 +39,7 @@ import { openBenchServer, withScratchDb } from "./database.js";
 
 const fixtureDir = path.resolve(
   import.meta.dirname,
-  "../../shared/fixtures/mainnet-uniswap-v3-usdc-weth-0.05-2024-01-05",
+  "../fixtures/mainnet-uniswap-v3-usdc-weth-0.05-2024-01-05",
 );
 const scratch = { name: "indexer", max: 6 };
 

@@ -12,7 +12,7 @@ import { createPricing } from "./pricing.js";
 
 const fixtureDir = path.resolve(
   import.meta.dirname,
-  "../../../shared/fixtures/mainnet-uniswap-v3-usdc-weth-0.05-2024-01-05",
+  "../../fixtures/mainnet-uniswap-v3-usdc-weth-0.05-2024-01-05",
 );
 const POOL = "0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640";
 const USDC: Hex = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48";

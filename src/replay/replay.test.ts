@@ -11,7 +11,7 @@ import { replayFixture } from "./replay.js";
 
 const fixtureDir = path.resolve(
   import.meta.dirname,
-  "../../../shared/fixtures/mainnet-uniswap-v3-usdc-weth-0.05-2024-01-05",
+  "../../fixtures/mainnet-uniswap-v3-usdc-weth-0.05-2024-01-05",
 );
 
 type Decoded = Record<string, string>;
