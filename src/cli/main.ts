@@ -3,6 +3,7 @@ import { loadConfig } from "../config/load.js";
 import { BaseError, ConfigError } from "../internal/errors.js";
 import { createLogger } from "../internal/logger.js";
 import { runKeys } from "./keys.js";
+import { runReplay } from "./replay.js";
 import { runStart } from "./start.js";
 
 const usage = `tokenmarket — market data for tokens on EVM chains
@@ -13,6 +14,7 @@ Usage:
   tokenmarket keys list                     list API keys (never the keys themselves)
   tokenmarket keys revoke ID|NAME|PREFIX    revoke API keys
   tokenmarket migrate                       apply database migrations
+  tokenmarket replay DIR…                   import recorded logs (manifest.json + logs.raw.csv) through indexing and pricing
   tokenmarket help                          this text
 
 Options:
@@ -42,6 +44,8 @@ async function main(argv: string[]): Promise<number> {
       return runStart({ config, logger });
     case "keys":
       return runKeys({ config, logger, args: rest, name: values.name });
+    case "replay":
+      return runReplay({ config, logger, dirs: rest });
     case "migrate":
       return runKeys({ config, logger, args: ["migrate"] });
     default:

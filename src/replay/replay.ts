@@ -1,7 +1,9 @@
 import type { Hex } from "../decode/types.js";
+import { BaseError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import type { Db } from "../store/db.js";
 import {
+  firstStoredEventBlock,
   getChainRow,
   initSyncState,
   insertChainRow,
@@ -12,13 +14,22 @@ import {
 import { buildBatch } from "../sync/batch.js";
 import { commitBatch } from "../sync/commit.js";
 import type { DerivedData } from "../sync/derived.js";
-import { type Pool, type Token, unknownState } from "../sync/pools.js";
-import { type Fixture, readFixture } from "./fixture.js";
+import { type Pool, type PoolState, type Token, unknownState } from "../sync/pools.js";
+import { type Fixture, type RecordedLog, readFixture } from "./fixture.js";
 
-/** Genesis hashes of chains a fixture may come from (the chains row needs one). */
-const knownGenesis: Record<number, Hex> = {
+/** Genesis hashes of the chains a recording may come from without naming its own (the chains row needs one). */
+export const knownGenesis: Readonly<Record<number, Hex>> = {
   1: "0xd4e56740f876aef8c010b86a40d5f56745a118d0906a34e69aec8c0db1cb8fa3",
+  56: "0x0d21840abff46b96c84b2ac9e10e4f5cdaeb5693cb665db62a2f3b02d2d57b5b",
+  137: "0xa9c28ce2141b56c474f1dc504bee9b01eb1bd7d1a507580d5519d4437a97de1b",
 };
+
+const knownNames: Readonly<Record<number, string>> = { 1: "Ethereum", 56: "BNB Chain", 137: "Polygon" };
+
+/** A recording cannot be replayed as asked (out of order, unknown genesis, conflicting manifests). */
+export class ReplayError extends BaseError {
+  override name = "ReplayError";
+}
 
 export type ReplayResult = {
   swaps: number;
@@ -28,87 +39,167 @@ export type ReplayResult = {
   elapsedMs: number;
 };
 
-/**
- * Replays a recorded-log fixture through the indexer's own decode-and-store path (buildBatch,
- * commitBatch, the derived-data seam): the pool and its tokens come from the manifest, block
- * times from the CSV; maker and exchange are null (no transaction sender recorded) and so are the
- * V3 balances (no balance at the start). Batches of `blocksPerBatch` blocks, each committed with
- * its checkpoint, so an interrupted replay resumes. Do not replay into a chain that a live
- * indexer writes: they would share its checkpoint.
- */
-export async function replayFixture(args: {
+type ReplayOptions = {
   db: Db;
-  dir: string;
   derived: DerivedData;
   logger: Logger;
-  /** Shown as the pool's DEX (factory_name). */
-  dexName?: string;
   blocksPerBatch?: number;
+  /** Genesis hash of the chain when neither the manifest nor knownGenesis has it. */
   genesisHash?: Hex;
-  fixture?: Fixture;
-}): Promise<ReplayResult> {
+};
+
+/** Replays one recorded-log fixture folder (see replayFixtures). */
+export async function replayFixture(
+  args: ReplayOptions & { dir: string; fixture?: Fixture; dexName?: string },
+): Promise<ReplayResult> {
+  const fixture = args.fixture ?? readFixture(args.dir);
+  const withDex = args.dexName
+    ? { ...fixture, manifest: { ...fixture.manifest, dex: args.dexName } }
+    : fixture;
+  return replayFixtures({ ...args, fixtures: [withDex] });
+}
+
+/**
+ * Replays recorded-log fixtures through the indexer's own decode-and-store path (buildBatch,
+ * commitBatch, the derived-data seam, so pricing too): pools and tokens come from the manifests,
+ * block times from the CSVs; maker and exchange are null (no transaction sender recorded), and
+ * so are V3 balances unless the manifest gives the pool's starting `balances`. The logs of all
+ * fixtures of one chain are merged in block order, so several pools and several days replay
+ * together in any order of the arguments. Batches of `blocksPerBatch` blocks, each committed
+ * with its checkpoint, so an interrupted replay resumes where it stopped. A recording older than
+ * what the chain already holds is refused with a ReplayError (the checkpoint only moves forward),
+ * never skipped in silence. Do not replay into a chain that a live indexer writes.
+ */
+export async function replayFixtures(
+  args: ReplayOptions & { fixtures: readonly Fixture[] },
+): Promise<ReplayResult> {
   const startedAt = performance.now();
-  const { db, derived } = args;
-  const { manifest, logs } = args.fixture ?? readFixture(args.dir);
-  const chainId = manifest.chainId;
-  const logger = args.logger.child({ chain_id: chainId, source: "replay" });
-  const protocol = manifest.protocol.endsWith("v2") ? "v2" : "v3";
-  const swapEvent = manifest.protocol.startsWith("pancake") ? "pancake" : "uniswap";
-
-  if (!(await getChainRow(db, chainId))) {
-    const genesisHash = args.genesisHash ?? knownGenesis[chainId];
-    if (!genesisHash) throw new Error(`replay: no genesis hash known for chain ${chainId}; pass genesisHash`);
-    await insertChainRow(db, { chainId, name: `chain ${chainId}`, genesisHash, devnet: false });
+  const total: ReplayResult = { swaps: 0, poolEvents: 0, batches: 0, lastBlock: null, elapsedMs: 0 };
+  const byChain = new Map<number, Fixture[]>();
+  for (const f of args.fixtures)
+    byChain.set(f.manifest.chainId, [...(byChain.get(f.manifest.chainId) ?? []), f]);
+  for (const [chainId, fixtures] of byChain) {
+    const result = await replayChain({ ...args, chainId, fixtures });
+    total.swaps += result.swaps;
+    total.poolEvents += result.poolEvents;
+    total.batches += result.batches;
+    total.lastBlock = result.lastBlock;
   }
-  const firstBlock = logs[0]?.blockNumber ?? 0;
-  await initSyncState(db, chainId, firstBlock);
-  const checkpoint = await loadCheckpoint(db, chainId);
-  let previous = checkpoint?.block ?? firstBlock - 1;
+  total.elapsedMs = performance.now() - startedAt;
+  return total;
+}
 
-  const stored = (await loadPools(db, chainId)).find((p) => p.address === manifest.pool);
-  const pool: Pool = stored
-    ? { ...stored, swapEvent, baseBlock: stored.base?.block ?? stored.createdBlock }
-    : {
-        address: manifest.pool,
+async function replayChain(
+  args: ReplayOptions & { chainId: number; fixtures: readonly Fixture[] },
+): Promise<ReplayResult> {
+  const startedAt = performance.now();
+  const { db, derived, chainId, fixtures } = args;
+  const logger = args.logger.child({ chain_id: chainId, source: "replay" });
+
+  const logs = mergeLogs(fixtures);
+  const firstBlock = logs[0]?.blockNumber;
+  if (firstBlock === undefined) {
+    throw new ReplayError(`replay: ${fixtures.map((f) => f.dir).join(", ")}: no logs to replay`);
+  }
+  if (!(await getChainRow(db, chainId))) {
+    const genesisHash =
+      fixtures.find((f) => f.manifest.genesisHash)?.manifest.genesisHash ??
+      args.genesisHash ??
+      knownGenesis[chainId];
+    if (!genesisHash) {
+      throw new ReplayError(
+        `replay: chain ${chainId} has no known genesis hash: add "genesisHash" to ${fixtures[0]?.dir}/manifest.json`,
+      );
+    }
+    await insertChainRow(db, {
+      chainId,
+      name: knownNames[chainId] ?? `chain ${chainId}`,
+      genesisHash,
+      devnet: false,
+    });
+  }
+  await initSyncState(db, chainId, firstBlock);
+  const checkpoint = (await loadCheckpoint(db, chainId))?.block ?? firstBlock - 1;
+
+  const storedPools = new Map((await loadPools(db, chainId)).map((p) => [p.address, p]));
+  const storedTokens = new Map((await loadTokens(db, chainId)).map((t) => [t.address, t]));
+  const pools = new Map<Hex, Pool>();
+  const newPools: Pool[] = [];
+  const tokens = new Map<Hex, Token>();
+  const newTokens: Token[] = [];
+  for (const f of fixtures) {
+    const m = f.manifest;
+    const first = f.logs[0]?.blockNumber ?? firstBlock;
+    const stored = storedPools.get(m.pool);
+    // The checkpoint only moves forward: logs at or below it that were never stored would be skipped.
+    if (first <= checkpoint) {
+      // Replayed before (an interrupted or repeated run) when the pool's stored events begin by `first`.
+      const storedFrom = stored ? await firstStoredEventBlock(db, chainId, m.pool) : null;
+      if (storedFrom === null || storedFrom > first)
+        throw new ReplayError(
+          `replay: ${f.dir} starts at block ${first}, at or below block ${checkpoint} that chain ${chainId} is already replayed to: replay recordings oldest first (give them all in one command to have them ordered), or into an empty database`,
+        );
+    }
+    const protocol = m.protocol.endsWith("v2") ? "v2" : "v3";
+    const swapEvent = m.protocol.startsWith("pancake") ? "pancake" : "uniswap";
+    if (pools.has(m.pool)) {
+      const known = pools.get(m.pool) as Pool;
+      if (known.token0 !== m.token0.address || known.token1 !== m.token1.address)
+        throw new ReplayError(`replay: ${f.dir}: pool ${m.pool} has other tokens than in another recording`);
+      continue;
+    }
+    let pool: Pool;
+    if (stored) {
+      pool = { ...stored, swapEvent, baseBlock: stored.base?.block ?? stored.createdBlock };
+    } else {
+      const base: PoolState | null = m.balances
+        ? { ...unknownState, reserve0: m.balances.reserve0, reserve1: m.balances.reserve1, block: first - 1 }
+        : null;
+      pool = {
+        address: m.pool,
         dex:
-          args.dexName ??
+          m.dex ??
           (protocol === "v2" ? "Uniswap V2" : swapEvent === "pancake" ? "PancakeSwap V3" : "Uniswap V3"),
         protocol,
         swapEvent,
-        factory: manifest.factory,
-        token0: manifest.token0.address.toLowerCase() as Hex,
-        token1: manifest.token1.address.toLowerCase() as Hex,
-        fee: manifest.fee ?? null,
+        factory: m.factory,
+        token0: m.token0.address,
+        token1: m.token1.address,
+        fee: m.fee ?? null,
         tickSpacing: null,
         // Unknown to the recording unless the manifest says; 0 keeps the pool below any rollback.
-        createdBlock: manifest.createdBlock ?? 0,
+        createdBlock: m.createdBlock ?? 0,
         createdLogIndex: 0,
-        baseBlock: firstBlock - 1,
-        base: null,
-        state: unknownState,
+        baseBlock: first - 1,
+        base,
+        state: base ?? unknownState,
       };
-  const storedTokens = new Map((await loadTokens(db, chainId)).map((t) => [t.address, t]));
-  const manifestTokens: Token[] = [manifest.token0, manifest.token1].map((t) => ({
-    address: t.address.toLowerCase() as Hex,
-    name: t.name ?? null,
-    symbol: t.symbol ?? null,
-    decimals: t.decimals ?? null,
-    totalSupply: null,
-  }));
-  const tokens = new Map(manifestTokens.map((t) => [t.address, storedTokens.get(t.address) ?? t]));
-  let newPools: Pool[] = stored ? [] : [pool];
-  let newTokens = manifestTokens.filter((t) => !storedTokens.has(t.address));
-  let state = pool.state;
+      newPools.push(pool);
+    }
+    pools.set(m.pool, pool);
+    for (const t of [m.token0, m.token1]) {
+      if (tokens.has(t.address)) continue;
+      const token = storedTokens.get(t.address) ?? {
+        address: t.address,
+        name: t.name ?? null,
+        symbol: t.symbol ?? null,
+        decimals: t.decimals ?? null,
+        totalSupply: null,
+      };
+      tokens.set(t.address, token);
+      if (!storedTokens.has(t.address)) newTokens.push(token);
+    }
+  }
 
-  const pending = logs.filter((l) => l.blockNumber > previous);
+  const pending = logs.filter((l) => l.blockNumber > checkpoint);
+  if (pending.length === 0) {
+    logger.info({ checkpoint }, "replay: every log of these recordings is already stored");
+  }
   const blocksPerBatch = args.blocksPerBatch ?? 1000;
-  const result: ReplayResult = {
-    swaps: 0,
-    poolEvents: 0,
-    batches: 0,
-    lastBlock: checkpoint?.block ?? null,
-    elapsedMs: 0,
-  };
+  const result: ReplayResult = { swaps: 0, poolEvents: 0, batches: 0, lastBlock: checkpoint, elapsedMs: 0 };
+  let previous = checkpoint;
+  let pendingPools = newPools;
+  let pendingTokens = newTokens;
   for (let i = 0; i < pending.length; ) {
     const first = pending[i]?.blockNumber as number;
     let j = i;
@@ -118,30 +209,26 @@ export async function replayFixture(args: {
     const last = chunk[chunk.length - 1];
     if (!last) break;
     const blocks = new Map(chunk.map((l) => [l.blockNumber, { hash: null, timestamp: l.blockTimestamp }]));
-    const current = { ...pool, state };
-    const built = buildBatch({
-      logs: chunk,
-      pools: new Map([[pool.address, current]]),
-      tokens,
-      blocks,
-      transactions: null,
-    });
+    const built = buildBatch({ logs: chunk, pools, tokens, blocks, transactions: null });
     await commitBatch(db, derived, {
       chainId,
       source: "replay",
       fromBlock: previous + 1,
       previous,
       checkpoint: { block: last.blockNumber, hash: null, time: new Date(last.blockTimestamp * 1000) },
-      newPools,
+      newPools: pendingPools,
       basedPools: [],
-      newTokens,
+      newTokens: pendingTokens,
       built,
       blocks: [],
       keepBlocksAbove: null,
     });
-    newPools = [];
-    newTokens = [];
-    state = built.states.get(pool.address) ?? state;
+    pendingPools = [];
+    pendingTokens = [];
+    for (const [address, state] of built.states) {
+      const pool = pools.get(address);
+      if (pool) pools.set(address, { ...pool, state });
+    }
     previous = last.blockNumber;
     result.swaps += built.swaps.length;
     result.poolEvents += built.poolEvents.length;
@@ -156,7 +243,17 @@ export async function replayFixture(args: {
       batches: result.batches,
       elapsed_ms: Math.round(result.elapsedMs),
     },
-    "fixture replayed",
+    "recorded logs replayed",
   );
   return result;
+}
+
+/** The logs of several recordings in (block, log index) order; a log recorded twice is kept once. */
+function mergeLogs(fixtures: readonly Fixture[]): RecordedLog[] {
+  const all = fixtures.flatMap((f) => f.logs);
+  all.sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
+  return all.filter((l, i) => {
+    const prev = all[i - 1];
+    return !prev || prev.blockNumber !== l.blockNumber || prev.logIndex !== l.logIndex;
+  });
 }

@@ -261,3 +261,18 @@ export async function recordHead(
     [chainId, head.block, head.time.toISOString()],
   );
 }
+
+/** The block of a pool's earliest stored swap or pool event; null when it has none. */
+export async function firstStoredEventBlock(
+  db: Queryable,
+  chainId: number,
+  pool: Hex,
+): Promise<number | null> {
+  const { rows } = await db.query<{ block: string | null }>(
+    `SELECT least((SELECT min(block_number) FROM swaps WHERE chain_id = $1 AND pool = $2),
+                  (SELECT min(block_number) FROM pool_events WHERE chain_id = $1 AND pool = $2)) AS block`,
+    [chainId, pool],
+  );
+  const block = rows[0]?.block;
+  return block === null || block === undefined ? null : Number(block);
+}
