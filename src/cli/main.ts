@@ -10,6 +10,8 @@ const usage = `tokenmarket — market data for tokens on EVM chains
 
 Usage:
   tokenmarket start [--config FILE]         start the service (demo: Postgres, devnet, simulator, indexer, API)
+  tokenmarket index [--config FILE]         only the indexer and pricing (one writer per chain; health on indexer.port)
+  tokenmarket serve [--config FILE]         only the API and the explorer page (any number, over one database)
   tokenmarket keys create --name NAME       create an API key and print it once
   tokenmarket keys list                     list API keys (never the keys themselves)
   tokenmarket keys revoke ID|NAME|PREFIX    revoke API keys
@@ -42,6 +44,9 @@ async function main(argv: string[]): Promise<number> {
   switch (command) {
     case "start":
       return runStart({ config, logger });
+    case "index":
+    case "serve":
+      return runStart({ config, logger, role: command });
     case "keys":
       return runKeys({ config, logger, args: rest, name: values.name });
     case "replay":

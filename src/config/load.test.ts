@@ -5,7 +5,7 @@ import { tmpdir } from "node:os";
 import path from "node:path";
 import { describe, it } from "node:test";
 import { ConfigError } from "../internal/errors.js";
-import { loadConfig, parseConfig, projectRoot } from "./load.js";
+import { chainsWithoutRpc, loadConfig, parseConfig, projectRoot, requireRpcUrls } from "./load.js";
 
 const example = path.join(projectRoot, "config", "mainnet.example.json");
 
@@ -111,6 +111,49 @@ describe("configuration", () => {
     assert.equal(
       errorKey(() => loadConfig({ file: example, env: { TOKENMARKET_RPC_1: "not a url" } })),
       "chains.0.rpc.0",
+    );
+  });
+
+  it("TOKENMARKET_CHAINS runs only the listed chains, with their coins", () => {
+    const config = loadConfig({ file: example, env: { TOKENMARKET_CHAINS: "137, 1" } });
+    assert.deepEqual(
+      config.chains.map((c) => c.id),
+      [1, 137],
+    );
+    assert.ok(Object.values(config.coins).every((coin) => coin.chain === 1 || coin.chain === 137));
+    assert.ok("MATIC" in config.coins && !("BNB" in config.coins));
+    assert.equal(
+      errorKey(() => loadConfig({ file: example, env: { TOKENMARKET_CHAINS: "1,x" } })),
+      "TOKENMARKET_CHAINS",
+    );
+    assert.equal(
+      errorKey(() => loadConfig({ file: example, env: { TOKENMARKET_CHAINS: "10" } })),
+      "TOKENMARKET_CHAINS",
+    );
+  });
+
+  it("names the RPC variables of chains that have only a placeholder URL", () => {
+    const config = loadConfig({ file: example, env: { TOKENMARKET_RPC_56: "https://bsc.example" } });
+    assert.deepEqual(
+      chainsWithoutRpc(config).map((c) => c.id),
+      [1, 137],
+    );
+    assert.throws(
+      () => requireRpcUrls(config),
+      /no JSON-RPC URL for chain 1 \(Ethereum\), 137 \(Polygon\): set TOKENMARKET_RPC_1, TOKENMARKET_RPC_137 .* TOKENMARKET_CHAINS=56/,
+    );
+    assert.doesNotThrow(() =>
+      requireRpcUrls(
+        loadConfig({
+          file: example,
+          env: { TOKENMARKET_RPC_56: "https://bsc.example", TOKENMARKET_CHAINS: "56" },
+        }),
+      ),
+    );
+    assert.deepEqual(
+      chainsWithoutRpc(loadConfig({ env: {} })),
+      [],
+      "the devnet chain gets its URL from the devnet",
     );
   });
 

@@ -1,6 +1,6 @@
 import { readFileSync } from "node:fs";
 import path from "node:path";
-import { ConfigError } from "../internal/errors.js";
+import { ConfigError, LaunchError } from "../internal/errors.js";
 import { type Config, configSchema } from "./schema.js";
 
 /** The project's root folder (where package.json is). */
@@ -19,6 +19,8 @@ type Env = Record<string, string | undefined>;
  * - `DATABASE_URL` → database.url
  * - `TOKENMARKET_API_PORT` → api.port, `TOKENMARKET_API_HOST` → api.host
  * - `TOKENMARKET_RPC_<chainId>` (comma-separated) → that chain's rpc
+ * - `TOKENMARKET_CHAINS` (comma-separated chain ids) → only these chains run; the others, and
+ *   the coins priced on them, are left out (the devnet too when its chain is left out)
  * - `TOKENMARKET__<path>` with `__` between keys, e.g. `TOKENMARKET__pricing__liquidityFloorUsd=5000`;
  *   the value is parsed as JSON when it can be, else taken as a string.
  */
@@ -83,12 +85,78 @@ function applyEnvOverrides(raw: unknown, env: Env): unknown {
     const urls = env[`TOKENMARKET_RPC_${String(chain.id)}`];
     if (urls) chain.rpc = urls.split(",").map((u) => u.trim());
   }
+  if (env.TOKENMARKET_CHAINS) keepOnlyChains(config, env.TOKENMARKET_CHAINS);
   for (const [name, value] of Object.entries(env)) {
     if (!name.startsWith("TOKENMARKET__") || value === undefined) continue;
     const keys = name.slice("TOKENMARKET__".length).split("__").filter(Boolean);
     if (keys.length > 0) set(keys, parseValue(value));
   }
   return config;
+}
+
+/** TOKENMARKET_CHAINS=1,137: drops the other chains, their coins and, when its chain goes, the devnet. */
+function keepOnlyChains(config: Record<string, unknown>, list: string): void {
+  const ids = list.split(",").map((s) => s.trim());
+  const bad = ids.find((id) => !/^\d+$/.test(id));
+  if (bad !== undefined)
+    throw new ConfigError(
+      "TOKENMARKET_CHAINS",
+      `"${bad}" is not a chain id (a comma-separated list of chain ids)`,
+    );
+  const keep = new Set(ids.map(Number));
+  const chains = Array.isArray(config.chains) ? (config.chains as { id?: unknown }[]) : [];
+  const unknown = [...keep].filter((id) => !chains.some((c) => c.id === id));
+  if (unknown.length > 0)
+    throw new ConfigError(
+      "TOKENMARKET_CHAINS",
+      `chain ${unknown.join(", ")} is not in the configuration file`,
+    );
+  config.chains = chains.filter((c) => keep.has(c.id as number));
+  if (typeof config.coins === "object" && config.coins !== null) {
+    config.coins = Object.fromEntries(
+      Object.entries(config.coins as Record<string, { chain?: unknown }>).filter(([, coin]) =>
+        keep.has(coin.chain as number),
+      ),
+    );
+  }
+  const devnet = (config.devnet ?? {}) as { enabled?: unknown; chainId?: unknown };
+  if (!keep.has((devnet.chainId as number | undefined) ?? 31337))
+    config.devnet = { ...devnet, enabled: false };
+}
+
+/**
+ * Chains that cannot be indexed for want of a JSON-RPC URL: none configured, or only placeholders
+ * (a host under the reserved `.invalid` domain, as in config/mainnet.example.json). A devnet chain
+ * gets its URL from the devnet, so it never counts.
+ */
+export function chainsWithoutRpc(config: Config): Config["chains"] {
+  return config.chains.filter(
+    (chain) =>
+      !(config.devnet.enabled && chain.id === config.devnet.chainId) &&
+      chain.rpc.every((url) => {
+        try {
+          return new URL(url).hostname.endsWith(".invalid");
+        } catch {
+          return true;
+        }
+      }),
+  );
+}
+
+/** Stops start-up with one message naming the environment variables to set, when a chain has no RPC URL. */
+export function requireRpcUrls(config: Config): void {
+  const missing = chainsWithoutRpc(config);
+  if (missing.length === 0) return;
+  const names = missing.map((c) => `TOKENMARKET_RPC_${c.id}`);
+  const chains = missing.map((c) => `${c.id} (${c.name})`).join(", ");
+  const others = config.chains.filter((c) => !missing.includes(c)).map((c) => c.id);
+  throw new LaunchError(
+    `no JSON-RPC URL for chain ${chains}: set ${names.join(", ")} to your node's URL (comma-separated for several)${
+      others.length > 0
+        ? `, or run only the chains that have one with TOKENMARKET_CHAINS=${others.join(",")}`
+        : ", or choose the chains to run with TOKENMARKET_CHAINS=<ids>"
+    }`,
+  );
 }
 
 function parseValue(value: string): unknown {

@@ -103,6 +103,13 @@ export const configSchema = z.strictObject({
       demoKey: z.boolean().default(true),
     })
     .prefault({}),
+  /** The `tokenmarket index` role's own listener for /healthz, /readyz and /metrics (0: a free port). */
+  indexer: z
+    .strictObject({
+      host: z.string().default("127.0.0.1"),
+      port: z.number().int().min(0).max(65535).default(8081),
+    })
+    .prefault({}),
   devnet: z
     .strictObject({
       enabled: z.boolean().default(true),

@@ -1,46 +1,64 @@
 import { startApi } from "../api/server.js";
 import { registerWeb } from "../api/web.js";
+import { requireRpcUrls } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { startDevnet } from "../devnet/index.js";
 import { LaunchError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
 import { rotateDemoKey, seedApiKeysFromEnv } from "../store/api-keys.js";
+import type { Db } from "../store/db.js";
 import { createIndexer } from "../sync/indexer.js";
 import { openDatabase } from "./database.js";
+import { startHealthServer } from "./health-server.js";
 
 /** How often the 24-hour statistics slide forward when no block arrives to move them. */
 const STATS_REFRESH_MS = 60_000;
+
+/**
+ * What a process runs: `all` (the demo: devnet, indexer, API), `index` (indexer and pricing, one
+ * writer per chain) or `serve` (API and page only; any number of them over one database).
+ */
+export type Role = "all" | "index" | "serve";
 
 export type Service = {
   /** What runs where, printed by `tokenmarket start`. */
   summary: string;
 };
 
+type Stop = (name: string, cleanup: () => Promise<void> | void) => void;
+
 /**
- * Starts the service: the database (embedded unless DATABASE_URL), the devnet with its market
- * simulator when enabled, the indexer with pricing on every configured chain, and the API with
- * the explorer page. Each started part registers its cleanup with `onStop`, so a failure half
- * way, Ctrl-C or SIGTERM stops exactly what was started.
+ * Starts the service in a role: the database (embedded unless DATABASE_URL; `index` and `serve`
+ * attach to the embedded server of a running `start` when there is one), the devnet with its
+ * market simulator (`all` only, when enabled), the indexer with pricing (`all`, `index`) and the
+ * API with the explorer page (`all`, `serve`). Each started part registers its cleanup with
+ * `onStop`, so a failure half way, Ctrl-C or SIGTERM stops exactly what was started.
  */
 export async function startService(options: {
   config: Config;
   logger: Logger;
-  onStop: (name: string, cleanup: () => Promise<void> | void) => void;
+  onStop: Stop;
+  role?: Role;
 }): Promise<Service> {
   const { logger, onStop } = options;
+  const role = options.role ?? "all";
   let config = options.config;
   const started = Date.now();
   const lines: string[] = [];
+  const indexes = role !== "serve";
+  const serves = role !== "index";
 
-  const database = await openDatabase({ config, logger });
+  // Before anything starts: a chain without an RPC URL is the operator's to fix, in one message.
+  if (indexes)
+    requireRpcUrls(role === "all" ? config : { ...config, devnet: { ...config.devnet, enabled: false } });
+
+  const database = await openDatabase({ config, logger, attach: role !== "all" });
   onStop("database", database.close);
   const { db } = database;
   lines.push(`database   ${database.where}`);
-  const seeded = await seedApiKeysFromEnv(db, process.env.TOKENMARKET_API_KEYS);
-  if (seeded > 0) logger.info({ keys: seeded }, "API keys seeded from TOKENMARKET_API_KEYS");
 
-  if (config.devnet.enabled) {
+  if (role === "all" && config.devnet.enabled) {
     const devnet = await startDevnet({
       port: config.devnet.port,
       chainId: config.devnet.chainId,
@@ -60,6 +78,20 @@ export async function startService(options: {
     );
   }
 
+  if (indexes) lines.push(...(await startIndexing({ config, db, logger, onStop, role })));
+  if (serves) lines.push(...(await startServing({ config, db, logger, onStop, role })));
+
+  const seconds = ((Date.now() - started) / 1000).toFixed(1);
+  const what = role === "all" ? "tokenmarket" : `tokenmarket ${role}`;
+  return {
+    summary: [`\n${what} is running (started in ${seconds} s). Ctrl-C stops it.\n`, ...lines, ""].join("\n"),
+  };
+}
+
+/** The indexer with pricing on every configured chain; for the `index` role also its health listener. */
+async function startIndexing(args: { config: Config; db: Db; logger: Logger; onStop: Stop; role: Role }) {
+  const { config, db, logger, onStop } = args;
+  const lines: string[] = [];
   const pricing = createPricing({ config, logger: logger.child({ component: "pricing" }) });
   const indexer = createIndexer({ config, db, logger, derived: pricing });
   await indexer.start();
@@ -73,21 +105,36 @@ export async function startService(options: {
   }, STATS_REFRESH_MS);
   statsTimer.unref();
   onStop("statistics", () => clearInterval(statsTimer));
+  lines.push(`indexer    chains ${config.chains.map((c) => `${c.id} (${c.name})`).join(", ")}`);
+  if (args.role === "index") {
+    const health = await startHealthServer({ config, logger, status: indexer.status }).catch(
+      (error: unknown) => {
+        throw portError(error, config.indexer.host, "indexer.port");
+      },
+    );
+    onStop("health", health.close);
+    lines.push(`health     ${health.url}/healthz  ${health.url}/readyz  ${health.url}/metrics`);
+  }
+  return lines;
+}
 
-  const demoKey = config.api.demoKey ? await rotateDemoKey(db) : undefined;
+/** The API and the explorer page. */
+async function startServing(args: { config: Config; db: Db; logger: Logger; onStop: Stop; role: Role }) {
+  const { config, db, logger, onStop } = args;
+  const lines: string[] = [];
+  const seeded = await seedApiKeysFromEnv(db, process.env.TOKENMARKET_API_KEYS);
+  if (seeded > 0) logger.info({ keys: seeded }, "API keys seeded from TOKENMARKET_API_KEYS");
+  const demoKey = config.api.demoKey
+    ? await rotateDemoKey(db, args.role === "all" ? "demo" : `demo-serve-${config.api.port}`)
+    : undefined;
   const api = await startApi({
     config,
     db,
     logger: logger.child({ component: "api" }),
     extend: (app) => registerWeb(app, demoKey === undefined ? {} : { demoKey }),
   }).catch((error: unknown) => {
-    const { code, port } = error as { code?: string; port?: number };
-    if (code !== "EADDRINUSE") throw error;
-    const key = port === config.api.dataPort ? "api.dataPort" : "api.port";
-    throw new LaunchError(
-      `API port ${port} on ${config.api.host} is already in use: set ${key} (or TOKENMARKET_API_PORT) to a free port`,
-      { cause: error },
-    );
+    const port = (error as { port?: number }).port;
+    throw portError(error, config.api.host, port === config.api.dataPort ? "api.dataPort" : "api.port");
   });
   onStop("api", api.close);
   lines.push(`API        ${api.urls.base}/v1/ …`);
@@ -101,10 +148,19 @@ export async function startService(options: {
     lines.push(`demo API key (new at each start): ${demoKey}`);
     lines.push(`try: curl -H "x-api-key: ${demoKey}" "${api.urls.base}/v1/tokens/search?searchString=WETH"`);
   }
-  const seconds = ((Date.now() - started) / 1000).toFixed(1);
-  return {
-    summary: [`\ntokenmarket is running (started in ${seconds} s). Ctrl-C stops it.\n`, ...lines, ""].join(
-      "\n",
-    ),
-  };
+  return lines;
+}
+
+/** A taken port as one line naming the setting to change; anything else as it is. */
+function portError(error: unknown, host: string, key: string): unknown {
+  const { code, port } = error as { code?: string; port?: number };
+  if (code !== "EADDRINUSE") return error;
+  const env = key === "api.port" ? " (or TOKENMARKET_API_PORT)" : "";
+  const what = key.startsWith("api.") ? "API" : "indexer health";
+  return new LaunchError(
+    `${what} port ${port} on ${host} is already in use: set ${key}${env} to a free port`,
+    {
+      cause: error,
+    },
+  );
 }

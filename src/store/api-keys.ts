@@ -83,18 +83,20 @@ export async function seedApiKeysFromEnv(db: Queryable, value: string | undefine
 }
 
 /**
- * The demo key: a fresh key at each start, the previous demo key revoked, so no key is ever
- * stored in clear. Its id is kept in `settings`.
+ * The demo key: a fresh key at each start, the previous demo key of the same name revoked, so no
+ * key is ever stored in clear. Its id is kept in `settings` (one entry per name: `start` uses
+ * "demo", each `serve` listener its own, so that one process rotating never revokes another's).
  */
-export async function rotateDemoKey(db: Queryable): Promise<string> {
-  const previous = await db.query<{ value: number }>("SELECT value FROM settings WHERE key = 'demo_key_id'");
+export async function rotateDemoKey(db: Queryable, name = "demo"): Promise<string> {
+  const setting = name === "demo" ? "demo_key_id" : `demo_key_id:${name}`;
+  const previous = await db.query<{ value: number }>("SELECT value FROM settings WHERE key = $1", [setting]);
   const oldId = previous.rows[0]?.value;
   if (oldId !== undefined) await db.query("UPDATE api_keys SET revoked_at = now() WHERE id = $1", [oldId]);
-  const { id, key } = await createApiKey(db, "demo");
+  const { id, key } = await createApiKey(db, name);
   await db.query(
-    `INSERT INTO settings (key, value) VALUES ('demo_key_id', $1::jsonb)
+    `INSERT INTO settings (key, value) VALUES ($1, $2::jsonb)
      ON CONFLICT (key) DO UPDATE SET value = EXCLUDED.value`,
-    [JSON.stringify(id)],
+    [setting, JSON.stringify(id)],
   );
   return key;
 }

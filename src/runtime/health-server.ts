@@ -1,0 +1,108 @@
+import Fastify, { type FastifyInstance } from "fastify";
+import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import type { Config } from "../config/schema.js";
+import type { Logger } from "../internal/logger.js";
+import type { ChainStatus } from "../sync/progress.js";
+
+export type HealthServer = { url: string; close(): Promise<void> };
+
+/** Whether a chain's indexer is ready, and why not. */
+export function chainReadiness(
+  status: ChainStatus,
+  maxLagBlocks: number,
+): { ready: boolean; reason: string | null } {
+  if (status.phase === "failed")
+    return { ready: false, reason: `indexing stopped: ${status.error ?? "fatal error"}` };
+  if (status.phase !== "following") {
+    const lag = status.lagBlocks === null ? "" : ` (${status.lagBlocks} blocks behind)`;
+    return { ready: false, reason: `${status.phase}${lag}${status.error ? `: ${status.error}` : ""}` };
+  }
+  if (status.lagBlocks === null || status.lagBlocks > maxLagBlocks) {
+    return {
+      ready: false,
+      reason: `lagging: ${status.lagBlocks ?? "?"} blocks behind the head (limit ${maxLagBlocks})`,
+    };
+  }
+  return { ready: true, reason: null };
+}
+
+/**
+ * The `tokenmarket index` role's operations listener: `/healthz` (alive), `/readyz` (every chain
+ * following its head within `maxLagBlocks`; 503 naming why not) and `/metrics` (process metrics,
+ * the indexer's per-chain figures, and any extra registries such as the RPC client's).
+ */
+export async function startHealthServer(options: {
+  config: Pick<Config, "chains" | "indexer">;
+  logger: Logger;
+  status: () => ChainStatus[];
+  extraMetrics?: Registry[];
+}): Promise<HealthServer> {
+  const { config } = options;
+  const registry = new Registry();
+  collectDefaultMetrics({ register: registry, prefix: "tokenmarket_indexer_process_" });
+  const gauge = (name: string, help: string, value: (s: ChainStatus) => number | null) =>
+    new Gauge({
+      name,
+      help,
+      labelNames: ["chain_id"],
+      registers: [registry],
+      collect() {
+        this.reset();
+        for (const s of options.status()) {
+          const v = value(s);
+          if (v !== null && Number.isFinite(v)) this.set({ chain_id: String(s.chainId) }, v);
+        }
+      },
+    });
+  gauge("tokenmarket_indexed_block", "The last block fully ingested, per chain.", (s) => s.indexedBlock);
+  gauge("tokenmarket_head_block", "The chain head as last seen at the node, per chain.", (s) => s.headBlock);
+  gauge(
+    "tokenmarket_indexer_lag_blocks",
+    "Blocks between the chain head and the last ingested block.",
+    (s) => s.lagBlocks,
+  );
+  gauge(
+    "tokenmarket_indexer_swaps_per_second",
+    "Swaps ingested per second over the recent batches.",
+    (s) => s.swapsPerSecond,
+  );
+  gauge(
+    "tokenmarket_indexer_ready",
+    "1 when the chain's indexer follows its head within maxLagBlocks, else 0.",
+    (s) => {
+      const chain = config.chains.find((c) => c.id === s.chainId);
+      return chainReadiness(s, chain?.maxLagBlocks ?? 0).ready ? 1 : 0;
+    },
+  );
+
+  const app: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true });
+  app.get("/healthz", async () => ({ status: "ok" }));
+  app.get("/readyz", async (_request, reply) => {
+    const chains = options.status().map((s) => {
+      const maxLag = config.chains.find((c) => c.id === s.chainId)?.maxLagBlocks ?? 0;
+      const { ready, reason } = chainReadiness(s, maxLag);
+      return {
+        chain_id: s.chainId,
+        phase: s.phase,
+        indexed_block: s.indexedBlock,
+        head_block: s.headBlock,
+        lag_blocks: s.lagBlocks,
+        max_lag_blocks: maxLag,
+        ready,
+        reason,
+      };
+    });
+    const ready = chains.length > 0 && chains.every((c) => c.ready);
+    return reply
+      .status(ready ? 200 : 503)
+      .send({ status: ready ? "ready" : "not ready", role: "index", chains });
+  });
+  app.get("/metrics", async (_request, reply) => {
+    const extra = options.extraMetrics ?? [];
+    const merged = extra.length > 0 ? Registry.merge([registry, ...extra]) : registry;
+    return reply.type(registry.contentType).send(await merged.metrics());
+  });
+  const url = await app.listen({ host: config.indexer.host, port: config.indexer.port });
+  options.logger.info({ url }, "indexer health listening");
+  return { url, close: () => app.close() };
+}

@@ -1,0 +1,170 @@
+import * as assert from "node:assert/strict";
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { createTestDb, type TestDb } from "../_test/db.js";
+import { freePort } from "../_test/free-port.js";
+import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
+import { projectRoot } from "../config/load.js";
+
+const KEY = "roles-test-key-0123456789abcdef0123456789";
+
+/** The environment of a user's shell, minus anything that would pick another configuration. */
+function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
+  const env: NodeJS.ProcessEnv = {};
+  for (const [name, value] of Object.entries(process.env)) {
+    if (!name.startsWith("TOKENMARKET") && name !== "DATABASE_URL") env[name] = value;
+  }
+  return { ...env, LOG_FORMAT: "json", ...extra };
+}
+
+type Proc = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
+
+function run(args: string[], env: NodeJS.ProcessEnv): Proc {
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
+    cwd: projectRoot,
+    env,
+  });
+  let output = "";
+  child.stdout?.on("data", (d) => {
+    output += d;
+  });
+  child.stderr?.on("data", (d) => {
+    output += d;
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  return { child, output: () => output, exited };
+}
+
+async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    const value = await fn().catch(() => undefined);
+    if (value !== undefined) return value;
+    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
+    await new Promise((r) => setTimeout(r, 200));
+  }
+}
+
+describe("roles: tokenmarket index and tokenmarket serve as separate processes", () => {
+  let devnet: IndexerDevnet;
+  let testDb: TestDb;
+  let dir: string;
+  const procs: Proc[] = [];
+  before(async () => {
+    [devnet, testDb] = await Promise.all([startIndexerDevnet({ historyDays: 0.2, seed: 7 }), createTestDb()]);
+    dir = mkdtempSync(path.join(tmpdir(), "tokenmarket-roles-"));
+  });
+  after(async () => {
+    for (const p of procs) p.child.kill("SIGKILL");
+    await devnet?.stop();
+    await testDb?.drop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  it("index writes, serve answers, each with its own /healthz, /readyz and /metrics", async () => {
+    const [apiPort, healthPort] = [await freePort(), await freePort()];
+    const configFile = path.join(dir, "config.json");
+    writeFileSync(
+      configFile,
+      JSON.stringify({
+        devnet: { enabled: false },
+        api: { port: apiPort, demoKey: false },
+        indexer: { port: healthPort },
+        chains: [devnet.chain({ maxLagBlocks: 2 })],
+      }),
+    );
+    const env = cleanEnv({ DATABASE_URL: testDb.url, TOKENMARKET_API_KEYS: `roles:${KEY}` });
+    const index = run(["index", "--config", configFile], env);
+    const serve = run(["serve", "--config", configFile], env);
+    procs.push(index, serve);
+    const health = `http://127.0.0.1:${healthPort}`;
+    const api = `http://127.0.0.1:${apiPort}`;
+
+    const ready = await waitFor(
+      "the indexer's /readyz",
+      async () => {
+        const r = await fetch(`${health}/readyz`);
+        return r.status === 200
+          ? ((await r.json()) as { role: string; chains: { chain_id: number; ready: boolean }[] })
+          : undefined;
+      },
+      90_000,
+    ).catch((error) => {
+      throw new Error(`${(error as Error).message}\nindex output:\n${index.output()}`);
+    });
+    assert.equal(ready.role, "index");
+    assert.deepEqual(
+      ready.chains.map((c) => [c.chain_id, c.ready]),
+      [[devnet.chainId, true]],
+    );
+    assert.equal((await fetch(`${health}/healthz`)).status, 200);
+    const indexMetrics = await (await fetch(`${health}/metrics`)).text();
+    assert.match(
+      indexMetrics,
+      new RegExp(`tokenmarket_indexed_block\\{chain_id="${devnet.chainId}"\\} \\d+`),
+    );
+
+    await waitFor(
+      "the API's /readyz",
+      async () => ((await fetch(`${api}/readyz`)).status === 200 ? true : undefined),
+      30_000,
+    );
+    assert.equal((await fetch(`${api}/healthz`)).status, 200);
+    const search = await fetch(`${api}/v1/tokens/search?searchString=WETH`, {
+      headers: { "x-api-key": KEY },
+    });
+    assert.equal(search.status, 200);
+    const found = (await search.json()) as unknown[];
+    assert.ok(found.length > 0, "serve answers from what index wrote");
+    assert.match(await (await fetch(`${api}/metrics`)).text(), /tokenmarket_http_requests_total/);
+    // serve runs no indexer: its /metrics has no indexer throughput, and index serves no API.
+    assert.equal(
+      (await fetch(`${health}/v1/tokens/search?searchString=WETH`, { headers: { "x-api-key": KEY } })).status,
+      404,
+    );
+
+    // A new trade mined now reaches serve through the database alone.
+    const before = Number(
+      ((await fetch(`${api}/readyz`).then((r) => r.json())) as { chains: { indexed_block: number }[] })
+        .chains[0]?.indexed_block,
+    );
+    await devnet.mineSwaps({ blocks: 2, swapsPerBlock: 2, seed: 3 });
+    await waitFor(
+      "serve to see the new blocks",
+      async () => {
+        const r = (await (await fetch(`${api}/readyz`)).json()) as { chains: { indexed_block: number }[] };
+        return (r.chains[0]?.indexed_block ?? 0) >= before + 2 ? true : undefined;
+      },
+      20_000,
+    );
+
+    index.child.kill("SIGTERM");
+    serve.child.kill("SIGTERM");
+    assert.equal(await index.exited, 0, index.output());
+    assert.equal(await serve.exited, 0, serve.output());
+  });
+
+  it("start on the real-chain sample with no RPC variables stops at once, naming them", async () => {
+    const started = Date.now();
+    const p = run(["start"], cleanEnv({ TOKENMARKET_CONFIG: "config/mainnet.example.json" }));
+    procs.push(p);
+    const code = await p.exited;
+    const seconds = (Date.now() - started) / 1000;
+    assert.equal(code, 1);
+    // One line for the operator; structured log lines (JSON) may accompany it.
+    const lines = p
+      .output()
+      .trim()
+      .split("\n")
+      .filter((line) => !line.startsWith("{"));
+    assert.equal(lines.length, 1, p.output());
+    assert.match(
+      lines[0] as string,
+      /^tokenmarket: no JSON-RPC URL for chain 1 \(Ethereum\), 56 \(BNB Chain\), 137 \(Polygon\): set TOKENMARKET_RPC_1, TOKENMARKET_RPC_56, TOKENMARKET_RPC_137/,
+    );
+    assert.ok(seconds < 15, `stopped after ${seconds} s`);
+  });
+});
