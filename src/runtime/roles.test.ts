@@ -8,6 +8,7 @@ import { createTestDb, type TestDb } from "../_test/db.js";
 import { freePort } from "../_test/free-port.js";
 import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
 import { projectRoot } from "../config/load.js";
+import { rotateDemoKey } from "../store/api-keys.js";
 
 const KEY = "roles-test-key-0123456789abcdef0123456789";
 
@@ -76,6 +77,8 @@ describe("roles: tokenmarket index and tokenmarket serve as separate processes",
         chains: [devnet.chain({ maxLagBlocks: 2 })],
       }),
     );
+    // A demo key left by an earlier demo on this database: a configuration without one revokes it.
+    const leftover = await rotateDemoKey(testDb.db);
     const env = cleanEnv({ DATABASE_URL: testDb.url, TOKENMARKET_API_KEYS: `roles:${KEY}` });
     const index = run(["index", "--config", configFile], env);
     const serve = run(["serve", "--config", configFile], env);
@@ -119,6 +122,14 @@ describe("roles: tokenmarket index and tokenmarket serve as separate processes",
     assert.equal(search.status, 200);
     const found = (await search.json()) as unknown[];
     assert.ok(found.length > 0, "serve answers from what index wrote");
+    const withLeftover = await fetch(`${api}/v1/tokens/search?searchString=WETH`, {
+      headers: { "x-api-key": leftover },
+    });
+    assert.equal(
+      withLeftover.status,
+      403,
+      "the old demo key does not survive into a configuration without one",
+    );
     assert.match(await (await fetch(`${api}/metrics`)).text(), /tokenmarket_http_requests_total/);
     // serve runs no indexer: its /metrics has no indexer throughput, and index serves no API.
     assert.equal(

@@ -6,7 +6,7 @@ import { startDevnet } from "../devnet/index.js";
 import { LaunchError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
-import { rotateDemoKey, seedApiKeysFromEnv } from "../store/api-keys.js";
+import { revokeDemoKeys, rotateDemoKey, seedApiKeysFromEnv } from "../store/api-keys.js";
 import type { Db } from "../store/db.js";
 import { createIndexer } from "../sync/indexer.js";
 import { openDatabase } from "./database.js";
@@ -124,9 +124,16 @@ async function startServing(args: { config: Config; db: Db; logger: Logger; onSt
   const lines: string[] = [];
   const seeded = await seedApiKeysFromEnv(db, process.env.TOKENMARKET_API_KEYS);
   if (seeded > 0) logger.info({ keys: seeded }, "API keys seeded from TOKENMARKET_API_KEYS");
-  const demoKey = config.api.demoKey
+  // The demo key belongs to the devnet demo: with real chains only, any left from a demo is revoked.
+  const demo = config.api.demoKey && config.chains.some((c) => c.devnet);
+  const demoKey = demo
     ? await rotateDemoKey(db, args.role === "all" ? "demo" : `demo-serve-${config.api.port}`)
     : undefined;
+  if (!demo) {
+    const revoked = await revokeDemoKeys(db);
+    if (revoked > 0)
+      logger.info({ keys: revoked }, "demo API keys revoked: this configuration has no devnet");
+  }
   const api = await startApi({
     config,
     db,

@@ -100,3 +100,13 @@ export async function rotateDemoKey(db: Queryable, name = "demo"): Promise<strin
   );
   return key;
 }
+
+/** Revokes every demo key (of `start` and of each `serve`); returns how many were active. */
+export async function revokeDemoKeys(db: Queryable): Promise<number> {
+  const { rowCount } = await db.query(
+    `UPDATE api_keys SET revoked_at = now()
+     WHERE revoked_at IS NULL
+       AND id IN (SELECT (value #>> '{}')::bigint FROM settings WHERE key = 'demo_key_id' OR key LIKE 'demo_key_id:%')`,
+  );
+  return rowCount ?? 0;
+}
