@@ -1,18 +1,14 @@
 import type { Hex } from "../decode/types.js";
 import type { Logger } from "../internal/logger.js";
+import type { Token } from "../model/index.js";
+import { getChainRow, initSyncState, insertChainRow, loadCheckpoint } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
-import {
-  getChainRow,
-  initSyncState,
-  insertChainRow,
-  loadCheckpoint,
-  loadPools,
-  loadTokens,
-} from "../store/ingest-state.js";
+import { loadPools } from "../store/pools.js";
+import { loadTokens } from "../store/tokens.js";
 import { buildBatch } from "../sync/batch.js";
 import { commitBatch } from "../sync/commit.js";
 import type { DerivedData } from "../sync/derived.js";
-import { type Pool, type Token, unknownState } from "../sync/pools.js";
+import { type Pool, unknownState } from "../sync/pools.js";
 import { type Fixture, readFixture } from "./fixture.js";
 
 /** Genesis hashes of chains a fixture may come from (the chains row needs one). */
