@@ -27,10 +27,10 @@ import { createApiServer } from "../src/api/server.js";
 import { parseConfig } from "../src/config/load.js";
 import type { Hex } from "../src/decode/types.js";
 import { createSilentLogger, type Logger } from "../src/internal/logger.js";
+import { getPairCandles, getTokenLineChart, getTokenUsdCandles } from "../src/pricing/charts.js";
 import { createPricing } from "../src/pricing/pricing.js";
 import { createApiKey } from "../src/store/api-keys.js";
 import { type Db, withTransaction } from "../src/store/db.js";
-import { getPairCandles, getTokenLineChart, getTokenUsdCandles } from "../src/store/market-queries.js";
 import { baseOf, startHelloWorld } from "./api.js";
 import { openBenchServer, withScratchDb } from "./database.js";
 

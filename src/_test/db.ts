@@ -1,6 +1,7 @@
 import { randomBytes } from "node:crypto";
 import pg from "pg";
 import { createDb, type Db } from "../store/db.js";
+import { createDatabase, dropDatabase } from "./sql.js";
 
 export type TestDb = {
   db: Db;
@@ -26,11 +27,7 @@ export async function createTestDb(options: { max?: number } = {}): Promise<Test
   created += 1;
   // ≤ 63 bytes; unique across the test processes of a run and across runs on a shared server.
   const name = `${template.replace(/_template$/, "")}_${process.pid}_${created}_${randomBytes(2).toString("hex")}`;
-  await withAdmin(adminUrl, (admin) =>
-    admin.query(
-      `CREATE DATABASE ${admin.escapeIdentifier(name)} TEMPLATE ${admin.escapeIdentifier(template)}`,
-    ),
-  );
+  await withAdmin(adminUrl, (admin) => createDatabase(admin, name, template));
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const db = createDb({ url: url.toString(), max: options.max ?? 5, applicationName: "tokenmarket-test" });
@@ -42,9 +39,7 @@ export async function createTestDb(options: { max?: number } = {}): Promise<Test
     drop: () => {
       dropped ??= (async () => {
         await db.end().catch(() => {});
-        await withAdmin(adminUrl, (admin) =>
-          admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(name)} WITH (FORCE)`),
-        );
+        await withAdmin(adminUrl, (admin) => dropDatabase(admin, name));
       })();
       return dropped;
     },

@@ -1,5 +1,6 @@
 import * as assert from "node:assert/strict";
 import type { Queryable } from "../store/db.js";
+import { dumpTable } from "./sql.js";
 
 /**
  * What the indexer writes, table by table, minus what legitimately differs between two runs of
@@ -25,11 +26,7 @@ export type IndexedDump = Record<string, string[]>;
 export async function dumpIndexedData(db: Queryable, chainIds: readonly number[]): Promise<IndexedDump> {
   const dump: IndexedDump = {};
   for (const [table, { columns, orderBy }] of Object.entries(tables)) {
-    const { rows } = await db.query<{ row: string }>(
-      `SELECT row_to_json(t)::text AS row FROM (SELECT ${columns} FROM ${table} WHERE chain_id = ANY($1::int[]) ORDER BY ${orderBy}) t`,
-      [[...chainIds]],
-    );
-    dump[table] = rows.map((r) => r.row);
+    dump[table] = await dumpTable(db, table, { columns, orderBy }, chainIds);
   }
   return dump;
 }

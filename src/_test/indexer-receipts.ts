@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { type Address, createPublicClient, decodeEventLog, type Hex, http, parseAbi } from "viem";
 import type { Queryable } from "../store/db.js";
+import { loadStoredSwaps } from "./sql.js";
 
 // The independent reading of the chain that the indexer's output is checked against: viem's own
 // ABI decoding of the receipts' logs (not the indexer's decoders), transactions for maker and
@@ -213,12 +214,7 @@ export async function assertSwapsMatch(
   expected: readonly ExpectedSwap[],
   range: { fromBlock: number; toBlock: number },
 ): Promise<void> {
-  const { rows } = await db.query<Record<string, unknown>>(
-    `SELECT block_number, log_index, block_hash, block_time, tx_hash, tx_index, pool, maker, exchange, sender, recipient,
-       amount0_in, amount1_in, amount0_out, amount1_out, reserve0, reserve1, sqrt_price_x96, liquidity, tick, price
-     FROM swaps WHERE chain_id = $1 AND block_number BETWEEN $2 AND $3 ORDER BY block_number, log_index`,
-    [chainId, range.fromBlock, range.toBlock],
-  );
+  const rows = await loadStoredSwaps(db, chainId, range);
   assert.equal(
     rows.length,
     expected.length,

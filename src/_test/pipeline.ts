@@ -16,8 +16,8 @@ import { createDevnetRpc } from "../devnet/rpc.js";
 import { createSimulator, type HistoryStats } from "../devnet/simulator.js";
 import { createSilentLogger, type Logger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
+import { getSyncStatus } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
-import { getSyncStatus } from "../store/sync-queries.js";
 import { createIndexer } from "../sync/indexer.js";
 
 export const PIPELINE_CHAIN_ID = 31337;

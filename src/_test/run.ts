@@ -23,6 +23,7 @@ import { type EmbeddedPostgres, startEmbeddedPostgres } from "../store/embedded-
 import { migrate } from "../store/migrate.js";
 import { withAdmin } from "./db.js";
 import { freePort } from "./free-port.js";
+import { createDatabase, dropDatabasesStartingWith, markTemplate } from "./sql.js";
 
 const projectRoot = path.resolve(import.meta.dirname, "../..");
 const testRoots = ["src", "bench", "web"];
@@ -134,7 +135,7 @@ async function startThrowawayPostgres(dataDir: string): Promise<EmbeddedPostgres
 }
 
 async function createTemplate(adminUrl: string, templateDb: string): Promise<void> {
-  await withAdmin(adminUrl, (admin) => admin.query(`CREATE DATABASE ${admin.escapeIdentifier(templateDb)}`));
+  await withAdmin(adminUrl, (admin) => createDatabase(admin, templateDb));
   const url = new URL(adminUrl);
   url.pathname = `/${templateDb}`;
   const db = createDb({ url: url.toString(), max: 1, applicationName: "tokenmarket-test-setup" });
@@ -144,11 +145,7 @@ async function createTemplate(adminUrl: string, templateDb: string): Promise<voi
     await db.end();
   }
   // Nobody may connect to the template: CREATE DATABASE … TEMPLATE fails while anyone is.
-  await withAdmin(adminUrl, (admin) =>
-    admin.query(
-      `ALTER DATABASE ${admin.escapeIdentifier(templateDb)} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`,
-    ),
-  );
+  await withAdmin(adminUrl, (admin) => markTemplate(admin, templateDb));
 }
 
 async function globalTeardown(setup: Setup | undefined): Promise<void> {
@@ -157,18 +154,9 @@ async function globalTeardown(setup: Setup | undefined): Promise<void> {
     await setup.server.stop();
   } else if (setup.adminUrl) {
     // An external server outlives us: drop the template and whatever test databases remain.
-    await withAdmin(setup.adminUrl, async (admin) => {
-      const prefix = setup.templateDb.replace(/_template$/, "_");
-      const { rows } = await admin.query<{ datname: string }>(
-        "SELECT datname FROM pg_database WHERE starts_with(datname, $1)",
-        [prefix],
-      );
-      for (const { datname } of rows) {
-        const name = admin.escapeIdentifier(datname);
-        await admin.query(`ALTER DATABASE ${name} WITH IS_TEMPLATE false`);
-        await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
-      }
-    });
+    await withAdmin(setup.adminUrl, (admin) =>
+      dropDatabasesStartingWith(admin, setup.templateDb.replace(/_template$/, "_")),
+    );
   }
   if (setup.watchdog?.pid) {
     try {

@@ -1,7 +1,14 @@
 import { parseConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
-import { createApiKey } from "../store/api-keys.js";
+import type { BatchSwap, Hex, NewPool, Token } from "../model/index.js";
+import { createApiKey, revokeApiKey } from "../store/api-keys.js";
+import { advanceCheckpoint, initSyncState, insertChainRow } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
+import { insertPools } from "../store/pools.js";
+import { saveTokenPrices } from "../store/prices.js";
+import { savePairStats, saveTokenStats } from "../store/stats.js";
+import { insertSwaps, saveSwapUsd } from "../store/swaps.js";
+import { insertTokens } from "../store/tokens.js";
 
 /**
  * A small hand-made market in the database, for the API's tests: chain 1 with the real USDC, a
@@ -66,103 +73,151 @@ export function fixtureSwap(i: number) {
   };
 }
 
-/** Fills the database and creates two API keys: one active, one revoked. */
+/**
+ * Fills the database and creates two API keys: one active, one revoked. Written with the store's
+ * own writers, so the rows are what the indexer and the pricing would store.
+ */
 export async function loadMarketFixture(db: Db): Promise<{ key: string; revokedKey: string }> {
   const f = fixture;
-  await db.query(`INSERT INTO chains (chain_id, name, genesis_hash) VALUES (1, 'Ethereum', '0x00')`);
-  await db.query(
-    `INSERT INTO sync_state (chain_id, indexed_block, indexed_block_time, head_block, head_block_time)
-     VALUES (1, $1, $2, $3, $4)`,
-    [f.indexedBlock, blockTime(f.indexedBlock), f.indexedBlock + 2, blockTime(f.indexedBlock + 2)],
-  );
-  const tokens: [string, string | null, string | null, number | null, string | null][] = [
-    [f.usdc, "USD Coin", "USDC", 6, "26000000000000000"],
-    [f.fakeUsdc, "USD Coin", "USDC", 6, "1000000000000"],
-    [f.weth, "Wrapped Ether", "WETH", 18, "3000000000000000000000000"],
-    [f.wbtc, "Wrapped BTC", "WBTC", 8, "15000000000000"],
-    [f.unpriced, null, "ZZZ", null, null],
+  const chainId = f.chainId;
+  await insertChainRow(db, { chainId, name: "Ethereum", genesisHash: "0x00", devnet: false });
+  await initSyncState(db, chainId, f.firstBlock);
+  await advanceCheckpoint(db, {
+    chainId,
+    previous: f.firstBlock - 1,
+    next: { block: f.indexedBlock, hash: null, time: blockTime(f.indexedBlock) },
+    figures: {
+      headBlock: f.indexedBlock + 2,
+      headBlockTime: blockTime(f.indexedBlock + 2),
+      blocksPerSecond: null,
+      swapsPerSecond: null,
+    },
+  });
+  const tokens: Token[] = [
+    { address: f.usdc, name: "USD Coin", symbol: "USDC", decimals: 6, totalSupply: 26000000000000000n },
+    { address: f.fakeUsdc, name: "USD Coin", symbol: "USDC", decimals: 6, totalSupply: 1000000000000n },
+    {
+      address: f.weth,
+      name: "Wrapped Ether",
+      symbol: "WETH",
+      decimals: 18,
+      totalSupply: 3000000000000000000000000n,
+    },
+    { address: f.wbtc, name: "Wrapped BTC", symbol: "WBTC", decimals: 8, totalSupply: 15000000000000n },
+    { address: f.unpriced, name: null, symbol: "ZZZ", decimals: null, totalSupply: null },
   ];
-  for (const [address, name, symbol, decimals, supply] of tokens) {
-    await db.query(
-      `INSERT INTO tokens (chain_id, address, name, symbol, decimals, total_supply) VALUES (1, $1, $2, $3, $4, $5)`,
-      [address, name, symbol, decimals, supply],
-    );
-  }
-  const pools: [string, string, string, string, string][] = [
-    [f.pair, f.usdc, f.weth, "40000000000000", "13000000000000000000000"],
-    [f.fakePair, f.fakeUsdc, f.weth, "100000000", "33000000000000000"],
-  ];
-  for (const [address, token0, token1, reserve0, reserve1] of pools) {
-    await db.query(
-      `INSERT INTO pools (chain_id, address, dex, protocol, factory, token0, token1, fee, created_block, created_log_index, reserve0, reserve1)
-       VALUES (1, $1, 'Uniswap V2', 'v2', $2, $3, $4, 3000, 900, 0, $5, $6)`,
-      [address, f.factory, token0, token1, reserve0, reserve1],
-    );
-  }
+  await insertTokens(db, chainId, tokens);
+  const pool = (address: Hex, token0: Hex, token1: Hex, reserve0: bigint, reserve1: bigint): NewPool => ({
+    address,
+    dex: "Uniswap V2",
+    protocol: "v2",
+    factory: f.factory,
+    token0,
+    token1,
+    fee: 3000,
+    tickSpacing: null,
+    createdBlock: 900,
+    createdLogIndex: 0,
+    base: { reserve0, reserve1, sqrtPriceX96: null, liquidity: null, tick: null, block: 900, logIndex: null },
+  });
+  await insertPools(db, chainId, [
+    pool(f.pair, f.usdc, f.weth, 40000000000000n, 13000000000000000000000n),
+    pool(f.fakePair, f.fakeUsdc, f.weth, 100000000n, 33000000000000000n),
+  ]);
+  const maker: Hex = `0x${"9".repeat(40)}`;
+  const swaps: BatchSwap[] = [];
   for (let i = 0; i < f.swaps; i++) {
     const s = fixtureSwap(i);
-    await db.query(
-      `INSERT INTO swaps (chain_id, block_number, log_index, block_hash, block_time, tx_hash, tx_index, pool, maker, exchange,
-         sender, recipient, amount0_in, amount1_in, amount0_out, amount1_out, reserve0, reserve1, price,
-         token0_usd, token1_usd, volume_usd)
-       VALUES (1, $1, $2, '0xbb', $3, $4, 0, $5, $6, $7, $7, $6, $8, $9, $10, $11, $12, $13, 3000, 1, 3000, 3000)`,
-      [
-        s.block,
-        s.logIndex,
-        blockTime(s.block),
-        `0x${i.toString(16).padStart(64, "0")}`,
-        f.pair,
-        `0x${"9".repeat(40)}`,
-        f.router,
-        s.amount0In.toString(),
-        s.amount1In.toString(),
-        s.amount0Out.toString(),
-        s.amount1Out.toString(),
-        String(40_000_000_000000n + BigInt(i)),
-        "13000000000000000000000",
-      ],
-    );
+    swaps.push({
+      pool: f.pair,
+      dex: "Uniswap V2",
+      protocol: "v2",
+      token0: f.usdc,
+      token1: f.weth,
+      decimals0: 6,
+      decimals1: 18,
+      blockNumber: s.block,
+      logIndex: s.logIndex,
+      blockHash: "0xbb",
+      blockTime: blockTime(s.block),
+      txHash: `0x${i.toString(16).padStart(64, "0")}`,
+      txIndex: 0,
+      maker,
+      exchange: f.router,
+      sender: f.router,
+      recipient: maker,
+      amount0In: s.amount0In,
+      amount1In: s.amount1In,
+      amount0Out: s.amount0Out,
+      amount1Out: s.amount1Out,
+      reserve0: 40_000_000_000000n + BigInt(i),
+      reserve1: 13000000000000000000000n,
+      sqrtPriceX96: null,
+      liquidity: null,
+      tick: null,
+      price: 3000,
+    });
   }
+  await insertSwaps(db, chainId, swaps);
+  await saveSwapUsd(
+    db,
+    chainId,
+    swaps.map((s) => ({
+      blockNumber: s.blockNumber,
+      logIndex: s.logIndex,
+      token0Usd: 1,
+      token1Usd: 3000,
+      volumeUsd: 3000,
+      series0Usd: null,
+      series1Usd: null,
+    })),
+  );
   const prices: [string, number | null][] = [
     [f.usdc, 1],
     [f.weth, 3000.5],
     [f.fakeUsdc, null],
   ];
-  for (const [token, usd] of prices) {
-    await db.query(
-      `INSERT INTO token_prices (chain_id, token, usd_price, block_number, block_time, provenance)
-       VALUES (1, $1, $2, $3, $4, $5)`,
-      [
-        token,
-        usd,
-        f.indexedBlock,
-        blockTime(f.indexedBlock),
-        JSON.stringify({
-          method: usd === 1 ? "anchor" : "pools",
-          pools: [],
-          confidence: usd === null ? 0 : 1,
-        }),
-      ],
-    );
-  }
-  const stats: [string, number | null, number][] = [
-    [f.usdc, 0.01, 80_000_000],
-    [f.weth, -2.5, 80_000_000],
-    [f.fakeUsdc, null, 0],
-  ];
-  for (const [token, change, liquidity] of stats) {
-    await db.query(
-      `INSERT INTO token_stats (chain_id, token, price_change_24h, volume_usd_24h, liquidity_usd) VALUES (1, $1, $2, 0, $3)`,
-      [token, change, liquidity],
-    );
-  }
-  await db.query(
-    `INSERT INTO pair_stats (chain_id, pool, volume_usd_24h, liquidity_usd, price_change_24h)
-     VALUES (1, $1, 750000, 80000000, 1.5), (1, $2, 0, NULL, NULL)`,
-    [f.pair, f.fakePair],
+  await saveTokenPrices(
+    db,
+    chainId,
+    prices.map(([token, usd]) => ({
+      token,
+      usdPrice: usd,
+      blockNumber: f.indexedBlock,
+      blockTime: blockTime(f.indexedBlock).getTime(),
+      provenance: { method: usd === 1 ? "anchor" : "pools", pools: [], confidence: usd === null ? 0 : 1 },
+    })),
+  );
+  const now = Date.now();
+  await saveTokenStats(
+    db,
+    chainId,
+    [
+      { token: f.usdc, priceChange: 0.01, volumeUsd: 0, liquidityUsd: 80_000_000 },
+      { token: f.weth, priceChange: -2.5, volumeUsd: 0, liquidityUsd: 80_000_000 },
+      { token: f.fakeUsdc, priceChange: null, volumeUsd: 0, liquidityUsd: 0 },
+    ],
+    now,
+  );
+  await savePairStats(
+    db,
+    chainId,
+    [
+      {
+        pool: f.pair,
+        liquidityUsd: 80_000_000,
+        window: { volumeUsd: 750_000, priceChange: 1.5, buys: 0, sells: 0 },
+      },
+      {
+        pool: f.fakePair,
+        liquidityUsd: null,
+        window: { volumeUsd: 0, priceChange: null, buys: 0, sells: 0 },
+      },
+    ],
+    now,
   );
   const { key } = await createApiKey(db, "test");
   const { key: revokedKey } = await createApiKey(db, "revoked");
-  await db.query("UPDATE api_keys SET revoked_at = now() WHERE name = 'revoked'");
+  await revokeApiKey(db, "revoked");
   return { key, revokedKey };
 }

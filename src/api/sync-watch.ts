@@ -1,6 +1,6 @@
 import type { Logger } from "../internal/logger.js";
+import { getSyncStatus } from "../store/chain-state.js";
 import type { Queryable } from "../store/db.js";
-import { getSyncStatus } from "../store/sync-queries.js";
 import { toIso } from "./times.js";
 
 /** What the indexer has ingested on one chain, from `sync_state`. */

@@ -1,5 +1,5 @@
+import type { TokenRow } from "../store/tokens.js";
 import { finite, toUnits } from "./numbers.js";
-import type { TokenRow } from "./queries/tokens.js";
 
 /** The fields every token record shares (spec 2.2), decimal-adjusted, null where unknown. */
 export function tokenFields(row: TokenRow) {

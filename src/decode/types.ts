@@ -1,5 +1,7 @@
-/** Lowercase 0x-hex address or hash. */
-export type Hex = `0x${string}`;
+import type { Hex, Protocol } from "../model/index.js";
+
+// The chain vocabulary is defined in src/model (the store needs it too); decoders keep importing it from here.
+export type { Hex, Protocol };
 
 /** A log as eth_getLogs returns it, with quantities as numbers and hex in lowercase. */
 export type RawLog = {
@@ -14,7 +16,6 @@ export type RawLog = {
   logIndex: number;
 };
 
-export type Protocol = "v2" | "v3";
 export type SwapEventLayout = "uniswap" | "pancake";
 
 /** A pool announced by a factory's PairCreated / PoolCreated event. */

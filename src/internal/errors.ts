@@ -71,3 +71,13 @@ export class HttpError extends BaseError {
 
 export const badRequest = (message: string) => new HttpError(400, message);
 export const notFound = (message: string) => new HttpError(404, message);
+
+/** The checkpoint moved under us: another indexer writes this chain. The batch is rolled back. */
+export class CheckpointConflictError extends BaseError {
+  override name = "CheckpointConflictError";
+  constructor(chainId: number, previous: number) {
+    super(
+      `chain ${chainId}: the checkpoint is no longer block ${previous}; another indexer is writing this chain`,
+    );
+  }
+}

@@ -4,20 +4,11 @@
  * swaps after a rollback. A bucket is always the left fold of its trades in key order, so both
  * ways give the same bits as a fresh index.
  */
+
+import { type CandleRow, deleteCandlesAbove, loadCandles, saveCandles } from "../store/candles.js";
 import type { Queryable } from "../store/db.js";
-import {
-  type CandleRow,
-  deleteCandlesAbove,
-  deleteSeriesAbove,
-  loadCandles,
-  loadPoolTrades,
-  loadSeriesCandles,
-  loadSeriesTrades,
-  type SeriesRow,
-  type StoredTrade,
-  saveCandles,
-  saveSeriesCandles,
-} from "../store/market-writes.js";
+import { deleteSeriesAbove, loadSeriesCandles, type SeriesRow, saveSeriesCandles } from "../store/series.js";
+import { loadPoolTrades, loadSeriesTrades, type StoredTrade } from "../store/swaps.js";
 import { aggregateTrades, bucketOf, type CandleTrade, foldTrade, POOL_RESOLUTIONS } from "./candles.js";
 import { candleTradeOf, seriesPointsOf } from "./price-blocks.js";
 import { aggregateSeries, foldSeriesPoint, SERIES_RESOLUTIONS, type SeriesPoint } from "./series.js";

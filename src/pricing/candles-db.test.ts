@@ -4,8 +4,8 @@ import { createTestDb, type TestDb } from "../_test/db.js";
 import { seededRandom } from "../_test/random.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
-import { getPairCandles } from "../store/market-queries.js";
 import { CANDLE_INTERVALS } from "./candles.js";
+import { getPairCandles } from "./charts.js";
 import { createPricing } from "./pricing.js";
 import { createSyntheticChain, ingestSyntheticChain, prepareSyntheticChain } from "./synthetic-chain.js";
 

@@ -1,11 +1,11 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { seededRandom } from "../_test/random.js";
+import type { Candle } from "../model/index.js";
 import {
   aggregateTrades,
   baseResolutionOf,
   CANDLE_INTERVALS,
-  type Candle,
   type CandleTrade,
   candleSide,
   fillCandleGaps,

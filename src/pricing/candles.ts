@@ -3,6 +3,7 @@
  * in key order (block, log index), so a candle grown trade by trade across batches is bit for
  * bit the candle aggregated at once from the same trades.
  */
+import type { Candle, ChartCandle } from "../model/index.js";
 
 /** A trade as the candles see it. `time` in ms since the epoch. */
 export type CandleTrade = {
@@ -15,22 +16,6 @@ export type CandleTrade = {
   /** The trade's USD value (0 when unknown). */
   volumeUsd: number;
   buy0: boolean;
-};
-
-/** A pool candle; `bucket` is the interval start in ms, aligned to the UTC epoch. */
-export type Candle = {
-  bucket: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume0: number;
-  volume1: number;
-  volumeUsd: number;
-  trades: number;
-  buys0: number;
-  firstKey: number;
-  lastKey: number;
 };
 
 /** Stored pool candle resolutions, seconds. */
@@ -145,16 +130,6 @@ export function rollUpCandles(candles: readonly Candle[], seconds: number): Cand
     },
   );
 }
-
-/** A candle as the chart sees it: prices of one side, the volume of that side's token. */
-export type ChartCandle = {
-  time: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-};
 
 /**
  * One side of a pool candle. Side 0: token0 in token1 with volume0. Side 1: the reciprocal

@@ -2,9 +2,9 @@ import * as assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { seededRandom } from "../_test/random.js";
+import { snapshotAggregates } from "../_test/sql.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
-import { snapshotAggregates } from "./aggregate-snapshot.js";
 import { createPricing } from "./pricing.js";
 import {
   createSyntheticChain,

@@ -4,12 +4,12 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
+import { snapshotAggregates } from "../_test/sql.js";
 import type { ChainConfig } from "../config/schema.js";
 import { createSilentLogger } from "../internal/logger.js";
+import { getSyncStatus } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
-import { getSyncStatus } from "../store/sync-queries.js";
 import { createIndexer } from "../sync/indexer.js";
-import { snapshotAggregates } from "./aggregate-snapshot.js";
 import { createPricing, type Pricing } from "./pricing.js";
 
 const CHAIN = 31337;

@@ -12,10 +12,10 @@ import { decodePoolStates, poolStateCalls } from "../devnet/pool-state.js";
 import { createDevnetRpc, type DevnetRpc } from "../devnet/rpc.js";
 import { executeTransactions, type NonceBook, readNonces } from "../devnet/transactions.js";
 import { createSilentLogger } from "../internal/logger.js";
-import { getPairCandles } from "../store/market-queries.js";
-import { getSyncStatus } from "../store/sync-queries.js";
+import { getSyncStatus } from "../store/chain-state.js";
 import { createIndexer } from "../sync/indexer.js";
 import { CANDLE_INTERVALS } from "./candles.js";
+import { getPairCandles } from "./charts.js";
 import { createPricing } from "./pricing.js";
 
 const CHAIN = 31337;

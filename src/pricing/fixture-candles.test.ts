@@ -7,7 +7,7 @@ import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { parseCsv } from "../replay/fixture.js";
 import { replayFixture } from "../replay/replay.js";
-import { getPairCandles } from "../store/market-queries.js";
+import { getPairCandles } from "./charts.js";
 import { createPricing } from "./pricing.js";
 
 const fixtureDir = path.resolve(

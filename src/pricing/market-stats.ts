@@ -4,25 +4,18 @@
  */
 import type { Db, DbClient, Queryable } from "../store/db.js";
 import { withTransaction } from "../store/db.js";
+import { poolsOfTokens, tokensOfPools } from "../store/pools.js";
 import {
   loadPairStatsInputs,
   loadTokenStatsInputs,
+  lockChainStats,
   type PairStatsRow,
-  poolsOfTokens,
   poolsWithTradesInWindow,
   savePairStats,
   saveTokenStats,
-} from "../store/market-writes.js";
+} from "../store/stats.js";
 import { balancesOf, spotPrice0 } from "./pool-state.js";
 import { pairLiquidityUsd, percentChange, statsWindow } from "./stats.js";
-
-/** Any fixed number: with the chain id, the advisory lock that serialises writers of a chain's statistics. */
-const STATS_LOCK = 727_003;
-
-/** Waits for, then holds until the transaction ends, the chain's statistics lock. */
-export async function lockChainStats(client: Queryable, chainId: number): Promise<void> {
-  await client.query("SELECT pg_advisory_xact_lock($1, $2)", [STATS_LOCK, chainId]);
-}
 
 /**
  * Recomputes pair statistics at `now` (ms). `withWindow`: the 24-hour figures too (volume,
@@ -117,20 +110,11 @@ export async function refreshChangedStats(
   await refreshPairStats(client, chainId, [...changes.tradedPools], now, true);
   await refreshPairStats(client, chainId, [...liquidityPools], now, false);
   const tokens = new Set(changes.repricedTokens);
-  for (const p of await poolsOfTokensByAddress(client, chainId, touchedPools)) {
+  for (const p of await tokensOfPools(client, chainId, touchedPools)) {
     tokens.add(p.token0);
     tokens.add(p.token1);
   }
   await refreshTokenStats(client, chainId, [...tokens], now, liquidityFloorUsd);
-}
-
-async function poolsOfTokensByAddress(db: Queryable, chainId: number, pools: readonly string[]) {
-  if (pools.length === 0) return [];
-  const { rows } = await db.query<{ token0: string; token1: string }>(
-    "SELECT token0, token1 FROM pools WHERE chain_id = $1 AND address = ANY($2::text[])",
-    [chainId, [...pools]],
-  );
-  return rows;
 }
 
 /**
@@ -148,7 +132,7 @@ export async function refreshStats(
     const pools = await poolsWithTradesInWindow(client, chainId);
     await refreshPairStats(client, chainId, pools, now.getTime(), true);
     const tokens = new Set<string>();
-    for (const p of await poolsOfTokensByAddress(client, chainId, pools)) {
+    for (const p of await tokensOfPools(client, chainId, pools)) {
       tokens.add(p.token0);
       tokens.add(p.token1);
     }

@@ -1,39 +1,10 @@
 import { priceFromReserves, priceFromSqrtPriceX96, ratioToNumber } from "../decode/price.js";
-import { balanceBeforeSwap, type SwapAmounts } from "./trade.js";
+import type { PoolPriceState, StateEvent, SwapAmounts } from "../model/index.js";
+import { balanceBeforeSwap } from "./trade.js";
 import type { GraphPool } from "./usd-prices.js";
 
-/**
- * What the pricing keeps of a pool's state: the balances and price after its latest event, and
- * the balances just before the first swap of its latest block with swaps (for the depth).
- */
-export type PoolState = {
-  reserve0: bigint | null;
-  reserve1: bigint | null;
-  /** V3: after the latest event; null for V2 or while unknown. */
-  sqrtPriceX96: bigint | null;
-  /** The pool's latest block with a swap. */
-  swapBlock: number | null;
-  preSwapReserve0: bigint | null;
-  preSwapReserve1: bigint | null;
-  stateBlock: number | null;
-  stateLogIndex: number | null;
-  /** ms */
-  stateTime: number | null;
-};
-
-/** An event's position and the pool's state after it (as stored on swaps and pool_events). */
-export type StateEvent = {
-  blockNumber: number;
-  logIndex: number;
-  /** ms */
-  time: number;
-  reserve0: bigint | null;
-  reserve1: bigint | null;
-  sqrtPriceX96: bigint | null;
-};
-
 /** A state after a swap or a pool event; a swap also moves the depth's "before" balances. */
-export function applyEvent(state: PoolState, event: StateEvent, swap?: SwapAmounts): void {
+export function applyEvent(state: PoolPriceState, event: StateEvent, swap?: SwapAmounts): void {
   if (swap && state.swapBlock !== event.blockNumber) {
     state.swapBlock = event.blockNumber;
     state.preSwapReserve0 = balanceBeforeSwap(event.reserve0, swap.amount0In, swap.amount0Out);
@@ -52,7 +23,7 @@ export function applyEvent(state: PoolState, event: StateEvent, swap?: SwapAmoun
 /** Spot price of token0 in token1: V2 from the reserves, V3 from sqrtPriceX96. Null when unknown. */
 export function spotPrice0(
   protocol: "v2" | "v3",
-  state: PoolState,
+  state: PoolPriceState,
   decimals0: number | null,
   decimals1: number | null,
 ): number | null {
@@ -70,7 +41,7 @@ export function spotPrice0(
  * swap of the pool's latest block with swaps, so that no trade (nor block of trades) lifts a
  * thin pool over the liquidity floor by itself. Null when unknown.
  */
-export function depthOf(state: PoolState, side: 0 | 1, decimals: number | null): number | null {
+export function depthOf(state: PoolPriceState, side: 0 | 1, decimals: number | null): number | null {
   if (decimals === null) return null;
   const now = side === 0 ? state.reserve0 : state.reserve1;
   if (now === null) return null;
@@ -85,7 +56,7 @@ export function depthOf(state: PoolState, side: 0 | 1, decimals: number | null):
 export function updateGraphPool(
   pool: GraphPool,
   protocol: "v2" | "v3",
-  state: PoolState,
+  state: PoolPriceState,
   decimals0: number | null,
   decimals1: number | null,
 ): void {
@@ -98,7 +69,7 @@ export function updateGraphPool(
 
 /** Balances of a state, decimal-adjusted (for the pair's USD liquidity). */
 export function balancesOf(
-  state: PoolState,
+  state: PoolPriceState,
   decimals0: number | null,
   decimals1: number | null,
 ): [number | null, number | null] {

@@ -1,7 +1,8 @@
+import type { MarketEvent, MarketPool } from "../model/index.js";
 import type { CandleTrade } from "./candles.js";
-import { applyEvent, type PoolState, type StateEvent, updateGraphPool } from "./pool-state.js";
+import { applyEvent, updateGraphPool } from "./pool-state.js";
 import type { SeriesPoint } from "./series.js";
-import { eventKey, type SwapAmounts, sideVolumes, type Trade, tradeOf } from "./trade.js";
+import { eventKey, sideVolumes, type Trade, tradeOf } from "./trade.js";
 import { type TradeUsd, valueTrade } from "./trade-usd.js";
 import {
   computeUsdPrices,
@@ -11,19 +12,6 @@ import {
   type ReferenceTokens,
   type TokenPrice,
 } from "./usd-prices.js";
-
-/** A pool with its pricing state (mutated as events are applied). */
-export type MarketPool = {
-  address: string;
-  dex: string;
-  protocol: "v2" | "v3";
-  token0: string;
-  token1: string;
-  state: PoolState;
-};
-
-/** A swap (with its amounts) or another pool event, with the pool's state after it. */
-export type MarketEvent = StateEvent & { pool: string; swap: SwapAmounts | null };
 
 /** A swap with its trade and USD figures. */
 export type PricedSwap = {

@@ -3,7 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
-import { getPairCandles, getTokenLineChart, getTokenUsdCandles } from "../store/market-queries.js";
+import { getPairCandles, getTokenLineChart, getTokenUsdCandles } from "./charts.js";
 import { createPricing, type Pricing } from "./pricing.js";
 import {
   createSyntheticChain,

@@ -6,36 +6,31 @@
  */
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../internal/logger.js";
+import type {
+  IngestBatch,
+  MarketEvent,
+  MarketPool,
+  PoolPriceState,
+  RollbackInfo,
+  StateEvent,
+} from "../model/index.js";
 import type { Db, DbClient } from "../store/db.js";
+import { loadMarketEvents, loadPoolStatesAt, type PoolStateAt } from "../store/pool-events.js";
+import { deleteTokenPricesExcept, saveTokenPrices, type TokenPriceRow } from "../store/prices.js";
 import {
-  chunkEndBlock,
-  deleteOrphanStats,
   deletePoolStates,
-  deleteTokenPricesExcept,
   getPricedBlock,
-  loadMarketEvents,
   loadMarketPools,
-  loadPoolStatesAt,
-  type PoolStateAt,
   poolsWithStateAbove,
   savePoolStates,
-  saveSwapUsd,
-  saveTokenPrices,
   setPricedBlock,
-  type TokenPriceRow,
-} from "../store/market-writes.js";
-import type { DerivedData, IngestBatch, RollbackInfo } from "../sync/derived.js";
+} from "../store/pricing-state.js";
+import { deleteOrphanStats } from "../store/stats.js";
+import { chunkEndBlock, saveSwapUsd } from "../store/swaps.js";
+import type { DerivedData } from "../sync/derived.js";
 import { foldPoolCandles, foldTokenSeries, rebuildPoolCandles, rebuildTokenSeries } from "./aggregates.js";
 import { emptyStatsChanges, refreshChangedStats, refreshStats, type StatsChanges } from "./market-stats.js";
-import type { PoolState, StateEvent } from "./pool-state.js";
-import type { MarketPool } from "./price-blocks.js";
-import {
-  candleTradeOf,
-  type MarketEvent,
-  priceBlocks,
-  pricesOfPools,
-  seriesPointsOf,
-} from "./price-blocks.js";
+import { candleTradeOf, priceBlocks, pricesOfPools, seriesPointsOf } from "./price-blocks.js";
 import { provenanceOf } from "./provenance.js";
 import { balanceBeforeSwap } from "./trade.js";
 import type { PricingOptions, ReferenceTokens, TokenPrice } from "./usd-prices.js";
@@ -261,7 +256,7 @@ export function priceRows(prices: ReadonlyMap<string, TokenPrice>, options: Pric
 }
 
 /** The pricing state of a pool from its latest event and the first swap of its latest block of swaps. */
-function stateFrom(latest: StateEvent, firstSwap: PoolStateAt["firstSwapOfLastSwapBlock"]): PoolState {
+function stateFrom(latest: StateEvent, firstSwap: PoolStateAt["firstSwapOfLastSwapBlock"]): PoolPriceState {
   return {
     reserve0: latest.reserve0,
     reserve1: latest.reserve1,

@@ -1,3 +1,4 @@
+import type { SeriesCandle } from "../model/index.js";
 import { foldIntoBuckets } from "./candles.js";
 
 /**
@@ -15,22 +16,6 @@ export type SeriesPoint = {
   volume: number;
   /** The trade's USD value at that price. */
   volumeUsd: number;
-};
-
-export type SeriesCandle = {
-  bucket: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  /** Token units. */
-  volume: number;
-  /** Σ priceUsd × volumeUsd. */
-  sumPv: number;
-  /** Σ volumeUsd. */
-  sumV: number;
-  firstKey: number;
-  lastKey: number;
 };
 
 /** Stored series resolutions, seconds: 5 minutes (deprecated candle chart) and 1 hour (line chart). */

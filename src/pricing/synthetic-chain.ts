@@ -5,11 +5,13 @@
  * back through its own rollback. No node: the maths is that of a full-range pool.
  */
 import type { Hex } from "../decode/types.js";
+import type { BatchPoolEvent, BatchSwap, PoolEventKind, PoolState, Token } from "../model/index.js";
+import { initSyncState, insertChainRow, loadCheckpoint } from "../store/chain-state.js";
 import { type Db, withTransaction } from "../store/db.js";
-import { initSyncState, insertChainRow, loadCheckpoint, rollbackAbove } from "../store/ingest-state.js";
+import { rollbackAbove } from "../store/rollback.js";
 import { commitBatch } from "../sync/commit.js";
-import type { BatchPoolEvent, BatchSwap, DerivedData, PoolEventKind } from "../sync/derived.js";
-import type { Pool, PoolState, Token } from "../sync/pools.js";
+import type { DerivedData } from "../sync/derived.js";
+import type { Pool } from "../sync/pools.js";
 
 const Q96 = 1n << 96n;
 

@@ -1,12 +1,5 @@
 import { ratioToNumber } from "../decode/price.js";
-
-/** Raw amounts of a swap from the pool's point of view (in = paid into the pool). */
-export type SwapAmounts = {
-  amount0In: bigint;
-  amount1In: bigint;
-  amount0Out: bigint;
-  amount1Out: bigint;
-};
+import type { SwapAmounts } from "../model/index.js";
 
 /** A swap seen as a trade of token0 against token1, decimal-adjusted. */
 export type Trade = {

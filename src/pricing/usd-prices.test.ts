@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { applyEvent, depthOf, type PoolState } from "./pool-state.js";
+import type { PoolPriceState } from "../model/index.js";
+import { applyEvent, depthOf } from "./pool-state.js";
 import {
   computeUsdPrices,
   createRoutingGraph,
@@ -163,7 +164,7 @@ describe("computeUsdPrices", () => {
 describe("depth", () => {
   it("one trade cannot lift a thin pool over the floor", () => {
     // A thin DUST/WETH pool: 0.8 WETH ($4,800 at 3,000 → $9,600 < $10k). One trade pays 2 WETH in.
-    const state: PoolState = {
+    const state: PoolPriceState = {
       reserve0: 100_000n,
       reserve1: 8n,
       sqrtPriceX96: null,

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { createSilentLogger } from "../internal/logger.js";
-import { getSyncStatus } from "../store/sync-queries.js";
+import { getSyncStatus } from "../store/chain-state.js";
 import { noDerivedData } from "../sync/derived.js";
 import { parseCsv } from "./fixture.js";
 import { replayFixture } from "./replay.js";

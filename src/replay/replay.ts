@@ -1,20 +1,15 @@
 import type { Hex } from "../decode/types.js";
 import { BaseError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
+import type { PoolState, Token } from "../model/index.js";
+import { getChainRow, initSyncState, insertChainRow, loadCheckpoint } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
-import {
-  firstStoredEventBlock,
-  getChainRow,
-  initSyncState,
-  insertChainRow,
-  loadCheckpoint,
-  loadPools,
-  loadTokens,
-} from "../store/ingest-state.js";
+import { firstStoredEventBlock, loadPools } from "../store/pools.js";
+import { loadTokens } from "../store/tokens.js";
 import { buildBatch } from "../sync/batch.js";
 import { commitBatch } from "../sync/commit.js";
 import type { DerivedData } from "../sync/derived.js";
-import { type Pool, type PoolState, type Token, unknownState } from "../sync/pools.js";
+import { type Pool, unknownState } from "../sync/pools.js";
 import { type Fixture, type RecordedLog, readFixture } from "./fixture.js";
 
 /** Genesis hashes of the chains a recording may come from without naming its own (the chains row needs one). */

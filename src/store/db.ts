@@ -66,3 +66,9 @@ export const toNumeric = (v: bigint | null): string | null => (v === null ? null
 /** A numeric column (parsed to a string by this project's type parsers) as a bigint; null stays null. */
 export const fromNumeric = (v: string | null | undefined): bigint | null =>
   v === null || v === undefined ? null : BigInt(v);
+
+/** A float8 parameter: NaN and ±Infinity (which Postgres would store as such) become null. */
+export const finite = (v: number | null): number | null => (v !== null && Number.isFinite(v) ? v : null);
+
+/** A time in ms as a timestamptz parameter. */
+export const iso = (ms: number): string => new Date(ms).toISOString();

@@ -1,8 +1,9 @@
 import { encodeBalanceOf } from "../decode/erc20.js";
 import type { Hex } from "../decode/types.js";
 import { intAt, uintAt, wordCount } from "../decode/words.js";
+import type { PoolState } from "../model/index.js";
 import type { RpcClient } from "../rpc/client.js";
-import type { Pool, PoolState } from "./pools.js";
+import type { Pool } from "./pools.js";
 
 const selectors = {
   /** V2 getReserves() → (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast) */

@@ -3,8 +3,9 @@ import { describe, it } from "node:test";
 import { encodeAbiParameters, encodeEventTopics, parseAbiItem } from "viem";
 import { eventSignatures } from "../decode/abi.js";
 import type { Hex, RawLog } from "../decode/types.js";
+import type { Token } from "../model/index.js";
 import { buildBatch, IncompleteRangeError } from "./batch.js";
-import { createdState, type Pool, type Token } from "./pools.js";
+import { createdState, type Pool } from "./pools.js";
 
 const v2Pool = "0x00000000000000000000000000000000000000a2" as Hex;
 const v3Pool = "0x00000000000000000000000000000000000000a3" as Hex;

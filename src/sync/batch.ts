@@ -2,9 +2,9 @@ import { decodePoolLog } from "../decode/pool-events.js";
 import { priceFromReserves, priceFromSqrtPriceX96 } from "../decode/price.js";
 import type { Hex, PoolEvent, RawLog } from "../decode/types.js";
 import { BaseError } from "../internal/errors.js";
+import type { BatchPoolEvent, BatchSwap, PoolEventKind, PoolState, Token } from "../model/index.js";
 import type { TransactionInfo } from "../rpc/types.js";
-import type { BatchPoolEvent, BatchSwap, PoolEventKind } from "./derived.js";
-import type { Pool, PoolState, Token } from "./pools.js";
+import type { Pool } from "./pools.js";
 
 export type BlockInfo = { hash: Hex | null; timestamp: number };
 

@@ -10,23 +10,21 @@ import {
   RetryableRpcError,
 } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
+import type { Checkpoint, PoolState, Token } from "../model/index.js";
 import { createRpcClient, type RpcClient } from "../rpc/client.js";
 import { sleep } from "../rpc/retry.js";
 import type { BlockHeader } from "../rpc/types.js";
-import { type Db, withTransaction } from "../store/db.js";
-import type { Checkpoint } from "../store/ingest.js";
 import {
   initSyncState,
   loadCheckpoint,
   loadFactoryScans,
-  loadPools,
   loadStoredBlocks,
-  loadTokens,
   recordHead,
-  rollbackAbove,
-  tokensDueForSupply,
-  updateTokenSupplies,
-} from "../store/ingest-state.js";
+} from "../store/chain-state.js";
+import { type Db, withTransaction } from "../store/db.js";
+import { loadPools } from "../store/pools.js";
+import { rollbackAbove } from "../store/rollback.js";
+import { loadTokens, tokensDueForSupply, updateTokenSupplies } from "../store/tokens.js";
 import { readBaseStates } from "./base-state.js";
 import { buildBatch, IncompleteRangeError } from "./batch.js";
 import { commitBatch } from "./commit.js";
@@ -35,7 +33,7 @@ import { scanFactories } from "./factory-scan.js";
 import { fetchRange, type RangeData, type RangeReorg } from "./fetch-range.js";
 import { checkGenesis } from "./genesis.js";
 import type { IndexerOptions } from "./options.js";
-import { type Pool, type PoolState, poolFromCreation, type Token, unknownState } from "./pools.js";
+import { type Pool, poolFromCreation, unknownState } from "./pools.js";
 import { type ChainStatus, createProgress } from "./progress.js";
 import { createRangeSizer } from "./ranges.js";
 import { readSupplies, readTokens } from "./tokens.js";

@@ -1,21 +1,22 @@
 import type { Hex } from "../decode/types.js";
+import type {
+  BatchPool,
+  BatchToken,
+  BlockRow,
+  Checkpoint,
+  IngestBatch,
+  SyncFigures,
+  Token,
+} from "../model/index.js";
+import { advanceCheckpoint, storeBlocks } from "../store/chain-state.js";
 import { type Db, withTransaction } from "../store/db.js";
-import {
-  advanceCheckpoint,
-  type BlockRow,
-  type Checkpoint,
-  insertPoolEvents,
-  insertPools,
-  insertSwaps,
-  insertTokens,
-  type SyncFigures,
-  storeBlocks,
-  updatePoolBases,
-  updatePoolStates,
-} from "../store/ingest.js";
+import { insertPoolEvents } from "../store/pool-events.js";
+import { insertPools, updatePoolBases, updatePoolStates } from "../store/pools.js";
+import { insertSwaps } from "../store/swaps.js";
+import { insertTokens } from "../store/tokens.js";
 import type { BuiltBatch } from "./batch.js";
-import type { BatchPool, BatchToken, DerivedData, IngestBatch } from "./derived.js";
-import type { Pool, Token } from "./pools.js";
+import type { DerivedData } from "./derived.js";
+import type { Pool } from "./pools.js";
 
 export type BatchWrite = {
   chainId: number;

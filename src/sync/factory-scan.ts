@@ -4,10 +4,11 @@ import { decodePoolCreation } from "../decode/factory-events.js";
 import type { Hex } from "../decode/types.js";
 import { RangeTooLargeError, RetryableRpcError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
+import type { FactoryScan } from "../model/index.js";
 import type { RpcClient } from "../rpc/client.js";
+import { loadFactoryScans, saveFactoryScan } from "../store/chain-state.js";
 import { type Db, withTransaction } from "../store/db.js";
-import { insertPools } from "../store/ingest.js";
-import { type FactoryScan, loadFactoryScans, saveFactoryScan } from "../store/ingest-state.js";
+import { insertPools } from "../store/pools.js";
 import { type Pool, poolFromCreation } from "./pools.js";
 import { createRangeSizer } from "./ranges.js";
 

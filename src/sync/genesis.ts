@@ -2,8 +2,8 @@ import type { ChainConfig } from "../config/schema.js";
 import { BaseError, ChainIdMismatchError, GenesisMismatchError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import type { RpcClient } from "../rpc/client.js";
+import { deleteChainRow, getChainRow, insertChainRow } from "../store/chain-state.js";
 import { type Db, withTransaction } from "../store/db.js";
-import { deleteChainRow, getChainRow, insertChainRow } from "../store/ingest-state.js";
 
 /**
  * Compares the node's chain id and genesis hash with the database: an unknown chain is recorded;

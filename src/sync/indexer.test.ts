@@ -6,8 +6,8 @@ import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.
 import { assertSwapsMatch, readSwapsFromReceipts } from "../_test/indexer-receipts.js";
 import { waitFor } from "../_test/indexer-wait.js";
 import { createSilentLogger } from "../internal/logger.js";
+import { getSyncStatus } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
-import { getSyncStatus } from "../store/sync-queries.js";
 import { noDerivedData } from "./derived.js";
 import { createIndexer } from "./indexer.js";
 

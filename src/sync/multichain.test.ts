@@ -9,7 +9,7 @@ import { type ChainConfig, chainSchema } from "../config/schema.js";
 import { startHardhatNode } from "../devnet/node.js";
 import { createDevnetRpc } from "../devnet/rpc.js";
 import { createSilentLogger } from "../internal/logger.js";
-import { getSyncStatus } from "../store/sync-queries.js";
+import { getSyncStatus } from "../store/chain-state.js";
 import { noDerivedData } from "./derived.js";
 import { createIndexer } from "./indexer.js";
 

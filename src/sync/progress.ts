@@ -1,6 +1,6 @@
 import type { MultiBar, SingleBar } from "cli-progress";
 import type { Logger } from "../internal/logger.js";
-import type { Checkpoint, SyncFigures } from "../store/ingest.js";
+import { type Checkpoint, lagOf, type SyncFigures } from "../model/index.js";
 
 export type ChainPhase = "starting" | "scanning-factories" | "backfill" | "following" | "stopped" | "failed";
 
@@ -164,23 +164,6 @@ export function createProgress(args: {
         bar = null;
       }
     },
-  };
-}
-
-/** How far the indexed block is behind the head, in blocks and in seconds of block time; null while either is unknown. */
-export function lagOf(s: {
-  headBlock: number | null;
-  headBlockTime: Date | null;
-  indexedBlock: number | null;
-  indexedBlockTime: Date | null;
-}): { lagBlocks: number | null; lagSeconds: number | null } {
-  return {
-    lagBlocks:
-      s.headBlock !== null && s.indexedBlock !== null ? Math.max(0, s.headBlock - s.indexedBlock) : null,
-    lagSeconds:
-      s.headBlockTime && s.indexedBlockTime
-        ? Math.max(0, (s.headBlockTime.getTime() - s.indexedBlockTime.getTime()) / 1000)
-        : null,
   };
 }
 

@@ -5,8 +5,8 @@ import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.
 import { assertSameDump, dumpIndexedData } from "../_test/indexer-dump.js";
 import { createCapturingLogger, waitFor } from "../_test/indexer-wait.js";
 import { createSilentLogger, type Logger } from "../internal/logger.js";
+import { getSyncStatus } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
-import { getSyncStatus } from "../store/sync-queries.js";
 import { noDerivedData } from "./derived.js";
 import { createIndexer } from "./indexer.js";
 

@@ -1,7 +1,7 @@
 import { decodeDecimals, decodeStringOrBytes32, decodeUint, erc20Selectors } from "../decode/erc20.js";
 import type { Hex } from "../decode/types.js";
+import type { Token } from "../model/index.js";
 import type { RpcClient } from "../rpc/client.js";
-import type { Token } from "./pools.js";
 
 /**
  * Reads name, symbol, decimals and totalSupply of tokens with batched eth_calls at one block.

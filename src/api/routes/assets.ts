@@ -1,8 +1,8 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { findTokens } from "../../store/tokens.js";
 import type { ApiContext } from "../context.js";
 import { parseIdList } from "../ids.js";
-import { findTokens } from "../queries/tokens.js";
 import { AssetToken, errorResponses, exampleTokens, ok, params } from "../schemas.js";
 import { tokenFields } from "../token-records.js";
 

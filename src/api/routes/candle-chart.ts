@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { notFound } from "../../internal/errors.js";
-import { getTokenUsdCandles } from "../../store/market-queries.js";
+import { getTokenUsdCandles } from "../../pricing/charts.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
 import { errorResponses, examples, ok, params } from "../schemas.js";

@@ -1,11 +1,11 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { badRequest, notFound } from "../../internal/errors.js";
-import { getPairCandles } from "../../store/market-queries.js";
+import { getPairCandles } from "../../pricing/charts.js";
+import { findPool } from "../../store/pools.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
 import { finite } from "../numbers.js";
-import { findPool } from "../queries/pairs.js";
 import { dateTime, errorResponses, ok, params, StringEnum } from "../schemas.js";
 import { bucketCount, CANDLE_INTERVALS, type CandleInterval, MAX_CANDLES, toIso } from "../times.js";
 

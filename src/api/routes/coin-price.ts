@@ -1,9 +1,9 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { badRequest, notFound } from "../../internal/errors.js";
+import { findTokens } from "../../store/tokens.js";
 import type { ApiContext } from "../context.js";
 import { toDecimalString } from "../numbers.js";
-import { findTokens } from "../queries/tokens.js";
 import { errorResponses, Nullable, ok } from "../schemas.js";
 
 const Query = Type.Object({

@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { notFound } from "../../internal/errors.js";
-import { getTokenLineChart } from "../../store/market-queries.js";
+import { getTokenLineChart } from "../../pricing/charts.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
 import { errorResponses, ok, params } from "../schemas.js";

@@ -1,9 +1,9 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { notFound } from "../../internal/errors.js";
+import { findTokens } from "../../store/tokens.js";
 import type { ApiContext } from "../context.js";
 import { parseIdList } from "../ids.js";
-import { findTokens } from "../queries/tokens.js";
 import {
   errorResponses,
   exampleTokens,

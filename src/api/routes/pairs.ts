@@ -1,9 +1,9 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { findPoolsOfToken } from "../../store/pools.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
 import { finite, toUnits } from "../numbers.js";
-import { findPoolsOfToken } from "../queries/pairs.js";
 import { errorResponses, examples, Nullable, ok, params } from "../schemas.js";
 
 export const DEFAULT_PAIRS = 100;

@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { notFound } from "../../internal/errors.js";
-import { getTokenMarkets } from "../../store/market-queries.js";
+import { getTokenMarkets } from "../../store/prices.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
 import { finite } from "../numbers.js";

@@ -1,6 +1,6 @@
 import { Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { getSyncStatus } from "../../store/sync-queries.js";
+import { getSyncStatus } from "../../store/chain-state.js";
 import type { ApiContext } from "../context.js";
 import { Nullable, StringEnum } from "../schemas.js";
 

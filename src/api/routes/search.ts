@@ -1,9 +1,9 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { badRequest, notFound } from "../../internal/errors.js";
+import { searchTokensByAddress, searchTokensByText } from "../../store/tokens.js";
 import type { ApiContext } from "../context.js";
 import { parseChainList, patterns } from "../ids.js";
-import { searchTokensByAddress, searchTokensByText } from "../queries/tokens.js";
 import { errorResponses, exampleTokens, ok, SearchToken } from "../schemas.js";
 import { tokenFields } from "../token-records.js";
 

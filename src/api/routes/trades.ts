@@ -1,10 +1,10 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { badRequest, notFound } from "../../internal/errors.js";
+import { findPool } from "../../store/pools.js";
+import { findSwaps } from "../../store/swaps.js";
 import { type ApiContext, withHeaders } from "../context.js";
 import { parseId } from "../ids.js";
-import { findPool } from "../queries/pairs.js";
-import { findSwaps } from "../queries/trades.js";
 import { errorResponses, examples, Nullable, ok, params, StringEnum } from "../schemas.js";
 import { decodeCursor, encodeCursor, tradeRecord } from "../trade-records.js";
 

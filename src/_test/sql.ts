@@ -1,0 +1,114 @@
+/**
+ * Test-only SQL: the statements tests and their helpers run that production never does (the
+ * test databases' administration, whole-table dumps and snapshots that compare two indexes, the
+ * read-back of stored swaps against the receipts). Production SQL lives in src/store; test
+ * helpers use its functions wherever they run the same statement. Short assertion queries may
+ * stay inside *.test.ts files.
+ */
+import type pg from "pg";
+import type { Queryable } from "../store/db.js";
+
+// ---------------------------------------------------------------------------------------------
+// Test databases (run on a one-off admin client: CREATE/DROP DATABASE cannot run in a transaction)
+
+/** Creates a database, as a copy of `template` when given. */
+export async function createDatabase(admin: pg.Client, name: string, template?: string): Promise<void> {
+  await admin.query(
+    template === undefined
+      ? `CREATE DATABASE ${admin.escapeIdentifier(name)}`
+      : `CREATE DATABASE ${admin.escapeIdentifier(name)} TEMPLATE ${admin.escapeIdentifier(template)}`,
+  );
+}
+
+/** Makes a database the template of the test databases: nobody may connect to it any more. */
+export async function markTemplate(admin: pg.Client, name: string): Promise<void> {
+  await admin.query(
+    `ALTER DATABASE ${admin.escapeIdentifier(name)} WITH IS_TEMPLATE true ALLOW_CONNECTIONS false`,
+  );
+}
+
+export async function dropDatabase(admin: pg.Client, name: string): Promise<void> {
+  await admin.query(`DROP DATABASE IF EXISTS ${admin.escapeIdentifier(name)} WITH (FORCE)`);
+}
+
+/** Drops every database whose name starts with `prefix`, templates included. */
+export async function dropDatabasesStartingWith(admin: pg.Client, prefix: string): Promise<void> {
+  const { rows } = await admin.query<{ datname: string }>(
+    "SELECT datname FROM pg_database WHERE starts_with(datname, $1)",
+    [prefix],
+  );
+  for (const { datname } of rows) {
+    const name = admin.escapeIdentifier(datname);
+    await admin.query(`ALTER DATABASE ${name} WITH IS_TEMPLATE false`);
+    await admin.query(`DROP DATABASE ${name} WITH (FORCE)`);
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Dumps and snapshots
+
+/** Rows of a chain-keyed table as JSON text: `columns` of the chains' rows in `orderBy` order. */
+export async function dumpTable(
+  db: Queryable,
+  table: string,
+  view: { columns: string; orderBy: string },
+  chainIds: readonly number[],
+): Promise<string[]> {
+  const { rows } = await db.query<{ row: string }>(
+    `SELECT row_to_json(t)::text AS row FROM (SELECT ${view.columns} FROM ${table} WHERE chain_id = ANY($1::int[]) ORDER BY ${view.orderBy}) t`,
+    [[...chainIds]],
+  );
+  return rows.map((r) => r.row);
+}
+
+/** The stored swaps of a chain in [fromBlock, toBlock] with every ingested column, ascending. */
+export async function loadStoredSwaps(
+  db: Queryable,
+  chainId: number,
+  range: { fromBlock: number; toBlock: number },
+): Promise<Record<string, unknown>[]> {
+  const { rows } = await db.query<Record<string, unknown>>(
+    `SELECT block_number, log_index, block_hash, block_time, tx_hash, tx_index, pool, maker, exchange, sender, recipient,
+       amount0_in, amount1_in, amount0_out, amount1_out, reserve0, reserve1, sqrt_price_x96, liquidity, tick, price
+     FROM swaps WHERE chain_id = $1 AND block_number BETWEEN $2 AND $3 ORDER BY block_number, log_index`,
+    [chainId, range.fromBlock, range.toBlock],
+  );
+  return rows;
+}
+
+/**
+ * Every aggregate the pricing stage derives for a chain, as plain sorted rows: what "equal to a
+ * fresh index" compares. Statistics leave out updated_at (when they were computed).
+ */
+export async function snapshotAggregates(db: Queryable, chainId: number): Promise<Record<string, unknown[]>> {
+  const q = async (sql: string) => (await db.query(sql, [chainId])).rows;
+  return {
+    candles: await q(
+      `SELECT pool, resolution, bucket, open, high, low, close, volume0, volume1, volume_usd, trades, buys0, first_key, last_key
+       FROM candles WHERE chain_id = $1 ORDER BY pool, resolution, bucket`,
+    ),
+    token_usd_candles: await q(
+      `SELECT token, resolution, bucket, open, high, low, close, volume, sum_pv, sum_v, first_key, last_key
+       FROM token_usd_candles WHERE chain_id = $1 ORDER BY token, resolution, bucket`,
+    ),
+    token_prices: await q(
+      `SELECT token, usd_price, block_number, block_time, provenance FROM token_prices WHERE chain_id = $1 ORDER BY token`,
+    ),
+    swaps: await q(
+      `SELECT block_number, log_index, token0_usd, token1_usd, volume_usd, token0_series_usd, token1_series_usd
+       FROM swaps WHERE chain_id = $1 ORDER BY block_number, log_index`,
+    ),
+    pool_price_state: await q(
+      `SELECT pool, token0, token1, reserve0, reserve1, sqrt_price_x96, swap_block, pre_swap_reserve0, pre_swap_reserve1,
+         state_block, state_log_index, state_time
+       FROM pool_price_state WHERE chain_id = $1 ORDER BY pool`,
+    ),
+    pair_stats: await q(
+      `SELECT pool, volume_usd_24h, liquidity_usd, price_change_24h, buys_24h, sells_24h
+       FROM pair_stats WHERE chain_id = $1 ORDER BY pool`,
+    ),
+    token_stats: await q(
+      `SELECT token, price_change_24h, volume_usd_24h, liquidity_usd FROM token_stats WHERE chain_id = $1 ORDER BY token`,
+    ),
+  };
+}

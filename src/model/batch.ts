@@ -1,0 +1,96 @@
+/** The rows one ingestion batch writes (src/sync builds them, the store inserts them, pricing reads them). */
+import type { Hex } from "./chain.js";
+import type { PoolInfo, PoolState, Protocol, Token } from "./pools.js";
+
+/** A pool first stored by this batch. */
+export type BatchPool = PoolInfo;
+
+/** A token first stored by this batch, with its metadata (null where the contract gave none). */
+export type BatchToken = Token;
+
+/** The pool and token facts every stored swap or pool event is joined with. */
+type PoolFacts = {
+  pool: Hex;
+  dex: string;
+  protocol: Protocol;
+  token0: Hex;
+  token1: Hex;
+  /** Null when the token's decimals() is unknown (reverted, missing). */
+  decimals0: number | null;
+  decimals1: number | null;
+};
+
+/** A swap inserted by this batch; keyed by (chainId, blockNumber, logIndex). Amounts are raw. */
+export type BatchSwap = PoolFacts & {
+  blockNumber: number;
+  logIndex: number;
+  /** Null only in replay (the recording has no block hashes). */
+  blockHash: Hex | null;
+  blockTime: Date;
+  txHash: Hex;
+  txIndex: number;
+  /** The transaction's sender and the contract it called; null in replay. */
+  maker: Hex | null;
+  exchange: Hex | null;
+  sender: Hex;
+  recipient: Hex;
+  amount0In: bigint;
+  amount1In: bigint;
+  amount0Out: bigint;
+  amount1Out: bigint;
+  /** The pool's balances after the swap; null when unknown. */
+  reserve0: bigint | null;
+  reserve1: bigint | null;
+  sqrtPriceX96: bigint | null;
+  liquidity: bigint | null;
+  tick: number | null;
+  /** Post-swap pool price of token0 in token1, decimal-adjusted; null when decimals are unknown. */
+  price: number | null;
+};
+
+export type PoolEventKind = "sync" | "mint" | "burn" | "collect" | "initialize" | "flash";
+
+/** A non-swap pool event inserted by this batch, with the pool's state after it. */
+export type BatchPoolEvent = PoolFacts & {
+  blockNumber: number;
+  logIndex: number;
+  blockTime: Date;
+  txHash: Hex;
+  kind: PoolEventKind;
+  amount0: bigint | null;
+  amount1: bigint | null;
+  /** V3 mint (+) / burn (−) liquidity. */
+  liquidityDelta: bigint | null;
+  tickLower: number | null;
+  tickUpper: number | null;
+  reserve0: bigint | null;
+  reserve1: bigint | null;
+  liquidity: bigint | null;
+  sqrtPriceX96: bigint | null;
+  tick: number | null;
+};
+
+/** The latest state of a pool that this batch changed. */
+export type BatchPoolState = { pool: Hex } & PoolState;
+
+/** What one ingestion transaction wrote: a block range of one chain. */
+export type IngestBatch = {
+  chainId: number;
+  fromBlock: number;
+  toBlock: number;
+  /** Time of `toBlock` (the checkpoint). */
+  toBlockTime: Date | null;
+  source: "rpc" | "replay";
+  newPools: BatchPool[];
+  newTokens: BatchToken[];
+  /** Ascending by (blockNumber, logIndex); only rows actually inserted (not already present). */
+  swaps: BatchSwap[];
+  poolEvents: BatchPoolEvent[];
+  poolStates: BatchPoolState[];
+};
+
+export type RollbackInfo = {
+  chainId: number;
+  /** The common ancestor: every ingested row above it has been deleted. */
+  ancestorBlock: number;
+};

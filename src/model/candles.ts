@@ -1,0 +1,44 @@
+/** Plain types of the stored aggregates: pool candles and the USD series of tokens. */
+
+/** A pool candle; `bucket` is the interval start in ms, aligned to the UTC epoch. */
+export type Candle = {
+  bucket: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume0: number;
+  volume1: number;
+  volumeUsd: number;
+  trades: number;
+  buys0: number;
+  firstKey: number;
+  lastKey: number;
+};
+
+/** A candle as the chart sees it: prices of one side, the volume of that side's token. */
+export type ChartCandle = {
+  time: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+};
+
+/** A bucket of a token's USD series (table token_usd_candles). */
+export type SeriesCandle = {
+  bucket: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  /** Token units. */
+  volume: number;
+  /** Σ priceUsd × volumeUsd. */
+  sumPv: number;
+  /** Σ volumeUsd. */
+  sumV: number;
+  firstKey: number;
+  lastKey: number;
+};

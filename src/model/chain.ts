@@ -1,0 +1,60 @@
+/**
+ * Plain types of a chain's ingestion state, shared by the indexer (src/sync), the store and the
+ * API. This folder is the lowest layer: it imports nothing but src/internal.
+ */
+
+/** Lowercase 0x-hex address or hash. */
+export type Hex = `0x${string}`;
+
+/** Every block up to `block` is fully ingested; hash and time of that block (null where unknown). */
+export type Checkpoint = { block: number; hash: Hex | null; time: Date | null };
+
+/** The progress figures the indexer records with each checkpoint (null: keep the stored ones). */
+export type SyncFigures = {
+  headBlock: number | null;
+  headBlockTime: Date | null;
+  blocksPerSecond: number | null;
+  swapsPerSecond: number | null;
+};
+
+/** A canonical block as stored for reorg detection; `timestamp` in seconds. */
+export type BlockRow = { number: number; hash: Hex; parentHash: Hex; timestamp: number };
+
+/** How far a factory's creation events were scanned below the indexed range, and up to where they must be. */
+export type FactoryScan = { scannedBlock: number; targetBlock: number };
+
+/** Indexing progress of one chain, as the indexer last recorded it. */
+export type ChainSyncStatus = {
+  chainId: number;
+  name: string;
+  /** Every block up to this one is fully ingested. */
+  indexedBlock: number;
+  indexedBlockHash: string | null;
+  indexedBlockTime: Date | null;
+  headBlock: number | null;
+  headBlockTime: Date | null;
+  /** headBlock − indexedBlock (null while the head is unknown). */
+  lagBlocks: number | null;
+  /** Seconds between the head's and the indexed block's timestamps. */
+  lagSeconds: number | null;
+  blocksPerSecond: number | null;
+  swapsPerSecond: number | null;
+  updatedAt: Date;
+};
+
+/** How far the indexed block is behind the head, in blocks and in seconds of block time; null while either is unknown. */
+export function lagOf(s: {
+  headBlock: number | null;
+  headBlockTime: Date | null;
+  indexedBlock: number | null;
+  indexedBlockTime: Date | null;
+}): { lagBlocks: number | null; lagSeconds: number | null } {
+  return {
+    lagBlocks:
+      s.headBlock !== null && s.indexedBlock !== null ? Math.max(0, s.headBlock - s.indexedBlock) : null,
+    lagSeconds:
+      s.headBlockTime && s.indexedBlockTime
+        ? Math.max(0, (s.headBlockTime.getTime() - s.indexedBlockTime.getTime()) / 1000)
+        : null,
+  };
+}

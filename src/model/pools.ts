@@ -1,0 +1,50 @@
+/** Plain types of pools and tokens as the indexer finds them and the store keeps them. */
+import type { Hex } from "./chain.js";
+
+export type Protocol = "v2" | "v3";
+
+/** A pool's state after its latest ingested event (or its base state before any). */
+export type PoolState = {
+  /** Token balances held by the pool (V2: reserves from Sync; V3: tracked). Null: unknown. */
+  reserve0: bigint | null;
+  reserve1: bigint | null;
+  sqrtPriceX96: bigint | null;
+  /** V3 active liquidity. */
+  liquidity: bigint | null;
+  tick: number | null;
+  /** Position of the event that produced this state; the base state has a null logIndex. */
+  block: number | null;
+  logIndex: number | null;
+};
+
+/** A pool as its factory created it: what is stored once and never changes. */
+export type PoolInfo = {
+  address: Hex;
+  dex: string;
+  protocol: Protocol;
+  factory: Hex;
+  token0: Hex;
+  token1: Hex;
+  fee: number | null;
+  tickSpacing: number | null;
+  createdBlock: number;
+  createdLogIndex: number;
+};
+
+/** A pool with its base state: what is inserted when the pool is first stored. */
+export type NewPool = PoolInfo & {
+  /** State before the first indexed event; null while unknown (a pool older than the range, not read yet). */
+  base: PoolState | null;
+};
+
+/** A stored pool with its base and latest state. */
+export type StoredPool = NewPool & { state: PoolState };
+
+/** Metadata of a token; null fields: the contract did not answer (missing function, revert). */
+export type Token = {
+  address: Hex;
+  name: string | null;
+  symbol: string | null;
+  decimals: number | null;
+  totalSupply: bigint | null;
+};

@@ -1,0 +1,53 @@
+/** Plain types of the pricing state: what the pricing stage keeps per pool and reads back from the store. */
+
+/** Raw amounts of a swap from the pool's point of view (in = paid into the pool). */
+export type SwapAmounts = {
+  amount0In: bigint;
+  amount1In: bigint;
+  amount0Out: bigint;
+  amount1Out: bigint;
+};
+
+/**
+ * What the pricing keeps of a pool's state (table pool_price_state): the balances and price
+ * after its latest event, and the balances just before the first swap of its latest block with
+ * swaps (for the depth).
+ */
+export type PoolPriceState = {
+  reserve0: bigint | null;
+  reserve1: bigint | null;
+  /** V3: after the latest event; null for V2 or while unknown. */
+  sqrtPriceX96: bigint | null;
+  /** The pool's latest block with a swap. */
+  swapBlock: number | null;
+  preSwapReserve0: bigint | null;
+  preSwapReserve1: bigint | null;
+  stateBlock: number | null;
+  stateLogIndex: number | null;
+  /** ms */
+  stateTime: number | null;
+};
+
+/** An event's position and the pool's state after it (as stored on swaps and pool_events). */
+export type StateEvent = {
+  blockNumber: number;
+  logIndex: number;
+  /** ms */
+  time: number;
+  reserve0: bigint | null;
+  reserve1: bigint | null;
+  sqrtPriceX96: bigint | null;
+};
+
+/** A pool with its pricing state (mutated as events are applied). */
+export type MarketPool = {
+  address: string;
+  dex: string;
+  protocol: "v2" | "v3";
+  token0: string;
+  token1: string;
+  state: PoolPriceState;
+};
+
+/** A swap (with its amounts) or another pool event, with the pool's state after it. */
+export type MarketEvent = StateEvent & { pool: string; swap: SwapAmounts | null };

@@ -1,0 +1,136 @@
+/**
+ * The chart reads of the API: candles of a pair, the hourly line chart and the USD candles of a
+ * token. They read only the stored aggregates (never raw swaps, src/store) and roll them up with
+ * the pure functions of this folder.
+ */
+import type { ChartCandle } from "../model/index.js";
+import { loadChartCandles } from "../store/candles.js";
+import type { Queryable } from "../store/db.js";
+import { loadHourlyAverageBefore, loadHourlyAverages, loadSeriesRange } from "../store/series.js";
+import {
+  baseResolutionOf,
+  bucketOf,
+  type CandleInterval,
+  fillCandleGaps,
+  rollUpChartCandles,
+} from "./candles.js";
+import { averagePriceOf, hourlyLineChart, type LineChart, rollUpSeries } from "./series.js";
+
+const HOUR = 3_600_000;
+const DAY = 86_400_000;
+
+export type { ChartCandle, LineChart };
+
+/**
+ * Candles of a pair from one token's side, ascending: side 0 prices token0 in token1 with
+ * token0's volume; side 1 is the reciprocal with token1's volume. Intervals whose start lies in
+ * [from aligned down to the interval, to) appear, each with all its trades; empty intervals
+ * between the first trade in range and min(to, now) carry the previous close with volume 0.
+ * 5m/15m/30m roll up from the 1-minute candles, 4h from the hourly ones, 1d is stored.
+ * Empty when no trade falls in the range.
+ */
+export async function getPairCandles(
+  db: Queryable,
+  options: {
+    chainId: number;
+    pool: string;
+    side: 0 | 1;
+    intervalSeconds: CandleInterval;
+    from: Date;
+    to: Date;
+    now?: Date;
+  },
+): Promise<ChartCandle[]> {
+  const interval = options.intervalSeconds;
+  const size = interval * 1000;
+  const start = bucketOf(options.from.getTime(), interval);
+  const toMs = options.to.getTime();
+  // The interval holding `to` is in range when it starts before `to`: read up to its end.
+  const end = Math.ceil(toMs / size) * size;
+  if (end <= start) return [];
+  // Side 1 is the reciprocal of side 0 (high1 = 1 / low0 …) with token1's volume; max, min, first
+  // and last commute with the reciprocal, so the roll-up can follow the side's transformation.
+  const rows = await loadChartCandles(db, {
+    chainId: options.chainId,
+    pool: options.pool.toLowerCase(),
+    side: options.side,
+    resolution: baseResolutionOf(interval),
+    from: start,
+    to: end,
+  });
+  if (rows.length === 0) return [];
+  const candles = baseResolutionOf(interval) === interval ? rows : rollUpChartCandles(rows, interval);
+  const fillEnd = Math.min(toMs, (options.now ?? new Date()).getTime());
+  return fillCandleGaps(candles, interval, fillEnd);
+}
+
+/**
+ * The hourly USD line chart of a token: the last `days` × 24 hours up to the current hour, each
+ * point the volume-weighted average USD price of the token's trades in qualifying pools in that
+ * hour (sum_pv / sum_v); hours without a trade carry the previous point (from before the range
+ * too); hours before the first known price are left out. Empty when no trade falls in the range.
+ */
+export async function getTokenLineChart(
+  db: Queryable,
+  options: { chainId: number; token: string; days: number; now?: Date },
+): Promise<LineChart> {
+  const lastHour = bucketOf((options.now ?? new Date()).getTime(), 3600);
+  const firstHour = lastHour - (options.days * 24 - 1) * HOUR;
+  const token = options.token.toLowerCase();
+  const rows = await loadHourlyAverages(db, {
+    chainId: options.chainId,
+    token,
+    from: firstHour,
+    to: lastHour,
+  });
+  if (rows.length === 0) return { labels: [], data: [] };
+  const before = await loadHourlyAverageBefore(db, { chainId: options.chainId, token, before: firstHour });
+  return hourlyLineChart(
+    rows.map((r) => ({ bucket: r.bucket, value: averagePriceOf(r) })),
+    before ? averagePriceOf(before) : null,
+    firstHour,
+    lastHour,
+  );
+}
+
+/** A USD candle of a token (the deprecated candle chart): `date` ISO 8601, `v` in token units. */
+export type TokenUsdCandle = {
+  date: string;
+  time: number;
+  o: number;
+  h: number;
+  l: number;
+  c: number;
+  v: number;
+};
+
+/**
+ * The USD candles of a token over its qualifying pools for the last `days` days (intervals
+ * starting at or after now − days, aligned down), ascending; only intervals with trades.
+ * 5/15/30 minutes roll up from the 5-minute series, 60 from the hourly one.
+ */
+export async function getTokenUsdCandles(
+  db: Queryable,
+  options: { chainId: number; token: string; days: number; intervalMinutes: 5 | 15 | 30 | 60; now?: Date },
+): Promise<TokenUsdCandle[]> {
+  const interval = options.intervalMinutes * 60;
+  const nowMs = (options.now ?? new Date()).getTime();
+  const start = bucketOf(nowMs - options.days * DAY, interval);
+  const base = await loadSeriesRange(db, {
+    chainId: options.chainId,
+    token: options.token.toLowerCase(),
+    resolution: interval === 3600 ? 3600 : 300,
+    from: start,
+    to: nowMs,
+  });
+  const candles = interval === 3600 || interval === 300 ? base : rollUpSeries(base, interval);
+  return candles.map((c) => ({
+    date: new Date(c.bucket).toISOString(),
+    time: c.bucket,
+    o: c.open,
+    h: c.high,
+    l: c.low,
+    c: c.close,
+    v: c.volume,
+  }));
+}

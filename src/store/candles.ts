@@ -1,0 +1,156 @@
+/** Table `candles`: the pool candles (60 s, 1 h, 1 d) of token0 in token1, with both volumes. */
+import type { Candle, ChartCandle } from "../model/index.js";
+import { chunks, iso, type Queryable } from "./db.js";
+import { bulkInsert, columnsOf, setExcluded, unnest } from "./unnest.js";
+
+export type CandleKey = { pool: string; resolution: number; bucket: number };
+export type CandleRow = Candle & { pool: string; resolution: number };
+
+type CandleDbRow = {
+  pool: string;
+  resolution: number;
+  bucket: Date;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume0: number;
+  volume1: number;
+  volume_usd: number;
+  trades: number;
+  buys0: number;
+  first_key: number;
+  last_key: number;
+};
+
+const toCandleRow = (r: CandleDbRow): CandleRow => ({
+  pool: r.pool,
+  resolution: r.resolution,
+  bucket: r.bucket.getTime(),
+  open: r.open,
+  high: r.high,
+  low: r.low,
+  close: r.close,
+  volume0: r.volume0,
+  volume1: r.volume1,
+  volumeUsd: r.volume_usd,
+  trades: r.trades,
+  buys0: r.buys0,
+  firstKey: r.first_key,
+  lastKey: r.last_key,
+});
+
+const KEY_COLUMNS = columnsOf<CandleKey>({
+  pool: ["text", (k) => k.pool],
+  resolution: ["int", (k) => k.resolution],
+  bucket: ["timestamptz", (k) => new Date(k.bucket)],
+});
+
+/** The stored candles of the given keys. */
+export async function loadCandles(
+  db: Queryable,
+  chainId: number,
+  keys: readonly CandleKey[],
+): Promise<CandleRow[]> {
+  const out: CandleRow[] = [];
+  for (const part of chunks(keys)) {
+    const k = unnest("k", KEY_COLUMNS, part, 2);
+    const { rows } = await db.query<CandleDbRow>(
+      `SELECT c.pool, c.resolution, c.bucket, c.open, c.high, c.low, c.close, c.volume0, c.volume1, c.volume_usd,
+         c.trades, c.buys0, c.first_key, c.last_key
+       FROM ${k.sql}
+       JOIN candles c ON c.chain_id = $1 AND c.pool = k.pool AND c.resolution = k.resolution AND c.bucket = k.bucket`,
+      [chainId, ...k.params],
+    );
+    out.push(...rows.map(toCandleRow));
+  }
+  return out;
+}
+
+const CANDLE_COLUMNS = columnsOf<CandleRow>({
+  pool: ["text", (c) => c.pool],
+  resolution: ["int", (c) => c.resolution],
+  bucket: ["timestamptz", (c) => new Date(c.bucket)],
+  open: ["float8", (c) => c.open],
+  high: ["float8", (c) => c.high],
+  low: ["float8", (c) => c.low],
+  close: ["float8", (c) => c.close],
+  volume0: ["float8", (c) => c.volume0],
+  volume1: ["float8", (c) => c.volume1],
+  volume_usd: ["float8", (c) => c.volumeUsd],
+  trades: ["int", (c) => c.trades],
+  buys0: ["int", (c) => c.buys0],
+  first_key: ["bigint", (c) => c.firstKey],
+  last_key: ["bigint", (c) => c.lastKey],
+});
+
+/** Inserts or replaces candles. */
+export async function saveCandles(
+  db: Queryable,
+  chainId: number,
+  candles: readonly CandleRow[],
+): Promise<void> {
+  await bulkInsert(
+    db,
+    {
+      table: "candles",
+      chainId,
+      columns: CANDLE_COLUMNS,
+      tail: `ON CONFLICT (chain_id, pool, resolution, bucket) DO UPDATE SET ${setExcluded(
+        "open",
+        "high",
+        "low",
+        "close",
+        "volume0",
+        "volume1",
+        "volume_usd",
+        "trades",
+        "buys0",
+        "first_key",
+        "last_key",
+      )}`,
+    },
+    candles,
+  );
+}
+
+/** Deletes the candles of `pools` that hold a trade above `key`; returns what they were. */
+export async function deleteCandlesAbove(
+  db: Queryable,
+  chainId: number,
+  pools: readonly string[],
+  key: number,
+): Promise<{ pool: string; resolution: number; bucket: number; firstKey: number }[]> {
+  if (pools.length === 0) return [];
+  const { rows } = await db.query<{ pool: string; resolution: number; bucket: Date; first_key: number }>(
+    `DELETE FROM candles WHERE chain_id = $1 AND pool = ANY($2::text[]) AND last_key > $3
+     RETURNING pool, resolution, bucket, first_key`,
+    [chainId, [...pools], key],
+  );
+  return rows.map((r) => ({
+    pool: r.pool,
+    resolution: r.resolution,
+    bucket: r.bucket.getTime(),
+    firstKey: r.first_key,
+  }));
+}
+
+/**
+ * The stored candles of a pair at one resolution with buckets in [from, to) (ms), ascending, from
+ * one token's side: side 0 prices token0 in token1 with token0's volume; side 1 is the reciprocal
+ * (high1 = 1 / low0 …) with token1's volume.
+ */
+export async function loadChartCandles(
+  db: Queryable,
+  options: { chainId: number; pool: string; side: 0 | 1; resolution: number; from: number; to: number },
+): Promise<ChartCandle[]> {
+  const { rows } = await db.query<ChartCandle>(
+    `SELECT extract(epoch FROM bucket)::float8 * 1000 AS time,
+       ${options.side === 0 ? "open, high, low, close, volume0" : "1 / open AS open, 1 / low AS high, 1 / high AS low, 1 / close AS close, volume1"} AS volume
+     FROM candles
+     WHERE chain_id = $1 AND pool = $2 AND resolution = $3 AND bucket >= $4 AND bucket < $5
+     ORDER BY bucket`,
+    [options.chainId, options.pool, options.resolution, iso(options.from), iso(options.to)],
+  );
+  return rows;
+}

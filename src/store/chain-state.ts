@@ -1,0 +1,260 @@
+/**
+ * Tables of a chain's ingestion state: `chains` (identity, genesis hash), `sync_state` (the
+ * checkpoint and progress figures), `blocks` (canonical hashes of the reorg window) and
+ * `factory_scans` (the scan for pools created before the start block).
+ */
+import { CheckpointConflictError } from "../internal/errors.js";
+import {
+  type BlockRow,
+  type ChainSyncStatus,
+  type Checkpoint,
+  type FactoryScan,
+  type Hex,
+  lagOf,
+  type SyncFigures,
+} from "../model/index.js";
+import { chunks, type Queryable } from "./db.js";
+import { columnsOf, unnest } from "./unnest.js";
+
+const isoOf = (d: Date | null): string | null => (d === null ? null : d.toISOString());
+
+// ---------------------------------------------------------------------------------------------
+// chains
+
+/** The chains row of a chain id, or null. */
+export async function getChainRow(
+  db: Queryable,
+  chainId: number,
+): Promise<{ genesisHash: Hex; devnet: boolean; name: string } | null> {
+  const { rows } = await db.query<{ genesis_hash: Hex; devnet: boolean; name: string }>(
+    "SELECT genesis_hash, devnet, name FROM chains WHERE chain_id = $1",
+    [chainId],
+  );
+  const row = rows[0];
+  return row ? { genesisHash: row.genesis_hash, devnet: row.devnet, name: row.name } : null;
+}
+
+export async function insertChainRow(
+  db: Queryable,
+  chain: { chainId: number; name: string; genesisHash: Hex; devnet: boolean },
+): Promise<void> {
+  await db.query(
+    "INSERT INTO chains (chain_id, name, genesis_hash, devnet) VALUES ($1, $2, $3, $4) ON CONFLICT (chain_id) DO NOTHING",
+    [chain.chainId, chain.name, chain.genesisHash, chain.devnet],
+  );
+}
+
+/** Drops a chain and, by cascade, everything ingested for it. */
+export async function deleteChainRow(db: Queryable, chainId: number): Promise<void> {
+  await db.query("DELETE FROM chains WHERE chain_id = $1", [chainId]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// sync_state
+
+/** Creates the chain's checkpoint at `startBlock - 1` (nothing indexed) unless it exists. */
+export async function initSyncState(db: Queryable, chainId: number, startBlock: number): Promise<void> {
+  await db.query(
+    "INSERT INTO sync_state (chain_id, indexed_block) VALUES ($1, $2) ON CONFLICT (chain_id) DO NOTHING",
+    [chainId, startBlock - 1],
+  );
+}
+
+export async function loadCheckpoint(db: Queryable, chainId: number): Promise<Checkpoint | null> {
+  const { rows } = await db.query<{
+    indexed_block: number;
+    indexed_block_hash: Hex | null;
+    indexed_block_time: Date | null;
+  }>("SELECT indexed_block, indexed_block_hash, indexed_block_time FROM sync_state WHERE chain_id = $1", [
+    chainId,
+  ]);
+  const row = rows[0];
+  return row
+    ? { block: row.indexed_block, hash: row.indexed_block_hash, time: row.indexed_block_time }
+    : null;
+}
+
+/**
+ * Moves the chain's checkpoint from `previous` to `next` (and records the progress figures).
+ * Run first in a batch's transaction: it locks the chain's sync_state row, and a checkpoint that
+ * is no longer `previous` (another writer got there) throws CheckpointConflictError.
+ */
+export async function advanceCheckpoint(
+  client: Queryable,
+  args: { chainId: number; previous: number; next: Checkpoint; figures?: SyncFigures | undefined },
+): Promise<void> {
+  const f = args.figures;
+  const result = await client.query(
+    `UPDATE sync_state SET indexed_block = $3, indexed_block_hash = $4, indexed_block_time = $5,
+       head_block = COALESCE($6, head_block), head_block_time = COALESCE($7, head_block_time),
+       blocks_per_second = COALESCE($8, blocks_per_second), swaps_per_second = COALESCE($9, swaps_per_second),
+       updated_at = now()
+     WHERE chain_id = $1 AND indexed_block = $2`,
+    [
+      args.chainId,
+      args.previous,
+      args.next.block,
+      args.next.hash,
+      isoOf(args.next.time),
+      f?.headBlock ?? null,
+      isoOf(f?.headBlockTime ?? null),
+      f?.blocksPerSecond ?? null,
+      f?.swapsPerSecond ?? null,
+    ],
+  );
+  if (result.rowCount !== 1) {
+    throw new CheckpointConflictError(args.chainId, args.previous);
+  }
+}
+
+/**
+ * Lowers the chain's checkpoint from `previous` to the reorg's common ancestor. Run first in the
+ * rollback's transaction, to lock the checkpoint row against a concurrent writer.
+ */
+export async function lowerCheckpoint(
+  client: Queryable,
+  chainId: number,
+  previous: number,
+  ancestor: { block: number; hash: Hex; time: Date },
+): Promise<void> {
+  const moved = await client.query(
+    `UPDATE sync_state SET indexed_block = $3, indexed_block_hash = $4, indexed_block_time = $5, updated_at = now()
+     WHERE chain_id = $1 AND indexed_block = $2`,
+    [chainId, previous, ancestor.block, ancestor.hash, ancestor.time.toISOString()],
+  );
+  if (moved.rowCount !== 1) {
+    throw new CheckpointConflictError(chainId, previous);
+  }
+}
+
+/** Records the chain's head while the indexer has nothing new to ingest. */
+export async function recordHead(
+  db: Queryable,
+  chainId: number,
+  head: { block: number; time: Date },
+): Promise<void> {
+  await db.query(
+    "UPDATE sync_state SET head_block = $2, head_block_time = $3, updated_at = now() WHERE chain_id = $1",
+    [chainId, head.block, head.time.toISOString()],
+  );
+}
+
+/**
+ * The freshness of every indexed chain (or of the given ones), for the API's freshness headers
+ * and readiness: indexed block and time, head, lag and backfill speed.
+ */
+export async function getSyncStatus(db: Queryable, chainIds?: readonly number[]): Promise<ChainSyncStatus[]> {
+  const { rows } = await db.query<{
+    chain_id: number;
+    name: string;
+    indexed_block: number;
+    indexed_block_hash: string | null;
+    indexed_block_time: Date | null;
+    head_block: number | null;
+    head_block_time: Date | null;
+    blocks_per_second: number | null;
+    swaps_per_second: number | null;
+    updated_at: Date;
+  }>(
+    `SELECT s.chain_id, c.name, s.indexed_block, s.indexed_block_hash, s.indexed_block_time, s.head_block,
+       s.head_block_time, s.blocks_per_second, s.swaps_per_second, s.updated_at
+     FROM sync_state s JOIN chains c USING (chain_id)
+     WHERE $1::int[] IS NULL OR s.chain_id = ANY($1::int[])
+     ORDER BY s.chain_id`,
+    [chainIds ? [...chainIds] : null],
+  );
+  return rows.map((r) => {
+    const position = {
+      indexedBlock: r.indexed_block,
+      indexedBlockHash: r.indexed_block_hash,
+      indexedBlockTime: r.indexed_block_time,
+      headBlock: r.head_block,
+      headBlockTime: r.head_block_time,
+    };
+    return {
+      chainId: r.chain_id,
+      name: r.name,
+      ...position,
+      ...lagOf(position),
+      blocksPerSecond: r.blocks_per_second,
+      swapsPerSecond: r.swaps_per_second,
+      updatedAt: r.updated_at,
+    };
+  });
+}
+
+// ---------------------------------------------------------------------------------------------
+// blocks
+
+const BLOCK_COLUMNS = columnsOf<BlockRow>({
+  number: ["bigint", (b) => b.number],
+  hash: ["text", (b) => b.hash],
+  parent_hash: ["text", (b) => b.parentHash],
+  ts: ["float8", (b) => b.timestamp],
+});
+
+/**
+ * Stores canonical block hashes and drops those below the kept window: after it, the chain's
+ * stored blocks are the window (keepFrom, …] plus whatever is above.
+ */
+export async function storeBlocks(
+  client: Queryable,
+  chainId: number,
+  blocks: readonly BlockRow[],
+  keepFrom: number,
+): Promise<void> {
+  for (const part of chunks(blocks)) {
+    const b = unnest("b", BLOCK_COLUMNS, part, 2);
+    await client.query(
+      `INSERT INTO blocks (chain_id, number, hash, parent_hash, time)
+       SELECT $1, b.number, b.hash, b.parent_hash, to_timestamp(b.ts)
+       FROM ${b.sql}
+       ON CONFLICT (chain_id, number) DO UPDATE SET hash = EXCLUDED.hash, parent_hash = EXCLUDED.parent_hash, time = EXCLUDED.time`,
+      [chainId, ...b.params],
+    );
+  }
+  await client.query("DELETE FROM blocks WHERE chain_id = $1 AND number <= $2", [chainId, keepFrom]);
+}
+
+/** Stored canonical blocks of a chain, highest first. */
+export async function loadStoredBlocks(
+  db: Queryable,
+  chainId: number,
+): Promise<{ number: number; hash: Hex; time: Date }[]> {
+  const { rows } = await db.query<{ number: number; hash: Hex; time: Date }>(
+    "SELECT number, hash, time FROM blocks WHERE chain_id = $1 ORDER BY number DESC",
+    [chainId],
+  );
+  return rows;
+}
+
+export async function deleteBlocksAbove(client: Queryable, chainId: number, block: number): Promise<void> {
+  await client.query("DELETE FROM blocks WHERE chain_id = $1 AND number > $2", [chainId, block]);
+}
+
+// ---------------------------------------------------------------------------------------------
+// factory_scans
+
+/** How far each factory's creation events were scanned below the indexed range, and up to where they must be. */
+export async function loadFactoryScans(db: Queryable, chainId: number): Promise<Map<Hex, FactoryScan>> {
+  const { rows } = await db.query<{ factory: Hex; scanned_block: number; target_block: number }>(
+    "SELECT factory, scanned_block, target_block FROM factory_scans WHERE chain_id = $1",
+    [chainId],
+  );
+  return new Map(
+    rows.map((r) => [r.factory, { scannedBlock: r.scanned_block, targetBlock: r.target_block }]),
+  );
+}
+
+export async function saveFactoryScan(
+  db: Queryable,
+  chainId: number,
+  factory: Hex,
+  scan: FactoryScan,
+): Promise<void> {
+  await db.query(
+    `INSERT INTO factory_scans (chain_id, factory, scanned_block, target_block) VALUES ($1, $2, $3, $4)
+     ON CONFLICT (chain_id, factory) DO UPDATE SET scanned_block = EXCLUDED.scanned_block`,
+    [chainId, factory, scan.scannedBlock, scan.targetBlock],
+  );
+}

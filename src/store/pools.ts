@@ -1,0 +1,305 @@
+/**
+ * Table `pools`: every pool of a configured factory with its base state (before its first
+ * indexed event) and its latest state; the API's pool reads.
+ */
+import type { Hex, NewPool, PoolState, Protocol, StoredPool } from "../model/index.js";
+import { chunks, fromNumeric, type Queryable } from "./db.js";
+import { bulkInsert, columnsOf, unnest } from "./unnest.js";
+
+const NEW_POOL_COLUMNS = columnsOf<NewPool>({
+  address: ["text", (p) => p.address],
+  dex: ["text", (p) => p.dex],
+  protocol: ["text", (p) => p.protocol],
+  factory: ["text", (p) => p.factory],
+  token0: ["text", (p) => p.token0],
+  token1: ["text", (p) => p.token1],
+  fee: ["int", (p) => p.fee],
+  tick_spacing: ["int", (p) => p.tickSpacing],
+  created_block: ["bigint", (p) => p.createdBlock],
+  created_log_index: ["int", (p) => p.createdLogIndex],
+  state_block: ["bigint", (p) => p.base?.block ?? null],
+  reserve0: ["numeric", (p) => p.base?.reserve0 ?? null],
+  reserve1: ["numeric", (p) => p.base?.reserve1 ?? null],
+  sqrt_price_x96: ["numeric", (p) => p.base?.sqrtPriceX96 ?? null],
+  liquidity: ["numeric", (p) => p.base?.liquidity ?? null],
+  tick: ["int", (p) => p.base?.tick ?? null],
+});
+
+/** Inserts pools not stored yet, with their base state (which is also their state until their first event). */
+export async function insertPools(
+  client: Queryable,
+  chainId: number,
+  pools: readonly NewPool[],
+): Promise<Hex[]> {
+  const rows = await bulkInsert<NewPool, { address: Hex }>(
+    client,
+    {
+      table: "pools",
+      chainId,
+      columns: NEW_POOL_COLUMNS,
+      computed: {
+        base_block: "r.state_block",
+        base_reserve0: "r.reserve0",
+        base_reserve1: "r.reserve1",
+        base_sqrt_price_x96: "r.sqrt_price_x96",
+        base_liquidity: "r.liquidity",
+        base_tick: "r.tick",
+      },
+      tail: "ON CONFLICT DO NOTHING RETURNING address",
+    },
+    pools,
+  );
+  return rows.map((r) => r.address);
+}
+
+type AddressedState = { address: Hex; state: PoolState };
+
+const BASE_COLUMNS = columnsOf<AddressedState>({
+  address: ["text", (p) => p.address],
+  block: ["bigint", (p) => p.state.block],
+  r0: ["numeric", (p) => p.state.reserve0],
+  r1: ["numeric", (p) => p.state.reserve1],
+  sqrt: ["numeric", (p) => p.state.sqrtPriceX96],
+  liq: ["numeric", (p) => p.state.liquidity],
+  tick: ["int", (p) => p.state.tick],
+});
+
+/** Records the base state read for pools that predate the start (their first indexed event is in this batch). */
+export async function updatePoolBases(
+  client: Queryable,
+  chainId: number,
+  pools: readonly NewPool[],
+): Promise<void> {
+  const bases = pools.flatMap((p) => (p.base === null ? [] : [{ address: p.address, state: p.base }]));
+  for (const part of chunks(bases)) {
+    const b = unnest("b", BASE_COLUMNS, part, 2);
+    await client.query(
+      `UPDATE pools p SET base_block = b.block, base_reserve0 = b.r0, base_reserve1 = b.r1,
+         base_sqrt_price_x96 = b.sqrt, base_liquidity = b.liq, base_tick = b.tick
+       FROM ${b.sql}
+       WHERE p.chain_id = $1 AND p.address = b.address`,
+      [chainId, ...b.params],
+    );
+  }
+}
+
+const STATE_COLUMNS = columnsOf<AddressedState>({
+  address: ["text", (p) => p.address],
+  r0: ["numeric", (p) => p.state.reserve0],
+  r1: ["numeric", (p) => p.state.reserve1],
+  sqrt: ["numeric", (p) => p.state.sqrtPriceX96],
+  liq: ["numeric", (p) => p.state.liquidity],
+  tick: ["int", (p) => p.state.tick],
+  block: ["bigint", (p) => p.state.block],
+  log_index: ["int", (p) => p.state.logIndex],
+});
+
+/** Sets the latest state of pools that had events in the batch. */
+export async function updatePoolStates(
+  client: Queryable,
+  chainId: number,
+  states: ReadonlyMap<Hex, PoolState>,
+): Promise<void> {
+  for (const part of chunks([...states].map(([address, state]) => ({ address, state })))) {
+    const s = unnest("s", STATE_COLUMNS, part, 2);
+    await client.query(
+      `UPDATE pools p SET reserve0 = s.r0, reserve1 = s.r1, sqrt_price_x96 = s.sqrt, liquidity = s.liq,
+         tick = s.tick, state_block = s.block, state_log_index = s.log_index
+       FROM ${s.sql}
+       WHERE p.chain_id = $1 AND p.address = s.address`,
+      [chainId, ...s.params],
+    );
+  }
+}
+
+/** Every stored pool of a chain with its base and latest state. */
+export async function loadPools(db: Queryable, chainId: number): Promise<StoredPool[]> {
+  const { rows } = await db.query<Record<string, unknown>>("SELECT * FROM pools WHERE chain_id = $1", [
+    chainId,
+  ]);
+  return rows.map((r) => ({
+    address: r.address as Hex,
+    dex: r.dex as string,
+    protocol: r.protocol as Protocol,
+    factory: r.factory as Hex,
+    token0: r.token0 as Hex,
+    token1: r.token1 as Hex,
+    fee: r.fee as number | null,
+    tickSpacing: r.tick_spacing as number | null,
+    createdBlock: r.created_block as number,
+    createdLogIndex: r.created_log_index as number,
+    base:
+      r.base_block === null
+        ? null
+        : {
+            reserve0: fromNumeric(r.base_reserve0 as string | null),
+            reserve1: fromNumeric(r.base_reserve1 as string | null),
+            sqrtPriceX96: fromNumeric(r.base_sqrt_price_x96 as string | null),
+            liquidity: fromNumeric(r.base_liquidity as string | null),
+            tick: r.base_tick as number | null,
+            block: r.base_block as number,
+            logIndex: null,
+          },
+    state: {
+      reserve0: fromNumeric(r.reserve0 as string | null),
+      reserve1: fromNumeric(r.reserve1 as string | null),
+      sqrtPriceX96: fromNumeric(r.sqrt_price_x96 as string | null),
+      liquidity: fromNumeric(r.liquidity as string | null),
+      tick: r.tick as number | null,
+      block: r.state_block as number | null,
+      logIndex: r.state_log_index as number | null,
+    },
+  }));
+}
+
+/** Deletes the pools created above `block` (a reorg removed their creation). */
+export async function deletePoolsCreatedAbove(
+  client: Queryable,
+  chainId: number,
+  block: number,
+): Promise<void> {
+  await client.query("DELETE FROM pools WHERE chain_id = $1 AND created_block > $2", [chainId, block]);
+}
+
+/**
+ * Sets the latest state of `pools` from their latest remaining swap or pool event, or their base
+ * state when none is left (after a rollback deleted their events above the ancestor).
+ */
+export async function restorePoolStates(
+  client: Queryable,
+  chainId: number,
+  pools: readonly Hex[],
+): Promise<void> {
+  if (pools.length === 0) return;
+  await client.query(
+    `UPDATE pools p SET
+       reserve0 = CASE WHEN l.block_number IS NULL THEN p.base_reserve0 ELSE l.reserve0 END,
+       reserve1 = CASE WHEN l.block_number IS NULL THEN p.base_reserve1 ELSE l.reserve1 END,
+       sqrt_price_x96 = CASE WHEN l.block_number IS NULL THEN p.base_sqrt_price_x96 ELSE l.sqrt_price_x96 END,
+       liquidity = CASE WHEN l.block_number IS NULL THEN p.base_liquidity ELSE l.liquidity END,
+       tick = CASE WHEN l.block_number IS NULL THEN p.base_tick ELSE l.tick END,
+       state_block = CASE WHEN l.block_number IS NULL THEN p.base_block ELSE l.block_number END,
+       state_log_index = l.log_index
+     FROM unnest($2::text[]) AS a(address)
+     LEFT JOIN LATERAL (
+       SELECT * FROM (
+         (SELECT block_number, log_index, reserve0, reserve1, sqrt_price_x96, liquidity, tick FROM swaps
+           WHERE chain_id = $1 AND pool = a.address ORDER BY block_number DESC, log_index DESC LIMIT 1)
+         UNION ALL
+         (SELECT block_number, log_index, reserve0, reserve1, sqrt_price_x96, liquidity, tick FROM pool_events
+           WHERE chain_id = $1 AND pool = a.address ORDER BY block_number DESC, log_index DESC LIMIT 1)
+       ) latest ORDER BY block_number DESC, log_index DESC LIMIT 1
+     ) l ON true
+     WHERE p.chain_id = $1 AND p.address = a.address`,
+    [chainId, [...pools]],
+  );
+}
+
+/** Pools holding any of `tokens`. */
+export async function poolsOfTokens(
+  db: Queryable,
+  chainId: number,
+  tokens: readonly string[],
+): Promise<{ pool: string; token0: string; token1: string }[]> {
+  if (tokens.length === 0) return [];
+  const { rows } = await db.query<{ pool: string; token0: string; token1: string }>(
+    `SELECT address AS pool, token0, token1 FROM pools WHERE chain_id = $1 AND token0 = ANY($2::text[])
+     UNION
+     SELECT address AS pool, token0, token1 FROM pools WHERE chain_id = $1 AND token1 = ANY($2::text[])`,
+    [chainId, [...tokens]],
+  );
+  return rows;
+}
+
+/** The tokens of `pools` (one row per pool). */
+export async function tokensOfPools(
+  db: Queryable,
+  chainId: number,
+  pools: readonly string[],
+): Promise<{ token0: string; token1: string }[]> {
+  if (pools.length === 0) return [];
+  const { rows } = await db.query<{ token0: string; token1: string }>(
+    "SELECT token0, token1 FROM pools WHERE chain_id = $1 AND address = ANY($2::text[])",
+    [chainId, [...pools]],
+  );
+  return rows;
+}
+
+// ---------------------------------------------------------------------------------------------
+// API reads
+
+/** A pool with its tokens' facts, current state and 24 h statistics. */
+export type PoolRow = {
+  chain_id: number;
+  address: string;
+  dex: string;
+  factory: string;
+  token0: string;
+  token1: string;
+  reserve0: string | null;
+  reserve1: string | null;
+  symbol0: string | null;
+  symbol1: string | null;
+  decimals0: number | null;
+  decimals1: number | null;
+  usd_price0: number | null;
+  usd_price1: number | null;
+  volume_usd_24h: number | null;
+  liquidity_usd: number | null;
+  price_change_24h: number | null;
+};
+
+const POOL_SELECT = `
+  SELECT p.chain_id, p.address, p.dex, p.factory, p.token0, p.token1, p.reserve0, p.reserve1,
+    t0.symbol AS symbol0, t1.symbol AS symbol1, t0.decimals AS decimals0, t1.decimals AS decimals1,
+    tp0.usd_price AS usd_price0, tp1.usd_price AS usd_price1,
+    ps.volume_usd_24h, ps.liquidity_usd, ps.price_change_24h
+  FROM pools p
+  LEFT JOIN tokens t0 ON t0.chain_id = p.chain_id AND t0.address = p.token0
+  LEFT JOIN tokens t1 ON t1.chain_id = p.chain_id AND t1.address = p.token1
+  LEFT JOIN token_prices tp0 ON tp0.chain_id = p.chain_id AND tp0.token = p.token0
+  LEFT JOIN token_prices tp1 ON tp1.chain_id = p.chain_id AND tp1.token = p.token1
+  LEFT JOIN pair_stats ps ON ps.chain_id = p.chain_id AND ps.pool = p.address`;
+
+/** One pool, or undefined when it is not known. */
+export async function findPool(
+  db: Queryable,
+  chainId: number,
+  address: string,
+): Promise<PoolRow | undefined> {
+  const { rows } = await db.query<PoolRow>(`${POOL_SELECT} WHERE p.chain_id = $1 AND p.address = $2`, [
+    chainId,
+    address,
+  ]);
+  return rows[0];
+}
+
+/** The pools holding `token`, by 24 h USD volume, then USD liquidity, then address. */
+export async function findPoolsOfToken(
+  db: Queryable,
+  options: { chainId: number; token: string; limit: number },
+): Promise<PoolRow[]> {
+  const { rows } = await db.query<PoolRow>(
+    `${POOL_SELECT}
+     WHERE p.chain_id = $1 AND (p.token0 = $2 OR p.token1 = $2)
+     ORDER BY COALESCE(ps.volume_usd_24h, 0) DESC, ps.liquidity_usd DESC NULLS LAST, p.address
+     LIMIT $3`,
+    [options.chainId, options.token, options.limit],
+  );
+  return rows;
+}
+
+/** The block of a pool's earliest stored swap or pool event; null when it has none. */
+export async function firstStoredEventBlock(
+  db: Queryable,
+  chainId: number,
+  pool: Hex,
+): Promise<number | null> {
+  const { rows } = await db.query<{ block: string | null }>(
+    `SELECT least((SELECT min(block_number) FROM swaps WHERE chain_id = $1 AND pool = $2),
+                  (SELECT min(block_number) FROM pool_events WHERE chain_id = $1 AND pool = $2)) AS block`,
+    [chainId, pool],
+  );
+  const block = rows[0]?.block;
+  return block === null || block === undefined ? null : Number(block);
+}

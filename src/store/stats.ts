@@ -1,0 +1,361 @@
+/** Tables `pair_stats` and `token_stats`: the 24-hour figures of pairs and tokens. */
+import type { PoolPriceState } from "../model/index.js";
+import { chunks, finite, iso, type Queryable } from "./db.js";
+import { type PoolStateDbRow, poolStateColumns, poolStateOf } from "./pricing-state.js";
+import { bulkInsert, columnsOf, setExcluded } from "./unnest.js";
+
+/** Any fixed number: with the chain id, the advisory lock that serialises writers of a chain's statistics. */
+const STATS_LOCK = 727_003;
+
+/** Waits for, then holds until the transaction ends, the chain's statistics lock. */
+export async function lockChainStats(client: Queryable, chainId: number): Promise<void> {
+  await client.query("SELECT pg_advisory_xact_lock($1, $2)", [STATS_LOCK, chainId]);
+}
+
+export type PairStatsInputRow = {
+  pool: string;
+  protocol: "v2" | "v3";
+  token0: string;
+  token1: string;
+  decimals0: number | null;
+  decimals1: number | null;
+  state: PoolPriceState | null;
+  usd0: number | null;
+  usd1: number | null;
+  /** Window sums (null: not asked for). */
+  window: { volumeUsd: number; buys: number; sells: number } | null;
+  /** Close of the last 1-minute candle before the window. */
+  closeBefore: number | null;
+  /** Open of the first 1-minute candle in the window. */
+  openIn: number | null;
+  /** Close of the latest 1-minute candle. */
+  closeLast: number | null;
+};
+
+/**
+ * What the 24-hour figures of pools are made from. With `withWindow` false only the liquidity
+ * inputs are read (a price moved; the pool's trades did not).
+ */
+export async function loadPairStatsInputs(
+  db: Queryable,
+  chainId: number,
+  pools: readonly string[],
+  window: { start: number; fullHoursFrom: number; fullHoursTo: number },
+  withWindow: boolean,
+): Promise<PairStatsInputRow[]> {
+  const out: PairStatsInputRow[] = [];
+  const windowSql = withWindow
+    ? `w.volume_usd, w.buys, w.sells,
+       (SELECT close FROM candles c WHERE c.chain_id = $1 AND c.pool = p.address AND c.resolution = 60
+          AND c.bucket < $3 ORDER BY c.bucket DESC LIMIT 1) AS close_before,
+       (SELECT open FROM candles c WHERE c.chain_id = $1 AND c.pool = p.address AND c.resolution = 60
+          AND c.bucket >= $3 ORDER BY c.bucket LIMIT 1) AS open_in,
+       (SELECT close FROM candles c WHERE c.chain_id = $1 AND c.pool = p.address AND c.resolution = 60
+          ORDER BY c.bucket DESC LIMIT 1) AS close_last`
+    : "NULL::float8 AS volume_usd, NULL::bigint AS buys, NULL::bigint AS sells, NULL::float8 AS close_before, NULL::float8 AS open_in, NULL::float8 AS close_last";
+  const windowJoin = withWindow
+    ? `LEFT JOIN LATERAL (
+         SELECT COALESCE(sum(c.volume_usd ORDER BY c.resolution, c.bucket), 0) AS volume_usd,
+           COALESCE(sum(c.buys0), 0) AS buys, COALESCE(sum(c.trades - c.buys0), 0) AS sells
+         FROM candles c WHERE c.chain_id = $1 AND c.pool = p.address AND (
+           (c.resolution = 60 AND c.bucket >= $3 AND c.bucket < $4)
+           OR (c.resolution = 3600 AND c.bucket >= $4 AND c.bucket < $5)
+           OR (c.resolution = 60 AND c.bucket >= $5))
+       ) w ON true`
+    : "";
+  for (const part of chunks(pools)) {
+    const { rows } = await db.query<
+      PoolStateDbRow & {
+        pool: string;
+        protocol: "v2" | "v3";
+        token0: string;
+        token1: string;
+        decimals0: number | null;
+        decimals1: number | null;
+        usd0: number | null;
+        usd1: number | null;
+        volume_usd: number | null;
+        buys: number | string | null;
+        sells: number | string | null;
+        close_before: number | null;
+        open_in: number | null;
+        close_last: number | null;
+      }
+    >(
+      `SELECT p.address AS pool, p.protocol, p.token0, p.token1, t0.decimals AS decimals0, t1.decimals AS decimals1,
+         ${poolStateColumns}, tp0.usd_price AS usd0, tp1.usd_price AS usd1, ${windowSql}
+       FROM pools p
+       LEFT JOIN pool_price_state s ON s.chain_id = p.chain_id AND s.pool = p.address
+       LEFT JOIN tokens t0 ON t0.chain_id = p.chain_id AND t0.address = p.token0
+       LEFT JOIN tokens t1 ON t1.chain_id = p.chain_id AND t1.address = p.token1
+       LEFT JOIN token_prices tp0 ON tp0.chain_id = p.chain_id AND tp0.token = p.token0
+       LEFT JOIN token_prices tp1 ON tp1.chain_id = p.chain_id AND tp1.token = p.token1
+       ${windowJoin}
+       WHERE p.chain_id = $1 AND p.address = ANY($2::text[])
+       ORDER BY p.address`,
+      withWindow
+        ? [chainId, part, iso(window.start), iso(window.fullHoursFrom), iso(window.fullHoursTo)]
+        : [chainId, part],
+    );
+    for (const r of rows) {
+      out.push({
+        pool: r.pool,
+        protocol: r.protocol,
+        token0: r.token0,
+        token1: r.token1,
+        decimals0: r.decimals0,
+        decimals1: r.decimals1,
+        state: poolStateOf(r),
+        usd0: r.usd0,
+        usd1: r.usd1,
+        window: withWindow
+          ? { volumeUsd: r.volume_usd ?? 0, buys: Number(r.buys ?? 0), sells: Number(r.sells ?? 0) }
+          : null,
+        closeBefore: r.close_before,
+        openIn: r.open_in,
+        closeLast: r.close_last,
+      });
+    }
+  }
+  return out;
+}
+
+export type PairStatsRow = {
+  pool: string;
+  liquidityUsd: number | null;
+  /** Null: keep the stored window figures (a liquidity-only update). */
+  window: { volumeUsd: number; priceChange: number | null; buys: number; sells: number } | null;
+};
+
+type PairStatsDbRow = { row: PairStatsRow; now: number };
+
+const PAIR_STATS_COLUMNS = columnsOf<PairStatsDbRow>({
+  pool: ["text", ({ row }) => row.pool],
+  volume_usd_24h: ["float8", ({ row }) => finite(row.window?.volumeUsd ?? 0) ?? 0],
+  liquidity_usd: ["float8", ({ row }) => finite(row.liquidityUsd)],
+  price_change_24h: ["float8", ({ row }) => finite(row.window?.priceChange ?? null)],
+  buys_24h: ["int", ({ row }) => row.window?.buys ?? 0],
+  sells_24h: ["int", ({ row }) => row.window?.sells ?? 0],
+  updated_at: ["timestamptz", ({ now }) => new Date(now)],
+});
+
+const PAIR_LIQUIDITY_COLUMNS = columnsOf<PairStatsDbRow>({
+  pool: ["text", ({ row }) => row.pool],
+  liquidity_usd: ["float8", ({ row }) => finite(row.liquidityUsd)],
+  updated_at: ["timestamptz", ({ now }) => new Date(now)],
+});
+
+/** Upserts pair statistics; `now` (ms) is recorded as updated_at. */
+export async function savePairStats(
+  db: Queryable,
+  chainId: number,
+  rows: readonly PairStatsRow[],
+  now: number,
+): Promise<void> {
+  await bulkInsert(
+    db,
+    {
+      table: "pair_stats",
+      chainId,
+      columns: PAIR_STATS_COLUMNS,
+      tail: `ON CONFLICT (chain_id, pool) DO UPDATE SET ${setExcluded(
+        "volume_usd_24h",
+        "liquidity_usd",
+        "price_change_24h",
+        "buys_24h",
+        "sells_24h",
+        "updated_at",
+      )}`,
+    },
+    rows.filter((row) => row.window !== null).map((row) => ({ row, now })),
+  );
+  await bulkInsert(
+    db,
+    {
+      table: "pair_stats",
+      chainId,
+      columns: PAIR_LIQUIDITY_COLUMNS,
+      tail: `ON CONFLICT (chain_id, pool) DO UPDATE SET liquidity_usd = EXCLUDED.liquidity_usd
+       WHERE pair_stats.liquidity_usd IS DISTINCT FROM EXCLUDED.liquidity_usd`,
+    },
+    rows.filter((row) => row.window === null).map((row) => ({ row, now })),
+  );
+}
+
+/** Pools whose 24-hour window holds trades (their figures change as the window slides). */
+export async function poolsWithTradesInWindow(db: Queryable, chainId: number): Promise<string[]> {
+  const { rows } = await db.query<{ pool: string }>(
+    "SELECT pool FROM pair_stats WHERE chain_id = $1 AND buys_24h + sells_24h > 0 ORDER BY pool",
+    [chainId],
+  );
+  return rows.map((r) => r.pool);
+}
+
+export type TokenStatsInputRow = {
+  token: string;
+  usdPrice: number | null;
+  volumeUsd: number;
+  liquidityUsd: number;
+  /** Close of the token's last 5-minute USD candle before the window; open of its first in it. */
+  closeBefore: number | null;
+  openIn: number | null;
+};
+
+/**
+ * What the 24-hour figures of tokens are made from: their pools' pair_stats (volume over all
+ * pools; liquidity over the pools at or above the floor with both tokens priced), their price,
+ * and their USD series at the window's start.
+ */
+export async function loadTokenStatsInputs(
+  db: Queryable,
+  chainId: number,
+  tokens: readonly string[],
+  windowStart: number,
+  liquidityFloorUsd: number,
+): Promise<TokenStatsInputRow[]> {
+  const out: TokenStatsInputRow[] = [];
+  for (const part of chunks(tokens)) {
+    const { rows } = await db.query<{
+      token: string;
+      usd_price: number | null;
+      volume_usd: number | null;
+      liquidity_usd: number | null;
+      close_before: number | null;
+      open_in: number | null;
+    }>(
+      `WITH t AS (SELECT DISTINCT unnest($2::text[]) AS token),
+       tp AS (
+         SELECT t.token, p.address FROM t JOIN pools p ON p.chain_id = $1 AND p.token0 = t.token
+         UNION
+         SELECT t.token, p.address FROM t JOIN pools p ON p.chain_id = $1 AND p.token1 = t.token
+       ),
+       agg AS (
+         SELECT tp.token,
+           sum(ps.volume_usd_24h ORDER BY tp.address) AS volume_usd,
+           sum(ps.liquidity_usd ORDER BY tp.address) FILTER (
+             WHERE ps.liquidity_usd >= $4 AND pr0.usd_price IS NOT NULL AND pr1.usd_price IS NOT NULL) AS liquidity_usd
+         FROM tp
+         JOIN pools p ON p.chain_id = $1 AND p.address = tp.address
+         JOIN pair_stats ps ON ps.chain_id = $1 AND ps.pool = tp.address
+         LEFT JOIN token_prices pr0 ON pr0.chain_id = $1 AND pr0.token = p.token0
+         LEFT JOIN token_prices pr1 ON pr1.chain_id = $1 AND pr1.token = p.token1
+         GROUP BY tp.token
+       )
+       SELECT t.token, pr.usd_price, agg.volume_usd, agg.liquidity_usd,
+         (SELECT close FROM token_usd_candles c WHERE c.chain_id = $1 AND c.token = t.token AND c.resolution = 300
+            AND c.bucket < $3 ORDER BY c.bucket DESC LIMIT 1) AS close_before,
+         (SELECT open FROM token_usd_candles c WHERE c.chain_id = $1 AND c.token = t.token AND c.resolution = 300
+            AND c.bucket >= $3 ORDER BY c.bucket LIMIT 1) AS open_in
+       FROM t
+       LEFT JOIN agg ON agg.token = t.token
+       LEFT JOIN token_prices pr ON pr.chain_id = $1 AND pr.token = t.token
+       ORDER BY t.token`,
+      [chainId, part, iso(windowStart), liquidityFloorUsd],
+    );
+    for (const r of rows) {
+      out.push({
+        token: r.token,
+        usdPrice: r.usd_price,
+        volumeUsd: r.volume_usd ?? 0,
+        liquidityUsd: r.liquidity_usd ?? 0,
+        closeBefore: r.close_before,
+        openIn: r.open_in,
+      });
+    }
+  }
+  return out;
+}
+
+type TokenStatsRow = { token: string; priceChange: number | null; volumeUsd: number; liquidityUsd: number };
+
+const TOKEN_STATS_COLUMNS = columnsOf<{ row: TokenStatsRow; now: number }>({
+  token: ["text", ({ row }) => row.token],
+  price_change_24h: ["float8", ({ row }) => finite(row.priceChange)],
+  volume_usd_24h: ["float8", ({ row }) => finite(row.volumeUsd) ?? 0],
+  liquidity_usd: ["float8", ({ row }) => finite(row.liquidityUsd) ?? 0],
+  updated_at: ["timestamptz", ({ now }) => new Date(now)],
+});
+
+export async function saveTokenStats(
+  db: Queryable,
+  chainId: number,
+  rows: readonly TokenStatsRow[],
+  now: number,
+): Promise<void> {
+  await bulkInsert(
+    db,
+    {
+      table: "token_stats",
+      chainId,
+      columns: TOKEN_STATS_COLUMNS,
+      tail: `ON CONFLICT (chain_id, token) DO UPDATE SET ${setExcluded(
+        "price_change_24h",
+        "volume_usd_24h",
+        "liquidity_usd",
+        "updated_at",
+      )}`,
+    },
+    rows.map((row) => ({ row, now })),
+  );
+}
+
+/** Drops statistics of pools and tokens that no longer exist (after a rollback deleted them). */
+export async function deleteOrphanStats(db: Queryable, chainId: number): Promise<void> {
+  await db.query(
+    `DELETE FROM pair_stats ps WHERE ps.chain_id = $1
+       AND NOT EXISTS (SELECT 1 FROM pools p WHERE p.chain_id = $1 AND p.address = ps.pool)`,
+    [chainId],
+  );
+  await db.query(
+    `DELETE FROM token_stats ts WHERE ts.chain_id = $1
+       AND NOT EXISTS (SELECT 1 FROM tokens t WHERE t.chain_id = $1 AND t.address = ts.token)`,
+    [chainId],
+  );
+}
+
+/** A pair's stored 24-hour statistics. */
+export type PairMarket = {
+  pool: string;
+  volumeUsd24h: number;
+  liquidityUsd: number | null;
+  /** Percent change of token0's price in token1 over 24 hours. */
+  priceChange24h: number | null;
+  buys24h: number;
+  sells24h: number;
+  updatedAt: Date;
+};
+
+export async function getPairMarkets(
+  db: Queryable,
+  chainId: number,
+  pools: readonly string[],
+): Promise<Map<string, PairMarket>> {
+  if (pools.length === 0) return new Map();
+  const { rows } = await db.query<{
+    pool: string;
+    volume_usd_24h: number;
+    liquidity_usd: number | null;
+    price_change_24h: number | null;
+    buys_24h: number;
+    sells_24h: number;
+    updated_at: Date;
+  }>(
+    `SELECT pool, volume_usd_24h, liquidity_usd, price_change_24h, buys_24h, sells_24h, updated_at
+     FROM pair_stats WHERE chain_id = $1 AND pool = ANY($2::text[])`,
+    [chainId, pools.map((p) => p.toLowerCase())],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.pool,
+      {
+        pool: r.pool,
+        volumeUsd24h: r.volume_usd_24h,
+        liquidityUsd: r.liquidity_usd,
+        priceChange24h: r.price_change_24h,
+        buys24h: r.buys_24h,
+        sells24h: r.sells_24h,
+        updatedAt: r.updated_at,
+      },
+    ]),
+  );
+}

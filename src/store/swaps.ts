@@ -1,0 +1,282 @@
+/**
+ * Table `swaps`: every swap with the pool's state after it and, once priced, its USD figures;
+ * the pricing's reads of stored trades and the API's trade reads.
+ */
+import type { BatchSwap, Hex, SwapAmounts } from "../model/index.js";
+import { chunks, finite, type Queryable } from "./db.js";
+import { bulkInsert, columnsOf, unnest } from "./unnest.js";
+
+const key = (blockNumber: number, logIndex: number) => `${blockNumber}:${logIndex}`;
+
+const SWAP_COLUMNS = columnsOf<BatchSwap>({
+  block_number: ["bigint", (s) => s.blockNumber],
+  log_index: ["int", (s) => s.logIndex],
+  block_hash: ["text", (s) => s.blockHash],
+  block_time: ["timestamptz", (s) => s.blockTime],
+  tx_hash: ["text", (s) => s.txHash],
+  tx_index: ["int", (s) => s.txIndex],
+  pool: ["text", (s) => s.pool],
+  maker: ["text", (s) => s.maker],
+  exchange: ["text", (s) => s.exchange],
+  sender: ["text", (s) => s.sender],
+  recipient: ["text", (s) => s.recipient],
+  amount0_in: ["numeric", (s) => s.amount0In],
+  amount1_in: ["numeric", (s) => s.amount1In],
+  amount0_out: ["numeric", (s) => s.amount0Out],
+  amount1_out: ["numeric", (s) => s.amount1Out],
+  reserve0: ["numeric", (s) => s.reserve0],
+  reserve1: ["numeric", (s) => s.reserve1],
+  sqrt_price_x96: ["numeric", (s) => s.sqrtPriceX96],
+  liquidity: ["numeric", (s) => s.liquidity],
+  tick: ["int", (s) => s.tick],
+  price: ["float8", (s) => s.price],
+});
+
+/** Inserts swaps (ON CONFLICT DO NOTHING on the natural key); returns those actually inserted. */
+export async function insertSwaps(
+  client: Queryable,
+  chainId: number,
+  swaps: readonly BatchSwap[],
+): Promise<BatchSwap[]> {
+  const rows = await bulkInsert<BatchSwap, { block_number: number; log_index: number }>(
+    client,
+    {
+      table: "swaps",
+      chainId,
+      columns: SWAP_COLUMNS,
+      tail: "ON CONFLICT DO NOTHING RETURNING block_number, log_index",
+    },
+    swaps,
+  );
+  if (rows.length === swaps.length) return [...swaps];
+  const inserted = new Set(rows.map((r) => key(r.block_number, r.log_index)));
+  return swaps.filter((s) => inserted.has(key(s.blockNumber, s.logIndex)));
+}
+
+/** Deletes the swaps above `block`; returns the pool of each deleted swap. */
+export async function deleteSwapsAbove(client: Queryable, chainId: number, block: number): Promise<Hex[]> {
+  const { rows } = await client.query<{ pool: Hex }>(
+    "DELETE FROM swaps WHERE chain_id = $1 AND block_number > $2 RETURNING pool",
+    [chainId, block],
+  );
+  return rows.map((r) => r.pool);
+}
+
+/**
+ * The block that ends a catch-up chunk of about `rows` swaps after `fromBlockExclusive` (whole
+ * blocks), capped at `toBlock`.
+ */
+export async function chunkEndBlock(
+  db: Queryable,
+  chainId: number,
+  fromBlockExclusive: number,
+  toBlock: number,
+  rows: number,
+): Promise<number> {
+  const { rows: found } = await db.query<{ block_number: number }>(
+    `SELECT block_number FROM swaps WHERE chain_id = $1 AND block_number > $2 AND block_number <= $3
+     ORDER BY block_number, log_index OFFSET $4 LIMIT 1`,
+    [chainId, fromBlockExclusive, toBlock, rows],
+  );
+  return found[0]?.block_number ?? toBlock;
+}
+
+// ---------------------------------------------------------------------------------------------
+// Stored trades (the rebuilds of candles and series)
+
+/** A stored swap as the rebuilds need it: amounts, decimals and the stored USD figures. */
+export type StoredTrade = SwapAmounts & {
+  pool: string;
+  token0: string;
+  token1: string;
+  decimals0: number | null;
+  decimals1: number | null;
+  blockNumber: number;
+  logIndex: number;
+  time: number;
+  volumeUsd: number | null;
+  series0Usd: number | null;
+  series1Usd: number | null;
+};
+
+type StoredTradeRow = {
+  pool: string;
+  token0: string;
+  token1: string;
+  decimals0: number | null;
+  decimals1: number | null;
+  block_number: number;
+  log_index: number;
+  block_time: Date;
+  amount0_in: string;
+  amount1_in: string;
+  amount0_out: string;
+  amount1_out: string;
+  volume_usd: number | null;
+  token0_series_usd: number | null;
+  token1_series_usd: number | null;
+};
+
+const storedTradeColumns = `s.pool, p.token0, p.token1, t0.decimals AS decimals0, t1.decimals AS decimals1,
+  s.block_number, s.log_index, s.block_time, s.amount0_in, s.amount1_in, s.amount0_out, s.amount1_out,
+  s.volume_usd, s.token0_series_usd, s.token1_series_usd`;
+
+const storedTradeJoins = `JOIN pools p ON p.chain_id = s.chain_id AND p.address = s.pool
+  LEFT JOIN tokens t0 ON t0.chain_id = p.chain_id AND t0.address = p.token0
+  LEFT JOIN tokens t1 ON t1.chain_id = p.chain_id AND t1.address = p.token1`;
+
+function toStoredTrade(r: StoredTradeRow): StoredTrade {
+  return {
+    pool: r.pool,
+    token0: r.token0,
+    token1: r.token1,
+    decimals0: r.decimals0,
+    decimals1: r.decimals1,
+    blockNumber: r.block_number,
+    logIndex: r.log_index,
+    time: r.block_time.getTime(),
+    amount0In: BigInt(r.amount0_in),
+    amount1In: BigInt(r.amount1_in),
+    amount0Out: BigInt(r.amount0_out),
+    amount1Out: BigInt(r.amount1_out),
+    volumeUsd: r.volume_usd,
+    series0Usd: r.token0_series_usd,
+    series1Usd: r.token1_series_usd,
+  };
+}
+
+type PoolFrom = { pool: string; fromBlock: number };
+
+const POOL_FROM_COLUMNS = columnsOf<PoolFrom>({
+  pool: ["text", (f) => f.pool],
+  from_block: ["bigint", (f) => f.fromBlock],
+});
+
+/** Swaps of each pool from its block on, up to `toBlock`, ascending (per pool). */
+export async function loadPoolTrades(
+  db: Queryable,
+  chainId: number,
+  from: readonly PoolFrom[],
+  toBlock: number,
+): Promise<StoredTrade[]> {
+  if (from.length === 0) return [];
+  const a = unnest("a", POOL_FROM_COLUMNS, from, 3);
+  const { rows } = await db.query<StoredTradeRow>(
+    `SELECT ${storedTradeColumns}
+     FROM ${a.sql}
+     JOIN swaps s ON s.chain_id = $1 AND s.pool = a.pool AND s.block_number >= a.from_block AND s.block_number <= $2
+     ${storedTradeJoins}
+     ORDER BY s.pool, s.block_number, s.log_index`,
+    [chainId, toBlock, ...a.params],
+  );
+  return rows.map(toStoredTrade);
+}
+
+/** Swaps of blocks [fromBlock, toBlock] that enter a USD series of one of `tokens`, ascending. */
+export async function loadSeriesTrades(
+  db: Queryable,
+  chainId: number,
+  tokens: readonly string[],
+  fromBlock: number,
+  toBlock: number,
+): Promise<StoredTrade[]> {
+  if (tokens.length === 0) return [];
+  const { rows } = await db.query<StoredTradeRow>(
+    `SELECT ${storedTradeColumns}
+     FROM swaps s ${storedTradeJoins}
+     WHERE s.chain_id = $1 AND s.block_number >= $2 AND s.block_number <= $3
+       AND ((s.token0_series_usd IS NOT NULL AND p.token0 = ANY($4::text[]))
+         OR (s.token1_series_usd IS NOT NULL AND p.token1 = ANY($4::text[])))
+     ORDER BY s.block_number, s.log_index`,
+    [chainId, fromBlock, toBlock, [...tokens]],
+  );
+  return rows.map(toStoredTrade);
+}
+
+/** The USD figures of a swap, as the pricing writes them. */
+export type SwapUsd = {
+  blockNumber: number;
+  logIndex: number;
+  token0Usd: number | null;
+  token1Usd: number | null;
+  volumeUsd: number | null;
+  series0Usd: number | null;
+  series1Usd: number | null;
+};
+
+const SWAP_USD_COLUMNS = columnsOf<SwapUsd>({
+  block_number: ["bigint", (s) => s.blockNumber],
+  log_index: ["int", (s) => s.logIndex],
+  t0: ["float8", (s) => finite(s.token0Usd)],
+  t1: ["float8", (s) => finite(s.token1Usd)],
+  v: ["float8", (s) => finite(s.volumeUsd)],
+  s0: ["float8", (s) => finite(s.series0Usd)],
+  s1: ["float8", (s) => finite(s.series1Usd)],
+});
+
+/** Writes the USD figures of swaps. */
+export async function saveSwapUsd(db: Queryable, chainId: number, swaps: readonly SwapUsd[]): Promise<void> {
+  for (const part of chunks(swaps)) {
+    const u = unnest("u", SWAP_USD_COLUMNS, part, 2);
+    await db.query(
+      `UPDATE swaps s SET token0_usd = u.t0, token1_usd = u.t1, volume_usd = u.v,
+         token0_series_usd = u.s0, token1_series_usd = u.s1
+       FROM ${u.sql}
+       WHERE s.chain_id = $1 AND s.block_number = u.block_number AND s.log_index = u.log_index`,
+      [chainId, ...u.params],
+    );
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// API reads
+
+/** A swap as the trade records need it; raw amounts and reserves are numeric text. */
+export type SwapRow = {
+  block_number: number;
+  log_index: number;
+  block_time: Date;
+  tx_hash: string;
+  maker: string | null;
+  exchange: string | null;
+  amount0_in: string;
+  amount1_in: string;
+  amount0_out: string;
+  amount1_out: string;
+  reserve0: string | null;
+  reserve1: string | null;
+  token0_usd: number | null;
+  token1_usd: number | null;
+  volume_usd: number | null;
+};
+
+/** Position of a trade in the newest-first order: (block, log index). */
+export type TradePosition = { block: number; logIndex: number };
+
+/**
+ * Swaps of one pool, newest first by (block, log index), strictly older than `before` when given.
+ * Uses the index swaps_pool_idx (chain_id, pool, block_number DESC, log_index DESC).
+ */
+export async function findSwaps(
+  db: Queryable,
+  options: { chainId: number; pool: string; before: TradePosition | null; limit: number },
+): Promise<SwapRow[]> {
+  const { rows } = await db.query<SwapRow>(
+    `SELECT block_number, log_index, block_time, tx_hash, maker, exchange,
+       amount0_in, amount1_in, amount0_out, amount1_out, reserve0, reserve1,
+       token0_usd, token1_usd, volume_usd
+     FROM swaps
+     WHERE chain_id = $1 AND pool = $2
+       AND ($3::bigint IS NULL OR (block_number, log_index) < ($3::bigint, $4::int))
+     ORDER BY block_number DESC, log_index DESC
+     LIMIT $5`,
+    [
+      options.chainId,
+      options.pool,
+      options.before?.block ?? null,
+      options.before?.logIndex ?? null,
+      options.limit,
+    ],
+  );
+  return rows;
+}

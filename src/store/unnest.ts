@@ -1,0 +1,98 @@
+/**
+ * Batched writes and keyed reads send rows as one array parameter per column and unpack them
+ * with `unnest($2::text[], $3::bigint[], …)`: one statement for thousands of rows. These helpers
+ * number the placeholders and write the casts from a typed column list, so no statement counts
+ * `$n` by hand.
+ */
+import { chunks, type Queryable, toNumeric } from "./db.js";
+
+/** The Postgres element types of the unnested columns, with the JS value each takes. */
+type PgValue = {
+  text: string | null;
+  smallint: number | null;
+  int: number | null;
+  bigint: number | null;
+  /** Raw on-chain amounts: sent as decimal text. */
+  numeric: bigint | null;
+  float8: number | null;
+  /** Sent as ISO 8601. */
+  timestamptz: Date | null;
+};
+export type PgType = keyof PgValue;
+
+/** One column of the rows: its Postgres type and how to read it from a row. */
+export type Column<R> = { [T in PgType]: readonly [type: T, value: (row: R) => PgValue[T]] }[PgType];
+
+/** Columns by name (in order); the names are those of the unnest alias and, for bulkInsert, of the table. */
+export type Columns<R> = Readonly<Record<string, Column<R>>>;
+
+/** Declares the columns of rows of type R (the type parameter checks each value against its Postgres type). */
+export const columnsOf = <R>(columns: Columns<R>): Columns<R> => columns;
+
+const toParam = (type: PgType, value: unknown): unknown => {
+  if (value === null || value === undefined) return null;
+  if (type === "numeric") return toNumeric(value as bigint);
+  if (type === "timestamptz") return (value as Date).toISOString();
+  return value;
+};
+
+/**
+ * `unnest($first::type[], …) AS alias(name, …)` over `rows`, with its parameters (one array per
+ * column, in order). Placeholders start at `first`: the statement's own parameters come before.
+ */
+export function unnest<R>(
+  alias: string,
+  columns: Columns<R>,
+  rows: readonly R[],
+  first: number,
+): { sql: string; params: unknown[][] } {
+  const entries = Object.entries(columns);
+  const arrays = entries.map(([, [type]], i) => `$${first + i}::${type}[]`).join(", ");
+  const names = entries.map(([name]) => name).join(", ");
+  return {
+    sql: `unnest(${arrays}) AS ${alias}(${names})`,
+    params: entries.map(([, [type, value]]) =>
+      rows.map((row) => toParam(type, (value as (row: R) => unknown)(row))),
+    ),
+  };
+}
+
+/** `a = EXCLUDED.a, b = EXCLUDED.b, …`: the SET list of an upsert that replaces these columns. */
+export const setExcluded = (...names: string[]): string =>
+  names.map((name) => `${name} = EXCLUDED.${name}`).join(", ");
+
+/**
+ * Inserts rows of a chain into `table`, at most 5000 per statement:
+ * `INSERT INTO table (chain_id, columns…, computed…) SELECT $1, r.columns…, computed… FROM unnest(…) AS r(…) tail`.
+ * `computed`: columns set from SQL expressions (of the unnested row `r`, or now()). `tail`: the
+ * ON CONFLICT and RETURNING clauses. Returns the RETURNING rows of every statement.
+ */
+export async function bulkInsert<R, Returned = Record<string, unknown>>(
+  db: Queryable,
+  statement: {
+    table: string;
+    chainId: number;
+    columns: Columns<R>;
+    computed?: Readonly<Record<string, string>>;
+    tail?: string;
+  },
+  rows: readonly R[],
+): Promise<Returned[]> {
+  const computed = Object.entries(statement.computed ?? {});
+  const names = [...Object.keys(statement.columns), ...computed.map(([name]) => name)];
+  const values = [
+    ...Object.keys(statement.columns).map((name) => `r.${name}`),
+    ...computed.map(([, sql]) => sql),
+  ];
+  const out: Returned[] = [];
+  for (const part of chunks(rows)) {
+    const u = unnest("r", statement.columns, part, 2);
+    const result = await db.query(
+      `INSERT INTO ${statement.table} (chain_id, ${names.join(", ")})
+       SELECT $1, ${values.join(", ")} FROM ${u.sql} ${statement.tail ?? ""}`,
+      [statement.chainId, ...u.params],
+    );
+    out.push(...(result.rows as Returned[]));
+  }
+  return out;
+}
