@@ -63,6 +63,23 @@ export function ratioSum(values: readonly Ratio[]): Ratio {
 }
 
 /**
+ * The same ratio without the power of two common to both terms: cheap (no gcd), and it keeps the
+ * 2^192 of V3 prices and the 2^k of double weights from piling up along a route.
+ */
+export function ratioReduced(a: Ratio): Ratio {
+  if (a.num === 0n) return { num: 0n, den: 1n };
+  const twos = Math.min(trailingZeros(a.num), trailingZeros(a.den));
+  if (twos === 0) return a;
+  const shift = BigInt(twos);
+  return { num: a.num >> shift, den: a.den >> shift };
+}
+
+function trailingZeros(value: bigint): number {
+  const v = value < 0n ? -value : value;
+  return bitLength(v & -v) - 1;
+}
+
+/**
  * num / den as the correctly rounded double (round half to even, subnormals and overflow to
  * ±Infinity included), computed on integers so that large raw amounts lose nothing before the
  * one final rounding. The quotient is taken at the double's own precision at that magnitude and

@@ -22,7 +22,8 @@ export type { ChartCandle, LineChart };
 
 /**
  * Candles of a pair from one token's side, ascending: side 0 prices token0 in token1 with
- * token0's volume; side 1 is the reciprocal with token1's volume. Intervals whose start lies in
+ * token0's volume; side 1 prices token1 in token0 (stored apart, each trade's exact reciprocal
+ * rounded once) with token1's volume. Intervals whose start lies in
  * [from aligned down to the interval, to) appear, each with all its trades; empty intervals
  * between the first trade in range and min(to, now) carry the previous close with volume 0.
  * 5m/15m/30m roll up from the 1-minute candles, 4h from the hourly ones, 1d is stored.
@@ -47,11 +48,11 @@ export async function getPairCandles(
   // The interval holding `to` is in range when it starts before `to`: read up to its end.
   const end = Math.ceil(toMs / size) * size;
   if (end <= start) return [];
-  // Side 1 is the reciprocal of side 0 (high1 = 1 / low0 …) with token1's volume; max, min, first
-  // and last commute with the reciprocal, so the roll-up can follow the side's transformation.
+  // Side 1 has its own stored OHLC (migration 004): the reciprocal of a rounded side-0 double is
+  // not the correctly rounded side-1 price. Max, min, first and last roll up either side alike.
   const { rows } = await db.query<ChartCandle>(
     `SELECT extract(epoch FROM bucket)::float8 * 1000 AS time,
-       ${options.side === 0 ? "open, high, low, close, volume0" : "1 / open AS open, 1 / low AS high, 1 / high AS low, 1 / close AS close, volume1"} AS volume
+       ${options.side === 0 ? "open, high, low, close, volume0" : "open1 AS open, high1 AS high, low1 AS low, close1 AS close, volume1"} AS volume
      FROM candles
      WHERE chain_id = $1 AND pool = $2 AND resolution = $3 AND bucket >= $4 AND bucket < $5
      ORDER BY bucket`,

@@ -503,6 +503,10 @@ type CandleDbRow = {
   high: number;
   low: number;
   close: number;
+  open1: number;
+  high1: number;
+  low1: number;
+  close1: number;
   volume0: number;
   volume1: number;
   volume_usd: number;
@@ -520,6 +524,10 @@ const toCandleRow = (r: CandleDbRow): CandleRow => ({
   high: r.high,
   low: r.low,
   close: r.close,
+  open1: r.open1,
+  high1: r.high1,
+  low1: r.low1,
+  close1: r.close1,
   volume0: r.volume0,
   volume1: r.volume1,
   volumeUsd: r.volume_usd,
@@ -538,8 +546,8 @@ export async function loadCandles(
   const out: CandleRow[] = [];
   for (const part of chunks(keys)) {
     const { rows } = await db.query<CandleDbRow>(
-      `SELECT c.pool, c.resolution, c.bucket, c.open, c.high, c.low, c.close, c.volume0, c.volume1, c.volume_usd,
-         c.trades, c.buys0, c.first_key, c.last_key
+      `SELECT c.pool, c.resolution, c.bucket, c.open, c.high, c.low, c.close, c.open1, c.high1, c.low1, c.close1,
+         c.volume0, c.volume1, c.volume_usd, c.trades, c.buys0, c.first_key, c.last_key
        FROM unnest($2::text[], $3::int[], $4::timestamptz[]) AS k(pool, resolution, bucket)
        JOIN candles c ON c.chain_id = $1 AND c.pool = k.pool AND c.resolution = k.resolution AND c.bucket = k.bucket`,
       [chainId, part.map((k) => k.pool), part.map((k) => k.resolution), part.map((k) => iso(k.bucket))],
@@ -558,11 +566,13 @@ export async function saveCandles(
   for (const part of chunks(candles)) {
     await db.query(
       `INSERT INTO candles (chain_id, pool, resolution, bucket, open, high, low, close, volume0, volume1, volume_usd,
-         trades, buys0, first_key, last_key)
+         trades, buys0, first_key, last_key, open1, high1, low1, close1)
        SELECT $1, * FROM unnest($2::text[], $3::int[], $4::timestamptz[], $5::float8[], $6::float8[], $7::float8[],
-         $8::float8[], $9::float8[], $10::float8[], $11::float8[], $12::int[], $13::int[], $14::bigint[], $15::bigint[])
+         $8::float8[], $9::float8[], $10::float8[], $11::float8[], $12::int[], $13::int[], $14::bigint[], $15::bigint[],
+         $16::float8[], $17::float8[], $18::float8[], $19::float8[])
        ON CONFLICT (chain_id, pool, resolution, bucket) DO UPDATE SET open = EXCLUDED.open, high = EXCLUDED.high,
-         low = EXCLUDED.low, close = EXCLUDED.close, volume0 = EXCLUDED.volume0, volume1 = EXCLUDED.volume1,
+         low = EXCLUDED.low, close = EXCLUDED.close, open1 = EXCLUDED.open1, high1 = EXCLUDED.high1,
+         low1 = EXCLUDED.low1, close1 = EXCLUDED.close1, volume0 = EXCLUDED.volume0, volume1 = EXCLUDED.volume1,
          volume_usd = EXCLUDED.volume_usd, trades = EXCLUDED.trades, buys0 = EXCLUDED.buys0,
          first_key = EXCLUDED.first_key, last_key = EXCLUDED.last_key`,
       [
@@ -581,6 +591,10 @@ export async function saveCandles(
         part.map((c) => c.buys0),
         part.map((c) => c.firstKey),
         part.map((c) => c.lastKey),
+        part.map((c) => c.open1),
+        part.map((c) => c.high1),
+        part.map((c) => c.low1),
+        part.map((c) => c.close1),
       ],
     );
   }
