@@ -1,4 +1,5 @@
 import { badRequest } from "../internal/errors.js";
+import { sidePrice, tradeOf } from "../pricing/trade.js";
 import { finite, toUnits } from "./numbers.js";
 import type { PoolRow } from "./queries/pairs.js";
 import type { SwapRow, TradePosition } from "./queries/trades.js";
@@ -9,8 +10,10 @@ const abs = (n: bigint) => (n < 0n ? -n : n);
 /**
  * One trade record (spec 2.6) seen from `asset`'s side. A trade is a `sell` of the asset when
  * the trader paid the asset into the pool, a `buy` when the asset left the pool; `price` is the
- * execution price of the asset in units of the other token (other amount / asset amount), the
- * same price the candles use. Amounts are positive and decimal-adjusted; USD fields null when unknown.
+ * execution price of the asset in units of the other token (other amount / asset amount), from
+ * the one trade function the candles use (`tradeOf`: exact from the raw integers, rounded once;
+ * null when the swap is no trade: a zero side, or both amounts flowing the same way). Amounts are
+ * positive and decimal-adjusted; USD fields null when unknown.
  */
 export function tradeRecord(pool: PoolRow, swap: SwapRow, assetIsToken0: boolean) {
   const net0 = BigInt(swap.amount0_in) - BigInt(swap.amount0_out);
@@ -18,9 +21,21 @@ export function tradeRecord(pool: PoolRow, swap: SwapRow, assetIsToken0: boolean
   const amount0 = finite(toUnits(abs(net0), pool.decimals0));
   const amount1 = finite(toUnits(abs(net1), pool.decimals1));
   const [assetNet, otherNet] = assetIsToken0 ? [net0, net1] : [net1, net0];
-  const [assetAmount, otherAmount] = assetIsToken0 ? [amount0, amount1] : [amount1, amount0];
   const sold = assetNet > 0n || (assetNet === 0n && otherNet < 0n);
-  const price = assetAmount && otherAmount !== null ? finite(otherAmount / assetAmount) : null;
+  const trade =
+    pool.decimals0 === null || pool.decimals1 === null
+      ? null
+      : tradeOf(
+          {
+            amount0In: BigInt(swap.amount0_in),
+            amount1In: BigInt(swap.amount1_in),
+            amount0Out: BigInt(swap.amount0_out),
+            amount1Out: BigInt(swap.amount1_out),
+          },
+          pool.decimals0,
+          pool.decimals1,
+        );
+  const price = trade ? finite(sidePrice(trade, assetIsToken0 ? 0 : 1)) : null;
   return {
     pair_id: `${pool.address}:${pool.chain_id}`,
     date: toIso(swap.block_time),

@@ -7,6 +7,14 @@ export type Candle = {
   high: number;
   low: number;
   close: number;
+  /**
+   * Side 1 (token1 in token0), folded from each trade's own side-1 price: 1 / low0 would be the
+   * reciprocal of a rounded double, off in the last place.
+   */
+  open1: number;
+  high1: number;
+  low1: number;
+  close1: number;
   volume0: number;
   volume1: number;
   volumeUsd: number;

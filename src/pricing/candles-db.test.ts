@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
+import { referenceRatioToNumber } from "../_test/exact.js";
 import { seededRandom } from "../_test/random.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
@@ -23,13 +24,18 @@ type RawSwap = {
 };
 
 /** Price of token0 in token1 from raw amounts, computed apart from the code under test. */
-function rawPrice(s: RawSwap, decimals0: number, decimals1: number): number {
+/** A side's execution price, the correctly rounded double of the exact ratio (independent reference). */
+function rawPrice(s: RawSwap, decimals0: number, decimals1: number, side: 0 | 1): number {
   const net0 = BigInt(s.amount0_in) - BigInt(s.amount0_out);
   const net1 = BigInt(s.amount1_in) - BigInt(s.amount1_out);
   const a0 = net0 < 0n ? -net0 : net0;
   const a1 = net1 < 0n ? -net1 : net1;
-  const scale = 10n ** 40n;
-  return Number((a1 * 10n ** BigInt(decimals0) * scale) / (a0 * 10n ** BigInt(decimals1))) / 1e40;
+  const [num, den] = [a1 * 10n ** BigInt(decimals0), a0 * 10n ** BigInt(decimals1)];
+  return side === 0 ? referenceRatioToNumber(num, den) : referenceRatioToNumber(den, num);
+}
+
+function exact(actual: number | undefined, expected: number | undefined, why: string) {
+  assert.ok(Object.is(actual, expected), `${why}: ${actual} vs exactly ${expected}`);
 }
 
 function close(actual: number | undefined, expected: number | undefined, why: string) {
@@ -129,10 +135,7 @@ describe("candles in the database: property", () => {
               assert.equal(c.close, previousClose, `${what}: close too`);
               continue;
             }
-            const prices = group.map((s) => {
-              const p = rawPrice(s, pool.decimals0, pool.decimals1);
-              return side === 0 ? p : 1 / p;
-            });
+            const prices = group.map((s) => rawPrice(s, pool.decimals0, pool.decimals1, side));
             const volume = group.reduce((sum, s) => {
               const net =
                 side === 0
@@ -142,10 +145,10 @@ describe("candles in the database: property", () => {
                 sum + Number(net < 0n ? -net : net) / 10 ** (side === 0 ? pool.decimals0 : pool.decimals1)
               );
             }, 0);
-            close(c.open, prices[0], `${what}: open is the first trade`);
-            close(c.close, prices[prices.length - 1], `${what}: close is the last trade`);
-            close(c.high, Math.max(...prices), `${what}: high`);
-            close(c.low, Math.min(...prices), `${what}: low`);
+            exact(c.open, prices[0], `${what}: open is the first trade`);
+            exact(c.close, prices[prices.length - 1], `${what}: close is the last trade`);
+            exact(c.high, Math.max(...prices), `${what}: high`);
+            exact(c.low, Math.min(...prices), `${what}: low`);
             close(c.volume, volume, `${what}: volume of the side's token`);
             previousClose = c.close;
           }

@@ -13,6 +13,7 @@ import {
   rollUpCandles,
   rollUpChartCandles,
 } from "./candles.js";
+import { tradeOf } from "./trade.js";
 
 /** Random trades over a few days, several per block at times, sorted by key. */
 function randomTrades(random: () => number, count: number): CandleTrade[] {
@@ -27,14 +28,19 @@ function randomTrades(random: () => number, count: number): CandleTrade[] {
       time += gapBlocks * 12_000;
     }
     price *= Math.exp((random() - 0.5) * 0.02);
-    const volume0 = random() * 10;
+    // Raw amounts (6 decimals each side) priced by the one trade function, both sides exact.
+    const raw0 = BigInt(1 + Math.floor(random() * 1e7));
+    const raw1 = BigInt(1 + Math.floor(Number(raw0) * price));
+    const trade = tradeOf({ amount0In: raw0, amount1In: 0n, amount0Out: 0n, amount1Out: raw1 }, 6, 6);
+    assert.ok(trade);
     trades.push({
       key: block * 100_000 + i,
       time,
-      price,
-      volume0,
-      volume1: volume0 * price,
-      volumeUsd: volume0 * price,
+      price: trade.price,
+      price1: trade.price1,
+      volume0: trade.volume0,
+      volume1: trade.volume1,
+      volumeUsd: trade.volume1,
       buy0: random() < 0.5,
     });
   }
@@ -52,7 +58,7 @@ function directCandles(trades: readonly CandleTrade[], seconds: number, side: 0 
     .sort(([a], [b]) => a - b)
     .map(([time, group]) => {
       const sorted = [...group].sort((a, b) => a.key - b.key);
-      const prices = sorted.map((t) => (side === 0 ? t.price : 1 / t.price));
+      const prices = sorted.map((t) => (side === 0 ? t.price : t.price1));
       return {
         time,
         open: prices[0],
@@ -132,21 +138,30 @@ describe("candles: property", () => {
 });
 
 describe("candleSide", () => {
-  it("inverts token0's candle for token1", () => {
+  it("gives token1's candle from the trades' own side-1 prices", () => {
     const c = aggregateTrades(
       [
-        { key: 1, time: 0, price: 2, volume0: 1, volume1: 2, volumeUsd: 0, buy0: true },
-        { key: 2, time: 1, price: 4, volume0: 1, volume1: 4, volumeUsd: 0, buy0: false },
-        { key: 3, time: 2, price: 1, volume0: 1, volume1: 1, volumeUsd: 0, buy0: false },
+        { key: 1, time: 0, price: 2, price1: 0.5, volume0: 1, volume1: 2, volumeUsd: 0, buy0: true },
+        { key: 2, time: 1, price: 4, price1: 0.25, volume0: 1, volume1: 4, volumeUsd: 0, buy0: false },
+        { key: 3, time: 2, price: 1, price1: 1, volume0: 1, volume1: 1, volumeUsd: 0, buy0: false },
       ],
       60,
     )[0] as Candle;
     assert.deepEqual(
       candleSide(c, 1),
       { time: 0, open: 0.5, high: 1, low: 0.25, close: 1, volume: 7 },
-      "reciprocal",
+      "token1 in token0",
     );
     assert.equal(c.buys0, 1, "one buy of token0");
+  });
+
+  it("is the correctly rounded side-1 price where 1 / side 0 is not", () => {
+    // 3 token0 for 11 token1 (0 decimals): side 1 is 3/11 rounded once; 1 / (11/3 rounded) is 1 ulp off.
+    const trade = tradeOf({ amount0In: 3n, amount1In: 0n, amount0Out: 0n, amount1Out: 11n }, 0, 0);
+    assert.ok(trade);
+    const c = aggregateTrades([{ key: 1, time: 0, ...trade, volumeUsd: 0 }], 60)[0] as Candle;
+    assert.equal(candleSide(c, 1).open, 3 / 11);
+    assert.notEqual(1 / (11 / 3), 3 / 11, "the old reciprocal");
   });
 });
 

@@ -9,8 +9,10 @@ import type { Candle, ChartCandle } from "../model/index.js";
 export type CandleTrade = {
   key: number;
   time: number;
-  /** Execution price of token0 in token1. */
+  /** Execution price of token0 in token1 (correctly rounded). */
   price: number;
+  /** Execution price of token1 in token0, rounded from the exact ratio (not 1 / price). */
+  price1: number;
   volume0: number;
   volume1: number;
   /** The trade's USD value (0 when unknown). */
@@ -51,6 +53,10 @@ export function foldTrade(candle: Candle | undefined, trade: CandleTrade, bucket
       high: trade.price,
       low: trade.price,
       close: trade.price,
+      open1: trade.price1,
+      high1: trade.price1,
+      low1: trade.price1,
+      close1: trade.price1,
       volume0: trade.volume0,
       volume1: trade.volume1,
       volumeUsd: trade.volumeUsd,
@@ -67,6 +73,10 @@ export function foldTrade(candle: Candle | undefined, trade: CandleTrade, bucket
     high: Math.max(candle.high, trade.price),
     low: Math.min(candle.low, trade.price),
     close: trade.price,
+    open1: candle.open1,
+    high1: Math.max(candle.high1, trade.price1),
+    low1: Math.min(candle.low1, trade.price1),
+    close1: trade.price1,
     volume0: candle.volume0 + trade.volume0,
     volume1: candle.volume1 + trade.volume1,
     volumeUsd: candle.volumeUsd + trade.volumeUsd,
@@ -120,6 +130,9 @@ export function rollUpCandles(candles: readonly Candle[], seconds: number): Cand
       current.high = Math.max(current.high, c.high);
       current.low = Math.min(current.low, c.low);
       current.close = c.close;
+      current.high1 = Math.max(current.high1, c.high1);
+      current.low1 = Math.min(current.low1, c.low1);
+      current.close1 = c.close1;
       current.volume0 += c.volume0;
       current.volume1 += c.volume1;
       current.volumeUsd += c.volumeUsd;
@@ -132,8 +145,9 @@ export function rollUpCandles(candles: readonly Candle[], seconds: number): Cand
 }
 
 /**
- * One side of a pool candle. Side 0: token0 in token1 with volume0. Side 1: the reciprocal
- * (open1 = 1/open0, high1 = 1/low0, low1 = 1/high0, close1 = 1/close0) with volume1.
+ * One side of a pool candle. Side 0: token0 in token1 with volume0. Side 1: token1 in token0
+ * (the stored side-1 prices, each the correctly rounded reciprocal of a trade's exact price) with
+ * volume1.
  */
 export function candleSide(candle: Candle, side: 0 | 1): ChartCandle {
   if (side === 0) {
@@ -148,10 +162,10 @@ export function candleSide(candle: Candle, side: 0 | 1): ChartCandle {
   }
   return {
     time: candle.bucket,
-    open: 1 / candle.open,
-    high: 1 / candle.low,
-    low: 1 / candle.high,
-    close: 1 / candle.close,
+    open: candle.open1,
+    high: candle.high1,
+    low: candle.low1,
+    close: candle.close1,
     volume: candle.volume1,
   };
 }

@@ -1,4 +1,10 @@
-import { priceFromReserves, priceFromSqrtPriceX96, ratioToNumber } from "../decode/price.js";
+import {
+  type Ratio,
+  ratioFromReserves,
+  ratioFromSqrtPriceX96,
+  ratioToNumber,
+  ratioValue,
+} from "../decode/price.js";
 import type { PoolPriceState, StateEvent, SwapAmounts } from "../model/index.js";
 import { balanceBeforeSwap } from "./trade.js";
 import type { GraphPool } from "./usd-prices.js";
@@ -20,20 +26,31 @@ export function applyEvent(state: PoolPriceState, event: StateEvent, swap?: Swap
   state.stateTime = event.time;
 }
 
-/** Spot price of token0 in token1: V2 from the reserves, V3 from sqrtPriceX96. Null when unknown. */
+/** Exact spot price of token0 in token1: V2 from the reserves, V3 from sqrtPriceX96. Null when unknown. */
+export function spotRatio0(
+  protocol: "v2" | "v3",
+  state: PoolPriceState,
+  decimals0: number | null,
+  decimals1: number | null,
+): Ratio | null {
+  if (decimals0 === null || decimals1 === null) return null;
+  if (protocol === "v3") {
+    if (state.sqrtPriceX96 === null || state.sqrtPriceX96 === 0n) return null;
+    return ratioFromSqrtPriceX96(state.sqrtPriceX96, decimals0, decimals1);
+  }
+  if (state.reserve0 === null || state.reserve1 === null || state.reserve1 === 0n) return null;
+  return ratioFromReserves(state.reserve0, state.reserve1, decimals0, decimals1);
+}
+
+/** Spot price of token0 in token1, correctly rounded; null when unknown. */
 export function spotPrice0(
   protocol: "v2" | "v3",
   state: PoolPriceState,
   decimals0: number | null,
   decimals1: number | null,
 ): number | null {
-  if (decimals0 === null || decimals1 === null) return null;
-  if (protocol === "v3") {
-    if (state.sqrtPriceX96 === null || state.sqrtPriceX96 === 0n) return null;
-    return priceFromSqrtPriceX96(state.sqrtPriceX96, decimals0, decimals1);
-  }
-  if (state.reserve0 === null || state.reserve1 === null || state.reserve1 === 0n) return null;
-  return priceFromReserves(state.reserve0, state.reserve1, decimals0, decimals1);
+  const r = spotRatio0(protocol, state, decimals0, decimals1);
+  return r === null ? null : ratioValue(r);
 }
 
 /**
@@ -60,7 +77,8 @@ export function updateGraphPool(
   decimals0: number | null,
   decimals1: number | null,
 ): void {
-  pool.price0 = spotPrice0(protocol, state, decimals0, decimals1);
+  pool.ratio0 = spotRatio0(protocol, state, decimals0, decimals1);
+  pool.price0 = pool.ratio0 === null ? null : ratioValue(pool.ratio0);
   pool.depth0 = depthOf(state, 0, decimals0);
   pool.depth1 = depthOf(state, 1, decimals1);
   pool.stateBlock = state.stateBlock;

@@ -154,6 +154,7 @@ export function candleTradeOf(swap: {
     key: swap.key,
     time: swap.time,
     price: swap.trade.price,
+    price1: swap.trade.price1,
     volume0: swap.trade.volume0,
     volume1: swap.trade.volume1,
     volumeUsd: swap.volumeUsd !== null && Number.isFinite(swap.volumeUsd) ? swap.volumeUsd : 0,

@@ -1,5 +1,10 @@
-/** A price with the weight (USD liquidity) of the pool that quotes it. */
-export type WeightedPrice = { priceUsd: number; liquidityUsd: number };
+import { type Ratio, ratioMul, ratioOfNumber, ratioReduced, ratioSum, ratioValue } from "../decode/price.js";
+
+/**
+ * A price with the weight (USD liquidity) of the pool that quotes it. `priceUsdRatio`, when
+ * given, is the exact price that `priceUsd` is the rounding of (else `priceUsd` is taken as exact).
+ */
+export type WeightedPrice = { priceUsd: number; liquidityUsd: number; priceUsdRatio?: Ratio };
 
 /**
  * The liquidity-weighted median: the lowest price at which the cumulative weight of the prices
@@ -23,8 +28,10 @@ export function deviationOf(price: number, reference: number): number {
 }
 
 export type CombinedPrice<T extends WeightedPrice> = {
-  /** Liquidity-weighted mean of the kept prices. */
+  /** Liquidity-weighted mean of the kept prices: `priceUsdRatio` correctly rounded. */
   priceUsd: number;
+  /** The exact liquidity-weighted mean Σ price·liquidity / Σ liquidity of the kept prices. */
+  priceUsdRatio: Ratio;
   median: number;
   kept: T[];
   /** Further than `maxDeviation` from the median. */
@@ -44,9 +51,27 @@ export function combinePrices<T extends WeightedPrice>(
   const kept: T[] = [];
   const dropped: T[] = [];
   for (const p of prices) (deviationOf(p.priceUsd, median) <= maxDeviation ? kept : dropped).push(p);
-  const weight = kept.reduce((sum, p) => sum + p.liquidityUsd, 0);
-  // The median itself is always kept, so `kept` is never empty.
-  const priceUsd =
-    weight > 0 ? kept.reduce((sum, p) => sum + p.priceUsd * p.liquidityUsd, 0) / weight : median;
-  return { priceUsd, median, kept, dropped };
+  const priceUsdRatio = weightedMeanRatio(kept, median);
+  return { priceUsd: ratioValue(priceUsdRatio), priceUsdRatio, median, kept, dropped };
+}
+
+const exactPrice = (p: WeightedPrice): Ratio => p.priceUsdRatio ?? ratioOfNumber(p.priceUsd);
+
+/**
+ * Σ price·liquidity / Σ liquidity over exact prices (the liquidities are doubles, hence exact
+ * rationals too), rounded by the caller once. One pool: its own exact price, so that a price
+ * routed through a single pool is exactly pool price × quote price. The median itself is always
+ * kept, so `kept` is never empty; no weight at all falls back to the median.
+ */
+function weightedMeanRatio(kept: readonly WeightedPrice[], median: number): Ratio {
+  const first = kept[0];
+  if (kept.length === 1 && first) return exactPrice(first);
+  const weights = kept.map((p) => ratioOfNumber(p.liquidityUsd));
+  const total = ratioSum(weights);
+  if (total.num <= 0n) {
+    const medianQuote = kept.find((p) => p.priceUsd === median);
+    return medianQuote ? exactPrice(medianQuote) : ratioOfNumber(median);
+  }
+  const weighted = ratioSum(kept.map((p, i) => ratioMul(exactPrice(p), weights[i] as Ratio)));
+  return ratioReduced({ num: weighted.num * total.den, den: weighted.den * total.num });
 }

@@ -1,5 +1,8 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { referenceRatioToNumber } from "../_test/exact.js";
+import type { SwapAmounts } from "../model/index.js";
+import { type Trade, tradeOf } from "./trade.js";
 import { valueTrade } from "./trade-usd.js";
 import type { GraphPool, ReferenceTokens, TokenPrice } from "./usd-prices.js";
 
@@ -10,6 +13,17 @@ const reference: ReferenceTokens = {
   others: [],
 };
 const options = { liquidityFloorUsd: 10_000, maxDeviation: 0.1 };
+
+/** The trade of raw amounts (the one trade function). */
+function trade(amounts: Partial<SwapAmounts>, decimals0: number, decimals1: number): Trade {
+  const t = tradeOf(
+    { amount0In: 0n, amount1In: 0n, amount0Out: 0n, amount1Out: 0n, ...amounts },
+    decimals0,
+    decimals1,
+  );
+  assert.ok(t);
+  return t;
+}
 
 const pool = (token0: string, token1: string, depth0: number, depth1: number): GraphPool => ({
   address: `${token0}-${token1}`,
@@ -62,7 +76,7 @@ describe("valueTrade", () => {
     const weth = price("weth", 3000);
     const usd = valueTrade({
       pool: p,
-      trade: { price: 0.005, volume0: 100, volume1: 0.5, buy0: true },
+      trade: trade({ amount1In: 5n, amount0Out: 1000n }, 1, 1), // 100 LINK for 0.5 WETH
       volumes: { volume0: 100, volume1: 0.5 },
       price0: link,
       price1: weth,
@@ -80,7 +94,7 @@ describe("valueTrade", () => {
     const link = price("link", 15, { pools: [quote(p.address, 3000)] });
     const usd = valueTrade({
       pool: p,
-      trade: { price: 0.05, volume0: 1, volume1: 0.05, buy0: true },
+      trade: trade({ amount1In: 5n, amount0Out: 1n }, 0, 2), // 1 LINK for 0.05 WETH
       volumes: { volume0: 1, volume1: 0.05 },
       price0: link,
       price1: price("weth", 3000),
@@ -95,7 +109,7 @@ describe("valueTrade", () => {
     const deep = pool("usdc", "weth", 3e6, 1000);
     const thin = pool("usdc", "weth", 4000, 1);
     const args = {
-      trade: { price: 1 / 3000, volume0: 3000, volume1: 1, buy0: false },
+      trade: trade({ amount0In: 3000n, amount1Out: 1n }, 0, 0), // 3,000 USDC for 1 WETH
       volumes: { volume0: 3000, volume1: 1 },
       price0: usdc,
       price1: price("weth", 3000),
@@ -121,10 +135,29 @@ describe("valueTrade", () => {
     assert.equal(usd.series1Usd, null, "no price, no series point");
   });
 
+  it("prices a series point as the exact trade price × the exact quote price, rounded once", () => {
+    // 7 LINK for 3 WETH at a WETH price of exactly 1/3 × 10 (as a ratio): 3/7 × 10/3 = 10/7.
+    const p = pool("link", "weth", 1e5, 500);
+    const third = { num: 10n, den: 3n };
+    const link = price("link", 10 / 7, {
+      pools: [{ ...quote(p.address, 10 / 3), quoteUsdRatio: third }],
+    });
+    const usd = valueTrade({
+      pool: p,
+      trade: trade({ amount1In: 3n, amount0Out: 7n }, 0, 0),
+      volumes: { volume0: 7, volume1: 3 },
+      price0: link,
+      price1: price("weth", 10 / 3, { usdRatio: third }),
+      reference,
+      options,
+    });
+    assert.equal(usd.series0Usd, referenceRatioToNumber(10n, 7n));
+  });
+
   it("has no USD value when neither side is priced", () => {
     const usd = valueTrade({
       pool: pool("a", "b", 1, 1),
-      trade: { price: 1, volume0: 1, volume1: 1, buy0: true },
+      trade: trade({ amount1In: 1n, amount0Out: 1n }, 0, 0),
       volumes: { volume0: 1, volume1: 1 },
       price0: price("a", null),
       price1: price("b", null),

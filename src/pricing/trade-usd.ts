@@ -1,6 +1,8 @@
+import { ratioMul, ratioValue } from "../decode/price.js";
 import { deviationOf } from "./robust-price.js";
-import type { Trade } from "./trade.js";
+import { sideRatio, type Trade } from "./trade.js";
 import {
+  exactUsd,
   type GraphPool,
   type PricingOptions,
   type ReferenceTokens,
@@ -72,7 +74,10 @@ export function valueTrade(input: {
     const quote =
       own.pools.find((q) => q.pool === pool.address) ?? own.dropped.find((q) => q.pool === pool.address);
     if (!quote) return null;
-    const implied = (side === 0 ? trade.price : 1 / trade.price) * quote.quoteUsd;
+    // The trade's exact price of this side's token times the quote's exact USD price, rounded once.
+    const implied = ratioValue(
+      ratioMul(sideRatio(trade, side), quote.quoteUsdRatio ?? exactUsd({ usdPrice: quote.quoteUsd })),
+    );
     if (!Number.isFinite(implied) || !(implied > 0)) return null;
     return deviationOf(implied, own.usdPrice) <= options.maxDeviation ? implied : null;
   };

@@ -1,5 +1,7 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { referenceRatioToNumber } from "../_test/exact.js";
+import { seededRandom } from "../_test/random.js";
 import { balanceBeforeSwap, eventKey, lastKeyOfBlock, toUnits, tradeOf } from "./trade.js";
 
 describe("tradeOf", () => {
@@ -48,6 +50,23 @@ describe("tradeOf", () => {
     const trade = tradeOf({ amount0In: 0n, amount1In: raw, amount0Out: 1n, amount1Out: 0n }, 0, 18);
     assert.equal(trade?.price, 123456789.12345679, "correctly rounded");
     assert.equal(toUnits(raw, 18), 123456789.12345679, "toUnits agrees");
+  });
+
+  it("rounds both sides' prices once from the raw amounts, never 1 / a rounded price", () => {
+    const random = seededRandom(11);
+    let reciprocalDiffers = 0;
+    for (let i = 0; i < 3000; i++) {
+      const a0 = BigInt(Math.floor(random() * 2 ** 52) + 1) * BigInt(Math.floor(random() * 2 ** 20) + 1);
+      const a1 = BigInt(Math.floor(random() * 2 ** 52) + 1) * BigInt(Math.floor(random() * 2 ** 30) + 1);
+      const trade = tradeOf({ amount0In: a0, amount1In: 0n, amount0Out: 0n, amount1Out: a1 }, 6, 18);
+      assert.ok(trade);
+      assert.equal(trade.price, referenceRatioToNumber(a1 * 10n ** 6n, a0 * 10n ** 18n));
+      assert.equal(trade.price1, referenceRatioToNumber(a0 * 10n ** 18n, a1 * 10n ** 6n));
+      if (trade.price1 !== 1 / trade.price) reciprocalDiffers += 1;
+    }
+    // The reciprocal of a rounded double is off in the last place for a good share of prices:
+    // the reason side 1 is rounded from the exact ratio.
+    assert.ok(reciprocalDiffers > 100, `1 / price differs on ${reciprocalDiffers} of 3000`);
   });
 });
 

@@ -1,10 +1,18 @@
-import { ratioToNumber } from "../decode/price.js";
+import { type Ratio, ratioInverse, ratioToNumber, ratioValue } from "../decode/price.js";
 import type { SwapAmounts } from "../model/index.js";
 
-/** A swap seen as a trade of token0 against token1, decimal-adjusted. */
+/**
+ * A swap seen as a trade of token0 against token1, decimal-adjusted. The one definition of what a
+ * trade is and what it costs: candles, `/api/v1/trades`, the USD series and the explorer all read
+ * their prices from here.
+ */
 export type Trade = {
-  /** Execution price of token0 in token1: |net amount1| / |net amount0|, decimal-adjusted. */
+  /** Exact execution price of token0 in token1: |net amount1|·10^d0 / (|net amount0|·10^d1). */
+  ratio: Ratio;
+  /** `ratio` correctly rounded: the price of token0 in token1. */
   price: number;
+  /** The exact reciprocal of `ratio` correctly rounded (not 1 / price): token1 in token0. */
+  price1: number;
   /** |net amount0|, decimal-adjusted. */
   volume0: number;
   volume1: number;
@@ -41,12 +49,25 @@ export function tradeOf(amounts: SwapAmounts, decimals0: number, decimals1: numb
   if (net0 > 0n === net1 > 0n) return null;
   const abs0 = net0 < 0n ? -net0 : net0;
   const abs1 = net1 < 0n ? -net1 : net1;
+  const ratio: Ratio = { num: abs1 * 10n ** BigInt(decimals0), den: abs0 * 10n ** BigInt(decimals1) };
   return {
-    price: ratioToNumber(abs1 * 10n ** BigInt(decimals0), abs0 * 10n ** BigInt(decimals1)),
+    ratio,
+    price: ratioValue(ratio),
+    price1: ratioValue(ratioInverse(ratio)),
     volume0: toUnits(abs0, decimals0),
     volume1: toUnits(abs1, decimals1),
     buy0: net0 < 0n,
   };
+}
+
+/** The exact price of one side's token in the other's: side 0 token0 in token1, side 1 the reciprocal. */
+export function sideRatio(trade: Trade, side: 0 | 1): Ratio {
+  return side === 0 ? trade.ratio : ratioInverse(trade.ratio);
+}
+
+/** The price of one side's token in the other's, correctly rounded. */
+export function sidePrice(trade: Trade, side: 0 | 1): number {
+  return side === 0 ? trade.price : trade.price1;
 }
 
 /**

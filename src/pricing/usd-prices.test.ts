@@ -1,5 +1,6 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { referenceRatioToNumber } from "../_test/exact.js";
 import type { PoolPriceState } from "../model/index.js";
 import { applyEvent, depthOf } from "./pool-state.js";
 import {
@@ -54,6 +55,42 @@ function pricesOf(pools: GraphPool[], unknown: string[] = []): Map<string, Token
 }
 
 const usd = (prices: Map<string, TokenPrice>, token: string) => prices.get(token)?.usdPrice;
+
+describe("computeUsdPrices: exact rationals, rounded once", () => {
+  /** A pool whose spot price is given as an exact ratio of integers (as from reserves or sqrtPriceX96). */
+  const exactPool = (
+    address: string,
+    token0: string,
+    token1: string,
+    num: bigint,
+    den: bigint,
+    depth0: number,
+    depth1: number,
+  ) => ({
+    ...pool(address, token0, token1, Number(num) / Number(den), depth0, depth1),
+    ratio0: { num, den },
+  });
+
+  it("prices through a route as the exact product and combines pools as the exact weighted mean", () => {
+    const pools = [
+      exactPool("usdc-weth", "usdc", "weth", 1n, 3001n, 3_000_000, 1000), // WETH: exactly 3001
+      exactPool("kibl-weth", "kibl", "weth", 7n, 30_000_000n, 1e9, 50), // KIBL: 7/3e7 WETH
+      exactPool("link-usdc", "link", "usdc", 151n, 10n, 100_000, 2_000_000), // 15.1, $4M
+      exactPool("link-usdc2", "link", "usdc", 152n, 10n, 100_000, 1_000_000), // 15.2, $2M
+    ];
+    const prices = pricesOf(pools);
+    assert.equal(usd(prices, "weth"), 3001, "the exact reciprocal of 1/3001");
+    assert.equal(
+      usd(prices, "kibl"),
+      referenceRatioToNumber(7n * 3001n, 30_000_000n),
+      "7/3e7 × 3001, rounded once",
+    );
+    // (15.1 × 4e6 + 15.2 × 2e6) / 6e6 = 227/15 exactly.
+    assert.equal(usd(prices, "link"), referenceRatioToNumber(227n, 15n), "the weighted mean, rounded once");
+    const kibl = prices.get("kibl");
+    assert.equal(kibl?.pools[0]?.priceUsd, usd(prices, "kibl"), "the pool's own USD price, exact too");
+  });
+});
 
 describe("computeUsdPrices", () => {
   it("anchors stablecoins, prices WETH and WBTC against them, the rest through priced tokens", () => {

@@ -1,3 +1,11 @@
+import {
+  type Ratio,
+  ratioInverse,
+  ratioMul,
+  ratioOfNumber,
+  ratioReduced,
+  ratioValue,
+} from "../decode/price.js";
 import { combinePrices } from "./robust-price.js";
 
 /**
@@ -13,6 +21,8 @@ export type GraphPool = {
   token1: string;
   /** Spot price of token0 in token1; null when unknown (no state, empty pool, decimals unknown). */
   price0: number | null;
+  /** The exact spot price that `price0` rounds (absent: `price0` is taken as exact). */
+  ratio0?: Ratio | null;
   /**
    * Balance of each side measured so that one trade cannot lift it: the smaller of the balance
    * now and the balance just before the pool's latest block of swaps. Null when unknown.
@@ -48,11 +58,16 @@ export type PoolQuote = {
   /** The token it is priced against. */
   quote: string;
   quoteUsd: number;
+  /** The quote's exact USD price (absent: `quoteUsd` is taken as exact). Not stored. */
+  quoteUsdRatio?: Ratio;
   /** 2 × quote-side depth × quote USD price. */
   liquidityUsd: number;
   /** Spot price of the token in the quote token. */
   price: number;
+  /** Exact price × exact quote USD price, correctly rounded. */
   priceUsd: number;
+  /** The exact `priceUsd`. Not stored. */
+  priceUsdRatio?: Ratio;
   /** Share in the token's price: the kept pools' weights sum to 1; 0 for a dropped pool. */
   weight: number;
 };
@@ -62,8 +77,13 @@ export type PriceMethod = "anchor" | "pools" | "none";
 /** A token's USD price with where it comes from (stored as `token_prices.provenance`). */
 export type TokenPrice = {
   token: string;
-  /** Null: no qualifying route. Never 0. */
+  /** Null: no qualifying route. Never 0. The correctly rounded double of `usdRatio`. */
   usdPrice: number | null;
+  /**
+   * The exact USD price: pool prices from the raw integers times the quotes' exact USD prices,
+   * combined exactly; rounded once into `usdPrice` (absent: `usdPrice` is taken as exact).
+   */
+  usdRatio?: Ratio | null;
   method: PriceMethod;
   /** Why a token has no price. */
   reason?: "decimals-unknown" | "no-qualifying-pool";
@@ -131,6 +151,13 @@ export function sideRank(token: string, reference: ReferenceTokens): 0 | 1 | 2 {
   return isReference ? 1 : 2;
 }
 
+/** A priced token's exact USD price (a price built without one is taken as its exact double). */
+export function exactUsd(price: Pick<TokenPrice, "usdPrice" | "usdRatio">): Ratio {
+  if (price.usdRatio) return price.usdRatio;
+  if (price.usdPrice === null) throw new RangeError("exactUsd of an unpriced token");
+  return ratioOfNumber(price.usdPrice);
+}
+
 /**
  * The USD price of every token of the graph.
  *
@@ -185,15 +212,22 @@ export function computeUsdPrices(
         belowFloor += 1;
         continue;
       }
-      const price = isToken0 ? price0 : 1 / price0;
+      // Exact: the side's price from the pool's raw integers (token1's is the exact reciprocal,
+      // not 1 / a rounded price) times the quote's exact USD price, rounded once each.
+      const ratio0 = pool.ratio0 ?? ratioOfNumber(price0);
+      const priceRatio = isToken0 ? ratio0 : ratioInverse(ratio0);
+      const quoteUsdRatio = exactUsd(q);
+      const priceUsdRatio = ratioReduced(ratioMul(priceRatio, quoteUsdRatio));
       quotes.push({
         pool: pool.address,
         dex: pool.dex,
         quote,
         quoteUsd: q.usdPrice,
+        quoteUsdRatio,
         liquidityUsd,
-        price,
-        priceUsd: price * q.usdPrice,
+        price: ratioValue(priceRatio),
+        priceUsd: ratioValue(priceUsdRatio),
+        priceUsdRatio,
         weight: 0,
         quoteConfidence: q.confidence,
         // An anchor's price does not move with its pools: it adds no block to the tokens above it.
@@ -236,6 +270,7 @@ export function computeUsdPrices(
     return {
       token,
       usdPrice: combined.priceUsd,
+      usdRatio: combined.priceUsdRatio,
       method: "pools",
       layer: tokenLayer,
       confidence: Math.round(confidence * 1e4) / 1e4,
@@ -281,6 +316,7 @@ export function computeUsdPrices(
     priced.set(anchor, {
       token: anchor,
       usdPrice: 1,
+      usdRatio: { num: 1n, den: 1n },
       method: "anchor",
       layer: 0,
       confidence: 1,
@@ -316,6 +352,7 @@ export function computeUsdPrices(
     out.set(token, {
       token,
       usdPrice: null,
+      usdRatio: null,
       method: "none",
       reason: known ? "no-qualifying-pool" : "decimals-unknown",
       layer: null,

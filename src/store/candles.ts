@@ -14,6 +14,10 @@ type CandleDbRow = {
   high: number;
   low: number;
   close: number;
+  open1: number;
+  high1: number;
+  low1: number;
+  close1: number;
   volume0: number;
   volume1: number;
   volume_usd: number;
@@ -31,6 +35,10 @@ const toCandleRow = (r: CandleDbRow): CandleRow => ({
   high: r.high,
   low: r.low,
   close: r.close,
+  open1: r.open1,
+  high1: r.high1,
+  low1: r.low1,
+  close1: r.close1,
   volume0: r.volume0,
   volume1: r.volume1,
   volumeUsd: r.volume_usd,
@@ -56,8 +64,8 @@ export async function loadCandles(
   for (const part of chunks(keys)) {
     const k = unnest("k", KEY_COLUMNS, part, 2);
     const { rows } = await db.query<CandleDbRow>(
-      `SELECT c.pool, c.resolution, c.bucket, c.open, c.high, c.low, c.close, c.volume0, c.volume1, c.volume_usd,
-         c.trades, c.buys0, c.first_key, c.last_key
+      `SELECT c.pool, c.resolution, c.bucket, c.open, c.high, c.low, c.close, c.open1, c.high1, c.low1, c.close1,
+         c.volume0, c.volume1, c.volume_usd, c.trades, c.buys0, c.first_key, c.last_key
        FROM ${k.sql}
        JOIN candles c ON c.chain_id = $1 AND c.pool = k.pool AND c.resolution = k.resolution AND c.bucket = k.bucket`,
       [chainId, ...k.params],
@@ -75,6 +83,10 @@ const CANDLE_COLUMNS = columnsOf<CandleRow>({
   high: ["float8", (c) => c.high],
   low: ["float8", (c) => c.low],
   close: ["float8", (c) => c.close],
+  open1: ["float8", (c) => c.open1],
+  high1: ["float8", (c) => c.high1],
+  low1: ["float8", (c) => c.low1],
+  close1: ["float8", (c) => c.close1],
   volume0: ["float8", (c) => c.volume0],
   volume1: ["float8", (c) => c.volume1],
   volume_usd: ["float8", (c) => c.volumeUsd],
@@ -101,6 +113,10 @@ export async function saveCandles(
         "high",
         "low",
         "close",
+        "open1",
+        "high1",
+        "low1",
+        "close1",
         "volume0",
         "volume1",
         "volume_usd",
@@ -137,8 +153,9 @@ export async function deleteCandlesAbove(
 
 /**
  * The stored candles of a pair at one resolution with buckets in [from, to) (ms), ascending, from
- * one token's side: side 0 prices token0 in token1 with token0's volume; side 1 is the reciprocal
- * (high1 = 1 / low0 …) with token1's volume.
+ * one token's side: side 0 prices token0 in token1 with token0's volume; side 1 prices token1 in
+ * token0 with token1's volume, from its own stored OHLC (migration 004: each trade's exact
+ * reciprocal rounded once; the reciprocal of a rounded side-0 double would be off in the last place).
  */
 export async function loadChartCandles(
   db: Queryable,
@@ -146,7 +163,7 @@ export async function loadChartCandles(
 ): Promise<ChartCandle[]> {
   const { rows } = await db.query<ChartCandle>(
     `SELECT extract(epoch FROM bucket)::float8 * 1000 AS time,
-       ${options.side === 0 ? "open, high, low, close, volume0" : "1 / open AS open, 1 / low AS high, 1 / high AS low, 1 / close AS close, volume1"} AS volume
+       ${options.side === 0 ? "open, high, low, close, volume0" : "open1 AS open, high1 AS high, low1 AS low, close1 AS close, volume1"} AS volume
      FROM candles
      WHERE chain_id = $1 AND pool = $2 AND resolution = $3 AND bucket >= $4 AND bucket < $5
      ORDER BY bucket`,
