@@ -12,7 +12,7 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { cpus, tmpdir } from "node:os";
 import * as path from "node:path";
 import { freePort } from "../src/_test/free-port.js";
-import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "../src/api/market-fixture.js";
+import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "../src/_test/market-fixture.js";
 import { createApiServer } from "../src/api/server.js";
 import type { BalanceReader } from "../src/api/wallet-balances.js";
 import type { Config } from "../src/config/schema.js";

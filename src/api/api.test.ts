@@ -7,7 +7,7 @@ import type { Config } from "../config/schema.js";
 import type { DeployedToken } from "../devnet/deploy.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createApiKey } from "../store/api-keys.js";
-import { type ApiAnswer, createApiClient } from "./http-client.js";
+import { type ApiAnswer, createApiClient } from "../_test/http-client.js";
 import { createApiServer, startApi } from "./server.js";
 
 /**

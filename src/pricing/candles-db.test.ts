@@ -7,7 +7,11 @@ import { createSilentLogger } from "../internal/logger.js";
 import { getPairCandles } from "../store/market-queries.js";
 import { CANDLE_INTERVALS } from "./candles.js";
 import { createPricing } from "./pricing.js";
-import { createSyntheticChain, ingestSyntheticChain, prepareSyntheticChain } from "./synthetic-chain.js";
+import {
+  createSyntheticChain,
+  ingestSyntheticChain,
+  prepareSyntheticChain,
+} from "../_test/synthetic-chain.js";
 
 const CHAIN = 904;
 

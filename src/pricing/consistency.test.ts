@@ -4,7 +4,7 @@ import { createTestDb, type TestDb } from "../_test/db.js";
 import { seededRandom } from "../_test/random.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
-import { snapshotAggregates } from "./aggregate-snapshot.js";
+import { snapshotAggregates } from "../_test/aggregate-snapshot.js";
 import { createPricing } from "./pricing.js";
 import {
   createSyntheticChain,
@@ -12,7 +12,7 @@ import {
   prepareSyntheticChain,
   rollbackSyntheticChain,
   type SyntheticChain,
-} from "./synthetic-chain.js";
+} from "../_test/synthetic-chain.js";
 
 const CHAIN = 902;
 

@@ -9,12 +9,12 @@ import { createSilentLogger } from "../internal/logger.js";
 import type { Db } from "../store/db.js";
 import { getSyncStatus } from "../store/sync-queries.js";
 import { createIndexer } from "../sync/indexer.js";
-import { snapshotAggregates } from "./aggregate-snapshot.js";
+import { snapshotAggregates } from "../_test/aggregate-snapshot.js";
 import { createPricing, type Pricing } from "./pricing.js";
 
 const CHAIN = 31337;
 const pricingOptions = { liquidityFloorUsd: 10_000, maxDeviation: 0.1 };
-const childScript = path.join(import.meta.dirname, "pricing-indexer-child.ts");
+const childScript = path.join(import.meta.dirname, "../_test/pricing-indexer-child.ts");
 
 async function waitIndexed(db: Db, block: number, hash?: string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

@@ -9,7 +9,7 @@ import {
   ingestSyntheticChain,
   prepareSyntheticChain,
   type SyntheticChain,
-} from "./synthetic-chain.js";
+} from "../_test/synthetic-chain.js";
 
 const CHAIN = 903;
 const E18 = 10n ** 18n;

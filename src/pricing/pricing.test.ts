@@ -10,7 +10,7 @@ import {
   ingestSyntheticChain,
   prepareSyntheticChain,
   type SyntheticChain,
-} from "./synthetic-chain.js";
+} from "../_test/synthetic-chain.js";
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
