@@ -7,10 +7,10 @@
  */
 import { pino } from "pino";
 import { chainSchema } from "../config/schema.js";
+import { createPricing } from "../pricing/pricing.js";
 import { createDb } from "../store/db.js";
 import { createIndexer } from "../sync/indexer.js";
 import type { IndexerOptions } from "../sync/options.js";
-import { createPricing } from "../pricing/pricing.js";
 
 type ChildInput = {
   databaseUrl: string;

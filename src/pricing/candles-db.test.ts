@@ -2,16 +2,16 @@ import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { seededRandom } from "../_test/random.js";
-import type { Hex } from "../decode/types.js";
-import { createSilentLogger } from "../internal/logger.js";
-import { getPairCandles } from "../store/market-queries.js";
-import { CANDLE_INTERVALS } from "./candles.js";
-import { createPricing } from "./pricing.js";
 import {
   createSyntheticChain,
   ingestSyntheticChain,
   prepareSyntheticChain,
 } from "../_test/synthetic-chain.js";
+import type { Hex } from "../decode/types.js";
+import { createSilentLogger } from "../internal/logger.js";
+import { getPairCandles } from "../store/market-queries.js";
+import { CANDLE_INTERVALS } from "./candles.js";
+import { createPricing } from "./pricing.js";
 
 const CHAIN = 904;
 

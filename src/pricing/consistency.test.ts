@@ -1,11 +1,8 @@
 import * as assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
+import { snapshotAggregates } from "../_test/aggregate-snapshot.js";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { seededRandom } from "../_test/random.js";
-import type { Hex } from "../decode/types.js";
-import { createSilentLogger } from "../internal/logger.js";
-import { snapshotAggregates } from "../_test/aggregate-snapshot.js";
-import { createPricing } from "./pricing.js";
 import {
   createSyntheticChain,
   ingestSyntheticChain,
@@ -13,6 +10,9 @@ import {
   rollbackSyntheticChain,
   type SyntheticChain,
 } from "../_test/synthetic-chain.js";
+import type { Hex } from "../decode/types.js";
+import { createSilentLogger } from "../internal/logger.js";
+import { createPricing } from "./pricing.js";
 
 const CHAIN = 902;
 

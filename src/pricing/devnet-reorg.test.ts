@@ -2,6 +2,7 @@ import * as assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { snapshotAggregates } from "../_test/aggregate-snapshot.js";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
 import type { ChainConfig } from "../config/schema.js";
@@ -9,7 +10,6 @@ import { createSilentLogger } from "../internal/logger.js";
 import type { Db } from "../store/db.js";
 import { getSyncStatus } from "../store/sync-queries.js";
 import { createIndexer } from "../sync/indexer.js";
-import { snapshotAggregates } from "../_test/aggregate-snapshot.js";
 import { createPricing, type Pricing } from "./pricing.js";
 
 const CHAIN = 31337;
