@@ -26,7 +26,8 @@ export type Service = {
 export async function startService(options: {
   config: Config;
   logger: Logger;
-  onStop: (name: string, cleanup: () => Promise<void> | void) => void;
+  /** Registers a cleanup, and what must still happen should the process exit without it. */
+  onStop: (name: string, cleanup: () => Promise<void> | void, force?: () => void) => void;
 }): Promise<Service> {
   const { logger, onStop } = options;
   let config = options.config;
@@ -34,7 +35,7 @@ export async function startService(options: {
   const lines: string[] = [];
 
   const database = await openDatabase({ config, logger });
-  onStop("database", database.close);
+  onStop("database", database.close, database.kill);
   const { db } = database;
   lines.push(`database   ${database.where}`);
   const seeded = await seedApiKeysFromEnv(db, process.env.TOKENMARKET_API_KEYS);
@@ -49,7 +50,7 @@ export async function startService(options: {
       liveBlockIntervalMs: config.devnet.liveBlockIntervalMs,
       logger: logger.child({ component: "devnet" }),
     });
-    onStop("devnet", devnet.stop);
+    onStop("devnet", devnet.stop, devnet.kill);
     // The devnet chain is read from wherever the devnet really listens.
     config = {
       ...config,

@@ -46,6 +46,11 @@ export type EmbeddedPostgres = {
   reused: boolean;
   /** Fast shutdown (SIGINT) and wait for the exit; later calls return the same promise. */
   stop(): Promise<void>;
+  /**
+   * Asks for a fast shutdown (SIGINT) without waiting, for a process about to exit at once: the
+   * server lives in its own process group, so nothing else would stop it.
+   */
+  kill(): void;
 };
 
 export type EmbeddedPostgresOptions = {
@@ -121,7 +126,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     const server = makeHandle({ dataDir, port, database, pid: leftover.pid, reused: true, logger });
     await ensureDatabase(server.adminUrl, database);
     // An attached server is not ours to stop: the process that launched it still runs it.
-    return leftover.attached ? { ...server, stop: async () => {} } : server;
+    return leftover.attached ? { ...server, stop: async () => {}, kill: () => {} } : server;
   }
 
   await assertPortFree(port);
@@ -248,6 +253,15 @@ function makeHandle(options: {
         removeLauncherFile(dataDir);
       })();
       return stopped;
+    },
+    kill: () => {
+      options.onStop?.();
+      try {
+        process.kill(pid, "SIGINT");
+      } catch {
+        // already gone
+      }
+      removeLauncherFile(dataDir);
     },
   };
 }
