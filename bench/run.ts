@@ -16,10 +16,10 @@ import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "../src/_te
 import { createApiServer } from "../src/api/server.js";
 import type { BalanceReader } from "../src/api/wallet-balances.js";
 import type { Config } from "../src/config/schema.js";
+import { startEmbeddedPostgres } from "../src/embedded-postgres/index.js";
 import { createSilentLogger } from "../src/internal/logger.js";
 import { createApiKey } from "../src/store/api-keys.js";
 import { createDb, type Db } from "../src/store/db.js";
-import { startEmbeddedPostgres } from "../src/store/embedded-postgres.js";
 import { migrate } from "../src/store/migrate.js";
 import { type ApiBenchResult, baseOf, benchApi, type EndpointFigures, pickTargets } from "./api.js";
 import type { Baseline, IndexerBenchResult, ThroughputFigures } from "./indexer.js";

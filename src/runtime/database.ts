@@ -1,9 +1,9 @@
 import path from "node:path";
 import { projectRoot } from "../config/load.js";
 import type { Config } from "../config/schema.js";
+import { startEmbeddedPostgres } from "../embedded-postgres/index.js";
 import type { Logger } from "../internal/logger.js";
 import { createDb, type Db } from "../store/db.js";
-import { startEmbeddedPostgres } from "../store/embedded-postgres.js";
 import { migrate } from "../store/migrate.js";
 
 export type Database = {
