@@ -7,9 +7,9 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import pg from "pg";
 import { freePort } from "../src/_test/free-port.js";
+import { startEmbeddedPostgres } from "../src/embedded-postgres/index.js";
 import type { Logger } from "../src/internal/logger.js";
 import { createDb, type Db } from "../src/store/db.js";
-import { startEmbeddedPostgres } from "../src/store/embedded-postgres.js";
 import { migrate } from "../src/store/migrate.js";
 
 export type BenchServer = { url: string; close(): Promise<void> };

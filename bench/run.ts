@@ -12,14 +12,14 @@ import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } 
 import { cpus, tmpdir } from "node:os";
 import * as path from "node:path";
 import { freePort } from "../src/_test/free-port.js";
-import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "../src/api/market-fixture.js";
+import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "../src/_test/market-fixture.js";
 import { createApiServer } from "../src/api/server.js";
 import type { BalanceReader } from "../src/api/wallet-balances.js";
 import type { Config } from "../src/config/schema.js";
+import { startEmbeddedPostgres } from "../src/embedded-postgres/index.js";
 import { createSilentLogger } from "../src/internal/logger.js";
 import { createApiKey } from "../src/store/api-keys.js";
 import { createDb, type Db } from "../src/store/db.js";
-import { startEmbeddedPostgres } from "../src/store/embedded-postgres.js";
 import { migrate } from "../src/store/migrate.js";
 import { type ApiBenchResult, baseOf, benchApi, type EndpointFigures, pickTargets } from "./api.js";
 import type { Baseline, IndexerBenchResult, ThroughputFigures } from "./indexer.js";

@@ -3,8 +3,9 @@
  * an orphaned server behind, as a crashed `npm start` would.
  * Usage: node --import tsx embedded-postgres-child.ts <dataDir> <port>
  */
+
+import { startEmbeddedPostgres } from "../embedded-postgres/index.js";
 import { createSilentLogger } from "../internal/logger.js";
-import { startEmbeddedPostgres } from "../store/embedded-postgres.js";
 
 const [dataDir, port] = process.argv.slice(2);
 const server = await startEmbeddedPostgres({

@@ -2,12 +2,12 @@ import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { createTestDb, type TestDb } from "../_test/db.js";
+import { type ApiAnswer, createApiClient } from "../_test/http-client.js";
 import { type Pipeline, startPipeline } from "../_test/pipeline.js";
 import type { Config } from "../config/schema.js";
 import type { DeployedToken } from "../devnet/deploy.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createApiKey } from "../store/api-keys.js";
-import { type ApiAnswer, createApiClient } from "./http-client.js";
 import { createApiServer, startApi } from "./server.js";
 
 /**

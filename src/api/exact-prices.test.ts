@@ -5,13 +5,13 @@ import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { referenceRatioToNumber } from "../_test/exact.js";
+import { createApiClient } from "../_test/http-client.js";
 import { parseConfig } from "../config/load.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
 import { parseCsv } from "../replay/fixture.js";
 import { replayFixture } from "../replay/replay.js";
 import { createApiKey } from "../store/api-keys.js";
-import { createApiClient } from "./http-client.js";
 import { createApiServer } from "./server.js";
 
 /**

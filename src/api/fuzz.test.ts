@@ -2,8 +2,8 @@ import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { createTestDb, type TestDb } from "../_test/db.js";
+import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "../_test/market-fixture.js";
 import { createSilentLogger } from "../internal/logger.js";
-import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "./market-fixture.js";
 import { createApiServer } from "./server.js";
 import type { BalanceReader } from "./wallet-balances.js";
 

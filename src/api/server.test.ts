@@ -2,11 +2,17 @@ import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { createTestDb, type TestDb } from "../_test/db.js";
+import { type ApiAnswer, createApiClient } from "../_test/http-client.js";
+import {
+  blockTime,
+  fixture,
+  fixtureConfig,
+  fixtureSwap,
+  loadMarketFixture,
+} from "../_test/market-fixture.js";
 import { HttpError } from "../internal/errors.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createApiKey } from "../store/api-keys.js";
-import { type ApiAnswer, createApiClient } from "./http-client.js";
-import { blockTime, fixture, fixtureConfig, fixtureSwap, loadMarketFixture } from "./market-fixture.js";
 import { createApiServer } from "./server.js";
 import type { BalanceReader } from "./wallet-balances.js";
 

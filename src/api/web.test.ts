@@ -5,6 +5,11 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { brotliCompressSync, gzipSync } from "node:zlib";
 import Fastify, { type FastifyInstance } from "fastify";
+import { pino } from "pino";
+import { createTestDb, type TestDb } from "../_test/db.js";
+import { fixtureConfig } from "../_test/market-fixture.js";
+import { createApiKey } from "../store/api-keys.js";
+import { createApiServer } from "./server.js";
 import { registerWeb } from "./web.js";
 
 const html =
@@ -120,5 +125,111 @@ describe("registerWeb", () => {
     assert.equal(res.statusCode, 503);
     assert.match(res.body, /npm run build:web/);
     await bare.close();
+  });
+});
+
+describe("the page inside the API server", () => {
+  let dir: string;
+  let testDb: TestDb;
+  let app: FastifyInstance;
+  let base: string;
+  let key: string;
+  const logs: { level: number; msg: string; err?: { message?: string } }[] = [];
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "tokenmarket-web-"));
+    mkdirSync(path.join(dir, "assets"));
+    writeFileSync(path.join(dir, "index.html"), html);
+    writeFileSync(path.join(dir, "favicon.svg"), "<svg/>");
+    writeFileSync(path.join(dir, "assets", "index-abc.js"), js);
+    writeFileSync(path.join(dir, "assets", "index-abc.js.br"), brotliCompressSync(js));
+    testDb = await createTestDb();
+    key = (await createApiKey(testDb.db, "web-test")).key;
+    // Every line the server logs, warnings included, as parsed JSON.
+    const logger = pino(
+      { level: "debug" },
+      { write: (line: string) => logs.push(JSON.parse(line) as (typeof logs)[number]) },
+    );
+    app = createApiServer({
+      config: fixtureConfig(),
+      db: testDb.db,
+      logger,
+      extend: (scope) => registerWeb(scope, { distDir: dir }),
+    });
+    await app.listen({ host: "127.0.0.1", port: 0 });
+    const address = app.server.address();
+    assert.ok(address !== null && typeof address === "object");
+    base = `http://127.0.0.1:${address.port}`;
+  });
+  after(async () => {
+    await app?.close();
+    await testDb?.drop();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The value of tokenmarket_http_requests_total for one route and status, 0 when absent. */
+  const counted = (metrics: string, route: string, status: number): number => {
+    const line = metrics.split("\n").find(
+      (l) =>
+        l.startsWith("tokenmarket_http_requests_total{") &&
+        // The exposition format escapes backslashes in label values.
+        l.includes(`route="${route.replaceAll("\\", "\\\\")}"`) &&
+        l.includes(`status_code="${status}"`),
+    );
+    return line === undefined ? 0 : Number(line.split(" ").at(-1));
+  };
+
+  it("logs no warning for page views, and /metrics records the status that was sent", async () => {
+    const requests: { url: string; route: string; headers?: Record<string, string> }[] = [
+      { url: "/", route: "/" },
+      { url: "/index.html", route: "/index.html" },
+      { url: "/assets/index-abc.js", route: "/assets/*", headers: { "accept-encoding": "br" } },
+      { url: "/assets/index-abc.js", route: "/assets/*" },
+      {
+        url: "/favicon.svg",
+        route: "/:file(^[A-Za-z0-9][A-Za-z0-9_-]*\\.(?:svg|png|ico|webp|txt|webmanifest)$)",
+      },
+      { url: "/assets/missing.js", route: "/assets/*" },
+      { url: "/web-config.json", route: "/web-config.json" },
+      { url: "/no/such/page", route: "unmatched" },
+      { url: "/healthz", route: "/healthz" },
+      {
+        url: "/v1/tokens/search?searchString=usdc",
+        route: "/v1/tokens/search",
+        headers: { "x-api-key": key },
+      },
+      { url: "/v1/tokens/search?searchString=usdc", route: "/v1/tokens/search" },
+    ];
+    const sent = new Map<string, number>();
+    const statuses: number[] = [];
+    for (const { url, route, headers } of requests) {
+      const res = await fetch(base + url, headers === undefined ? {} : { headers });
+      await res.arrayBuffer();
+      statuses.push(res.status);
+      const label = `${route} ${res.status}`;
+      sent.set(label, (sent.get(label) ?? 0) + 1);
+    }
+    // The search finds nothing in an empty database (404); without a key it is a 403.
+    assert.deepEqual(statuses, [200, 200, 200, 200, 200, 404, 200, 404, 200, 404, 403], "the statuses sent");
+    // onResponse runs after the answer is on the wire: give it a moment before reading the counts.
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const metrics = await (await fetch(`${base}/metrics`)).text();
+    for (const [label, count] of sent) {
+      const status = Number(label.split(" ").at(-1));
+      const route = label.slice(0, label.lastIndexOf(" "));
+      assert.equal(counted(metrics, route, status), count, `${label} counted in /metrics`);
+    }
+    for (const status of [404, 500, 503]) {
+      for (const route of ["/", "/index.html", "/assets/*", "/web-config.json"]) {
+        if (sent.has(`${route} ${status}`)) continue;
+        assert.equal(counted(metrics, route, status), 0, `no ${status} recorded for ${route}`);
+      }
+    }
+    const warnings = logs.filter((line) => line.level >= 40);
+    assert.deepEqual(
+      warnings.map((line) => `${line.msg} ${line.err?.message ?? ""}`),
+      [],
+      "no warning or error logged",
+    );
   });
 });

@@ -87,15 +87,22 @@ export function registerWeb(app: FastifyInstance, options: WebOptions = {}): voi
     return file.startsWith(distDir + path.sep) ? file : undefined;
   };
 
+  /**
+   * Sends a file of the build; false when there is none, for the caller to answer. It returns no
+   * reply on purpose: a FastifyReply is a thenable that settles when the answer has gone out, so
+   * an async function returning one resolves to undefined, and the caller used to take a sent
+   * page for a missing one and send a second answer (logged "Reply was already sent", with a 503
+   * or 404 in /metrics for a page that went out as 200).
+   */
   const send = async (
     request: FastifyRequest,
     reply: FastifyReply,
     relative: string,
     headers: Record<string, string>,
-  ): Promise<FastifyReply | undefined> => {
+  ): Promise<boolean> => {
     const file = inside(relative);
     const entry = file ? await load(file) : undefined;
-    if (!file || !entry) return undefined;
+    if (!file || !entry) return false;
     reply.headers({
       "content-type": contentTypes[path.extname(file)] ?? "application/octet-stream",
       "x-content-type-options": "nosniff",
@@ -103,7 +110,10 @@ export function registerWeb(app: FastifyInstance, options: WebOptions = {}): voi
       vary: "accept-encoding",
       ...headers,
     });
-    if (request.headers["if-none-match"] === entry.etag) return reply.code(304).send();
+    if (request.headers["if-none-match"] === entry.etag) {
+      reply.code(304).send();
+      return true;
+    }
     const accepted = String(request.headers["accept-encoding"] ?? "");
     for (const [encoding, suffix] of [
       ["br", ".br"],
@@ -113,10 +123,12 @@ export function registerWeb(app: FastifyInstance, options: WebOptions = {}): voi
       const compressed = await load(file + suffix);
       // A stale compressed copy (older than the file) is never sent.
       if (compressed && compressed.mtimeMs >= entry.mtimeMs) {
-        return reply.header("content-encoding", encoding).send(compressed.body);
+        reply.header("content-encoding", encoding).send(compressed.body);
+        return true;
       }
     }
-    return reply.send(entry.body);
+    reply.send(entry.body);
+    return true;
   };
 
   const notFound = (reply: FastifyReply, what: string) =>
@@ -131,7 +143,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions = {}): voi
       "content-security-policy": contentSecurityPolicy,
       "referrer-policy": "no-referrer",
     });
-    if (sent) return sent;
+    if (sent) return reply;
     return reply
       .code(503)
       .type("text/html; charset=utf-8")
@@ -148,7 +160,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions = {}): voi
     const sent = await send(request, reply, `assets/${name}`, {
       "cache-control": "public, max-age=31536000, immutable",
     });
-    return sent ?? notFound(reply, `/assets/${name}`);
+    return sent ? reply : notFound(reply, `/assets/${name}`);
   });
 
   app.get<{ Params: { file: string } }>(
@@ -157,7 +169,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions = {}): voi
       const sent = await send(request, reply, request.params.file, {
         "cache-control": "public, max-age=3600",
       });
-      return sent ?? notFound(reply, `/${request.params.file}`);
+      return sent ? reply : notFound(reply, `/${request.params.file}`);
     },
   );
 

@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../config/load.js";
 import { BaseError, ConfigError } from "../internal/errors.js";
 import { createLogger } from "../internal/logger.js";
+import { loadEnvFile } from "./env-file.js";
 import { runKeys } from "./keys.js";
 import { runReplay } from "./replay.js";
 import { runStart } from "./start.js";
@@ -22,9 +23,12 @@ Usage:
 Options:
   --config FILE   configuration file (default: TOKENMARKET_CONFIG or config/devnet.json)
 
-Environment overrides are listed in .env.example.`;
+Environment overrides are listed in .env.example; a .env file in the working directory is read
+at start (variables set in the real environment win).`;
 
 async function main(argv: string[]): Promise<number> {
+  // Before anything reads the environment (configuration, LOG_LEVEL); real variables win.
+  loadEnvFile();
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

@@ -9,6 +9,9 @@ const http = require("node:http");
 const path = require("node:path");
 
 process.on("disconnect", () => process.exit(0));
+// A Ctrl-C in the terminal reaches the whole process group, this node included; the parent
+// stops it (SIGTERM) after the indexer has stopped reading it, or by exiting (disconnect).
+process.on("SIGINT", () => {});
 
 function fail(error) {
   const message = { type: "error", code: error?.code ?? "ERROR", message: String(error?.message ?? error) };

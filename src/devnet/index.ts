@@ -18,6 +18,8 @@ export type Devnet = {
   history: HistoryStats | null;
   /** Stops live trading, then the node. Idempotent. */
   stop(): Promise<void>;
+  /** Signals the node to exit, without waiting (for a process about to exit at once). */
+  kill(): void;
 };
 
 export type StartDevnetOptions = {
@@ -83,6 +85,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
         stopping ??= market.stop().finally(() => node.stop());
         return stopping;
       },
+      kill: () => node.kill(),
     };
   } catch (error) {
     await node.stop();

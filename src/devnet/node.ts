@@ -18,6 +18,8 @@ export type HardhatNode = {
   pid: number;
   /** Stops the node and waits for its process to end (SIGTERM, then SIGKILL). Idempotent. */
   stop(): Promise<void>;
+  /** Sends SIGTERM without waiting, for a process about to exit at once. */
+  kill(): void;
 };
 
 export type StartHardhatNodeOptions = {
@@ -122,6 +124,10 @@ export async function startHardhatNode(options: StartHardhatNodeOptions): Promis
         logger.info({ port }, "hardhat node stopped"),
       );
       return stopping;
+    },
+    kill() {
+      stopping ??= exited;
+      child.kill("SIGTERM");
     },
   };
 }

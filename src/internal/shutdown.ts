@@ -1,40 +1,76 @@
 import type { Logger } from "./logger.js";
 
 export type Shutdown = {
-  /** Registers a cleanup; cleanups run in reverse order of registration. */
-  add(name: string, cleanup: () => Promise<void> | void): void;
+  /**
+   * Registers a cleanup; cleanups run in reverse order of registration. `force`, when given, is
+   * what must still happen should the process exit without waiting (a repeated signal, a stop
+   * that takes too long): synchronous and quick, e.g. signalling a child that would outlive us.
+   */
+  add(name: string, cleanup: () => Promise<void> | void, force?: () => void): void;
   /** Runs every cleanup once (later calls wait for the first), then exits with `exitCode`. */
   run(reason: string, exitCode?: number): Promise<void>;
   /** Resolves when a shutdown has completed. */
   done: Promise<void>;
 };
 
+/** Signals within this long of the stop's start are the same request. */
+export const DEFAULT_SIGNAL_GRACE_MS = 3_000;
+
 /**
- * Orderly shutdown on SIGINT/SIGTERM: every registered cleanup runs (children stopped, pools
- * closed) and the process exits. A second signal while cleaning up forces the exit.
+ * Orderly shutdown on SIGINT/SIGTERM/SIGHUP: every registered cleanup runs (children stopped,
+ * pools closed) and the process exits.
+ *
+ * One Ctrl-C often arrives as several signals: the terminal sends SIGINT to the whole process
+ * group, and a parent such as npm (or tsx's CLI) forwards its own copy. So signals arriving
+ * within `signalGraceMs` of the stop's start are one request and only logged; a signal repeated
+ * later forces the exit, which still runs every `force` step so that no Postgres server (in a
+ * process group of its own, out of the terminal's reach) or devnet node outlives us.
  */
-export function createShutdown(options: { logger: Logger; exit?: boolean; timeoutMs?: number }): Shutdown {
-  const cleanups: { name: string; cleanup: () => Promise<void> | void }[] = [];
+export function createShutdown(options: {
+  logger: Logger;
+  exit?: boolean;
+  timeoutMs?: number;
+  signalGraceMs?: number;
+}): Shutdown {
+  const { logger } = options;
+  const signalGraceMs = options.signalGraceMs ?? DEFAULT_SIGNAL_GRACE_MS;
+  const steps: { name: string; cleanup: () => Promise<void> | void; force?: () => void }[] = [];
   let running: Promise<void> | undefined;
+  let stoppingSince = 0;
   let resolveDone: () => void = () => {};
   const done = new Promise<void>((resolve) => {
     resolveDone = resolve;
   });
 
+  /** Exits now, after the `force` steps (which must not throw us off the way out). */
+  const forceExit = (exitCode: number): never => {
+    for (const { name, force } of [...steps].reverse()) {
+      try {
+        force?.();
+      } catch (error) {
+        logger.error({ err: error, step: name }, "forced stop failed");
+      }
+    }
+    // A progress bar hides the cursor while it draws; an exit in the middle must give it back.
+    if (process.stderr.isTTY) process.stderr.write("\u001b[?25h");
+    process.exit(exitCode);
+  };
+
   const run = (reason: string, exitCode = 0): Promise<void> => {
     if (running) return running;
-    options.logger.info({ reason }, "shutting down");
+    logger.info({ reason }, "shutting down");
+    stoppingSince = Date.now();
     running = (async () => {
       const timer = setTimeout(() => {
-        options.logger.error("shutdown took too long; exiting");
-        process.exit(1);
+        logger.error("shutdown took too long; exiting");
+        forceExit(1);
       }, options.timeoutMs ?? 20_000);
       timer.unref();
-      for (const { name, cleanup } of [...cleanups].reverse()) {
+      for (const { name, cleanup } of [...steps].reverse()) {
         try {
           await cleanup();
         } catch (error) {
-          options.logger.error({ err: error, step: name }, "cleanup failed");
+          logger.error({ err: error, step: name }, "cleanup failed");
         }
       }
       clearTimeout(timer);
@@ -44,18 +80,31 @@ export function createShutdown(options: { logger: Logger; exit?: boolean; timeou
     return running;
   };
 
-  let signals = 0;
   const onSignal = (signal: NodeJS.Signals) => {
-    signals += 1;
-    if (signals > 1) {
-      options.logger.warn({ signal }, "second signal: exiting now");
-      process.exit(130);
+    if (!running) {
+      void run(signal);
+      return;
     }
-    void run(signal);
+    const sinceMs = Date.now() - stoppingSince;
+    if (sinceMs < signalGraceMs) {
+      logger.info(
+        { signal, since_ms: sinceMs },
+        `already stopping (repeat the signal after ${signalGraceMs / 1000} s to force the exit)`,
+      );
+      return;
+    }
+    logger.warn({ signal }, "signal repeated while stopping: exiting now");
+    forceExit(130);
   };
   process.on("SIGINT", onSignal);
   process.on("SIGTERM", onSignal);
   process.on("SIGHUP", onSignal);
 
-  return { add: (name, cleanup) => cleanups.push({ name, cleanup }), run, done };
+  return {
+    add: (name, cleanup, force) => {
+      steps.push(force === undefined ? { name, cleanup } : { name, cleanup, force });
+    },
+    run,
+    done,
+  };
 }

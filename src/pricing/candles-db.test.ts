@@ -3,12 +3,16 @@ import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { referenceRatioToNumber } from "../_test/exact.js";
 import { seededRandom } from "../_test/random.js";
+import {
+  createSyntheticChain,
+  ingestSyntheticChain,
+  prepareSyntheticChain,
+} from "../_test/synthetic-chain.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { CANDLE_INTERVALS } from "./candles.js";
 import { getPairCandles } from "./charts.js";
 import { createPricing } from "./pricing.js";
-import { createSyntheticChain, ingestSyntheticChain, prepareSyntheticChain } from "./synthetic-chain.js";
 
 const CHAIN = 904;
 

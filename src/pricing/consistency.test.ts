@@ -3,16 +3,16 @@ import { after, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { seededRandom } from "../_test/random.js";
 import { snapshotAggregates } from "../_test/sql.js";
-import type { Hex } from "../decode/types.js";
-import { createSilentLogger } from "../internal/logger.js";
-import { createPricing } from "./pricing.js";
 import {
   createSyntheticChain,
   ingestSyntheticChain,
   prepareSyntheticChain,
   rollbackSyntheticChain,
   type SyntheticChain,
-} from "./synthetic-chain.js";
+} from "../_test/synthetic-chain.js";
+import type { Hex } from "../decode/types.js";
+import { createSilentLogger } from "../internal/logger.js";
+import { createPricing } from "./pricing.js";
 
 const CHAIN = 902;
 

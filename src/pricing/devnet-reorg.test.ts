@@ -14,7 +14,7 @@ import { createPricing, type Pricing } from "./pricing.js";
 
 const CHAIN = 31337;
 const pricingOptions = { liquidityFloorUsd: 10_000, maxDeviation: 0.1 };
-const childScript = path.join(import.meta.dirname, "pricing-indexer-child.ts");
+const childScript = path.join(import.meta.dirname, "../_test/pricing-indexer-child.ts");
 
 async function waitIndexed(db: Db, block: number, hash?: string, timeoutMs = 120_000): Promise<void> {
   const deadline = Date.now() + timeoutMs;

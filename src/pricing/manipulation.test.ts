@@ -1,15 +1,15 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
-import type { Hex } from "../decode/types.js";
-import { createSilentLogger } from "../internal/logger.js";
-import { createPricing, type Pricing } from "./pricing.js";
 import {
   createSyntheticChain,
   ingestSyntheticChain,
   prepareSyntheticChain,
   type SyntheticChain,
-} from "./synthetic-chain.js";
+} from "../_test/synthetic-chain.js";
+import type { Hex } from "../decode/types.js";
+import { createSilentLogger } from "../internal/logger.js";
+import { createPricing, type Pricing } from "./pricing.js";
 
 const CHAIN = 903;
 const E18 = 10n ** 18n;

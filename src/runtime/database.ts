@@ -1,9 +1,9 @@
 import path from "node:path";
 import { projectRoot } from "../config/load.js";
 import type { Config } from "../config/schema.js";
+import { startEmbeddedPostgres } from "../embedded-postgres/index.js";
 import type { Logger } from "../internal/logger.js";
 import { createDb, type Db } from "../store/db.js";
-import { startEmbeddedPostgres } from "../store/embedded-postgres.js";
 import { migrate } from "../store/migrate.js";
 
 export type Database = {
@@ -11,6 +11,8 @@ export type Database = {
   /** Where the data lives, for the start-up summary (no password). */
   where: string;
   close(): Promise<void>;
+  /** For an exit that cannot wait: asks the embedded server, if any, to stop on its own. */
+  kill(): void;
 };
 
 /**
@@ -27,6 +29,7 @@ export async function openDatabase(options: {
   const { config, logger } = options;
   let url = config.database.url;
   let stopServer: (() => Promise<void>) | undefined;
+  let killServer: (() => void) | undefined;
   let where: string;
   if (url) {
     const parsed = new URL(url);
@@ -41,6 +44,7 @@ export async function openDatabase(options: {
     });
     url = server.url;
     stopServer = () => server.stop();
+    killServer = () => server.kill();
     where = `embedded Postgres on 127.0.0.1:${config.database.embedded.port} (data in ${path.relative(process.cwd(), server.dataDir) || server.dataDir})`;
   }
   const db = createDb({ url });
@@ -59,5 +63,6 @@ export async function openDatabase(options: {
       await db.end().catch(() => {});
       await stopServer?.();
     },
+    kill: () => killServer?.(),
   };
 }

@@ -26,7 +26,8 @@ export type Service = {
   summary: string;
 };
 
-type Stop = (name: string, cleanup: () => Promise<void> | void) => void;
+/** Registers a cleanup, and what must still happen should the process exit without it. */
+type Stop = (name: string, cleanup: () => Promise<void> | void, force?: () => void) => void;
 
 /**
  * Starts the service in a role: the database (embedded unless DATABASE_URL; `index` and `serve`
@@ -54,7 +55,7 @@ export async function startService(options: {
     requireRpcUrls(role === "all" ? config : { ...config, devnet: { ...config.devnet, enabled: false } });
 
   const database = await openDatabase({ config, logger, attach: role !== "all" });
-  onStop("database", database.close);
+  onStop("database", database.close, database.kill);
   const { db } = database;
   lines.push(`database   ${database.where}`);
 
@@ -67,7 +68,7 @@ export async function startService(options: {
       liveBlockIntervalMs: config.devnet.liveBlockIntervalMs,
       logger: logger.child({ component: "devnet" }),
     });
-    onStop("devnet", devnet.stop);
+    onStop("devnet", devnet.stop, devnet.kill);
     // The devnet chain is read from wherever the devnet really listens.
     config = {
       ...config,

@@ -26,7 +26,7 @@ import {
   type EmbeddedPostgresOptions,
   startEmbeddedPostgres,
   stopEmbeddedPostgresIn,
-} from "./embedded-postgres.js";
+} from "./index.js";
 
 const logger = createSilentLogger();
 const childScript = path.join(import.meta.dirname, "../_test/embedded-postgres-child.ts");

@@ -3,14 +3,14 @@
  * the crash test SIGKILLs it at random moments and restarts it. Logs JSON lines at debug level on
  * stdout ("priced batch" among them) and exits 0 when done.
  * Usage: TOKENMARKET_PRICING_CHILD='{"databaseUrl":…,"chains":[…],"pricing":{…},"nowMs":…,"options":{…}}'
- *   node --import tsx src/pricing/pricing-indexer-child.ts
+ *   node --import tsx src/_test/pricing-indexer-child.ts
  */
 import { pino } from "pino";
 import { chainSchema } from "../config/schema.js";
+import { createPricing } from "../pricing/pricing.js";
 import { createDb } from "../store/db.js";
 import { createIndexer } from "../sync/indexer.js";
 import type { IndexerOptions } from "../sync/options.js";
-import { createPricing } from "./pricing.js";
 
 type ChildInput = {
   databaseUrl: string;
