@@ -52,6 +52,15 @@ const Balances = Type.Object(
   },
 );
 
+/** The 200 answer: registered as the route's response schema and typing its payload. */
+const OkResponse = ok(Balances, "Each wallet's balance and the sum.", {
+  "X-Balances-Block": {
+    type: "string",
+    description: "`<chainId>=<block>`: the block the balances were read at.",
+  },
+  Deprecation: { type: "string", description: "When this endpoint was deprecated (RFC 9745)." },
+});
+
 /**
  * GET /v1/wallets/token-balances (spec 4.8, deprecated group): balances of one token for several
  * wallets, read from the chain's node at its head (not from the index), with their sum.
@@ -70,13 +79,7 @@ export function registerTokenBalances(app: FastifyInstance, ctx: ApiContext) {
         security: [{ apiKey: [] }],
         querystring: Query,
         response: {
-          200: ok(Balances, "Each wallet's balance and the sum.", {
-            "X-Balances-Block": {
-              type: "string",
-              description: "`<chainId>=<block>`: the block the balances were read at.",
-            },
-            Deprecation: { type: "string", description: "When this endpoint was deprecated (RFC 9745)." },
-          }),
+          200: OkResponse,
           ...errorResponses({
             400: "`contract`, `chain` or `wallets` is missing or invalid (not an address, more than 100 wallets, unconfigured network, or a contract that is not an ERC-20 token).",
             500: "The network's node could not be read; no partial answer is given.",
@@ -90,6 +93,7 @@ export function registerTokenBalances(app: FastifyInstance, ctx: ApiContext) {
       ctx.requireChain(chainId, "chain");
       const wallets = parseAddressList(request.query.wallets, "wallets");
       return ctx.answer(reply, {
+        schema: OkResponse,
         key: "",
         chains: [chainId],
         cache: false,
