@@ -5,6 +5,7 @@ import { startDevnet } from "../devnet/index.js";
 import { LaunchError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
+import { createRpcMetrics } from "../rpc/metrics.js";
 import { rotateDemoKey, seedApiKeysFromEnv } from "../store/api-keys.js";
 import { createIndexer } from "../sync/indexer.js";
 import { openDatabase } from "./database.js";
@@ -61,7 +62,9 @@ export async function startService(options: {
   }
 
   const pricing = createPricing({ config, logger: logger.child({ component: "pricing" }) });
-  const indexer = createIndexer({ config, db, logger, derived: pricing });
+  // One set of JSON-RPC metrics for the indexer and the API's balance reads, served at /metrics.
+  const rpcMetrics = createRpcMetrics();
+  const indexer = createIndexer({ config, db, logger, derived: pricing, rpcMetrics });
   await indexer.start();
   onStop("indexer", indexer.stop);
   const statsTimer = setInterval(() => {
@@ -79,6 +82,7 @@ export async function startService(options: {
     config,
     db,
     logger: logger.child({ component: "api" }),
+    rpcMetrics,
     extend: (app) => registerWeb(app, demoKey === undefined ? {} : { demoKey }),
   }).catch((error: unknown) => {
     const { code, port } = error as { code?: string; port?: number };
