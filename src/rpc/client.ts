@@ -116,6 +116,9 @@ const deadlineOf = (options: CallOptions | undefined): Deadline | undefined =>
  * batching on), used in order: a retryable failure moves to the next URL. Errors are classified
  * once (classifyRpcError); RetryableRpcError is retried with backoff and jitter, honouring
  * Retry-After; bulk reads retry their failed calls together as one wave so that they stay batched.
+ * A caller that must answer in time (the API) gives a call `timeoutMs`: retries stop at that
+ * deadline. Every call is counted in `metrics` by chain and method, failures by kind. The indexer
+ * and the API's balance reads both use this client: one retry policy, one set of metrics.
  */
 export function createRpcClient(args: {
   chain: Pick<ChainConfig, "id" | "rpc" | "ws">;

@@ -4,6 +4,7 @@ import type { ApiContext } from "../context.js";
 import { maxListLength, parseAddress, parseAddressList, patterns } from "../ids.js";
 import { bigintToDecimal } from "../numbers.js";
 import { errorResponses, examples, ok } from "../schemas.js";
+import { BALANCE_TIMEOUT_MS } from "../wallet-balances.js";
 
 const Query = Type.Object({
   contract: Type.String({
@@ -82,7 +83,7 @@ export function registerTokenBalances(app: FastifyInstance, ctx: ApiContext) {
           200: OkResponse,
           ...errorResponses({
             400: "`contract`, `chain` or `wallets` is missing or invalid (not an address, more than 100 wallets, unconfigured network, or a contract that is not an ERC-20 token).",
-            500: "The network's node could not be read; no partial answer is given.",
+            500: `The network's node could not be read, or did not answer within ${BALANCE_TIMEOUT_MS / 1000} s (retries and failover included); no partial answer is given.`,
           }),
         },
       },
