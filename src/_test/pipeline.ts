@@ -16,6 +16,7 @@ import { createDevnetRpc } from "../devnet/rpc.js";
 import { createSimulator, type HistoryStats } from "../devnet/simulator.js";
 import { createSilentLogger, type Logger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
+import { createRpcMetrics, type RpcMetrics } from "../rpc/metrics.js";
 import { getSyncStatus } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
 import { createIndexer } from "../sync/indexer.js";
@@ -29,6 +30,8 @@ export type Pipeline = {
   rpcUrl: string;
   deployment: Deployment;
   history: HistoryStats;
+  /** The indexer's JSON-RPC metrics, to share with an API server as `npm start` does. */
+  rpcMetrics: RpcMetrics;
   /** Accounts that traded (they hold every token): wallets for balance queries. */
   wallets: Address[];
   /** When the history ends (its last block's time is at most this). */
@@ -113,11 +116,13 @@ export async function startPipeline(options: {
     await simulator.stop();
     const config = pipelineConfig(deployment, node.rpcUrl);
     const pricing = createPricing({ config, logger });
+    const rpcMetrics = createRpcMetrics();
     const indexer = createIndexer({
       config,
       db: options.db,
       logger,
       derived: pricing,
+      rpcMetrics,
       options: { progressBar: false, restartDelayMs: [200, 2000] },
     });
     stopIndexer = () => indexer.stop();
@@ -146,6 +151,7 @@ export async function startPipeline(options: {
       rpcUrl: node.rpcUrl,
       deployment,
       history,
+      rpcMetrics,
       wallets: deployment.accounts.traders,
       until,
       waitIndexed,

@@ -57,6 +57,7 @@ describe("HTTP API over the devnet pipeline", { timeout: 300_000 }, () => {
       db: testDb.db,
       logger: createSilentLogger(),
       keyCacheTtlMs: 300,
+      rpcMetrics: pipeline.rpcMetrics,
     });
     await app.listen({ host: "127.0.0.1", port: 0 });
     api = await createApiClient(app, { key });
@@ -423,6 +424,25 @@ describe("HTTP API over the devnet pipeline", { timeout: 300_000 }, () => {
     assert.equal(ready.status, 200, ready.text);
     const metrics = await api.get("/metrics", {}, { key: null });
     assert.match(metrics.text, /tokenmarket_indexer_lag_blocks\{chain_id="31337"\} 0/);
+    // One set of RPC metrics (as `npm start` wires it): the indexer's calls and the API's balance
+    // reads in the same series (two registries with these names could not even be merged).
+    const calls = (text: string, method: string) =>
+      Number(
+        new RegExp(`tokenmarket_rpc_calls_total\\{chain_id="31337",method="${method}"\\} (\\d+)`).exec(
+          text,
+        )?.[1] ?? 0,
+      );
+    assert.ok(calls(metrics.text, "eth_getLogs") > 0, "the indexer's eth_getLogs calls");
+    const wallets = pipeline.wallets.slice(0, 3);
+    const read = await api.get("/v1/wallets/token-balances", {
+      contract: token("USDC").address,
+      chain,
+      wallets: wallets.join(","),
+    });
+    assert.equal(read.status, 200, read.text);
+    const later = (await api.get("/metrics", {}, { key: null })).text;
+    // decimals() and three balanceOf() as one JSON-RPC batch (no Multicall3 on this devnet).
+    assert.ok(calls(later, "eth_call") - calls(metrics.text, "eth_call") >= wallets.length + 1);
   });
 
   it("startApi serves /api/v1/ on its own listener when api.dataPort is set", async () => {

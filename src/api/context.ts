@@ -1,3 +1,4 @@
+import type { Static, TSchema } from "@sinclair/typebox";
 import type { FastifyReply } from "fastify";
 import type { Config } from "../config/schema.js";
 import { badRequest } from "../internal/errors.js";
@@ -25,31 +26,35 @@ export type ApiContext = {
   requireChain(chainId: number, param: string): void;
   /**
    * Sends a data answer: sets the freshness headers of `chains`, then answers from the cache or
-   * runs `compute` once and serialises its result with the route's response schema.
+   * runs `compute` once and serialises its result with the route's response schema. `schema`
+   * must be the route's `response[200]` object: it types `compute`, so the compiler checks every
+   * payload against the published schema (a mismatch is a 500 at run time, caught by any test).
    */
-  answer(reply: FastifyReply, options: AnswerOptions): Promise<FastifyReply>;
+  answer<S extends TSchema>(reply: FastifyReply, options: AnswerOptions<S>): Promise<FastifyReply>;
 };
 
-export type AnswerOptions = {
+export type AnswerOptions<S extends TSchema> = {
+  /** The route's 200 response schema (the very object given as `response[200]`). */
+  schema: S;
   /** Identifies the answer: the route and its normalised parameters. */
   key: string;
   /** The networks the answer draws on (freshness headers, cache invalidation). */
   chains: readonly number[];
-  /** The payload, or `withHeaders(payload, headers)`. */
-  compute: () => Promise<unknown>;
+  /** The payload, or `withHeaders(payload, headers)`; typed by `schema` (NoInfer: the schema decides). */
+  compute: () => Promise<NoInfer<Static<S>> | WithHeaders<NoInfer<Static<S>>>>;
   /** False for answers that must not be cached (read from a node at request time). */
   cache?: boolean;
 };
 
 const WITH_HEADERS = Symbol("withHeaders");
-type WithHeaders = { [WITH_HEADERS]: true; payload: unknown; headers: Record<string, string> };
+export type WithHeaders<T> = { [WITH_HEADERS]: true; payload: T; headers: Record<string, string> };
 
 /** A computed answer that carries headers of its own (cached with it), such as a next-page cursor. */
-export function withHeaders(payload: unknown, headers: Record<string, string>): WithHeaders {
+export function withHeaders<T>(payload: T, headers: Record<string, string>): WithHeaders<T> {
   return { [WITH_HEADERS]: true, payload, headers };
 }
 
-const isWithHeaders = (value: unknown): value is WithHeaders =>
+const isWithHeaders = (value: unknown): value is WithHeaders<unknown> =>
   typeof value === "object" && value !== null && WITH_HEADERS in value;
 
 export function createContext(parts: Omit<ApiContext, "requireChain" | "answer" | "chainIds">): ApiContext {
@@ -65,7 +70,13 @@ export function createContext(parts: Omit<ApiContext, "requireChain" | "answer" 
         );
       }
     },
-    async answer(reply, { key, chains, compute, cache = true }) {
+    async answer(reply, { schema, key, chains, compute, cache = true }) {
+      const response = reply.request.routeOptions.schema?.response as Record<number, unknown> | undefined;
+      if (response?.[200] !== schema) {
+        throw new Error(
+          `answer() of ${reply.request.routeOptions.url} was given another schema than the route's 200 response`,
+        );
+      }
       const headers = parts.sync.headers(chains);
       if (headers) reply.headers(headers);
       const run = async () => {

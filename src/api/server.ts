@@ -15,6 +15,7 @@ import { projectRoot } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { HttpError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
+import { createRpcMetrics, type RpcMetrics } from "../rpc/metrics.js";
 import { findActiveApiKey } from "../store/api-keys.js";
 import type { Db } from "../store/db.js";
 import { createKeyCheck, type KeyCheck, requireApiKey } from "./auth.js";
@@ -58,8 +59,10 @@ export type ApiServerOptions = {
   config: Config;
   db: Db;
   logger: Logger;
-  /** Reads wallet balances at the chain head; default: viem over each chain's configured RPC. */
+  /** Reads wallet balances at the chain head; default: the chain's RPC client (src/rpc/client.ts). */
   balanceReader?: BalanceReader;
+  /** The process's JSON-RPC metrics, shared with the indexer and served at /metrics; default: the API's own. */
+  rpcMetrics?: RpcMetrics;
   /** The clock of time-relative answers (line chart, candles capped at now); tests pin it. */
   now?: () => Date;
   /** Which endpoints this server answers: both prefixes (default), only `/v1/` or only `/api/v1/`. */
@@ -95,7 +98,12 @@ export type ApiShared = {
 export function createApiShared(options: ApiServerOptions): ApiShared {
   const { config, db, logger } = options;
   const sync = createSyncWatch({ db, logger, intervalMs: options.syncPollMs });
-  const metrics = createApiMetrics({ config, sync, extra: options.extraMetrics });
+  const rpcMetrics = options.rpcMetrics ?? createRpcMetrics();
+  const metrics = createApiMetrics({
+    config,
+    sync,
+    extra: [rpcMetrics.registry, ...(options.extraMetrics ?? [])],
+  });
   return {
     sync,
     metrics,
@@ -106,7 +114,7 @@ export function createApiShared(options: ApiServerOptions): ApiShared {
     }),
     keys: createKeyCheck({ lookup: (key) => findActiveApiKey(db, key), ttlMs: options.keyCacheTtlMs }),
     projectInfo: loadProjectInfo({ config, logger, root: options.root ?? projectRoot }),
-    balances: options.balanceReader ?? createRpcBalanceReader({ config, logger }),
+    balances: options.balanceReader ?? createRpcBalanceReader({ config, logger, metrics: rpcMetrics }),
     rateLimitStore: createSharedRateLimitStore(),
   };
 }

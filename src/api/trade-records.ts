@@ -1,8 +1,8 @@
 import { badRequest } from "../internal/errors.js";
 import { sidePrice, tradeOf } from "../pricing/trade.js";
+import type { PoolRow } from "../store/pools.js";
+import type { SwapRow, TradePosition } from "../store/swaps.js";
 import { finite, toUnits } from "./numbers.js";
-import type { PoolRow } from "./queries/pairs.js";
-import type { SwapRow, TradePosition } from "./queries/trades.js";
 import { toIso } from "./times.js";
 
 const abs = (n: bigint) => (n < 0n ? -n : n);

@@ -1,9 +1,19 @@
-import { createPublicClient, HttpRequestError, http, type PublicClient, webSocket } from "viem";
+import {
+  createPublicClient,
+  decodeFunctionResult,
+  encodeFunctionData,
+  HttpRequestError,
+  http,
+  multicall3Abi,
+  type PublicClient,
+  webSocket,
+} from "viem";
 import type { ChainConfig } from "../config/schema.js";
 import type { Hex, RawLog } from "../decode/types.js";
 import { BaseError, RetryableRpcError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
-import { CallRevertedError, classifyRpcError } from "./errors.js";
+import { CallRevertedError, classifyRpcError, RpcTimeoutError } from "./errors.js";
+import { createRpcMetrics, type RpcMetrics } from "./metrics.js";
 import { retryDelay, sleep } from "./retry.js";
 import type { BlockHeader, CallRequest, LogFilter, TransactionInfo } from "./types.js";
 
@@ -33,12 +43,25 @@ export const defaultRpcOptions: RpcOptions = {
   primaryRetryMs: 60_000,
 };
 
+/** Multicall3's address, the same on every chain that has it. */
+export const MULTICALL3 = "0xca11bde05977b3631167028862be2a173976ca11" as const;
+
+/** Per call: what a caller that must answer in time (an API request) asks of one client method. */
+export type CallOptions = {
+  /**
+   * The whole call, retries and failovers included, ends within this many milliseconds: an
+   * RpcTimeoutError when no answer came in time. Without it, the client's retry policy alone
+   * bounds the call (the indexer's way: it would rather wait than fail).
+   */
+  timeoutMs?: number;
+};
+
 export type RpcClient = {
   readonly chainId: number;
   /** One JSON-RPC call with classification, retry and fallback. */
-  request<T>(method: string, params: unknown[]): Promise<T>;
+  request<T>(method: string, params: unknown[], options?: CallOptions): Promise<T>;
   getChainId(): Promise<number>;
-  getBlockNumber(): Promise<number>;
+  getBlockNumber(options?: CallOptions): Promise<number>;
   /** A header, or null when the node does not have that block. */
   getBlock(block: number | "latest"): Promise<BlockHeader | null>;
   /** Headers of these blocks, in the same order; null for a block the node does not have. */
@@ -50,8 +73,24 @@ export type RpcClient = {
   /** Transactions by hash; a hash the node does not know is retried, then missing from the map. */
   getTransactions(hashes: readonly Hex[]): Promise<Map<Hex, TransactionInfo>>;
   /** eth_calls at one block, batched; a reverted call gives null. */
-  calls(calls: readonly CallRequest[], blockNumber: number | "latest"): Promise<(Hex | null)[]>;
-  getCode(address: Hex, blockNumber: number): Promise<Hex>;
+  calls(
+    calls: readonly CallRequest[],
+    blockNumber: number | "latest",
+    options?: CallOptions,
+  ): Promise<(Hex | null)[]>;
+  /**
+   * The same calls in one eth_call through Multicall3's aggregate3 (each call allowed to fail):
+   * one round trip whatever their number; a failed call gives null. Only where Multicall3 is
+   * deployed (see `getCode(MULTICALL3)`); elsewhere it throws.
+   */
+  multicall(
+    calls: readonly CallRequest[],
+    blockNumber: number | "latest",
+    options?: CallOptions,
+  ): Promise<(Hex | null)[]>;
+  /** The native-currency balance of an address, in wei. */
+  getBalance(address: Hex, blockNumber: number | "latest", options?: CallOptions): Promise<bigint>;
+  getCode(address: Hex, blockNumber: number | "latest", options?: CallOptions): Promise<Hex>;
   /** New-head notifications over the chain's `ws` endpoint; a no-op without one. Returns the unsubscribe. */
   watchHeads(onHead: (blockNumber: number) => void): () => void;
   /** Counters for logs and tests. */
@@ -60,18 +99,34 @@ export type RpcClient = {
 };
 
 type Item = { method: string; params: unknown[] };
+/** The deadline of one call; its signal is shared by the call's requests so that they stay batched. */
+type Deadline = { at: number; ms: number; signal: AbortSignal };
+
+const deadlineOf = (options: CallOptions | undefined): Deadline | undefined =>
+  options?.timeoutMs === undefined
+    ? undefined
+    : {
+        at: Date.now() + options.timeoutMs,
+        ms: options.timeoutMs,
+        signal: AbortSignal.timeout(Math.max(1, options.timeoutMs)),
+      };
 
 /**
  * Creates the JSON-RPC client of one chain: a viem HTTP client per configured URL (JSON-RPC
  * batching on), used in order: a retryable failure moves to the next URL. Errors are classified
  * once (classifyRpcError); RetryableRpcError is retried with backoff and jitter, honouring
  * Retry-After; bulk reads retry their failed calls together as one wave so that they stay batched.
+ * A caller that must answer in time (the API) gives a call `timeoutMs`: retries stop at that
+ * deadline. Every call is counted in `metrics` by chain and method, failures by kind. The indexer
+ * and the API's balance reads both use this client: one retry policy, one set of metrics.
  */
 export function createRpcClient(args: {
   chain: Pick<ChainConfig, "id" | "rpc" | "ws">;
   /** Carries the chain's context (a child logger with chain_id). */
   logger: Logger;
   options?: Partial<RpcOptions>;
+  /** The process's RPC metrics (shared by the indexer and the API); default: a registry of its own. */
+  metrics?: RpcMetrics;
   /**
    * Ends retry waits and refuses new requests (the indexer's stop). Requests in flight are not
    * aborted: a per-request signal would split viem's JSON-RPC batches; they end within timeoutMs.
@@ -81,6 +136,7 @@ export function createRpcClient(args: {
   const { signal } = args;
   const { chain, logger } = args;
   const options: RpcOptions = { ...defaultRpcOptions, ...args.options };
+  const metrics = args.metrics ?? createRpcMetrics();
   const clients: PublicClient[] = chain.rpc.map((url) =>
     createPublicClient({
       transport: http(url, {
@@ -97,25 +153,57 @@ export function createRpcClient(args: {
   const unwatchers = new Set<() => void>();
   let wsClient: ReturnType<typeof createWsClient> | undefined;
 
-  const pickClient = (): PublicClient => {
+  /** The index of the URL to use now. */
+  const pickClient = (): number => {
     if (current !== 0 && Date.now() - failedOverAt > options.primaryRetryMs) current = 0;
-    return clients[current] as PublicClient;
+    return current;
   };
 
-  const failOver = () => {
-    if (clients.length < 2) return;
+  /**
+   * Moves on from URL `failed`, unless another call failing at the same time already did: two
+   * concurrent failures on a dead URL must not move on twice, back to where they started.
+   */
+  const failOver = (failed: number) => {
+    if (clients.length < 2 || current !== failed) return;
     current = (current + 1) % clients.length;
     failedOverAt = Date.now();
     counters.failovers++;
+    metrics.failover(chain.id);
   };
 
-  const rawRequest = async (item: Item): Promise<unknown> => {
+  /**
+   * With a deadline, one signal per wave of requests, so that they stay in one HTTP batch (viem
+   * batches by signal): it aborts at the deadline or after timeoutMs, whichever comes first (a
+   * signal given to viem replaces its own per-request timeout).
+   */
+  const waveSignal = (deadline: Deadline | undefined): AbortSignal | undefined =>
+    deadline && AbortSignal.any([deadline.signal, AbortSignal.timeout(options.timeoutMs)]);
+
+  const rawRequest = async (
+    item: Item,
+    client: PublicClient,
+    deadline: Deadline | undefined,
+    wave: AbortSignal | undefined,
+  ): Promise<unknown> => {
     if (signal?.aborted) throw new BaseError("stopped", { cause: signal.reason });
     counters.requests++;
+    const started = performance.now();
+    const seconds = () => (performance.now() - started) / 1000;
     try {
-      return await pickClient().request({ method: item.method, params: item.params } as never);
+      const result = await client.request(
+        { method: item.method, params: item.params } as never,
+        wave ? { signal: wave } : undefined,
+      );
+      metrics.call(chain.id, item.method, seconds());
+      return result;
     } catch (error) {
-      throw classifyRpcError(error, item.method);
+      const classified = deadline?.signal.aborted
+        ? new RpcTimeoutError(`${item.method}: no answer within ${deadline.ms} ms`, { cause: error })
+        : wave?.aborted
+          ? new RpcTimeoutError(`${item.method}: no answer within ${options.timeoutMs} ms`, { cause: error })
+          : classifyRpcError(error, item.method);
+      metrics.call(chain.id, item.method, seconds(), classified);
+      throw classified;
     }
   };
 
@@ -123,11 +211,20 @@ export function createRpcClient(args: {
    * Sends all items at once (viem batches them) and retries the retryable failures together.
    * With `revertsAsNull`, a CallRevertedError is a null result instead of an error.
    */
-  const requestAll = async (items: readonly Item[], revertsAsNull = false): Promise<unknown[]> => {
+  const requestAll = async (
+    items: readonly Item[],
+    revertsAsNull = false,
+    deadline?: Deadline,
+  ): Promise<unknown[]> => {
     const results: unknown[] = new Array(items.length);
     let pending = items.map((_, i) => i);
     for (let attempt = 1; ; attempt++) {
-      const settled = await Promise.allSettled(pending.map((i) => rawRequest(items[i] as Item)));
+      const wave = waveSignal(deadline);
+      const used = pickClient();
+      const client = clients[used] as PublicClient;
+      const settled = await Promise.allSettled(
+        pending.map((i) => rawRequest(items[i] as Item, client, deadline, wave)),
+      );
       const failed: number[] = [];
       let worst: RetryableRpcError | undefined;
       for (let k = 0; k < settled.length; k++) {
@@ -150,7 +247,16 @@ export function createRpcClient(args: {
       if (failed.length === 0 || worst === undefined) return results;
       if (attempt >= options.attempts) throw worst;
       const delayMs = retryDelay(worst, attempt, options);
+      // The caller's deadline ends the retries: an answer after it would come too late anyway.
+      if (deadline && (deadline.signal.aborted || Date.now() + delayMs >= deadline.at)) {
+        throw worst instanceof RpcTimeoutError
+          ? worst
+          : new RpcTimeoutError(`${items[failed[0] as number]?.method}: no answer within ${deadline.ms} ms`, {
+              cause: worst,
+            });
+      }
       counters.retries++;
+      metrics.retry(chain.id);
       logger.debug(
         {
           method: items[failed[0] as number]?.method,
@@ -161,25 +267,34 @@ export function createRpcClient(args: {
         },
         "rpc retry",
       );
-      failOver();
+      failOver(used);
       await sleep(delayMs, signal);
       pending = failed;
     }
   };
 
   /** Runs bulk items in waves of batchSize × concurrency calls. */
-  const requestChunked = async (items: readonly Item[], revertsAsNull = false): Promise<unknown[]> => {
+  const requestChunked = async (
+    items: readonly Item[],
+    revertsAsNull = false,
+    deadline?: Deadline,
+  ): Promise<unknown[]> => {
     const wave = options.batchSize * options.concurrency;
     const out: unknown[] = [];
     for (let start = 0; start < items.length; start += wave) {
-      out.push(...(await requestAll(items.slice(start, start + wave), revertsAsNull)));
+      out.push(...(await requestAll(items.slice(start, start + wave), revertsAsNull, deadline)));
     }
     return out;
   };
 
-  const request = async <T>(method: string, params: unknown[]): Promise<T> => {
-    const [result] = await requestAll([{ method, params }]);
+  const request = async <T>(method: string, params: unknown[], call?: CallOptions): Promise<T> => {
+    const [result] = await requestAll([{ method, params }], false, deadlineOf(call));
     return result as T;
+  };
+
+  const callItems = (calls: readonly CallRequest[], blockNumber: number | "latest"): Item[] => {
+    const tag = blockTag(blockNumber);
+    return calls.map((c) => ({ method: "eth_call", params: [{ to: c.to, data: c.data }, tag] }));
   };
 
   /**
@@ -215,7 +330,7 @@ export function createRpcClient(args: {
     chainId: chain.id,
     request,
     getChainId: async () => Number(await request<string>("eth_chainId", [])),
-    getBlockNumber: async () => Number(await request<string>("eth_blockNumber", [])),
+    getBlockNumber: async (call) => Number(await request<string>("eth_blockNumber", [], call)),
     getBlock: async (block) => {
       const raw = await request<RpcBlock | null>("eth_getBlockByNumber", [
         block === "latest" ? "latest" : toQuantity(block),
@@ -251,16 +366,36 @@ export function createRpcClient(args: {
       for (const tx of raw) if (tx) map.set(lower(tx.hash), toTransaction(tx));
       return map;
     },
-    calls: async (calls, blockNumber) => {
-      const tag = blockNumber === "latest" ? "latest" : toQuantity(blockNumber);
-      const results = await requestChunked(
-        calls.map((c) => ({ method: "eth_call", params: [{ to: c.to, data: c.data }, tag] })),
-        true,
-      );
-      return results.map((r) => (typeof r === "string" ? (r.toLowerCase() as Hex) : null));
+    calls: async (calls, blockNumber, call) => {
+      const results = await requestChunked(callItems(calls, blockNumber), true, deadlineOf(call));
+      return results.map((r) => (typeof r === "string" ? lower(r) : null));
     },
-    getCode: async (address, blockNumber) =>
-      lower(await request<string>("eth_getCode", [address, toQuantity(blockNumber)])),
+    multicall: async (calls, blockNumber, call) => {
+      if (calls.length === 0) return [];
+      const data = encodeFunctionData({
+        abi: multicall3Abi,
+        functionName: "aggregate3",
+        args: [calls.map((c) => ({ target: c.to, allowFailure: true, callData: c.data }))],
+      });
+      const [raw] = await requestAll(
+        callItems([{ to: MULTICALL3, data }], blockNumber),
+        false,
+        deadlineOf(call),
+      );
+      if (typeof raw !== "string" || raw === "0x") {
+        throw new BaseError(`Multicall3 is not deployed at ${MULTICALL3} on chain ${chain.id}`);
+      }
+      const results = decodeFunctionResult({
+        abi: multicall3Abi,
+        functionName: "aggregate3",
+        data: raw as Hex,
+      });
+      return results.map((r) => (r.success ? lower(r.returnData) : null));
+    },
+    getBalance: async (address, blockNumber, call) =>
+      BigInt(await request<string>("eth_getBalance", [address, blockTag(blockNumber)], call)),
+    getCode: async (address, blockNumber, call) =>
+      lower(await request<string>("eth_getCode", [address, blockTag(blockNumber)], call)),
     watchHeads: (onHead) => {
       if (!chain.ws) return () => {};
       wsClient ??= createWsClient(chain.ws);
@@ -346,6 +481,8 @@ type RpcTx = {
 };
 
 const toQuantity = (n: number): Hex => `0x${n.toString(16)}`;
+const blockTag = (block: number | "latest"): Hex | "latest" =>
+  block === "latest" ? "latest" : toQuantity(block);
 const lower = (s: string): Hex => s.toLowerCase() as Hex;
 
 function toHeader(raw: RpcBlock): BlockHeader {

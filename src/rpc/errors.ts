@@ -17,6 +17,14 @@ export class RateLimitedRpcError extends RetryableRpcError {
   }
 }
 
+/**
+ * A JSON-RPC call got no answer in time: one HTTP request past the client's `timeoutMs` (retried
+ * like any transient failure), or a whole call past the deadline its caller gave (not retried).
+ */
+export class RpcTimeoutError extends RetryableRpcError {
+  override name = "RpcTimeoutError";
+}
+
 type ErrorFacts = {
   messages: string;
   httpStatus: number | undefined;
@@ -37,7 +45,8 @@ const TRANSIENT =
 /**
  * Turns whatever a JSON-RPC call threw (viem errors, fetch failures, JSON-RPC error objects)
  * into this project's error classes. This is the one place that reads providers' message text:
- * - timeouts, HTTP 408/425/429/5xx, dropped connections, internal errors → RetryableRpcError
+ * - timeouts → RpcTimeoutError (a RetryableRpcError);
+ * - HTTP 408/425/429/5xx, dropped connections, internal errors → RetryableRpcError
  *   (RateLimitedRpcError when the provider said when to come back);
  * - for eth_getLogs, "range too large / too many results / response size exceeded / limit
  *   exceeded" → RangeTooLargeError (the caller splits the range);
@@ -62,7 +71,7 @@ export function classifyRpcError(error: unknown, method: string): BaseError {
   if (method === "eth_call" && (rpcCode === 3 || REVERTED.test(messages))) {
     return new CallRevertedError(summary, { cause: error });
   }
-  if (names.has("TimeoutError")) return new RetryableRpcError(summary, { cause: error });
+  if (names.has("TimeoutError")) return new RpcTimeoutError(summary, { cause: error });
   if (httpStatus !== undefined) {
     if (httpStatus === 408 || httpStatus === 425 || httpStatus === 413 || httpStatus >= 500) {
       return new RateLimitedRpcError(summary, facts.retryAfterMs, { cause: error });

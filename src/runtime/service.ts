@@ -6,6 +6,7 @@ import { startDevnet } from "../devnet/index.js";
 import { LaunchError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
+import { createRpcMetrics, type RpcMetrics } from "../rpc/metrics.js";
 import { revokeDemoKeys, rotateDemoKey, seedApiKeysFromEnv } from "../store/api-keys.js";
 import type { Db } from "../store/db.js";
 import { createIndexer } from "../sync/indexer.js";
@@ -79,8 +80,11 @@ export async function startService(options: {
     );
   }
 
-  if (indexes) lines.push(...(await startIndexing({ config, db, logger, onStop, role })));
-  if (serves) lines.push(...(await startServing({ config, db, logger, onStop, role })));
+  // One set of JSON-RPC metrics for the indexer and the API's balance reads, served at /metrics.
+  const rpcMetrics = createRpcMetrics();
+  const parts = { config, db, logger, onStop, role, rpcMetrics };
+  if (indexes) lines.push(...(await startIndexing(parts)));
+  if (serves) lines.push(...(await startServing(parts)));
 
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const what = role === "all" ? "tokenmarket" : `tokenmarket ${role}`;
@@ -90,11 +94,13 @@ export async function startService(options: {
 }
 
 /** The indexer with pricing on every configured chain; for the `index` role also its health listener. */
-async function startIndexing(args: { config: Config; db: Db; logger: Logger; onStop: Stop; role: Role }) {
-  const { config, db, logger, onStop } = args;
+type Parts = { config: Config; db: Db; logger: Logger; onStop: Stop; role: Role; rpcMetrics: RpcMetrics };
+
+async function startIndexing(args: Parts) {
+  const { config, db, logger, onStop, rpcMetrics } = args;
   const lines: string[] = [];
   const pricing = createPricing({ config, logger: logger.child({ component: "pricing" }) });
-  const indexer = createIndexer({ config, db, logger, derived: pricing });
+  const indexer = createIndexer({ config, db, logger, derived: pricing, rpcMetrics });
   await indexer.start();
   onStop("indexer", indexer.stop);
   const statsTimer = setInterval(() => {
@@ -108,11 +114,14 @@ async function startIndexing(args: { config: Config; db: Db; logger: Logger; onS
   onStop("statistics", () => clearInterval(statsTimer));
   lines.push(`indexer    chains ${config.chains.map((c) => `${c.id} (${c.name})`).join(", ")}`);
   if (args.role === "index") {
-    const health = await startHealthServer({ config, logger, status: indexer.status }).catch(
-      (error: unknown) => {
-        throw portError(error, config.indexer.host, "indexer.port");
-      },
-    );
+    const health = await startHealthServer({
+      config,
+      logger,
+      status: indexer.status,
+      extraMetrics: [rpcMetrics.registry],
+    }).catch((error: unknown) => {
+      throw portError(error, config.indexer.host, "indexer.port");
+    });
     onStop("health", health.close);
     lines.push(`health     ${health.url}/healthz  ${health.url}/readyz  ${health.url}/metrics`);
   }
@@ -120,8 +129,8 @@ async function startIndexing(args: { config: Config; db: Db; logger: Logger; onS
 }
 
 /** The API and the explorer page. */
-async function startServing(args: { config: Config; db: Db; logger: Logger; onStop: Stop; role: Role }) {
-  const { config, db, logger, onStop } = args;
+async function startServing(args: Parts) {
+  const { config, db, logger, onStop, rpcMetrics } = args;
   const lines: string[] = [];
   const seeded = await seedApiKeysFromEnv(db, process.env.TOKENMARKET_API_KEYS);
   if (seeded > 0) logger.info({ keys: seeded }, "API keys seeded from TOKENMARKET_API_KEYS");
@@ -139,6 +148,7 @@ async function startServing(args: { config: Config; db: Db; logger: Logger; onSt
     config,
     db,
     logger: logger.child({ component: "api" }),
+    rpcMetrics,
     extend: (app) => registerWeb(app, demoKey === undefined ? {} : { demoKey }),
   }).catch((error: unknown) => {
     const port = (error as { port?: number }).port;

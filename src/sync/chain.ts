@@ -12,6 +12,7 @@ import {
 import type { Logger } from "../internal/logger.js";
 import type { Checkpoint, PoolState, Token } from "../model/index.js";
 import { createRpcClient, type RpcClient } from "../rpc/client.js";
+import type { RpcMetrics } from "../rpc/metrics.js";
 import { sleep } from "../rpc/retry.js";
 import type { BlockHeader } from "../rpc/types.js";
 import {
@@ -65,11 +66,18 @@ export function createChainSync(args: {
   derived: DerivedData;
   options: IndexerOptions;
   bars: MultiBar | null;
+  rpcMetrics?: RpcMetrics | undefined;
 }): ChainSync {
   const { chain, db, derived, options } = args;
   const logger = args.logger.child({ chain_id: chain.id });
   const abort = new AbortController();
-  const rpc: RpcClient = createRpcClient({ chain, logger, options: options.rpc, signal: abort.signal });
+  const rpc: RpcClient = createRpcClient({
+    chain,
+    logger,
+    options: options.rpc,
+    signal: abort.signal,
+    ...(args.rpcMetrics ? { metrics: args.rpcMetrics } : {}),
+  });
   const dexes: DexConfig[] = chain.dexes;
   const dexByFactory = new Map<Hex, DexConfig>(dexes.map((d) => [d.factory, d]));
   const progress = createProgress({

@@ -1,6 +1,7 @@
 import { MultiBar, Presets } from "cli-progress";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../internal/logger.js";
+import type { RpcMetrics } from "../rpc/metrics.js";
 import type { Db } from "../store/db.js";
 import { type ChainSync, createChainSync } from "./chain.js";
 import type { DerivedData } from "./derived.js";
@@ -29,6 +30,8 @@ export function createIndexer(args: {
   logger: Logger;
   derived: DerivedData;
   options?: Partial<IndexerOptions>;
+  /** The process's JSON-RPC metrics (shared with the API); default: each chain client's own. */
+  rpcMetrics?: RpcMetrics;
 }): Indexer {
   const options: IndexerOptions = { ...defaultIndexerOptions, ...args.options };
   const logger = args.logger.child({ component: "indexer" });
@@ -46,7 +49,15 @@ export function createIndexer(args: {
         )
       : null;
   const chains: ChainSync[] = args.config.chains.map((chain) =>
-    createChainSync({ chain, db: args.db, logger, derived: args.derived, options, bars }),
+    createChainSync({
+      chain,
+      db: args.db,
+      logger,
+      derived: args.derived,
+      options,
+      bars,
+      rpcMetrics: args.rpcMetrics,
+    }),
   );
   let runs: Promise<void> | undefined;
 

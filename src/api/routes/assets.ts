@@ -8,6 +8,12 @@ import { tokenFields } from "../token-records.js";
 
 const Query = Type.Object({ asset_ids: params.assetIds });
 
+/** The 200 answer: registered as the route's response schema and typing its payload. */
+const OkResponse = ok(
+  Type.Array(AssetToken, { examples: [[exampleTokens.asset]] }),
+  "The known tokens, in request order.",
+);
+
 /** GET /api/v1/assets (spec 4.3): USD prices of tokens; unknown ids are left out. */
 export function registerAssets(app: FastifyInstance, ctx: ApiContext) {
   app.get<{ Querystring: Static<typeof Query> }>(
@@ -21,10 +27,7 @@ export function registerAssets(app: FastifyInstance, ctx: ApiContext) {
         security: [{ apiKey: [] }],
         querystring: Query,
         response: {
-          200: ok(
-            Type.Array(AssetToken, { examples: [[exampleTokens.asset]] }),
-            "The known tokens, in request order.",
-          ),
+          200: OkResponse,
           ...errorResponses({
             400: "`asset_ids` is missing or malformed, lists more than 100 ids, or names an unconfigured network.",
           }),
@@ -35,6 +38,7 @@ export function registerAssets(app: FastifyInstance, ctx: ApiContext) {
       const ids = parseIdList(request.query.asset_ids, "asset_ids");
       for (const id of ids) ctx.requireChain(id.chainId, "asset_ids");
       return ctx.answer(reply, {
+        schema: OkResponse,
         key: `assets|${ids.map((i) => i.id).join(",")}`,
         chains: [...new Set(ids.map((i) => i.chainId))],
         compute: async () => {

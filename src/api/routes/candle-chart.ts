@@ -38,6 +38,29 @@ const DeprecatedCandle = Type.Object(
   { additionalProperties: false },
 );
 
+/** The 200 answer: registered as the route's response schema and typing its payload. */
+const OkResponse = ok(
+  Type.Array(DeprecatedCandle, {
+    examples: [
+      [
+        {
+          _id: { token_id: examples.wethId, date: "2026-11-21T10:00:00Z" },
+          h: 3162.5,
+          l: 3149.8,
+          o: 3150.1,
+          c: 3160.2,
+          v: 12.5,
+        },
+      ],
+    ],
+  }),
+  "Candles in ascending time.",
+  {
+    Deprecation: { type: "string", description: "When this endpoint was deprecated (RFC 9745)." },
+    Link: { type: "string", description: "The successor endpoint and the deprecation notes." },
+  },
+);
+
 /**
  * GET /v1/tokens/candle-chart (spec 4.10, deprecated; successor /api/v1/candles): USD candles of
  * a token over its qualifying pools for the last `days` days.
@@ -56,27 +79,7 @@ export function registerCandleChart(app: FastifyInstance, ctx: ApiContext) {
         security: [{ apiKey: [] }],
         querystring: Query,
         response: {
-          200: ok(
-            Type.Array(DeprecatedCandle, {
-              examples: [
-                [
-                  {
-                    _id: { token_id: examples.wethId, date: "2026-11-21T10:00:00Z" },
-                    h: 3162.5,
-                    l: 3149.8,
-                    o: 3150.1,
-                    c: 3160.2,
-                    v: 12.5,
-                  },
-                ],
-              ],
-            }),
-            "Candles in ascending time.",
-            {
-              Deprecation: { type: "string", description: "When this endpoint was deprecated (RFC 9745)." },
-              Link: { type: "string", description: "The successor endpoint and the deprecation notes." },
-            },
-          ),
+          200: OkResponse,
           ...errorResponses({
             400: "`tokenId`, `days` or `interval` is missing or malformed, `days` is outside 1 to 90, `interval` is not 5, 15, 30 or 60, or the network is not configured.",
             404: "No price update of the token in the range.",
@@ -89,6 +92,7 @@ export function registerCandleChart(app: FastifyInstance, ctx: ApiContext) {
       ctx.requireChain(id.chainId, "tokenId");
       const { days, interval } = request.query;
       return ctx.answer(reply, {
+        schema: OkResponse,
         key: `candle-chart|${id.id}|${days}|${interval}`,
         chains: [id.chainId],
         compute: async () => {

@@ -32,6 +32,35 @@ const Candle = Type.Object(
   { additionalProperties: false },
 );
 
+/** The 200 answer: registered as the route's response schema and typing its payload. */
+const OkResponse = ok(
+  Type.Array(Candle, {
+    examples: [
+      [
+        {
+          open: 3150.1,
+          high: 3162.5,
+          low: 3149.8,
+          close: 3160.2,
+          volume: 12.5,
+          date: "2026-11-21T10:00:00Z",
+          time: 1795255200000,
+        },
+        {
+          open: 3160.2,
+          high: 3160.2,
+          low: 3160.2,
+          close: 3160.2,
+          volume: 0,
+          date: "2026-11-21T11:00:00Z",
+          time: 1795258800000,
+        },
+      ],
+    ],
+  }),
+  "Candles in ascending time.",
+);
+
 /**
  * GET /api/v1/candles (spec 4.4, decisions.md "Candles"): OHLCV of `asset_id` priced in the other
  * token of the pair, ascending, empty intervals filled with the previous close and volume 0.
@@ -47,33 +76,7 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
         security: [{ apiKey: [] }],
         querystring: Query,
         response: {
-          200: ok(
-            Type.Array(Candle, {
-              examples: [
-                [
-                  {
-                    open: 3150.1,
-                    high: 3162.5,
-                    low: 3149.8,
-                    close: 3160.2,
-                    volume: 12.5,
-                    date: "2026-11-21T10:00:00Z",
-                    time: 1795255200000,
-                  },
-                  {
-                    open: 3160.2,
-                    high: 3160.2,
-                    low: 3160.2,
-                    close: 3160.2,
-                    volume: 0,
-                    date: "2026-11-21T11:00:00Z",
-                    time: 1795258800000,
-                  },
-                ],
-              ],
-            }),
-            "Candles in ascending time.",
-          ),
+          200: OkResponse,
           ...errorResponses({
             400: `A parameter is missing or malformed, \`from\` is not before \`to\`, the range holds more than ${MAX_CANDLES} intervals, \`asset_id\` is not a token of the pair, or the network is not configured.`,
             404: "The pair is unknown, or it has no trade in the range.",
@@ -101,6 +104,7 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
         );
       }
       return ctx.answer(reply, {
+        schema: OkResponse,
         key: `candles|${pair.id}|${asset.id}|${query.interval}|${from.getTime()}|${to.getTime()}`,
         chains: [pair.chainId],
         compute: async () => {
@@ -110,7 +114,7 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
           if (side === undefined || asset.chainId !== pool.chain_id) {
             throw badRequest(`asset_id ${asset.id} is not one of the two tokens of pair ${pair.id}`);
           }
-          const candles = await getPairCandles(ctx.db, {
+          const stored = await getPairCandles(ctx.db, {
             chainId: pair.chainId,
             pool: pair.address,
             side,
@@ -119,12 +123,16 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
             to,
             now: ctx.now(),
           });
+          // The schema's prices are plain numbers (spec 2.4): a non-finite stored price (the
+          // reciprocal of a zero) has no honest value, and null would be serialised as 0, so such
+          // a candle is left out rather than answered wrong.
+          const candles = stored.filter((c) => [c.open, c.high, c.low, c.close].every(Number.isFinite));
           if (candles.length === 0) throw notFound(`pair ${pair.id} has no trade between from and to`);
           return candles.map((c) => ({
-            open: finite(c.open),
-            high: finite(c.high),
-            low: finite(c.low),
-            close: finite(c.close),
+            open: c.open,
+            high: c.high,
+            low: c.low,
+            close: c.close,
             volume: finite(c.volume) ?? 0,
             date: toIso(new Date(c.time)),
             time: c.time,

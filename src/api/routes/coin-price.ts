@@ -27,6 +27,9 @@ const CoinPrice = Type.Object(
   { additionalProperties: false, examples: [{ price: "3150.73", change: "-1.25" }] },
 );
 
+/** The 200 answer: registered as the route's response schema and typing its payload. */
+const OkResponse = ok(CoinPrice, "The coin's price and change.");
+
 /**
  * GET /v1/coins/price (spec 4.9, decisions.md "Coin price"): a configured symbol maps to a
  * reference token (ETH → WETH, …) whose USD price and 24 h change are answered as decimal text.
@@ -44,7 +47,7 @@ export function registerCoinPrice(app: FastifyInstance, ctx: ApiContext) {
         security: [{ apiKey: [] }],
         querystring: Query,
         response: {
-          200: ok(CoinPrice, "The coin's price and change."),
+          200: OkResponse,
           ...errorResponses({
             400: "`symbol` is missing, malformed or not a configured coin.",
             404: "The coin is configured but has no price yet.",
@@ -63,6 +66,7 @@ export function registerCoinPrice(app: FastifyInstance, ctx: ApiContext) {
       }
       const id = { chainId: coin.chain, address: coin.token, id: `${coin.token}:${coin.chain}` };
       return ctx.answer(reply, {
+        schema: OkResponse,
         key: `coin|${symbol}`,
         chains: [coin.chain],
         compute: async () => {

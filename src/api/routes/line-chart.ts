@@ -22,6 +22,9 @@ const LineChart = Type.Object(
   },
 );
 
+/** The 200 answer: registered as the route's response schema and typing its payload. */
+const OkResponse = ok(LineChart, "Hour labels and prices, index by index.");
+
 /**
  * GET /v1/tokens/line-chart (spec 4.7, decisions.md "Line chart"): hourly volume-weighted USD
  * prices over the last `days` days up to the current hour.
@@ -38,7 +41,7 @@ export function registerLineChart(app: FastifyInstance, ctx: ApiContext) {
         security: [{ apiKey: [] }],
         querystring: Query,
         response: {
-          200: ok(LineChart, "Hour labels and prices, index by index."),
+          200: OkResponse,
           ...errorResponses({
             400: "`tokenId` or `days` is missing or malformed, `days` is outside 1 to 90, or the network is not configured.",
             404: "No trade of the token falls in the range.",
@@ -51,6 +54,7 @@ export function registerLineChart(app: FastifyInstance, ctx: ApiContext) {
       ctx.requireChain(id.chainId, "tokenId");
       const days = request.query.days;
       return ctx.answer(reply, {
+        schema: OkResponse,
         key: `line|${id.id}|${days}`,
         chains: [id.chainId],
         compute: async () => {

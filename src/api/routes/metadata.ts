@@ -16,6 +16,14 @@ import { tokenFields } from "../token-records.js";
 
 const Query = Type.Object({ tokenId: params.tokenIds });
 
+/** The 200 answer: registered as the route's response schema and typing its payload. */
+const OkResponse = ok(
+  Type.Union([MetadataToken, Type.Array(MetadataTokenWithContract)], {
+    examples: [exampleTokens.metadata, [exampleTokens.metadataWithContract]],
+  }),
+  "One id: a token object. Several ids: an array of token objects with `contract`.",
+);
+
 /**
  * GET /v1/tokens/metadata (spec 4.2): one id → one record without `contract`; several ids
  * (a comma in the parameter) → an array of the found records with `contract`, in request order.
@@ -32,12 +40,7 @@ export function registerMetadata(app: FastifyInstance, ctx: ApiContext) {
         security: [{ apiKey: [] }],
         querystring: Query,
         response: {
-          200: ok(
-            Type.Union([MetadataToken, Type.Array(MetadataTokenWithContract)], {
-              examples: [exampleTokens.metadata, [exampleTokens.metadataWithContract]],
-            }),
-            "One id: a token object. Several ids: an array of token objects with `contract`.",
-          ),
+          200: OkResponse,
           ...errorResponses({
             400: "`tokenId` is missing or malformed, lists more than 100 ids, or names an unconfigured network.",
             404: "No token id is known.",
@@ -50,6 +53,7 @@ export function registerMetadata(app: FastifyInstance, ctx: ApiContext) {
       const ids = parseIdList(request.query.tokenId, "tokenId");
       for (const id of ids) ctx.requireChain(id.chainId, "tokenId");
       return ctx.answer(reply, {
+        schema: OkResponse,
         key: `metadata|${several}|${ids.map((i) => i.id).join(",")}`,
         chains: [...new Set(ids.map((i) => i.chainId))],
         compute: async () => {

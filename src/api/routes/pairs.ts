@@ -67,6 +67,9 @@ const pairExample = {
   volume: 5234123.5,
 };
 
+/** The 200 answer: registered as the route's response schema and typing its payload. */
+const OkResponse = ok(Type.Array(Pair, { examples: [[pairExample]] }), "Pairs, highest 24 h volume first.");
+
 /** GET /api/v1/pairs (spec 4.6, decisions.md "Pairs"): pairs holding a token, busiest first. */
 export function registerPairs(app: FastifyInstance, ctx: ApiContext) {
   app.get<{ Querystring: Static<typeof Query> }>(
@@ -80,7 +83,7 @@ export function registerPairs(app: FastifyInstance, ctx: ApiContext) {
         security: [{ apiKey: [] }],
         querystring: Query,
         response: {
-          200: ok(Type.Array(Pair, { examples: [[pairExample]] }), "Pairs, highest 24 h volume first."),
+          200: OkResponse,
           ...errorResponses({
             400: "`asset_id` is missing or malformed, `limit` is out of range, or the network is not configured.",
           }),
@@ -92,6 +95,7 @@ export function registerPairs(app: FastifyInstance, ctx: ApiContext) {
       ctx.requireChain(asset.chainId, "asset_id");
       const limit = request.query.limit ?? DEFAULT_PAIRS;
       return ctx.answer(reply, {
+        schema: OkResponse,
         key: `pairs|${asset.id}|${limit}`,
         chains: [asset.chainId],
         compute: async () => {

@@ -54,6 +54,9 @@ const Provenance = Type.Object(
   },
 );
 
+/** The 200 answer: registered as the route's response schema and typing its payload. */
+const OkResponse = ok(Provenance, "The price and how it was derived.");
+
 /**
  * GET /v1/tokens/price-provenance (opt-in extension, not in the spec): how a token's USD price
  * was derived. The specified endpoints are unchanged by it.
@@ -70,7 +73,7 @@ export function registerPriceProvenance(app: FastifyInstance, ctx: ApiContext) {
         security: [{ apiKey: [] }],
         querystring: Query,
         response: {
-          200: ok(Provenance, "The price and how it was derived."),
+          200: OkResponse,
           ...errorResponses({
             400: "`tokenId` is missing or malformed, or names an unconfigured network.",
             404: "The token has no price record.",
@@ -82,6 +85,7 @@ export function registerPriceProvenance(app: FastifyInstance, ctx: ApiContext) {
       const id = parseId(request.query.tokenId, "tokenId");
       ctx.requireChain(id.chainId, "tokenId");
       return ctx.answer(reply, {
+        schema: OkResponse,
         key: `provenance|${id.id}`,
         chains: [id.chainId],
         compute: async () => {

@@ -30,6 +30,12 @@ const Query = Type.Object({
 /** A searched address, with or without `:<chainId>`. */
 const addressSearch = /^(0x[0-9a-f]{40})(?::([1-9][0-9]{0,9}))?$/;
 
+/** The 200 answer: registered as the route's response schema and typing its payload. */
+const OkResponse = ok(
+  Type.Array(SearchToken, { maxItems: MAX_SEARCH_RESULTS, examples: [[exampleTokens.search]] }),
+  "Matching tokens, best first, at most 15.",
+);
+
 /** GET /v1/tokens/search: tokens by address, symbol or name (spec 4.1, decisions.md "Search"). */
 export function registerSearch(app: FastifyInstance, ctx: ApiContext) {
   app.get<{ Querystring: Static<typeof Query> }>(
@@ -43,10 +49,7 @@ export function registerSearch(app: FastifyInstance, ctx: ApiContext) {
         security: [{ apiKey: [] }],
         querystring: Query,
         response: {
-          200: ok(
-            Type.Array(SearchToken, { maxItems: MAX_SEARCH_RESULTS, examples: [[exampleTokens.search]] }),
-            "Matching tokens, best first, at most 15.",
-          ),
+          200: OkResponse,
           ...errorResponses({
             400: "`searchString` is missing, empty, longer than 100 characters or holds control characters; or `chains` is malformed or names an unconfigured network.",
             404: "No token matches.",
@@ -71,6 +74,7 @@ export function registerSearch(app: FastifyInstance, ctx: ApiContext) {
       for (const chainId of chains) ctx.requireChain(chainId, "chains");
 
       return ctx.answer(reply, {
+        schema: OkResponse,
         key: `search|${text.toLowerCase()}|${chains.join(",")}`,
         chains,
         compute: async () => {

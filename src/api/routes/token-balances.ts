@@ -4,6 +4,7 @@ import type { ApiContext } from "../context.js";
 import { maxListLength, parseAddress, parseAddressList, patterns } from "../ids.js";
 import { bigintToDecimal } from "../numbers.js";
 import { errorResponses, examples, ok } from "../schemas.js";
+import { BALANCE_TIMEOUT_MS } from "../wallet-balances.js";
 
 const Query = Type.Object({
   contract: Type.String({
@@ -52,6 +53,15 @@ const Balances = Type.Object(
   },
 );
 
+/** The 200 answer: registered as the route's response schema and typing its payload. */
+const OkResponse = ok(Balances, "Each wallet's balance and the sum.", {
+  "X-Balances-Block": {
+    type: "string",
+    description: "`<chainId>=<block>`: the block the balances were read at.",
+  },
+  Deprecation: { type: "string", description: "When this endpoint was deprecated (RFC 9745)." },
+});
+
 /**
  * GET /v1/wallets/token-balances (spec 4.8, deprecated group): balances of one token for several
  * wallets, read from the chain's node at its head (not from the index), with their sum.
@@ -70,16 +80,10 @@ export function registerTokenBalances(app: FastifyInstance, ctx: ApiContext) {
         security: [{ apiKey: [] }],
         querystring: Query,
         response: {
-          200: ok(Balances, "Each wallet's balance and the sum.", {
-            "X-Balances-Block": {
-              type: "string",
-              description: "`<chainId>=<block>`: the block the balances were read at.",
-            },
-            Deprecation: { type: "string", description: "When this endpoint was deprecated (RFC 9745)." },
-          }),
+          200: OkResponse,
           ...errorResponses({
             400: "`contract`, `chain` or `wallets` is missing or invalid (not an address, more than 100 wallets, unconfigured network, or a contract that is not an ERC-20 token).",
-            500: "The network's node could not be read; no partial answer is given.",
+            500: `The network's node could not be read, or did not answer within ${BALANCE_TIMEOUT_MS / 1000} s (retries and failover included); no partial answer is given.`,
           }),
         },
       },
@@ -90,6 +94,7 @@ export function registerTokenBalances(app: FastifyInstance, ctx: ApiContext) {
       ctx.requireChain(chainId, "chain");
       const wallets = parseAddressList(request.query.wallets, "wallets");
       return ctx.answer(reply, {
+        schema: OkResponse,
         key: "",
         chains: [chainId],
         cache: false,

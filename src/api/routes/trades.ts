@@ -100,6 +100,18 @@ const tradeExample = {
   volume: 3150.73,
 };
 
+/** The 200 answer: registered as the route's response schema and typing its payload. */
+const OkResponse = ok(Type.Array(Trade, { examples: [[tradeExample]] }), "Trades, newest first.", {
+  "X-Next-Cursor": {
+    type: "string",
+    description: "Present when older trades remain: pass it as `cursor` to get the next page.",
+  },
+  Link: {
+    type: "string",
+    description: 'The next page\'s URL, `<…>; rel="next"`, when older trades remain.',
+  },
+});
+
 /** GET /api/v1/trades (spec 4.5, decisions.md "Trades"): newest first, paged by an opaque cursor. */
 export function registerTrades(app: FastifyInstance, ctx: ApiContext) {
   app.get<{ Querystring: Static<typeof Query> }>(
@@ -113,16 +125,7 @@ export function registerTrades(app: FastifyInstance, ctx: ApiContext) {
         security: [{ apiKey: [] }],
         querystring: Query,
         response: {
-          200: ok(Type.Array(Trade, { examples: [[tradeExample]] }), "Trades, newest first.", {
-            "X-Next-Cursor": {
-              type: "string",
-              description: "Present when older trades remain: pass it as `cursor` to get the next page.",
-            },
-            Link: {
-              type: "string",
-              description: 'The next page\'s URL, `<…>; rel="next"`, when older trades remain.',
-            },
-          }),
+          200: OkResponse,
           ...errorResponses({
             400: "`asset_id` or `pair_id` missing or malformed, `asset_id` not a token of the pair, bad `limit` or `cursor`, or an unconfigured network.",
             404: "The pair is not known.",
@@ -138,6 +141,7 @@ export function registerTrades(app: FastifyInstance, ctx: ApiContext) {
       const limit = request.query.limit ?? DEFAULT_TRADES;
       const before = request.query.cursor === undefined ? null : decodeCursor(request.query.cursor);
       return ctx.answer(reply, {
+        schema: OkResponse,
         key: `trades|${pair.id}|${asset.id}|${limit}|${request.query.cursor ?? ""}`,
         chains: [pair.chainId],
         compute: async () => {

@@ -1,0 +1,84 @@
+import { Counter, Histogram, Registry } from "prom-client";
+import { type BaseError, RangeTooLargeError, RetryableRpcError } from "../internal/errors.js";
+import { CallRevertedError, RateLimitedRpcError, RpcTimeoutError } from "./errors.js";
+
+/** Why a JSON-RPC call failed, as counted in `tokenmarket_rpc_errors_total{kind}`. */
+export type RpcErrorKind =
+  | "timeout"
+  | "overloaded"
+  | "unavailable"
+  | "range_too_large"
+  | "reverted"
+  | "other";
+
+/**
+ * The JSON-RPC metrics of one process, in a registry of their own: every RPC client of the
+ * process (the indexer's per chain, the API's balance reader) records into the same instance, so
+ * /metrics shows one set of figures for all of them.
+ */
+export type RpcMetrics = {
+  registry: Registry;
+  /** One JSON-RPC call (a call in a batch counts once), its time and, when it failed, why. */
+  call(chainId: number, method: string, seconds: number, error?: BaseError): void;
+  retry(chainId: number): void;
+  failover(chainId: number): void;
+};
+
+export function createRpcMetrics(): RpcMetrics {
+  const registry = new Registry();
+  const calls = new Counter({
+    name: "tokenmarket_rpc_calls_total",
+    help: "JSON-RPC calls made, by chain and method (each call of a batch counts once; retries count again).",
+    labelNames: ["chain_id", "method"],
+    registers: [registry],
+  });
+  const errors = new Counter({
+    name: "tokenmarket_rpc_errors_total",
+    help: "JSON-RPC calls that failed, by chain, method and kind: timeout (no answer in time), overloaded (HTTP 429, 408, 413, 425 or 5xx), unavailable (connection failed or dropped, node-side transient error), range_too_large (eth_getLogs), reverted (eth_call), other.",
+    labelNames: ["chain_id", "method", "kind"],
+    registers: [registry],
+  });
+  const duration = new Histogram({
+    name: "tokenmarket_rpc_call_duration_seconds",
+    help: "Time from sending a JSON-RPC call to its answer or failure, in seconds (a batch's calls share its time).",
+    labelNames: ["chain_id", "method"],
+    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+    registers: [registry],
+  });
+  const retries = new Counter({
+    name: "tokenmarket_rpc_retries_total",
+    help: "Retries of failed JSON-RPC calls (a retried wave of a bulk read counts once), by chain.",
+    labelNames: ["chain_id"],
+    registers: [registry],
+  });
+  const failovers = new Counter({
+    name: "tokenmarket_rpc_failovers_total",
+    help: "Switches to the chain's next configured RPC URL after a retryable failure, by chain.",
+    labelNames: ["chain_id"],
+    registers: [registry],
+  });
+  return {
+    registry,
+    call(chainId, method, seconds, error) {
+      const labels = { chain_id: String(chainId), method };
+      calls.inc(labels);
+      duration.observe(labels, seconds);
+      if (error) errors.inc({ ...labels, kind: errorKind(error) });
+    },
+    retry(chainId) {
+      retries.inc({ chain_id: String(chainId) });
+    },
+    failover(chainId) {
+      failovers.inc({ chain_id: String(chainId) });
+    },
+  };
+}
+
+export function errorKind(error: BaseError): RpcErrorKind {
+  if (error instanceof RpcTimeoutError) return "timeout";
+  if (error instanceof RateLimitedRpcError) return "overloaded";
+  if (error instanceof RangeTooLargeError) return "range_too_large";
+  if (error instanceof CallRevertedError) return "reverted";
+  if (error instanceof RetryableRpcError) return "unavailable";
+  return "other";
+}
