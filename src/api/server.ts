@@ -22,7 +22,9 @@ import { type ApiContext, createContext } from "./context.js";
 import { handleError, handleNotFound } from "./error-handler.js";
 import { type ApiMetrics, createApiMetrics } from "./metrics.js";
 import { loadProjectInfo, type ProjectInfoBook } from "./project-info.js";
+import { clientErrorHandler, installProtocolGuards } from "./protocol.js";
 import { createSharedRateLimitStore } from "./rate-limit-store.js";
+import { createReadiness, type IndexerHealth, type Readiness } from "./readiness.js";
 import { createResponseCache, type ResponseCache } from "./response-cache.js";
 import { registerAssets } from "./routes/assets.js";
 import { registerCandleChart } from "./routes/candle-chart.js";
@@ -41,7 +43,12 @@ import { registerTokenBalances } from "./routes/token-balances.js";
 import { registerTrades } from "./routes/trades.js";
 import { ErrorBody } from "./schemas.js";
 import { createSyncWatch, type SyncWatch } from "./sync-watch.js";
-import { formatSchemaErrors, rejectNonFiniteNumbers, rejectRepeatedParams } from "./validation.js";
+import {
+  formatSchemaErrors,
+  rejectLooseParams,
+  rejectNonFiniteNumbers,
+  rejectRepeatedParams,
+} from "./validation.js";
 import { type BalanceReader, createRpcBalanceReader } from "./wallet-balances.js";
 
 /** When the deprecated endpoints were deprecated (RFC 9745 `Deprecation: @<unix seconds>`): 2025-01-01. */
@@ -66,6 +73,11 @@ export type ApiServerOptions = {
   serve?: "all" | "base" | "data";
   /** Pieces shared by several servers of one process (startApi with `api.dataPort`). */
   shared?: ApiShared;
+  /**
+   * The indexer running in this process, for readiness from reality: its chains' fatal stops and
+   * the age of the head last seen at each node. Without it, readiness rests on the stored lag.
+   */
+  indexer?: IndexerHealth;
   /** Extra registries merged into /metrics (the indexer's, pricing's). */
   extraMetrics?: Registry[];
   /** Project root (logos, curated project info); default: this repository. */
@@ -89,15 +101,18 @@ export type ApiShared = {
   projectInfo: ProjectInfoBook;
   balances: BalanceReader;
   rateLimitStore: ReturnType<typeof createSharedRateLimitStore>;
+  readiness: Readiness;
 };
 
 /** Builds the shared pieces; the caller starts and stops `sync`. */
 export function createApiShared(options: ApiServerOptions): ApiShared {
   const { config, db, logger } = options;
   const sync = createSyncWatch({ db, logger, intervalMs: options.syncPollMs });
-  const metrics = createApiMetrics({ config, sync, extra: options.extraMetrics });
+  const readiness = createReadiness({ config, sync, indexer: options.indexer });
+  const metrics = createApiMetrics({ config, sync, readiness, extra: options.extraMetrics });
   return {
     sync,
+    readiness,
     metrics,
     cache: createResponseCache({
       blockOf: sync.blockOf,
@@ -127,6 +142,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     db,
     logger,
     sync: shared.sync,
+    readiness: shared.readiness,
     cache: shared.cache,
     projectInfo: shared.projectInfo,
     balances: shared.balances,
@@ -139,6 +155,9 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     forceCloseConnections: true,
+    // A request without Host reaches installProtocolGuards (a JSON 400) instead of Node's bare 400.
+    http: { requireHostHeader: false },
+    clientErrorHandler,
     connectionTimeout: 30_000,
     requestTimeout: 30_000,
     // verbose: a validation error carries the failing value and its schema, for plain messages.
@@ -148,6 +167,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
   app.addSchema(ErrorBody);
+  installProtocolGuards(app, { writeTimeoutMs: config.api.writeTimeoutMs });
 
   app.addHook("onResponse", async (request, reply) => {
     const route = request.routeOptions.url ?? "unmatched";
@@ -171,6 +191,19 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   // in a header, so no credentials mode is needed.
   if (config.api.corsOrigins.length > 0) {
     const origins = config.api.corsOrigins;
+    // A bare OPTIONS (no Origin or no Access-Control-Request-Method) is no preflight: a JSON 400
+    // here, before the CORS plugin would answer it in plain text.
+    app.addHook("onRequest", async (request) => {
+      if (
+        request.method === "OPTIONS" &&
+        (!request.headers.origin || !request.headers["access-control-request-method"])
+      ) {
+        throw new HttpError(
+          400,
+          "OPTIONS is answered only as a CORS preflight, with Origin and Access-Control-Request-Method",
+        );
+      }
+    });
     void app.register(cors, {
       origin: origins.includes("*") ? "*" : origins,
       methods: ["GET", "HEAD", "OPTIONS"],
@@ -186,6 +219,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
         "x-ratelimit-remaining",
         "x-ratelimit-reset",
         "x-balances-block",
+        "x-indexing-stopped",
       ],
       maxAge: 600,
     });
@@ -260,6 +294,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     // Chart and trade answers run to tens of kB of JSON: brotli/gzip when the client accepts it.
     await scope.register(compress, { global: true, threshold: 1024, encodings: ["br", "gzip"] });
     scope.addHook("preValidation", rejectRepeatedParams);
+    scope.addHook("preValidation", rejectLooseParams);
     scope.addHook("preHandler", rejectNonFiniteNumbers);
     if (serve !== "data") {
       registerSearch(scope, ctx);

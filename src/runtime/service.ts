@@ -6,8 +6,9 @@ import { LaunchError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
 import { rotateDemoKey, seedApiKeysFromEnv } from "../store/api-keys.js";
+import { createDb } from "../store/db.js";
 import { createIndexer } from "../sync/indexer.js";
-import { openDatabase } from "./database.js";
+import { apiDbTimeouts, openDatabase } from "./database.js";
 
 /** How often the 24-hour statistics slide forward when no block arrives to move them. */
 const STATS_REFRESH_MS = 60_000;
@@ -74,10 +75,20 @@ export async function startService(options: {
   statsTimer.unref();
   onStop("statistics", () => clearInterval(statsTimer));
 
-  const demoKey = config.api.demoKey ? await rotateDemoKey(db) : undefined;
+  const demoKey = demoKeyAllowed(config) ? await rotateDemoKey(db) : undefined;
+  // The API reads through a pool of its own whose waits are bounded by api.databaseTimeoutMs, so a
+  // stalled database gives a prompt 503 rather than a hung request; the indexer's long batch
+  // transactions keep their longer bounds.
+  const apiDb = createDb({
+    url: database.url,
+    applicationName: "tokenmarket-api",
+    timeouts: apiDbTimeouts(config),
+  });
+  onStop("API database pool", () => apiDb.end().catch(() => {}));
   const api = await startApi({
     config,
-    db,
+    db: apiDb,
+    indexer,
     logger: logger.child({ component: "api" }),
     extend: (app) => registerWeb(app, demoKey === undefined ? {} : { demoKey }),
   }).catch((error: unknown) => {
@@ -107,4 +118,19 @@ export async function startService(options: {
       "\n",
     ),
   };
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost", "::ffff:127.0.0.1"]);
+
+/**
+ * The demo key is handed to any page of the API's origin, so it exists only where no one else
+ * can reach that origin: a devnet configuration (every chain a devnet) on a loopback listener.
+ */
+export function demoKeyAllowed(config: Config): boolean {
+  return (
+    config.api.demoKey &&
+    config.devnet.enabled &&
+    config.chains.every((chain) => chain.devnet) &&
+    LOOPBACK_HOSTS.has(config.api.host)
+  );
 }
