@@ -17,7 +17,13 @@ import { HttpError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { findActiveApiKey } from "../store/api-keys.js";
 import type { Db } from "../store/db.js";
-import { createKeyCheck, type KeyCheck, requireApiKey } from "./auth.js";
+import {
+  createFailedKeyLimiter,
+  createKeyCheck,
+  type FailedKeyLimiter,
+  type KeyCheck,
+  requireApiKey,
+} from "./auth.js";
 import { type ApiContext, createContext } from "./context.js";
 import { handleError, handleNotFound } from "./error-handler.js";
 import { type ApiMetrics, createApiMetrics } from "./metrics.js";
@@ -50,6 +56,9 @@ import {
   rejectRepeatedParams,
 } from "./validation.js";
 import { type BalanceReader, createRpcBalanceReader } from "./wallet-balances.js";
+
+/** How long an unknown key is remembered as unknown: a key created just after a failed try works within 5 s. */
+const NEGATIVE_KEY_TTL_MS = 5000;
 
 /** When the deprecated endpoints were deprecated (RFC 9745 `Deprecation: @<unix seconds>`): 2025-01-01. */
 const DEPRECATED_AT = "@1735689600";
@@ -97,6 +106,7 @@ export type ApiShared = {
   sync: SyncWatch;
   cache: ResponseCache;
   keys: KeyCheck;
+  failedKeys: FailedKeyLimiter;
   metrics: ApiMetrics;
   projectInfo: ProjectInfoBook;
   balances: BalanceReader;
@@ -119,7 +129,12 @@ export function createApiShared(options: ApiServerOptions): ApiShared {
       ttlMs: options.answerCacheTtlMs,
       onLookup: metrics.cacheLookup,
     }),
-    keys: createKeyCheck({ lookup: (key) => findActiveApiKey(db, key), ttlMs: options.keyCacheTtlMs }),
+    keys: createKeyCheck({
+      lookup: (key) => findActiveApiKey(db, key),
+      ttlMs: options.keyCacheTtlMs,
+      negativeTtlMs: NEGATIVE_KEY_TTL_MS,
+    }),
+    failedKeys: createFailedKeyLimiter(config.api.failedKeyLimit),
     projectInfo: loadProjectInfo({ config, logger, root: options.root ?? projectRoot }),
     balances: options.balanceReader ?? createRpcBalanceReader({ config, logger }),
     rateLimitStore: createSharedRateLimitStore(),
@@ -277,7 +292,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   // (preParsing), then repeated parameters (preValidation), then schema validation.
   void app.register(async (scope) => {
     scope.addHook("onRequest", deprecationHeaders);
-    scope.addHook("onRequest", requireApiKey(shared.keys));
+    scope.addHook("onRequest", requireApiKey(shared.keys, shared.failedKeys));
     await scope.register(rateLimit, {
       global: true,
       hook: "preParsing",
