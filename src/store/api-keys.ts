@@ -31,7 +31,8 @@ export async function createApiKey(
   name: string,
   key = generateApiKey(),
 ): Promise<{ id: number; key: string }> {
-  if (key.length < MIN_KEY_LENGTH) throw new Error(`an API key must be at least ${MIN_KEY_LENGTH} characters long`);
+  if (key.length < MIN_KEY_LENGTH)
+    throw new Error(`an API key must be at least ${MIN_KEY_LENGTH} characters long`);
   const { rows } = await db.query<{ id: number }>(
     `INSERT INTO api_keys (name, key_hash, key_prefix) VALUES ($1, $2, $3)
      ON CONFLICT (key_hash) DO UPDATE SET name = EXCLUDED.name, revoked_at = NULL
