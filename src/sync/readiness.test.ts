@@ -5,7 +5,7 @@ import type { FastifyInstance } from "fastify";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
 import { assertSameDump, dumpIndexedData } from "../_test/indexer-dump.js";
-import { createCapturingLogger, waitFor } from "../_test/indexer-wait.js";
+import { createCapturingLogger } from "../_test/indexer-wait.js";
 import { createApiServer as createApi } from "../api/server.js";
 import { parseConfig } from "../config/load.js";
 import { createSilentLogger } from "../internal/logger.js";
