@@ -47,7 +47,9 @@ describe("HTTP API over a fixture market", () => {
     testDb = await createTestDb();
     keys = await loadMarketFixture(testDb.db);
     app = createApiServer({
-      config: fixtureConfig(),
+      // This suite sends many wrong keys on purpose; the per-address limit of failed checks has
+      // its own test (key-flood.test.ts).
+      config: fixtureConfig({ api: { failedKeyLimit: { max: 100_000, windowMs: 60_000 } } }),
       db: testDb.db,
       logger: createSilentLogger(),
       balanceReader: fakeBalances,
