@@ -41,6 +41,8 @@ export type TestDevnet = {
   rpcUrl: string;
   wsUrl: string;
   chainId: number;
+  /** The node's process (SIGSTOP freezes it: the tests of readiness). */
+  pid: number;
   deployment: Deployment;
   /** The node's unlocked, funded wallets (every one holds each token and approved the routers). */
   wallets: Address[];
@@ -185,6 +187,7 @@ export async function startTestDevnet(
     rpcUrl: node.rpcUrl,
     wsUrl: node.wsUrl,
     chainId: node.chainId,
+    pid: node.pid,
     deployment,
     wallets: [
       deployment.accounts.deployer,

@@ -22,10 +22,13 @@ const MAX_KEY_LENGTH = 200;
 export function createKeyCheck(options: {
   lookup: (key: string) => Promise<ApiKeyIdentity | null>;
   ttlMs?: number;
+  /** How long an unknown key is remembered as unknown (default: ttlMs): a new key works after at most this. */
+  negativeTtlMs?: number;
   maxEntries?: number;
   now?: () => number;
 }): KeyCheck {
   const ttlMs = options.ttlMs ?? 1000;
+  const negativeTtlMs = options.negativeTtlMs ?? ttlMs;
   const maxEntries = options.maxEntries ?? 10_000;
   const now = options.now ?? Date.now;
   const known = new Map<string, { identity: ApiKeyIdentity | null; expires: number }>();
@@ -45,7 +48,7 @@ export function createKeyCheck(options: {
           const oldest = known.keys().next().value;
           if (oldest !== undefined) known.delete(oldest);
         }
-        known.set(hash, { identity, expires: now() + ttlMs });
+        known.set(hash, { identity, expires: now() + (identity ? ttlMs : negativeTtlMs) });
         return identity;
       })
       .finally(() => pending.delete(hash));
@@ -62,17 +65,86 @@ declare module "fastify" {
   }
 }
 
+/** Failed key checks per client address: a flood of wrong keys costs a bounded number of look-ups. */
+export type FailedKeyLimiter = {
+  /** Seconds to wait when `address` is over its budget (429), or 0 when it may try a key. */
+  blockedFor(address: string): number;
+  /** Counts one check from `address` that is under way; call the returned function with its outcome. */
+  begin(address: string): (failed: boolean) => void;
+};
+
+/**
+ * At most `max` failed key checks per client address per `windowMs` (fixed window). Checks under
+ * way count as failures until they succeed, so a concurrent flood cannot start more than `max`
+ * look-ups either. Memory is bounded by `maxAddresses` (the oldest address is forgotten).
+ */
+export function createFailedKeyLimiter(options: {
+  max: number;
+  windowMs: number;
+  maxAddresses?: number;
+  now?: () => number;
+}): FailedKeyLimiter {
+  const now = options.now ?? Date.now;
+  const maxAddresses = options.maxAddresses ?? 100_000;
+  const windows = new Map<string, { start: number; count: number }>();
+  const current = (address: string) => {
+    const at = now();
+    let entry = windows.get(address);
+    if (!entry || at - entry.start >= options.windowMs) {
+      windows.delete(address);
+      if (windows.size >= maxAddresses) {
+        const oldest = windows.keys().next().value;
+        if (oldest !== undefined) windows.delete(oldest);
+      }
+      entry = { start: at, count: 0 };
+      windows.set(address, entry);
+    }
+    return entry;
+  };
+  return {
+    blockedFor(address) {
+      const entry = current(address);
+      if (entry.count < options.max) return 0;
+      return Math.max(1, Math.ceil((entry.start + options.windowMs - now()) / 1000));
+    },
+    begin(address) {
+      const entry = current(address);
+      entry.count += 1;
+      return (failed) => {
+        if (!failed && windows.get(address) === entry) entry.count -= 1;
+      };
+    },
+  };
+}
+
 /**
  * onRequest hook of every data endpoint: a missing, unknown or revoked `x-api-key` is a 403
  * before anything else (parameters are validated later), so a caller without a key learns nothing.
+ * An address with too many failed checks in the window gets a 429 with `Retry-After` before any
+ * look-up.
  */
-export function requireApiKey(keys: KeyCheck) {
+export function requireApiKey(keys: KeyCheck, limiter?: FailedKeyLimiter) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const header = request.headers["x-api-key"];
     if (typeof header !== "string" || header.length === 0) {
       throw new HttpError(403, "the x-api-key header is required");
     }
-    const identity = header.length > MAX_KEY_LENGTH ? null : await keys.find(header);
+    const wait = limiter?.blockedFor(request.ip) ?? 0;
+    if (wait > 0) {
+      throw new HttpError(429, `too many failed API key checks from this address; retry after ${wait} s`, {
+        "retry-after": String(wait),
+      });
+    }
+    const done = limiter?.begin(request.ip);
+    let identity: ApiKeyIdentity | null;
+    try {
+      identity = header.length > MAX_KEY_LENGTH ? null : await keys.find(header);
+    } catch (error) {
+      // A database failure is no wrong key: it does not count against the address.
+      done?.(false);
+      throw error;
+    }
+    done?.(identity === null);
     if (!identity) throw new HttpError(403, "the API key is unknown or revoked");
     request.apiKey = identity;
   };

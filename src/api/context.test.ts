@@ -9,6 +9,7 @@ import { createSilentLogger } from "../internal/logger.js";
 import { type ApiContext, createContext, withHeaders } from "./context.js";
 import { handleError } from "./error-handler.js";
 import { loadProjectInfo } from "./project-info.js";
+import { createReadiness } from "./readiness.js";
 import { createResponseCache } from "./response-cache.js";
 import { ErrorBody, Nullable, ok } from "./schemas.js";
 import { createSyncWatch } from "./sync-watch.js";
@@ -84,6 +85,7 @@ describe("ctx.answer", () => {
       db: testDb.db,
       logger,
       sync,
+      readiness: createReadiness({ config, sync }),
       cache: createResponseCache({ blockOf: sync.blockOf }),
       projectInfo: loadProjectInfo({ config, logger, root: projectRoot }),
       balances: async () => {

@@ -5,6 +5,7 @@ import { badRequest } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import type { Db } from "../store/db.js";
 import type { ProjectInfoBook } from "./project-info.js";
+import type { Readiness } from "./readiness.js";
 import type { ResponseCache } from "./response-cache.js";
 import type { SyncWatch } from "./sync-watch.js";
 import type { BalanceReader } from "./wallet-balances.js";
@@ -15,6 +16,7 @@ export type ApiContext = {
   db: Db;
   logger: Logger;
   sync: SyncWatch;
+  readiness: Readiness;
   cache: ResponseCache;
   projectInfo: ProjectInfoBook;
   balances: BalanceReader;
@@ -79,6 +81,9 @@ export function createContext(parts: Omit<ApiContext, "requireChain" | "answer" 
       }
       const headers = parts.sync.headers(chains);
       if (headers) reply.headers(headers);
+      // Not cached with the answer: it says whether the data can still be trusted to move.
+      const stopped = parts.readiness.stoppedHeader(chains);
+      if (stopped) reply.header("x-indexing-stopped", stopped);
       const run = async () => {
         const result = await compute();
         return isWithHeaders(result)

@@ -1,6 +1,10 @@
 import { STATUS_CODES } from "node:http";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
 import { HttpError } from "../internal/errors.js";
+import { isDatabaseUnavailable } from "../store/db.js";
+
+/** Seconds a client is asked to wait when the database did not answer (Retry-After of the 503). */
+export const DATABASE_RETRY_AFTER_S = 5;
 
 /** The one error body of the API: `{ statusCode, error, message }`. */
 export function errorBody(statusCode: number, message: string) {
@@ -14,6 +18,19 @@ export function errorBody(statusCode: number, message: string) {
  * message and the request id, so no stack, SQL or RPC URL ever leaves the server.
  */
 export function handleError(error: FastifyError | HttpError, request: FastifyRequest, reply: FastifyReply) {
+  if (isDatabaseUnavailable(error)) {
+    // Not a fault of this request: the database did not answer within its bound. Logged at warn
+    // (the sync watch and /readyz report the outage itself), answered 503 so clients retry.
+    request.log.warn(
+      { err: error, req_id: request.id, route: request.routeOptions.url },
+      "database unavailable",
+    );
+    return reply
+      .status(503)
+      .header("retry-after", String(DATABASE_RETRY_AFTER_S))
+      .type("application/json; charset=utf-8")
+      .send(errorBody(503, "the database did not answer in time; retry later"));
+  }
   const raw = (error as { statusCode?: unknown }).statusCode;
   const statusCode = typeof raw === "number" && raw >= 400 && raw <= 599 ? raw : 500;
   if (error instanceof HttpError) {

@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "../_test/market-fixture.js";
+import { rawHttp } from "../_test/raw-http.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createApiServer } from "./server.js";
 import type { BalanceReader } from "./wallet-balances.js";
@@ -130,7 +131,21 @@ const hostileValues = [
   "2026-02-30T00:00:00Z",
   "2026-11-20T25:00:00Z",
   "9999-12-31T23:59:59Z",
+  "9999-12-31T23:00:00Z",
   "0000-01-01T00:00:00Z",
+  "0000-01-01T01:00:00Z",
+  "0001-01-01T00:00:00Z",
+  "10000-01-01T00:00:00Z",
+  "+010000-01-01T00:00:00Z",
+  "1969-12-31T23:59:59Z",
+  "2100-01-01T00:00:00Z",
+  "2100-01-01T00:00:01Z",
+  "1e1",
+  "+5",
+  "05",
+  "0b11",
+  "0o7",
+  "1_000",
   "2026-11-20T00:00:00+14:00",
   "1970-01-01T00:00:00Z",
   "ÄÖÜ",
@@ -276,4 +291,93 @@ describe("fuzz: random and hostile query strings", () => {
       );
     });
   }
+
+  /** Fetches `path` with the key; asserts a JSON body in the error shape and an answer within 5 s. */
+  const get = async (path: string) => {
+    const started = performance.now();
+    const response = await fetch(`${base}${path}`, {
+      headers: { "x-api-key": key },
+      signal: AbortSignal.timeout(5000),
+    });
+    const text = await response.text();
+    assert.ok(performance.now() - started < 5000);
+    const body = JSON.parse(text) as { statusCode?: number; message?: string };
+    return { status: response.status, body };
+  };
+
+  it("extreme dates: years 0, 1, 9999 and 10000 are a 400 naming the parameter, never a 5xx", async () => {
+    const [, , valid] = endpoints.find(([p]) => p === "/api/v1/candles") as (typeof endpoints)[number];
+    const cases: [string, string, string][] = [
+      ["0000-01-01T00:00:00Z", "0000-01-01T01:00:00Z", "from"],
+      ["0001-01-01T00:00:00Z", "0001-01-01T01:00:00Z", "from"],
+      ["2026-11-20T00:00:00Z", "9999-12-31T23:00:00Z", "to"],
+      ["9999-12-31T22:00:00Z", "9999-12-31T23:59:59Z", "from"],
+      ["2026-11-20T00:00:00Z", "10000-01-01T00:00:00Z", "to"],
+      ["1969-12-31T23:00:00Z", "1970-01-01T01:00:00Z", "from"],
+      ["2099-12-31T23:00:00Z", "2100-01-01T00:00:01Z", "to"],
+    ];
+    for (const [from, to, named] of cases) {
+      const query = new URLSearchParams({ ...valid, from, to });
+      const { status, body } = await get(`/api/v1/candles?${query}`);
+      assert.equal(status, 400, `${from} … ${to}: ${JSON.stringify(body)}`);
+      assert.equal(body.statusCode, 400);
+      assert.match(String(body.message), new RegExp(`query parameter ${named}\\b`));
+    }
+    // The bounds themselves are inside the range: no 4xx about the dates, no 5xx.
+    for (const [from, to] of [
+      ["1970-01-01T00:00:00Z", "1970-01-01T05:00:00Z"],
+      ["2099-12-31T20:00:00Z", "2100-01-01T00:00:00Z"],
+    ] as const) {
+      const query = new URLSearchParams({ ...valid, from, to });
+      const { status, body } = await get(`/api/v1/candles?${query}`);
+      assert.ok(status === 200 || status === 404, `${from} … ${to}: ${status} ${JSON.stringify(body)}`);
+    }
+  });
+
+  it("numbers are plain decimal digits only: 0x10, 1e1, +5, 05, ' 5' are a 400 naming the parameter", async () => {
+    for (const days of ["0x10", "1e1", "+5", "05", " 5", "5 ", "0b1", "1.0", "1_0"]) {
+      const query = new URLSearchParams({ tokenId: id(f.weth), days });
+      const { status, body } = await get(`/v1/tokens/line-chart?${query}`);
+      assert.equal(status, 400, `days=${JSON.stringify(days)}: ${JSON.stringify(body)}`);
+      assert.match(String(body.message), /query parameter days /);
+    }
+    for (const limit of ["0x10", "1e1", "+5", "010"]) {
+      const query = new URLSearchParams({ asset_id: id(f.weth), limit });
+      const { status, body } = await get(`/api/v1/pairs?${query}`);
+      assert.equal(status, 400, `limit=${limit}: ${JSON.stringify(body)}`);
+      assert.match(String(body.message), /query parameter limit /);
+    }
+    // The same parameters written plainly reach the handler.
+    const plain = await get(
+      `/v1/tokens/line-chart?${new URLSearchParams({ tokenId: id(f.weth), days: "1" })}`,
+    );
+    assert.ok(plain.status === 200 || plain.status === 404, JSON.stringify(plain));
+  });
+
+  it("protocol-level errors (Expect, no Host, bare OPTIONS, garbage) answer JSON in the error shape", async () => {
+    const port = Number(new URL(base).port);
+    const requests = [
+      "GET /v1/tokens/search?searchString=usdc HTTP/1.1\r\nHost: x\r\nExpect: bogus\r\nConnection: close\r\n\r\n",
+      "GET /v1/tokens/search?searchString=usdc HTTP/1.1\r\nConnection: close\r\n\r\n",
+      "OPTIONS * HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+      "OPTIONS /v1/tokens/search HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n",
+      "OPTIONS /api/v1/pairs HTTP/1.1\r\nHost: x\r\nOrigin: https://a.example\r\nConnection: close\r\n\r\n",
+      "GARBAGE\r\n\r\n",
+      "GET /v1/tokens/search HTTP/1.1\r\nHost: x\r\nContent-Length: abc\r\n\r\n",
+      `GET /${"a".repeat(20_000)} HTTP/1.1\r\nHost: x\r\n${"X-Big: y\r\n".repeat(3000)}\r\n`,
+    ];
+    for (const request of requests) {
+      const started = performance.now();
+      const answer = await rawHttp(port, request);
+      const what = `${JSON.stringify(request.slice(0, 60))} → ${JSON.stringify(answer.raw.slice(0, 300))}`;
+      assert.ok(performance.now() - started < 5000, what);
+      assert.ok(answer.status < 500, what);
+      if (answer.status >= 400) {
+        assert.match(answer.headers["content-type"] ?? "", /^application\/json/, what);
+        const body = JSON.parse(answer.body) as { statusCode?: number; message?: string };
+        assert.equal(body.statusCode, answer.status, what);
+        assert.equal(typeof body.message, "string", what);
+      }
+    }
+  });
 });

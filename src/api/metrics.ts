@@ -1,5 +1,6 @@
 import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
 import type { Config } from "../config/schema.js";
+import type { Readiness } from "./readiness.js";
 import type { SyncWatch } from "./sync-watch.js";
 
 export type ApiMetrics = {
@@ -19,6 +20,7 @@ export type ApiMetrics = {
 export function createApiMetrics(options: {
   config: Config;
   sync: SyncWatch;
+  readiness?: Readiness;
   extra?: Registry[];
 }): ApiMetrics {
   const registry = new Registry();
@@ -63,12 +65,44 @@ export function createApiMetrics(options: {
     "The last block fully ingested, per chain.",
     (id) => options.sync.get(id)?.indexedBlock,
   );
+  const readinessOf = (id: number) => options.readiness?.chains().find((c) => c.chainId === id);
   perChain(
     "tokenmarket_indexer_lag_blocks",
-    "Blocks between the chain head and the last ingested block.",
+    "Blocks between the chain head (as last seen at the node) and the last ingested block.",
     (id) => {
+      const live = readinessOf(id);
+      if (live) return live.lagBlocks ?? undefined;
       const s = options.sync.get(id);
       return s && s.headBlock !== null ? Math.max(0, s.headBlock - s.indexedBlock) : undefined;
+    },
+  );
+  perChain(
+    "tokenmarket_node_head_age_seconds",
+    "Seconds since the chain's node last answered the head (absent without an indexer in this process).",
+    (id) => readinessOf(id)?.headAgeSeconds ?? undefined,
+  );
+  perChain(
+    "tokenmarket_chain_ready",
+    "1 when the chain is ready (indexer running, node answering, lag within the limit), else 0; /readyz says why.",
+    (id) => {
+      const r = readinessOf(id);
+      return r === undefined ? undefined : r.ready ? 1 : 0;
+    },
+  );
+  perChain(
+    "tokenmarket_indexer_stopped",
+    "1 when the chain's indexing has stopped on a fatal error (an operator must act), else 0.",
+    (id) => {
+      const r = readinessOf(id);
+      return r === undefined ? undefined : r.indexer === "stopped" ? 1 : 0;
+    },
+  );
+  perChain(
+    "tokenmarket_node_unreachable",
+    "1 when the chain's node has not answered the head for longer than maxHeadAgeMs, else 0.",
+    (id) => {
+      const r = readinessOf(id);
+      return r === undefined ? undefined : r.indexer === "node-unreachable" ? 1 : 0;
     },
   );
   perChain(

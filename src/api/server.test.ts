@@ -53,7 +53,9 @@ describe("HTTP API over a fixture market", () => {
     testDb = await createTestDb();
     keys = await loadMarketFixture(testDb.db);
     app = createApiServer({
-      config: fixtureConfig(),
+      // This suite sends many wrong keys on purpose; the per-address limit of failed checks has
+      // its own test (key-flood.test.ts).
+      config: fixtureConfig({ api: { failedKeyLimit: { max: 100_000, windowMs: 60_000 } } }),
       db: testDb.db,
       logger: createSilentLogger(),
       balanceReader: fakeBalances,
@@ -127,9 +129,15 @@ describe("HTTP API over a fixture market", () => {
           head_block: 1302,
           lag_blocks: 2,
           max_lag_blocks: 20,
+          // No indexer in this process: readiness rests on the stored lag.
+          head_age_seconds: null,
+          indexer: "unknown",
+          stopped_since: null,
           ready: true,
+          reason: null,
         },
       ]);
+      assert.deepEqual((ready.body as { reasons: unknown[] }).reasons, []);
       const docs = await api.get("/docs", {}, { key: null });
       assert.equal(docs.status, 200);
       assert.match(docs.text, /swagger/i);
@@ -179,7 +187,7 @@ describe("HTTP API over a fixture market", () => {
       );
     });
 
-    it("a 5xx hides internals", async () => {
+    it("a 5xx hides internals; an unreachable database is a 503 with Retry-After", async () => {
       const broken = createApiServer({
         config: fixtureConfig(),
         db: (await import("../store/db.js")).createDb({ url: "postgres://nobody@127.0.0.1:9/none" }),
@@ -191,9 +199,10 @@ describe("HTTP API over a fixture market", () => {
           url: `/api/v1/assets?asset_ids=${id(f.usdc)}`,
           headers: { "x-api-key": keys.key },
         });
-        assert.equal(answer.statusCode, 500);
+        assert.equal(answer.statusCode, 503);
+        assert.equal(answer.headers["retry-after"], "5");
         const body = answer.json() as { message: string };
-        assert.match(body.message, /^unexpected processing error \(request id [\w-]+\)$/);
+        assert.equal(body.message, "the database did not answer in time; retry later");
         assert.doesNotMatch(answer.body, /ECONNREFUSED|postgres|127\.0\.0\.1|stack|at /);
         const ready = await broken.inject("/readyz");
         assert.equal(ready.statusCode, 503);

@@ -18,12 +18,20 @@ import type { Logger } from "../internal/logger.js";
 import { createRpcMetrics, type RpcMetrics } from "../rpc/metrics.js";
 import { findActiveApiKey } from "../store/api-keys.js";
 import type { Db } from "../store/db.js";
-import { createKeyCheck, type KeyCheck, requireApiKey } from "./auth.js";
+import {
+  createFailedKeyLimiter,
+  createKeyCheck,
+  type FailedKeyLimiter,
+  type KeyCheck,
+  requireApiKey,
+} from "./auth.js";
 import { type ApiContext, createContext } from "./context.js";
 import { handleError, handleNotFound } from "./error-handler.js";
 import { type ApiMetrics, createApiMetrics } from "./metrics.js";
 import { loadProjectInfo, type ProjectInfoBook } from "./project-info.js";
+import { clientErrorHandler, installProtocolGuards } from "./protocol.js";
 import { createSharedRateLimitStore } from "./rate-limit-store.js";
+import { createReadiness, type IndexerHealth, type Readiness } from "./readiness.js";
 import { createResponseCache, type ResponseCache } from "./response-cache.js";
 import { registerAssets } from "./routes/assets.js";
 import { registerCandleChart } from "./routes/candle-chart.js";
@@ -42,8 +50,16 @@ import { registerTokenBalances } from "./routes/token-balances.js";
 import { registerTrades } from "./routes/trades.js";
 import { ErrorBody } from "./schemas.js";
 import { createSyncWatch, type SyncWatch } from "./sync-watch.js";
-import { formatSchemaErrors, rejectNonFiniteNumbers, rejectRepeatedParams } from "./validation.js";
+import {
+  formatSchemaErrors,
+  rejectLooseParams,
+  rejectNonFiniteNumbers,
+  rejectRepeatedParams,
+} from "./validation.js";
 import { type BalanceReader, createRpcBalanceReader } from "./wallet-balances.js";
+
+/** How long an unknown key is remembered as unknown: a key created just after a failed try works within 5 s. */
+const NEGATIVE_KEY_TTL_MS = 5000;
 
 /** When the deprecated endpoints were deprecated (RFC 9745 `Deprecation: @<unix seconds>`): 2025-01-01. */
 const DEPRECATED_AT = "@1735689600";
@@ -69,6 +85,11 @@ export type ApiServerOptions = {
   serve?: "all" | "base" | "data";
   /** Pieces shared by several servers of one process (startApi with `api.dataPort`). */
   shared?: ApiShared;
+  /**
+   * The indexer running in this process, for readiness from reality: its chains' fatal stops and
+   * the age of the head last seen at each node. Without it, readiness rests on the stored lag.
+   */
+  indexer?: IndexerHealth;
   /** Extra registries merged into /metrics (the indexer's, pricing's). */
   extraMetrics?: Registry[];
   /** Project root (logos, curated project info); default: this repository. */
@@ -88,10 +109,12 @@ export type ApiShared = {
   sync: SyncWatch;
   cache: ResponseCache;
   keys: KeyCheck;
+  failedKeys: FailedKeyLimiter;
   metrics: ApiMetrics;
   projectInfo: ProjectInfoBook;
   balances: BalanceReader;
   rateLimitStore: ReturnType<typeof createSharedRateLimitStore>;
+  readiness: Readiness;
 };
 
 /** Builds the shared pieces; the caller starts and stops `sync`. */
@@ -99,20 +122,28 @@ export function createApiShared(options: ApiServerOptions): ApiShared {
   const { config, db, logger } = options;
   const sync = createSyncWatch({ db, logger, intervalMs: options.syncPollMs });
   const rpcMetrics = options.rpcMetrics ?? createRpcMetrics();
+  const readiness = createReadiness({ config, sync, indexer: options.indexer });
   const metrics = createApiMetrics({
     config,
     sync,
+    readiness,
     extra: [rpcMetrics.registry, ...(options.extraMetrics ?? [])],
   });
   return {
     sync,
+    readiness,
     metrics,
     cache: createResponseCache({
       blockOf: sync.blockOf,
       ttlMs: options.answerCacheTtlMs,
       onLookup: metrics.cacheLookup,
     }),
-    keys: createKeyCheck({ lookup: (key) => findActiveApiKey(db, key), ttlMs: options.keyCacheTtlMs }),
+    keys: createKeyCheck({
+      lookup: (key) => findActiveApiKey(db, key),
+      ttlMs: options.keyCacheTtlMs,
+      negativeTtlMs: NEGATIVE_KEY_TTL_MS,
+    }),
+    failedKeys: createFailedKeyLimiter(config.api.failedKeyLimit),
     projectInfo: loadProjectInfo({ config, logger, root: options.root ?? projectRoot }),
     balances: options.balanceReader ?? createRpcBalanceReader({ config, logger, metrics: rpcMetrics }),
     rateLimitStore: createSharedRateLimitStore(),
@@ -135,6 +166,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     db,
     logger,
     sync: shared.sync,
+    readiness: shared.readiness,
     cache: shared.cache,
     projectInfo: shared.projectInfo,
     balances: shared.balances,
@@ -147,6 +179,9 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     logController: new LogController({ disableRequestLogging: true }),
     return503OnClosing: true,
     forceCloseConnections: true,
+    // A request without Host reaches installProtocolGuards (a JSON 400) instead of Node's bare 400.
+    http: { requireHostHeader: false },
+    clientErrorHandler,
     connectionTimeout: 30_000,
     requestTimeout: 30_000,
     // verbose: a validation error carries the failing value and its schema, for plain messages.
@@ -156,6 +191,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   app.setErrorHandler(handleError);
   app.setNotFoundHandler(handleNotFound);
   app.addSchema(ErrorBody);
+  installProtocolGuards(app, { writeTimeoutMs: config.api.writeTimeoutMs });
 
   app.addHook("onResponse", async (request, reply) => {
     const route = request.routeOptions.url ?? "unmatched";
@@ -179,6 +215,19 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   // in a header, so no credentials mode is needed.
   if (config.api.corsOrigins.length > 0) {
     const origins = config.api.corsOrigins;
+    // A bare OPTIONS (no Origin or no Access-Control-Request-Method) is no preflight: a JSON 400
+    // here, before the CORS plugin would answer it in plain text.
+    app.addHook("onRequest", async (request) => {
+      if (
+        request.method === "OPTIONS" &&
+        (!request.headers.origin || !request.headers["access-control-request-method"])
+      ) {
+        throw new HttpError(
+          400,
+          "OPTIONS is answered only as a CORS preflight, with Origin and Access-Control-Request-Method",
+        );
+      }
+    });
     void app.register(cors, {
       origin: origins.includes("*") ? "*" : origins,
       methods: ["GET", "HEAD", "OPTIONS"],
@@ -194,6 +243,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
         "x-ratelimit-remaining",
         "x-ratelimit-reset",
         "x-balances-block",
+        "x-indexing-stopped",
       ],
       maxAge: 600,
     });
@@ -251,7 +301,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   // (preParsing), then repeated parameters (preValidation), then schema validation.
   void app.register(async (scope) => {
     scope.addHook("onRequest", deprecationHeaders);
-    scope.addHook("onRequest", requireApiKey(shared.keys));
+    scope.addHook("onRequest", requireApiKey(shared.keys, shared.failedKeys));
     await scope.register(rateLimit, {
       global: true,
       hook: "preParsing",
@@ -268,6 +318,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     // Chart and trade answers run to tens of kB of JSON: brotli/gzip when the client accepts it.
     await scope.register(compress, { global: true, threshold: 1024, encodings: ["br", "gzip"] });
     scope.addHook("preValidation", rejectRepeatedParams);
+    scope.addHook("preValidation", rejectLooseParams);
     scope.addHook("preHandler", rejectNonFiniteNumbers);
     if (serve !== "data") {
       registerSearch(scope, ctx);

@@ -112,3 +112,47 @@ export async function rejectNonFiniteNumbers(request: FastifyRequest): Promise<v
     }
   }
 }
+
+/** The range of every time parameter (docs/API.md): Postgres and JavaScript dates both hold it exactly. */
+export const EARLIEST_TIME = Date.UTC(1970, 0, 1);
+export const LATEST_TIME = Date.UTC(2100, 0, 1);
+
+/** Integers as documented: plain decimal digits, no sign, no leading zero, no exponent, no hex. */
+const PLAIN_INTEGER = /^(0|[1-9][0-9]{0,15})$/;
+
+type PropertySchema = { type?: unknown; format?: unknown };
+
+/**
+ * preValidation hook of every data endpoint, before Ajv's coercion (which reads `0x10` as 16 and
+ * accepts `1e1`, `+5`, ` 5`): an integer parameter must be plain decimal digits, and a date-time
+ * parameter must lie from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z, so no year 0 or 10000
+ * reaches Postgres (whose date arithmetic overflows near both ends). A 400 names the parameter.
+ */
+export async function rejectLooseParams(request: FastifyRequest): Promise<void> {
+  const query = request.query as Record<string, unknown> | undefined;
+  if (!query) return;
+  const schema = request.routeOptions.schema?.querystring as
+    | { properties?: Record<string, PropertySchema> }
+    | undefined;
+  const known = schema?.properties;
+  if (!known) return;
+  for (const [name, property] of Object.entries(known)) {
+    const value = query[name];
+    if (typeof value !== "string") continue;
+    if ((property.type === "integer" || property.type === "number") && !PLAIN_INTEGER.test(value)) {
+      throw badRequest(
+        `query parameter ${name} must be an integer written in plain decimal digits (got ${quote(value)})`,
+      );
+    }
+    if (property.format === "date-time") {
+      const time = Date.parse(value);
+      // Malformed values are left to the schema's own message.
+      if (Number.isNaN(time)) continue;
+      if (time < EARLIEST_TIME || time > LATEST_TIME) {
+        throw badRequest(
+          `query parameter ${name} must be a date-time from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z (got ${quote(value)})`,
+        );
+      }
+    }
+  }
+}

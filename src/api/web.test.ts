@@ -8,6 +8,9 @@ import Fastify, { type FastifyInstance } from "fastify";
 import { pino } from "pino";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { fixtureConfig } from "../_test/market-fixture.js";
+import { loadConfig, projectRoot } from "../config/load.js";
+import { createSilentLogger } from "../internal/logger.js";
+import { demoKeyAllowed } from "../runtime/service.js";
 import { createApiKey } from "../store/api-keys.js";
 import { createApiServer } from "./server.js";
 import { registerWeb } from "./web.js";
@@ -106,16 +109,66 @@ describe("registerWeb", () => {
     }
   });
 
-  it("offers the demo key at /web-config.json, and nothing outside the demo", async () => {
-    const res = await app.inject({ url: "/web-config.json" });
-    assert.equal(res.statusCode, 200);
-    assert.deepEqual(res.json(), { demoKey: "tm_demo_key" });
-    assert.equal(res.headers["cache-control"], "no-store");
+  it("offers the demo key at /web-config.json only to its own origin on loopback, without CORS", async () => {
+    const testDb = await createTestDb();
+    // The whole API with CORS open to any origin, as configured by default.
+    const api = createApiServer({
+      config: fixtureConfig({ api: { corsOrigins: ["*"] } }),
+      db: testDb.db,
+      logger: createSilentLogger(),
+      extend: (scope) => registerWeb(scope, { distDir: dir, demoKey: "tm_demo_key" }),
+    });
+    try {
+      const base = await api.listen({ host: "127.0.0.1", port: 0 });
+      const get = async (headers: Record<string, string>) => {
+        const response = await fetch(`${base}/web-config.json`, { headers });
+        return { body: (await response.json()) as unknown, headers: response.headers };
+      };
+      // The page itself: a same-origin fetch sends no Origin (or its own) and Sec-Fetch-Site same-origin.
+      const own = await get({ "sec-fetch-site": "same-origin" });
+      assert.deepEqual(own.body, { demoKey: "tm_demo_key" });
+      assert.equal(own.headers.get("cache-control"), "no-store");
+      assert.deepEqual((await get({ origin: base })).body, { demoKey: "tm_demo_key" });
+
+      // Another site: no key and no CORS header, so its page could not read the answer anyway.
+      const foreign: Record<string, string>[] = [
+        { origin: "https://evil.example" },
+        { origin: "https://evil.example", "sec-fetch-site": "cross-site" },
+        { "sec-fetch-site": "cross-site" },
+        { "sec-fetch-site": "same-site" },
+        { origin: "null" },
+        // DNS rebinding: a foreign name resolved to 127.0.0.1 sends its own Host.
+        { host: "evil.example:8080", origin: "http://evil.example:8080" },
+      ];
+      for (const headers of foreign) {
+        const answer = await get(headers);
+        assert.deepEqual(answer.body, {}, JSON.stringify(headers));
+        assert.equal(answer.headers.get("access-control-allow-origin"), null, JSON.stringify(headers));
+      }
+      // The data API keeps its CORS.
+      const data = await fetch(`${base}/v1/tokens/search?searchString=x`, {
+        headers: { origin: "https://app.example" },
+      });
+      assert.equal(data.headers.get("access-control-allow-origin"), "*");
+    } finally {
+      await api.close();
+      await testDb.drop();
+    }
 
     const bare = Fastify();
     registerWeb(bare, { distDir: dir });
     assert.deepEqual((await bare.inject({ url: "/web-config.json" })).json(), {});
     await bare.close();
+  });
+
+  it("creates the demo key only on a devnet configuration with a loopback listener", () => {
+    const devnet = loadConfig({ file: path.join(projectRoot, "config/devnet.json"), env: {} });
+    assert.equal(demoKeyAllowed(devnet), true);
+    assert.equal(demoKeyAllowed({ ...devnet, api: { ...devnet.api, host: "0.0.0.0" } }), false);
+    assert.equal(demoKeyAllowed({ ...devnet, api: { ...devnet.api, demoKey: false } }), false);
+    assert.equal(demoKeyAllowed({ ...devnet, devnet: { ...devnet.devnet, enabled: false } }), false);
+    // A real chain in the configuration (devnet: false), even beside a running devnet.
+    assert.equal(demoKeyAllowed({ ...fixtureConfig(), devnet: devnet.devnet }), false);
   });
 
   it("says how to build the page when it is not built", async () => {

@@ -173,8 +173,41 @@ export function registerWeb(app: FastifyInstance, options: WebOptions = {}): voi
     },
   );
 
-  const config = options.demoKey ? { demoKey: options.demoKey } : {};
-  app.get("/web-config.json", async (_request, reply) =>
-    reply.header("cache-control", "no-store").type("application/json; charset=utf-8").send(config),
-  );
+  // No CORS here (config.cors false): a page of another origin cannot read this answer.
+  app.get("/web-config.json", { config: { cors: false } }, async (request, reply) => {
+    const config = options.demoKey && mayHaveDemoKey(request) ? { demoKey: options.demoKey } : {};
+    return reply
+      .header("cache-control", "no-store")
+      .header("vary", "origin, host, sec-fetch-site")
+      .type("application/json; charset=utf-8")
+      .send(config);
+  });
+}
+
+const LOOPBACK_NAME = /^(127\.\d{1,3}\.\d{1,3}\.\d{1,3}|localhost|\[::1\])(:\d+)?$/i;
+const LOOPBACK_ADDRESS = /^(127\.|::1$|::ffff:127\.)/;
+
+/**
+ * Only the explorer page, from this server's own origin on a loopback listener, gets the demo
+ * key: the connection arrived on a loopback address, the Host names a loopback address (a
+ * DNS-rebinding page would send its own name), and the browser says the fetch is same-origin
+ * (no foreign Origin, no cross-site Sec-Fetch-Site).
+ */
+function mayHaveDemoKey(request: FastifyRequest): boolean {
+  const local = request.raw.socket.localAddress ?? "";
+  const host = request.headers.host ?? "";
+  if (!LOOPBACK_ADDRESS.test(local) || !LOOPBACK_NAME.test(host)) return false;
+  const site = request.headers["sec-fetch-site"];
+  if (site !== undefined && site !== "same-origin" && site !== "none") return false;
+  const origin = request.headers.origin;
+  if (origin !== undefined) {
+    let originHost: string;
+    try {
+      originHost = new URL(origin).host;
+    } catch {
+      return false;
+    }
+    if (originHost.toLowerCase() !== host.toLowerCase()) return false;
+  }
+  return true;
 }

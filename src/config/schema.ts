@@ -48,6 +48,11 @@ export const chainSchema = z.strictObject({
   reorgWindow: z.number().int().min(1).default(64),
   /** The chain counts as ready when its indexer is at most this many blocks behind the head. */
   maxLagBlocks: z.number().int().min(0).default(20),
+  /**
+   * The chain is not ready when its node has not answered the head for this long (ms): the
+   * indexer cannot see how far the chain has moved, so its lag is unknown.
+   */
+  maxHeadAgeMs: z.number().int().min(100).default(20_000),
   pollIntervalMs: z.number().int().min(50).default(1000),
   /** Upper bound of the adaptive eth_getLogs range. */
   maxBlockRange: z.number().int().min(1).default(2000),
@@ -74,6 +79,12 @@ export const configSchema = z.strictObject({
           port: z.number().int().min(1).max(65535).default(54329),
         })
         .prefault({}),
+      /** Connecting, up to the server's first answer (ms). */
+      connectTimeoutMs: z.number().int().min(100).default(5000),
+      /** Server-side statement_timeout of the indexer's pool (ms); the API has api.databaseTimeoutMs. */
+      statementTimeoutMs: z.number().int().min(100).default(300_000),
+      /** Server-side idle_in_transaction_session_timeout (ms). */
+      idleInTransactionTimeoutMs: z.number().int().min(100).default(60_000),
     })
     .prefault({}),
   api: z
@@ -99,8 +110,26 @@ export const configSchema = z.strictObject({
           z.string().regex(/^(\*|https?:\/\/[^/\s]+)$/, 'must be "*" or an origin like https://app.example'),
         )
         .default(["*"]),
-      /** Print (and create when missing) a demo key at start. */
+      /**
+       * Print a demo key at start and offer it to the explorer page (same origin only). Only on a
+       * devnet configuration and a loopback listener (api.host 127.0.0.1, ::1 or localhost).
+       */
       demoKey: z.boolean().default(true),
+      /** Most time an answer may take to drain to the client once sent; then the connection is closed. */
+      writeTimeoutMs: z.number().int().min(100).default(30_000),
+      /**
+       * The API's database bound: a request that cannot get a database answer within this long
+       * is a 503 with Retry-After (client-side query timeout and server-side statement_timeout
+       * of the API's pool).
+       */
+      databaseTimeoutMs: z.number().int().min(100).default(4000),
+      /** Failed key checks allowed per client address per window before 429 (wrong keys flood). */
+      failedKeyLimit: z
+        .strictObject({
+          max: z.number().int().min(1).default(20),
+          windowMs: z.number().int().min(100).default(60_000),
+        })
+        .prefault({}),
     })
     .prefault({}),
   /** The `tokenmarket index` role's own listener for /healthz, /readyz and /metrics (0: a free port). */

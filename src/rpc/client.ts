@@ -257,7 +257,9 @@ export function createRpcClient(args: {
       }
       counters.retries++;
       metrics.retry(chain.id);
-      logger.debug(
+      // The first retry of a series is a warning naming the cause; the further ones are detail.
+      (attempt === 1 ? logger.warn : logger.debug).call(
+        logger,
         {
           method: items[failed[0] as number]?.method,
           failed: failed.length,

@@ -2,12 +2,15 @@ import path from "node:path";
 import { projectRoot } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { startEmbeddedPostgres } from "../embedded-postgres/index.js";
+import { LaunchError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
-import { createDb, type Db } from "../store/db.js";
+import { createDb, type Db, type DbTimeouts, isDatabaseUnavailable } from "../store/db.js";
 import { migrate } from "../store/migrate.js";
 
 export type Database = {
   db: Db;
+  /** The connection URL (for further pools, such as the API's, with bounds of their own). */
+  url: string;
   /** Where the data lives, for the start-up summary (no password). */
   where: string;
   close(): Promise<void>;
@@ -47,22 +50,53 @@ export async function openDatabase(options: {
     killServer = () => server.kill();
     where = `embedded Postgres on 127.0.0.1:${config.database.embedded.port} (data in ${path.relative(process.cwd(), server.dataDir) || server.dataDir})`;
   }
-  const db = createDb({ url });
+  const db = createDb({ url, timeouts: dbTimeouts(config) });
   try {
     const applied = await migrate(db);
     if (applied.length > 0) logger.info({ migrations: applied }, "database migrated");
   } catch (error) {
     await db.end().catch(() => {});
     await stopServer?.();
+    // An unreachable server is an operator's matter: one line saying where, not a stack.
+    if (isDatabaseUnavailable(error)) {
+      throw new LaunchError(
+        `cannot reach the database (${where}): ${(error as Error).message || (error as { code?: string }).code}; is it running, and is DATABASE_URL right?`,
+        { cause: error },
+      );
+    }
     throw error;
   }
   return {
     db,
+    url,
     where,
     close: async () => {
       await db.end().catch(() => {});
       await stopServer?.();
     },
     kill: () => killServer?.(),
+  };
+}
+
+/** The database bounds of the configuration, for the pools of the indexer and the command line. */
+export function dbTimeouts(config: Config): DbTimeouts {
+  return {
+    connectTimeoutMs: config.database.connectTimeoutMs,
+    statementTimeoutMs: config.database.statementTimeoutMs,
+    idleInTransactionTimeoutMs: config.database.idleInTransactionTimeoutMs,
+  };
+}
+
+/**
+ * The API's bounds: a request must get its database answer within `api.databaseTimeoutMs`
+ * (connecting included) or answer 503, so its pool's bounds are that short.
+ */
+export function apiDbTimeouts(config: Config): DbTimeouts {
+  const bound = config.api.databaseTimeoutMs;
+  return {
+    connectTimeoutMs: Math.min(config.database.connectTimeoutMs, bound),
+    statementTimeoutMs: bound,
+    idleInTransactionTimeoutMs: config.database.idleInTransactionTimeoutMs,
+    queryTimeoutMs: bound,
   };
 }

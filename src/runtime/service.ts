@@ -8,9 +8,10 @@ import type { Logger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
 import { createRpcMetrics, type RpcMetrics } from "../rpc/metrics.js";
 import { revokeDemoKeys, rotateDemoKey, seedApiKeysFromEnv } from "../store/api-keys.js";
-import type { Db } from "../store/db.js";
+import { createDb, type Db } from "../store/db.js";
+import type { Indexer } from "../sync/indexer.js";
 import { createIndexer } from "../sync/indexer.js";
-import { openDatabase } from "./database.js";
+import { apiDbTimeouts, openDatabase } from "./database.js";
 import { startHealthServer } from "./health-server.js";
 
 /** How often the 24-hour statistics slide forward when no block arrives to move them. */
@@ -82,9 +83,10 @@ export async function startService(options: {
 
   // One set of JSON-RPC metrics for the indexer and the API's balance reads, served at /metrics.
   const rpcMetrics = createRpcMetrics();
-  const parts = { config, db, logger, onStop, role, rpcMetrics };
-  if (indexes) lines.push(...(await startIndexing(parts)));
-  if (serves) lines.push(...(await startServing(parts)));
+  const parts = { config, db, databaseUrl: database.url, logger, onStop, role, rpcMetrics };
+  const indexing = indexes ? await startIndexing(parts) : undefined;
+  if (indexing) lines.push(...indexing.lines);
+  if (serves) lines.push(...(await startServing({ ...parts, indexer: indexing?.indexer })));
 
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
   const what = role === "all" ? "tokenmarket" : `tokenmarket ${role}`;
@@ -93,10 +95,18 @@ export async function startService(options: {
   };
 }
 
-/** The indexer with pricing on every configured chain; for the `index` role also its health listener. */
-type Parts = { config: Config; db: Db; logger: Logger; onStop: Stop; role: Role; rpcMetrics: RpcMetrics };
+type Parts = {
+  config: Config;
+  db: Db;
+  databaseUrl: string;
+  logger: Logger;
+  onStop: Stop;
+  role: Role;
+  rpcMetrics: RpcMetrics;
+};
 
-async function startIndexing(args: Parts) {
+/** The indexer with pricing on every configured chain; for the `index` role also its health listener. */
+async function startIndexing(args: Parts): Promise<{ lines: string[]; indexer: Indexer }> {
   const { config, db, logger, onStop, rpcMetrics } = args;
   const lines: string[] = [];
   const pricing = createPricing({ config, logger: logger.child({ component: "pricing" }) });
@@ -125,28 +135,37 @@ async function startIndexing(args: Parts) {
     onStop("health", health.close);
     lines.push(`health     ${health.url}/healthz  ${health.url}/readyz  ${health.url}/metrics`);
   }
-  return lines;
+  return { lines, indexer };
 }
 
-/** The API and the explorer page. */
-async function startServing(args: Parts) {
+/** The API and the explorer page; `indexer` when it runs in this process (its readiness is read live). */
+async function startServing(args: Parts & { indexer?: Indexer | undefined }) {
   const { config, db, logger, onStop, rpcMetrics } = args;
   const lines: string[] = [];
   const seeded = await seedApiKeysFromEnv(db, process.env.TOKENMARKET_API_KEYS);
   if (seeded > 0) logger.info({ keys: seeded }, "API keys seeded from TOKENMARKET_API_KEYS");
-  // The demo key belongs to the devnet demo: with real chains only, any left from a demo is revoked.
-  const demo = config.api.demoKey && config.chains.some((c) => c.devnet);
+  // The demo key belongs to the local devnet demo; anywhere else any left from a demo is revoked.
+  const demo = demoKeyAllowed(config);
   const demoKey = demo
     ? await rotateDemoKey(db, args.role === "all" ? "demo" : `demo-serve-${config.api.port}`)
     : undefined;
   if (!demo) {
     const revoked = await revokeDemoKeys(db);
-    if (revoked > 0)
-      logger.info({ keys: revoked }, "demo API keys revoked: this configuration has no devnet");
+    if (revoked > 0) logger.info({ keys: revoked }, "demo API keys revoked: this configuration allows none");
   }
+  // The API reads through a pool of its own whose waits are bounded by api.databaseTimeoutMs, so a
+  // stalled database gives a prompt 503 rather than a hung request; the indexer's long batch
+  // transactions keep their longer bounds.
+  const apiDb = createDb({
+    url: args.databaseUrl,
+    applicationName: "tokenmarket-api",
+    timeouts: apiDbTimeouts(config),
+  });
+  onStop("API database pool", () => apiDb.end().catch(() => {}));
   const api = await startApi({
     config,
-    db,
+    db: apiDb,
+    indexer: args.indexer,
     logger: logger.child({ component: "api" }),
     rpcMetrics,
     extend: (app) => registerWeb(app, demoKey === undefined ? {} : { demoKey }),
@@ -180,5 +199,20 @@ function portError(error: unknown, host: string, key: string): unknown {
     {
       cause: error,
     },
+  );
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost", "::ffff:127.0.0.1"]);
+
+/**
+ * The demo key is handed to any page of the API's origin, so it exists only where no one else
+ * can reach that origin: a devnet configuration (every chain a devnet) on a loopback listener.
+ */
+export function demoKeyAllowed(config: Config): boolean {
+  return (
+    config.api.demoKey &&
+    config.devnet.enabled &&
+    config.chains.every((chain) => chain.devnet) &&
+    LOOPBACK_HOSTS.has(config.api.host)
   );
 }

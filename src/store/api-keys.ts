@@ -4,6 +4,16 @@ import type { Queryable } from "./db.js";
 export type ApiKeyRow = { id: number; name: string; prefix: string; createdAt: Date; revokedAt: Date | null };
 
 const KEY_PREFIX = "tm_";
+/** Shortest key accepted (seeded or created). */
+export const MIN_KEY_LENGTH = 32;
+
+/**
+ * The characters of a key kept in clear to tell keys apart in `keys list`: `tm_` and 4 more for a
+ * generated key, never more than a quarter of the key (7 of 35; 7 of 32 for a minimal seeded key).
+ */
+export function keyPrefixOf(key: string): string {
+  return key.slice(0, Math.min(KEY_PREFIX.length + 4, Math.floor(key.length / 4)));
+}
 
 /** SHA-256 of a key: the only form in which keys are stored. */
 export function hashApiKey(key: string): string {
@@ -21,11 +31,13 @@ export async function createApiKey(
   name: string,
   key = generateApiKey(),
 ): Promise<{ id: number; key: string }> {
+  if (key.length < MIN_KEY_LENGTH)
+    throw new Error(`an API key must be at least ${MIN_KEY_LENGTH} characters long`);
   const { rows } = await db.query<{ id: number }>(
     `INSERT INTO api_keys (name, key_hash, key_prefix) VALUES ($1, $2, $3)
      ON CONFLICT (key_hash) DO UPDATE SET name = EXCLUDED.name, revoked_at = NULL
      RETURNING id`,
-    [name, hashApiKey(key), key.slice(0, KEY_PREFIX.length + 6)],
+    [name, hashApiKey(key), keyPrefixOf(key)],
   );
   return { id: (rows[0] as { id: number }).id, key };
 }
@@ -38,12 +50,16 @@ export async function listApiKeys(db: Queryable): Promise<ApiKeyRow[]> {
   return rows;
 }
 
-/** Revokes a key by id, name or prefix; returns how many keys were revoked. */
+/**
+ * Revokes a key by id, name or prefix; returns how many keys were revoked. A prefix is short
+ * (keyPrefixOf), so it revokes only when it names exactly one active key.
+ */
 export async function revokeApiKey(db: Queryable, which: string): Promise<number> {
   const id = /^\d+$/.test(which) ? Number(which) : -1;
   const { rowCount } = await db.query(
     `UPDATE api_keys SET revoked_at = now()
-     WHERE revoked_at IS NULL AND (id = $1 OR name = $2 OR key_prefix = $2)`,
+     WHERE revoked_at IS NULL AND (id = $1 OR name = $2 OR (key_prefix = $2 AND
+       (SELECT count(*) FROM api_keys k WHERE k.key_prefix = $2 AND k.revoked_at IS NULL) = 1))`,
     [id, which],
   );
   return rowCount ?? 0;
@@ -74,8 +90,10 @@ export async function seedApiKeysFromEnv(db: Queryable, value: string | undefine
     .filter(Boolean)) {
     const colon = entry.indexOf(":");
     const [name, key] = colon > 0 ? [entry.slice(0, colon), entry.slice(colon + 1)] : ["env", entry];
-    if (key.length < 16)
-      throw new Error(`TOKENMARKET_API_KEYS: the key named "${name}" is shorter than 16 characters`);
+    if (key.length < MIN_KEY_LENGTH)
+      throw new Error(
+        `TOKENMARKET_API_KEYS: the key named "${name}" is shorter than ${MIN_KEY_LENGTH} characters`,
+      );
     await createApiKey(db, name, key);
     count += 1;
   }

@@ -21,13 +21,49 @@ const types = {
   }) as typeof pg.types.getTypeParser,
 };
 
-/** Opens a connection pool to a Postgres database. */
-export function createDb(options: { url: string; max?: number; applicationName?: string }): Db {
+/** Bounds of every wait on the database (ms); 0 turns one off. */
+export type DbTimeouts = {
+  /** Connecting, up to the server's first ReadyForQuery (a frozen server accepts TCP but never answers). */
+  connectTimeoutMs: number;
+  /** Server-side `statement_timeout`: the server cancels a statement running longer. */
+  statementTimeoutMs: number;
+  /** Server-side `idle_in_transaction_session_timeout`: a transaction left open this long is ended. */
+  idleInTransactionTimeoutMs: number;
+  /**
+   * Client-side bound of one query, for when the server cannot cancel anything (frozen, network
+   * gone): the query fails and its connection is dropped from the pool. Default: the statement
+   * timeout plus 5 s, so the server's own cancellation comes first when the server is alive.
+   */
+  queryTimeoutMs?: number;
+};
+
+/** Defaults of the indexer's and the command line's pools (docs: the `database` configuration). */
+export const defaultDbTimeouts: DbTimeouts = {
+  connectTimeoutMs: 5000,
+  statementTimeoutMs: 300_000,
+  idleInTransactionTimeoutMs: 60_000,
+};
+
+/** Opens a connection pool to a Postgres database; every wait on it is bounded by `timeouts`. */
+export function createDb(options: {
+  url: string;
+  max?: number;
+  applicationName?: string;
+  timeouts?: Partial<DbTimeouts>;
+}): Db {
+  const t = { ...defaultDbTimeouts, ...options.timeouts };
+  const queryTimeout = t.queryTimeoutMs ?? (t.statementTimeoutMs > 0 ? t.statementTimeoutMs + 5000 : 0);
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max ?? 10,
     application_name: options.applicationName ?? "tokenmarket",
     types,
+    connectionTimeoutMillis: t.connectTimeoutMs,
+    statement_timeout: t.statementTimeoutMs,
+    idle_in_transaction_session_timeout: t.idleInTransactionTimeoutMs,
+    ...(queryTimeout > 0 ? { query_timeout: queryTimeout } : {}),
+    // A server that vanished without closing the connection is noticed by the kernel.
+    keepAlive: true,
   });
   // An idle client's error (the server went away) must not crash the process; the next query fails instead.
   pool.on("error", () => {});
@@ -37,17 +73,61 @@ export function createDb(options: { url: string; max?: number; applicationName?:
 /** Runs `fn` in a transaction: committed when it resolves, rolled back when it throws. */
 export async function withTransaction<T>(db: Db, fn: (client: DbClient) => Promise<T>): Promise<T> {
   const client = await db.connect();
+  let broken: Error | undefined;
   try {
     await client.query("BEGIN");
     const result = await fn(client);
     await client.query("COMMIT");
     return result;
   } catch (error) {
-    await client.query("ROLLBACK").catch(() => {});
+    // A connection that cannot even roll back (timed out, server gone) is dropped, not pooled.
+    broken = await client.query("ROLLBACK").then(
+      () => undefined,
+      (rollbackError: unknown) =>
+        rollbackError instanceof Error ? rollbackError : new Error(String(rollbackError)),
+    );
     throw error;
   } finally {
-    client.release();
+    client.release(broken);
   }
+}
+
+const unavailableCodes = new Set([
+  "ECONNREFUSED",
+  "ECONNRESET",
+  "ETIMEDOUT",
+  "EPIPE",
+  "EHOSTUNREACH",
+  "ENOTFOUND",
+  "57014", // query_canceled (statement_timeout)
+  "57P01", // admin_shutdown
+  "57P02", // crash_shutdown
+  "57P03", // cannot_connect_now
+  "53300", // too_many_connections
+  "08000",
+  "08001",
+  "08003",
+  "08004",
+  "08006",
+]);
+
+/**
+ * True when `error` says the database could not answer (timed out, unreachable, restarting),
+ * as opposed to a fault of the query: the API answers such errors with a 503 and Retry-After.
+ */
+export function isDatabaseUnavailable(error: unknown): boolean {
+  for (let e = error, depth = 0; e instanceof Error && depth < 5; e = e.cause, depth++) {
+    const code = (e as { code?: unknown }).code;
+    if (typeof code === "string" && unavailableCodes.has(code)) return true;
+    if (
+      /Query read timeout|timeout exceeded when trying to connect|Connection terminated|connection timeout|Client has encountered a connection error/i.test(
+        e.message,
+      )
+    ) {
+      return true;
+    }
+  }
+  return false;
 }
 
 /** Rows per statement of the batched unnest(…) writes. */

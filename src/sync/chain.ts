@@ -458,6 +458,8 @@ export function createChainSync(args: {
         recordedHead = head.number;
       }
       if (!options.follow) return;
+      // A whole round worked: the next failure starts its backoff from the first delay again.
+      failures = 0;
       await refreshSupplies();
       await waitForHead();
     }

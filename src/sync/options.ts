@@ -20,7 +20,10 @@ export type IndexerOptions = {
   progressLogIntervalMs: number;
   /** A progress bar per chain during the backfill; only ever shown when stdout is a TTY. */
   progressBar: boolean;
-  /** Waits between restarts of a failed chain: doubling from the first to the second. */
+  /**
+   * Waits between restarts of a failed chain: doubling from the first to the second, reset by a
+   * successful round. Capped at a few seconds so that indexing resumes promptly after an outage.
+   */
   restartDelayMs: [number, number];
   rpc: Partial<RpcOptions>;
 };
@@ -35,6 +38,7 @@ export const defaultIndexerOptions: IndexerOptions = {
   supplyRefreshBatch: 500,
   progressLogIntervalMs: 10_000,
   progressBar: true,
-  restartDelayMs: [1000, 60_000],
-  rpc: {},
+  restartDelayMs: [500, 4000],
+  // RPC retries back off to at most 4 s (not the client's default 20 s) for the same reason.
+  rpc: { maxDelayMs: 4000 },
 };

@@ -21,6 +21,10 @@ export type ChainStatus = {
   swapsIngested: number;
   /** The last error, while the chain retries or after it failed. */
   error: string | null;
+  /** When the node last answered the head (or, before it first did, when the indexer started). */
+  headSeenAt: Date;
+  /** When the chain stopped for good (phase "failed"); null otherwise. */
+  stoppedAt: Date | null;
 };
 
 export type Progress = {
@@ -66,6 +70,8 @@ export function createProgress(args: {
     swapsPerSecond: null,
     swapsIngested: 0,
     error: null,
+    headSeenAt: new Date(),
+    stoppedAt: null,
   };
 
   const refresh = () => {
@@ -124,6 +130,7 @@ export function createProgress(args: {
       const changed = phase !== s.phase;
       s.phase = phase;
       s.error = error;
+      if (phase === "failed") s.stoppedAt ??= new Date();
       refresh();
       if (changed && (phase === "following" || phase === "backfill")) logLine(true);
       if (phase !== "backfill" && bar) {
@@ -138,6 +145,7 @@ export function createProgress(args: {
       refresh();
     },
     head(block, timestamp) {
+      s.headSeenAt = new Date();
       s.headBlock = block;
       s.headBlockTime = new Date(timestamp * 1000);
       refresh();

@@ -3,6 +3,7 @@ import type { FastifyInstance } from "fastify";
 import { getSyncStatus } from "../../store/chain-state.js";
 import type { ApiContext } from "../context.js";
 import { Nullable, StringEnum } from "../schemas.js";
+import { toIso } from "../times.js";
 
 const ChainReadiness = Type.Object(
   {
@@ -11,7 +12,13 @@ const ChainReadiness = Type.Object(
     head_block: Nullable(Type.Integer()),
     lag_blocks: Nullable(Type.Integer()),
     max_lag_blocks: Type.Integer(),
+    head_age_seconds: Nullable(
+      Type.Number({ description: "Seconds since the node last answered the head; null when unknown." }),
+    ),
+    indexer: StringEnum(["running", "node-unreachable", "stopped", "unknown"] as const),
+    stopped_since: Nullable(Type.String({ format: "date-time" })),
     ready: Type.Boolean(),
+    reason: Nullable(Type.String({ description: "Why the network is not ready; null when it is." })),
   },
   { additionalProperties: false },
 );
@@ -19,6 +26,9 @@ const Readiness = Type.Object(
   {
     status: StringEnum(["ready", "not ready"] as const),
     database: StringEnum(["ok", "unreachable"] as const),
+    reasons: Type.Array(Type.String(), {
+      description: "Every reason for not being ready; empty when ready.",
+    }),
     chains: Type.Array(ChainReadiness),
   },
   { additionalProperties: false },
@@ -27,8 +37,9 @@ const Readiness = Type.Object(
 const TIMEOUT_MS = 2000;
 
 /**
- * GET /readyz: 200 when the database answers and every configured chain's indexer is within
- * its `maxLagBlocks` of the head; 503 otherwise, saying which part is not ready. No key.
+ * GET /readyz: 200 when the database answers and, for every configured chain, the indexer runs,
+ * its node answered the head within `maxHeadAgeMs`, and it is within `maxLagBlocks` of that head;
+ * 503 otherwise, with the reasons in words. No key.
  */
 export function registerReadyz(app: FastifyInstance, ctx: ApiContext) {
   app.get(
@@ -38,45 +49,56 @@ export function registerReadyz(app: FastifyInstance, ctx: ApiContext) {
         tags: ["operations"],
         summary: "Readiness",
         description:
-          "200 when the database answers and every configured network's indexer is at most `maxLagBlocks` behind its head; 503 otherwise. Needs no key.",
+          "200 when the database answers and every configured network is indexed: its indexer has not stopped on a fatal error, its node answered within `maxHeadAgeMs`, and it is at most `maxLagBlocks` behind the head. 503 otherwise, with `reasons`. Needs no key.",
         response: {
           200: { ...Readiness, description: "Ready." },
-          503: { ...Readiness, description: "Not ready: the database is unreachable or a network lags." },
+          503: {
+            ...Readiness,
+            description:
+              "Not ready: the database is unreachable, a network's indexer stopped, its node is unreachable, or it lags.",
+          },
         },
       },
     },
     async (_request, reply) => {
-      let statuses: Awaited<ReturnType<typeof getSyncStatus>> | undefined;
+      let reachable = true;
       let timer: NodeJS.Timeout | undefined;
       try {
-        statuses = await Promise.race([
-          getSyncStatus(ctx.db),
+        // A fresh look at the database (within 2 s), which also refreshes the sync watch's lag.
+        await Promise.race([
+          getSyncStatus(ctx.db).then(() => ctx.sync.refresh()),
           new Promise<never>((_, reject) => {
             timer = setTimeout(() => reject(new Error("database timeout")), TIMEOUT_MS);
           }),
         ]);
+        reachable = ctx.sync.reachable();
       } catch {
-        statuses = undefined;
+        reachable = false;
       } finally {
         clearTimeout(timer);
       }
-      const chains = ctx.config.chains.map((chain) => {
-        const status = statuses?.find((s) => s.chainId === chain.id);
-        const lag = status?.lagBlocks ?? null;
-        return {
-          chain_id: chain.id,
-          indexed_block: status?.indexedBlock ?? null,
-          head_block: status?.headBlock ?? null,
-          lag_blocks: lag,
-          max_lag_blocks: chain.maxLagBlocks,
-          ready: lag !== null && lag <= chain.maxLagBlocks,
-        };
-      });
-      const ready = statuses !== undefined && chains.every((c) => c.ready);
+      const chains = ctx.readiness.chains();
+      const reasons = [
+        ...(reachable ? [] : [`the database did not answer within ${TIMEOUT_MS / 1000} s`]),
+        ...chains.flatMap((c) => (c.reason === null ? [] : [c.reason])),
+      ];
+      const ready = reasons.length === 0;
       return reply.status(ready ? 200 : 503).send({
         status: ready ? "ready" : "not ready",
-        database: statuses === undefined ? "unreachable" : "ok",
-        chains,
+        database: reachable ? "ok" : "unreachable",
+        reasons,
+        chains: chains.map((c) => ({
+          chain_id: c.chainId,
+          indexed_block: c.indexedBlock,
+          head_block: c.headBlock,
+          lag_blocks: c.lagBlocks,
+          max_lag_blocks: c.maxLagBlocks,
+          head_age_seconds: c.headAgeSeconds,
+          indexer: c.indexer,
+          stopped_since: c.stalledSince ? toIso(c.stalledSince) : null,
+          ready: c.ready,
+          reason: c.reason,
+        })),
       });
     },
   );

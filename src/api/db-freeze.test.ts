@@ -1,0 +1,144 @@
+import * as assert from "node:assert/strict";
+import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import { after, before, describe, it } from "node:test";
+import { setTimeout as delay } from "node:timers/promises";
+import type { FastifyInstance } from "fastify";
+import { freePort } from "../_test/free-port.js";
+import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "../_test/market-fixture.js";
+import { type EmbeddedPostgres, startEmbeddedPostgres } from "../embedded-postgres/index.js";
+import { createSilentLogger } from "../internal/logger.js";
+import { apiDbTimeouts } from "../runtime/database.js";
+import { createDb, type Db } from "../store/db.js";
+import { migrate } from "../store/migrate.js";
+import { createApiServer } from "./server.js";
+
+/** How long Postgres stays frozen, and the bound every answer must meet meanwhile. */
+const FREEZE_MS = 30_000;
+const ANSWER_BOUND_MS = 10_000;
+
+/**
+ * A database frozen with SIGSTOP (the server's whole process group: postmaster and backends).
+ * A Postgres of its own, so that freezing it does not stall the other test files' server.
+ */
+describe("a frozen database", () => {
+  let dir: string;
+  let server: EmbeddedPostgres;
+  let db: Db;
+  let app: FastifyInstance;
+  let base: string;
+  let key: string;
+  const logger = createSilentLogger();
+  const config = fixtureConfig();
+
+  before(async () => {
+    dir = mkdtempSync(path.join(tmpdir(), "tokenmarket-freeze-"));
+    chmodSync(dir, 0o755);
+    server = await startEmbeddedPostgres({
+      dataDir: path.join(dir, "pg"),
+      port: await freePort(),
+      logger,
+      ephemeral: true,
+    });
+    const setup = createDb({ url: server.url });
+    await migrate(setup);
+    ({ key } = await loadMarketFixture(setup));
+    await setup.end();
+    // The API's pool, bounded as `tokenmarket start` bounds it.
+    db = createDb({ url: server.url, applicationName: "tokenmarket-api", timeouts: apiDbTimeouts(config) });
+    app = createApiServer({
+      config,
+      db,
+      logger,
+      now: () => blockTime(fixture.indexedBlock),
+      keyCacheTtlMs: 200,
+      answerCacheTtlMs: 200,
+    });
+    base = await app.listen({ host: "127.0.0.1", port: 0 });
+  });
+  after(async () => {
+    if (server) {
+      signalServer("SIGCONT");
+    }
+    await app?.close();
+    await db?.end().catch(() => {});
+    await server?.stop();
+    if (dir) rmSync(dir, { recursive: true, force: true });
+  });
+
+  /** The postmaster and every process it forked (each backend sets up a session of its own). */
+  const signalServer = (signal: NodeJS.Signals) => {
+    const pids = [server.pid];
+    for (const task of readdirSync(`/proc/${server.pid}/task`)) {
+      const children = readFileSync(`/proc/${server.pid}/task/${task}/children`, "utf8").trim();
+      if (children) pids.push(...children.split(/\s+/).map(Number));
+    }
+    for (const pid of pids) {
+      try {
+        process.kill(pid, signal);
+      } catch {}
+    }
+  };
+
+  const timed = async (url: string) => {
+    const started = performance.now();
+    const response = await fetch(`${base}${url}`, {
+      headers: { "x-api-key": key },
+      signal: AbortSignal.timeout(ANSWER_BOUND_MS + 5000),
+    });
+    const text = await response.text();
+    return {
+      status: response.status,
+      ms: performance.now() - started,
+      retryAfter: response.headers.get("retry-after"),
+      body: JSON.parse(text) as Record<string, unknown>,
+    };
+  };
+  const data = (i: number) => `/api/v1/pairs?asset_id=${fixture.weth}:1&limit=${1 + (i % 50)}`;
+
+  it("answers every request within 10 s with a JSON 503 and Retry-After, /readyz 503; recovers after SIGCONT", async (t) => {
+    assert.equal((await timed(data(0))).status, 200);
+    assert.equal((await timed("/readyz")).status, 200);
+
+    signalServer("SIGSTOP");
+    const frozenAt = performance.now();
+    let firstTruthfulReadyz: number | undefined;
+    const answers: Awaited<ReturnType<typeof timed>>[] = [];
+    let i = 1;
+    while (performance.now() - frozenAt < FREEZE_MS - ANSWER_BOUND_MS) {
+      // Two data requests and a readiness probe at a time, like a few clients polling.
+      const [a, b, ready] = await Promise.all([timed(data(i++)), timed(data(i++)), timed("/readyz")]);
+      answers.push(a, b);
+      assert.equal(ready.status, 503, JSON.stringify(ready.body));
+      assert.equal(ready.body.database, "unreachable");
+      assert.match(String((ready.body.reasons as string[])[0]), /database did not answer/);
+      assert.ok(ready.ms < 3000, `readyz took ${ready.ms} ms`);
+      firstTruthfulReadyz ??= performance.now() - frozenAt;
+    }
+    signalServer("SIGCONT");
+    const thawedAt = performance.now();
+
+    assert.ok(answers.length >= 10, `${answers.length} requests`);
+    for (const answer of answers) {
+      assert.ok(answer.ms < ANSWER_BOUND_MS, `answered in ${Math.round(answer.ms)} ms`);
+      assert.equal(answer.status, 503, JSON.stringify(answer.body));
+      assert.equal(answer.body.statusCode, 503);
+      assert.equal(typeof answer.body.message, "string");
+      assert.equal(answer.retryAfter, "5");
+    }
+
+    // No restart: the same server and pool answer again.
+    let recovered: number | undefined;
+    while (recovered === undefined && performance.now() - thawedAt < 15_000) {
+      const [answer, ready] = await Promise.all([timed(data(i++)), timed("/readyz")]);
+      if (answer.status === 200 && ready.status === 200) recovered = performance.now() - thawedAt;
+      else await delay(200);
+    }
+    assert.ok(recovered !== undefined, "answers again within 15 s of SIGCONT");
+    const slowest = Math.max(...answers.map((a) => a.ms));
+    t.diagnostic(
+      `database frozen: ${answers.length} data answers, slowest ${Math.round(slowest)} ms; first 503 /readyz after ${Math.round(firstTruthfulReadyz ?? -1)} ms; recovered ${Math.round(recovered)} ms after SIGCONT`,
+    );
+  });
+});

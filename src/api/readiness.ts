@@ -1,0 +1,116 @@
+import type { Config } from "../config/schema.js";
+import type { SyncWatch } from "./sync-watch.js";
+import { toIso } from "./times.js";
+
+/** What the API needs of the running indexer of a chain (src/sync's ChainStatus fits). */
+export type IndexerChainHealth = {
+  chainId: number;
+  phase: string;
+  headBlock: number | null;
+  /** When the node last answered the head (before the first answer: when the indexer started). */
+  headSeenAt: Date;
+  /** When the chain stopped for good (a fatal error); null while it runs or retries. */
+  stoppedAt: Date | null;
+  /** The last error, while the chain retries or after it stopped. */
+  error: string | null;
+};
+
+/** The running indexer, when it runs in this process (`tokenmarket start`). */
+export type IndexerHealth = { status(): IndexerChainHealth[] };
+
+export type ChainReadiness = {
+  chainId: number;
+  ready: boolean;
+  /** Why the chain is not ready, in words; null when it is. */
+  reason: string | null;
+  indexedBlock: number | null;
+  headBlock: number | null;
+  lagBlocks: number | null;
+  maxLagBlocks: number;
+  /** Seconds since the node last answered the head (null without an indexer in this process). */
+  headAgeSeconds: number | null;
+  /** "running", "node-unreachable", "stopped" (fatal), or "unknown" (no indexer in this process). */
+  indexer: "running" | "node-unreachable" | "stopped" | "unknown";
+  /** Since when indexing of the chain has not progressed (stopped or node unreachable); null otherwise. */
+  stalledSince: Date | null;
+};
+
+export type Readiness = {
+  /** Per configured chain, in configuration order. */
+  chains(): ChainReadiness[];
+  /** `X-Indexing-Stopped` for the chains of an answer whose indexing has stopped, or undefined. */
+  stoppedHeader(chainIds: Iterable<number>): string | undefined;
+};
+
+/**
+ * Readiness from reality, per chain: the indexer's own state (a fatal stop, the age of the head
+ * last seen at the node) when it runs in this process, and the lag from the database's sync
+ * state. A chain is not ready when its indexer has stopped, when its node has not answered for
+ * longer than the chain's `maxHeadAgeMs`, or when it lags more than `maxLagBlocks`.
+ */
+export function createReadiness(options: {
+  config: Config;
+  sync: SyncWatch;
+  indexer?: IndexerHealth;
+  now?: () => number;
+}): Readiness {
+  const { config, sync, indexer } = options;
+  const now = options.now ?? Date.now;
+
+  const chains = (): ChainReadiness[] => {
+    const health = new Map((indexer?.status() ?? []).map((s) => [s.chainId, s]));
+    const at = now();
+    return config.chains.map((chain) => {
+      const stored = sync.get(chain.id);
+      // A chain that ended normally (stop(), or caught up without following) reports no live state.
+      const reported = health.get(chain.id);
+      const live = reported?.phase === "stopped" ? undefined : reported;
+      // The head the indexer saw last is fresher than the one it stored (stored only on change).
+      const headBlock = Math.max(live?.headBlock ?? -1, stored?.headBlock ?? -1);
+      const indexedBlock = stored?.indexedBlock ?? null;
+      const lagBlocks =
+        indexedBlock !== null && headBlock >= 0 ? Math.max(0, headBlock - indexedBlock) : null;
+      const headAgeSeconds = live ? Math.max(0, (at - live.headSeenAt.getTime()) / 1000) : null;
+      let state: ChainReadiness["indexer"] = live ? "running" : "unknown";
+      let reason: string | null = null;
+      let stalledSince: Date | null = null;
+      if (live && (live.phase === "failed" || live.stoppedAt)) {
+        state = "stopped";
+        stalledSince = live.stoppedAt ?? live.headSeenAt;
+        reason = `indexing of chain ${chain.id} has stopped since ${toIso(stalledSince)} on a fatal error: ${live.error ?? "unknown"}; an operator must act`;
+      } else if (live && headAgeSeconds !== null && headAgeSeconds * 1000 > chain.maxHeadAgeMs) {
+        state = "node-unreachable";
+        stalledSince = live.headSeenAt;
+        reason = `the node of chain ${chain.id} has not answered for ${Math.round(headAgeSeconds)} s (bound ${chain.maxHeadAgeMs / 1000} s)${live.error ? `: ${live.error}` : ""}`;
+      } else if (lagBlocks === null) {
+        reason = `nothing indexed on chain ${chain.id} yet`;
+      } else if (lagBlocks > chain.maxLagBlocks) {
+        reason = `chain ${chain.id} lags ${lagBlocks} blocks behind the head (limit ${chain.maxLagBlocks})`;
+      }
+      return {
+        chainId: chain.id,
+        ready: reason === null,
+        reason,
+        indexedBlock,
+        headBlock: headBlock >= 0 ? headBlock : null,
+        lagBlocks,
+        maxLagBlocks: chain.maxLagBlocks,
+        headAgeSeconds: headAgeSeconds === null ? null : Math.round(headAgeSeconds * 10) / 10,
+        indexer: state,
+        stalledSince,
+      };
+    });
+  };
+
+  return {
+    chains,
+    stoppedHeader(chainIds) {
+      if (!indexer) return undefined;
+      const wanted = new Set(chainIds);
+      const parts = chains()
+        .filter((c) => wanted.has(c.chainId) && c.stalledSince !== null)
+        .map((c) => `${c.chainId}=${toIso(c.stalledSince as Date)}`);
+      return parts.length > 0 ? parts.join(",") : undefined;
+    },
+  };
+}
