@@ -2,8 +2,9 @@ import type { FastifyReply } from "fastify";
 import type { Config } from "../config/schema.js";
 import { badRequest } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
-import type { Db } from "../store/db.js";
+import type { Db, Queryable } from "../store/db.js";
 import type { ProjectInfoBook } from "./project-info.js";
+import type { ReadRouter } from "./read-replicas.js";
 import type { ResponseCache } from "./response-cache.js";
 import type { SyncWatch } from "./sync-watch.js";
 import type { BalanceReader } from "./wallet-balances.js";
@@ -11,7 +12,10 @@ import type { BalanceReader } from "./wallet-balances.js";
 /** What every endpoint handler works with. */
 export type ApiContext = {
   config: Config;
+  /** The primary (writes, readiness). Data answers read through `reads`, handed to `compute`. */
   db: Db;
+  /** Chooses the database (primary or a replica) and the snapshot a data answer is read in. */
+  reads: ReadRouter;
   logger: Logger;
   sync: SyncWatch;
   cache: ResponseCache;
@@ -35,8 +39,11 @@ export type AnswerOptions = {
   key: string;
   /** The networks the answer draws on (freshness headers, cache invalidation). */
   chains: readonly number[];
-  /** The payload, or `withHeaders(payload, headers)`. */
-  compute: () => Promise<unknown>;
+  /**
+   * The payload, or `withHeaders(payload, headers)`, read from `db`: one snapshot of the chosen
+   * database (a replica or the primary), the one the freshness headers describe.
+   */
+  compute: (db: Queryable) => Promise<unknown>;
   /** False for answers that must not be cached (read from a node at request time). */
   cache?: boolean;
 };
@@ -66,15 +73,25 @@ export function createContext(parts: Omit<ApiContext, "requireChain" | "answer" 
       }
     },
     async answer(reply, { key, chains, compute, cache = true }) {
+      // A cached answer is served only while the view is at the blocks it was read at, so the
+      // view's headers are its own; a computed one overrides them with its snapshot's.
       const headers = parts.sync.headers(chains);
       if (headers) reply.headers(headers);
-      const run = async () => {
-        const result = await compute();
-        return isWithHeaders(result)
-          ? { body: reply.serialize(result.payload) as string, headers: result.headers }
-          : { body: reply.serialize(result) as string };
-      };
-      const answer = cache ? await parts.cache.get(key, chains, run) : await run();
+      const serialise = (result: unknown, extra?: Record<string, string>) =>
+        isWithHeaders(result)
+          ? { body: reply.serialize(result.payload) as string, headers: { ...extra, ...result.headers } }
+          : { body: reply.serialize(result) as string, ...(extra ? { headers: extra } : {}) };
+      const run = (version?: (blocks: readonly number[]) => void) =>
+        parts.reads.read(async (db, snapshot) => {
+          version?.(chains.map((chain) => snapshot.blockOf(chain)));
+          const own = snapshot.headers(chains);
+          if (own) reply.headers(own);
+          return serialise(await compute(db), own);
+        });
+      // Answers read from a node at request time need no snapshot of the database.
+      const answer = cache
+        ? await parts.cache.get(key, chains, run)
+        : serialise(await compute(parts.reads.pick().db));
       if (answer.headers) reply.headers(answer.headers);
       return reply.type("application/json; charset=utf-8").send(answer.body);
     },

@@ -22,7 +22,9 @@ import { type ApiContext, createContext } from "./context.js";
 import { handleError, handleNotFound } from "./error-handler.js";
 import { type ApiMetrics, createApiMetrics } from "./metrics.js";
 import { loadProjectInfo, type ProjectInfoBook } from "./project-info.js";
+import { createPostgresRateLimitStore } from "./rate-limit-pg.js";
 import { createSharedRateLimitStore } from "./rate-limit-store.js";
+import { createReadRouter, type ReadRouter, registerReadMetrics } from "./read-replicas.js";
 import { createResponseCache, type ResponseCache } from "./response-cache.js";
 import { registerAssets } from "./routes/assets.js";
 import { registerCandleChart } from "./routes/candle-chart.js";
@@ -40,7 +42,7 @@ import { registerSearch } from "./routes/search.js";
 import { registerTokenBalances } from "./routes/token-balances.js";
 import { registerTrades } from "./routes/trades.js";
 import { ErrorBody } from "./schemas.js";
-import { createSyncWatch, type SyncWatch } from "./sync-watch.js";
+import type { SyncWatch } from "./sync-watch.js";
 import { formatSchemaErrors, rejectNonFiniteNumbers, rejectRepeatedParams } from "./validation.js";
 import { type BalanceReader, createRpcBalanceReader } from "./wallet-balances.js";
 
@@ -88,16 +90,25 @@ export type ApiShared = {
   metrics: ApiMetrics;
   projectInfo: ProjectInfoBook;
   balances: BalanceReader;
-  rateLimitStore: ReturnType<typeof createSharedRateLimitStore>;
+  rateLimitStore:
+    | ReturnType<typeof createSharedRateLimitStore>
+    | ReturnType<typeof createPostgresRateLimitStore>;
+  /** Where data reads go (primary, replicas); its `view` is `sync`. */
+  reads: ReadRouter;
 };
 
 /** Builds the shared pieces; the caller starts and stops `sync`. */
 export function createApiShared(options: ApiServerOptions): ApiShared {
   const { config, db, logger } = options;
-  const sync = createSyncWatch({ db, logger, intervalMs: options.syncPollMs });
+  // The read router's view is the sync watch: starting it also starts the replicas' health
+  // checks and the LISTEN for the indexers' commits.
+  const reads = createReadRouter({ config, db, logger, intervalMs: options.syncPollMs });
+  const sync = reads.view;
   const metrics = createApiMetrics({ config, sync, extra: options.extraMetrics });
+  registerReadMetrics(metrics.registry, reads);
   return {
     sync,
+    reads,
     metrics,
     cache: createResponseCache({
       blockOf: sync.blockOf,
@@ -107,7 +118,10 @@ export function createApiShared(options: ApiServerOptions): ApiShared {
     keys: createKeyCheck({ lookup: (key) => findActiveApiKey(db, key), ttlMs: options.keyCacheTtlMs }),
     projectInfo: loadProjectInfo({ config, logger, root: options.root ?? projectRoot }),
     balances: options.balanceReader ?? createRpcBalanceReader({ config, logger }),
-    rateLimitStore: createSharedRateLimitStore(),
+    rateLimitStore:
+      config.api.rateLimit.store === "database"
+        ? createPostgresRateLimitStore({ db, logger: logger.child({ component: "rate-limit" }) })
+        : createSharedRateLimitStore(),
   };
 }
 
@@ -127,6 +141,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     db,
     logger,
     sync: shared.sync,
+    reads: shared.reads,
     cache: shared.cache,
     projectInfo: shared.projectInfo,
     balances: shared.balances,

@@ -22,12 +22,19 @@ const types = {
 };
 
 /** Opens a connection pool to a Postgres database. */
-export function createDb(options: { url: string; max?: number; applicationName?: string }): Db {
+export function createDb(options: {
+  url: string;
+  max?: number;
+  applicationName?: string;
+  /** Gives up connecting after this long (ms); default: wait as long as the OS does. */
+  connectTimeoutMs?: number;
+}): Db {
   const pool = new pg.Pool({
     connectionString: options.url,
     max: options.max ?? 10,
     application_name: options.applicationName ?? "tokenmarket",
     types,
+    ...(options.connectTimeoutMs !== undefined ? { connectionTimeoutMillis: options.connectTimeoutMs } : {}),
   });
   // An idle client's error (the server went away) must not crash the process; the next query fails instead.
   pool.on("error", () => {});

@@ -13,6 +13,7 @@ import type { Logger } from "../internal/logger.js";
 import { createRpcClient, type RpcClient } from "../rpc/client.js";
 import { sleep } from "../rpc/retry.js";
 import type { BlockHeader } from "../rpc/types.js";
+import { notifyCommit } from "../store/commit-notify.js";
 import { type Db, withTransaction } from "../store/db.js";
 import type { Checkpoint } from "../store/ingest.js";
 import {
@@ -199,6 +200,7 @@ export function createChainSync(args: {
         time: ancestor.time,
       });
       await derived.afterRollback(client, { chainId: chain.id, ancestorBlock: ancestor.number });
+      await notifyCommit(client, { chainId: chain.id, block: ancestor.number });
       return r;
     });
     logger.warn(

@@ -1,4 +1,5 @@
 import type { Hex } from "../decode/types.js";
+import { notifyCommit } from "../store/commit-notify.js";
 import { type Db, withTransaction } from "../store/db.js";
 import {
   advanceCheckpoint,
@@ -73,6 +74,8 @@ export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrit
       poolStates: [...write.built.states].map(([pool, s]) => ({ pool, ...s })),
     };
     await derived.afterBatch(client, batch);
+    // Delivered at COMMIT: API processes LISTENing on the primary drop their cached answers at once.
+    await notifyCommit(client, { chainId, block: write.checkpoint.block });
     return batch;
   });
 }

@@ -91,8 +91,8 @@ export function registerCandleChart(app: FastifyInstance, ctx: ApiContext) {
       return ctx.answer(reply, {
         key: `candle-chart|${id.id}|${days}|${interval}`,
         chains: [id.chainId],
-        compute: async () => {
-          const candles = await getTokenUsdCandles(ctx.db, {
+        compute: async (db) => {
+          const candles = await getTokenUsdCandles(db, {
             chainId: id.chainId,
             token: id.address,
             days,

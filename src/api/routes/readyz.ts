@@ -19,6 +19,23 @@ const Readiness = Type.Object(
   {
     status: StringEnum(["ready", "not ready"] as const),
     database: StringEnum(["ok", "unreachable"] as const),
+    /** Where data reads go: the replicas, or the primary when none is usable (or none is configured). */
+    reads: Type.Object(
+      {
+        source: StringEnum(["replicas", "primary"] as const),
+        replicas: Type.Array(
+          Type.Object(
+            {
+              host: Type.String(),
+              state: StringEnum(["ok", "lagging", "down"] as const),
+              lag_seconds: Nullable(Type.Number()),
+            },
+            { additionalProperties: false },
+          ),
+        ),
+      },
+      { additionalProperties: false },
+    ),
     chains: Type.Array(ChainReadiness),
   },
   { additionalProperties: false },
@@ -76,6 +93,7 @@ export function registerReadyz(app: FastifyInstance, ctx: ApiContext) {
       return reply.status(ready ? 200 : 503).send({
         status: ready ? "ready" : "not ready",
         database: statuses === undefined ? "unreachable" : "ok",
+        reads: ctx.reads.status(),
         chains,
       });
     },
