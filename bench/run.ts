@@ -58,7 +58,10 @@ async function pipelineData(db: Db): Promise<MarketData> {
   const pipeline = await startPipeline({ db, logger: createSilentLogger() });
   const config: Config = {
     ...pipeline.config,
-    api: { ...pipeline.config.api, rateLimit: { max: 100_000_000, windowMs: 60_000 } },
+    api: {
+      ...pipeline.config.api,
+      rateLimit: { ...pipeline.config.api.rateLimit, max: 100_000_000, windowMs: 60_000 },
+    },
   };
   const { key } = await createApiKey(db, "bench");
   // Nothing new is traded: stop following the head so the indexer's polling does not share the cores.

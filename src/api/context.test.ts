@@ -9,10 +9,10 @@ import { createSilentLogger } from "../internal/logger.js";
 import { type ApiContext, createContext, withHeaders } from "./context.js";
 import { handleError } from "./error-handler.js";
 import { loadProjectInfo } from "./project-info.js";
+import { createReadRouter } from "./read-replicas.js";
 import { createReadiness } from "./readiness.js";
 import { createResponseCache } from "./response-cache.js";
 import { ErrorBody, Nullable, ok } from "./schemas.js";
-import { createSyncWatch } from "./sync-watch.js";
 
 const Holding = ok(
   Type.Object(
@@ -79,10 +79,12 @@ describe("ctx.answer", () => {
     testDb = await createTestDb();
     const config = fixtureConfig();
     const logger = createSilentLogger();
-    const sync = createSyncWatch({ db: testDb.db, logger });
+    const reads = createReadRouter({ config, db: testDb.db, logger, listen: false });
+    const sync = reads.view;
     const ctx = createContext({
       config,
       db: testDb.db,
+      reads,
       logger,
       sync,
       readiness: createReadiness({ config, sync }),

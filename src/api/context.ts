@@ -3,8 +3,9 @@ import type { FastifyReply } from "fastify";
 import type { Config } from "../config/schema.js";
 import { badRequest } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
-import type { Db } from "../store/db.js";
+import type { Db, Queryable } from "../store/db.js";
 import type { ProjectInfoBook } from "./project-info.js";
+import type { ReadRouter } from "./read-replicas.js";
 import type { Readiness } from "./readiness.js";
 import type { ResponseCache } from "./response-cache.js";
 import type { SyncWatch } from "./sync-watch.js";
@@ -13,7 +14,10 @@ import type { BalanceReader } from "./wallet-balances.js";
 /** What every endpoint handler works with. */
 export type ApiContext = {
   config: Config;
+  /** The primary (writes, readiness). Data answers read through `reads`, handed to `compute`. */
   db: Db;
+  /** Chooses the database (primary or a replica) and the snapshot a data answer is read in. */
+  reads: ReadRouter;
   logger: Logger;
   sync: SyncWatch;
   readiness: Readiness;
@@ -42,8 +46,12 @@ export type AnswerOptions<S extends TSchema> = {
   key: string;
   /** The networks the answer draws on (freshness headers, cache invalidation). */
   chains: readonly number[];
-  /** The payload, or `withHeaders(payload, headers)`; typed by `schema` (NoInfer: the schema decides). */
-  compute: () => Promise<NoInfer<Static<S>> | WithHeaders<NoInfer<Static<S>>>>;
+  /**
+   * The payload, or `withHeaders(payload, headers)`, typed by `schema` (NoInfer: the schema
+   * decides), read from `db`: one snapshot of the chosen database (a replica or the primary), the
+   * one the freshness headers describe.
+   */
+  compute: (db: Queryable) => Promise<NoInfer<Static<S>> | WithHeaders<NoInfer<Static<S>>>>;
   /** False for answers that must not be cached (read from a node at request time). */
   cache?: boolean;
 };
@@ -79,18 +87,28 @@ export function createContext(parts: Omit<ApiContext, "requireChain" | "answer" 
           `answer() of ${reply.request.routeOptions.url} was given another schema than the route's 200 response`,
         );
       }
+      // A cached answer is served only while the view is at the blocks it was read at, so the
+      // view's headers are its own; a computed one overrides them with its snapshot's.
       const headers = parts.sync.headers(chains);
       if (headers) reply.headers(headers);
       // Not cached with the answer: it says whether the data can still be trusted to move.
       const stopped = parts.readiness.stoppedHeader(chains);
       if (stopped) reply.header("x-indexing-stopped", stopped);
-      const run = async () => {
-        const result = await compute();
-        return isWithHeaders(result)
-          ? { body: reply.serialize(result.payload) as string, headers: result.headers }
-          : { body: reply.serialize(result) as string };
-      };
-      const answer = cache ? await parts.cache.get(key, chains, run) : await run();
+      const serialise = (result: unknown, extra?: Record<string, string>) =>
+        isWithHeaders(result)
+          ? { body: reply.serialize(result.payload) as string, headers: { ...extra, ...result.headers } }
+          : { body: reply.serialize(result) as string, ...(extra ? { headers: extra } : {}) };
+      const run = (version?: (blocks: readonly number[]) => void) =>
+        parts.reads.read(async (db, snapshot) => {
+          version?.(chains.map((chain) => snapshot.blockOf(chain)));
+          const own = snapshot.headers(chains);
+          if (own) reply.headers(own);
+          return serialise(await compute(db), own);
+        });
+      // Answers read from a node at request time need no snapshot of the database.
+      const answer = cache
+        ? await parts.cache.get(key, chains, run)
+        : serialise(await compute(parts.reads.pick().db));
       if (answer.headers) reply.headers(answer.headers);
       return reply.type("application/json; charset=utf-8").send(answer.body);
     },

@@ -8,9 +8,15 @@ export type ResponseCache = {
    * The serialised answer for `key`: from memory while every chain in `chains` is still at the
    * block it was computed at (and for at most `ttlMs`), else computed once by `compute` — concurrent
    * requests for one key share that computation. A 4xx HttpError thrown by `compute` is remembered
-   * and thrown again like an answer.
+   * and thrown again like an answer. `compute` may report the blocks of `chains` its data was
+   * read at (`version`), which may differ from `blockOf` (a replica, a newer snapshot): the
+   * answer is filed under those, so it is never served as a version it does not show.
    */
-  get(key: string, chains: readonly number[], compute: () => Promise<CachedAnswer>): Promise<CachedAnswer>;
+  get(
+    key: string,
+    chains: readonly number[],
+    compute: (version: (blocks: readonly number[]) => void) => Promise<CachedAnswer>,
+  ): Promise<CachedAnswer>;
   clear(): void;
   size(): number;
 };
@@ -68,7 +74,7 @@ export function createResponseCache(options: {
         return inFlight;
       }
       options.onLookup?.(false);
-      const blocks = chains.map((chain) => options.blockOf(chain));
+      let blocks = chains.map((chain) => options.blockOf(chain));
       const store = (value: CachedAnswer | HttpError) => {
         remove(key);
         const size = value instanceof HttpError ? 256 : value.body.length + 256;
@@ -80,7 +86,9 @@ export function createResponseCache(options: {
           remove(oldest);
         }
       };
-      const computation = compute()
+      const computation = compute((read) => {
+        blocks = [...read];
+      })
         .then(
           (value) => {
             store(value);

@@ -30,7 +30,9 @@ import { handleError, handleNotFound } from "./error-handler.js";
 import { type ApiMetrics, createApiMetrics } from "./metrics.js";
 import { loadProjectInfo, type ProjectInfoBook } from "./project-info.js";
 import { clientErrorHandler, installProtocolGuards } from "./protocol.js";
+import { createPostgresRateLimitStore } from "./rate-limit-pg.js";
 import { createSharedRateLimitStore } from "./rate-limit-store.js";
+import { createReadRouter, type ReadRouter, registerReadMetrics } from "./read-replicas.js";
 import { createReadiness, type IndexerHealth, type Readiness } from "./readiness.js";
 import { createResponseCache, type ResponseCache } from "./response-cache.js";
 import { registerAssets } from "./routes/assets.js";
@@ -49,7 +51,7 @@ import { registerSearch } from "./routes/search.js";
 import { registerTokenBalances } from "./routes/token-balances.js";
 import { registerTrades } from "./routes/trades.js";
 import { ErrorBody } from "./schemas.js";
-import { createSyncWatch, type SyncWatch } from "./sync-watch.js";
+import type { SyncWatch } from "./sync-watch.js";
 import {
   formatSchemaErrors,
   rejectLooseParams,
@@ -113,14 +115,21 @@ export type ApiShared = {
   metrics: ApiMetrics;
   projectInfo: ProjectInfoBook;
   balances: BalanceReader;
-  rateLimitStore: ReturnType<typeof createSharedRateLimitStore>;
+  rateLimitStore:
+    | ReturnType<typeof createSharedRateLimitStore>
+    | ReturnType<typeof createPostgresRateLimitStore>;
   readiness: Readiness;
+  /** Where data reads go (primary, replicas); its `view` is `sync`. */
+  reads: ReadRouter;
 };
 
 /** Builds the shared pieces; the caller starts and stops `sync`. */
 export function createApiShared(options: ApiServerOptions): ApiShared {
   const { config, db, logger } = options;
-  const sync = createSyncWatch({ db, logger, intervalMs: options.syncPollMs });
+  // The read router's view is the sync watch: starting it also starts the replicas' health
+  // checks and the LISTEN for the indexers' commits.
+  const reads = createReadRouter({ config, db, logger, intervalMs: options.syncPollMs });
+  const sync = reads.view;
   const rpcMetrics = options.rpcMetrics ?? createRpcMetrics();
   const readiness = createReadiness({ config, sync, indexer: options.indexer });
   const metrics = createApiMetrics({
@@ -129,9 +138,11 @@ export function createApiShared(options: ApiServerOptions): ApiShared {
     readiness,
     extra: [rpcMetrics.registry, ...(options.extraMetrics ?? [])],
   });
+  registerReadMetrics(metrics.registry, reads);
   return {
     sync,
     readiness,
+    reads,
     metrics,
     cache: createResponseCache({
       blockOf: sync.blockOf,
@@ -146,7 +157,10 @@ export function createApiShared(options: ApiServerOptions): ApiShared {
     failedKeys: createFailedKeyLimiter(config.api.failedKeyLimit),
     projectInfo: loadProjectInfo({ config, logger, root: options.root ?? projectRoot }),
     balances: options.balanceReader ?? createRpcBalanceReader({ config, logger, metrics: rpcMetrics }),
-    rateLimitStore: createSharedRateLimitStore(),
+    rateLimitStore:
+      config.api.rateLimit.store === "database"
+        ? createPostgresRateLimitStore({ db, logger: logger.child({ component: "rate-limit" }) })
+        : createSharedRateLimitStore(),
   };
 }
 
@@ -167,6 +181,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     logger,
     sync: shared.sync,
     readiness: shared.readiness,
+    reads: shared.reads,
     cache: shared.cache,
     projectInfo: shared.projectInfo,
     balances: shared.balances,

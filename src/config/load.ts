@@ -17,6 +17,7 @@ type Env = Record<string, string | undefined>;
  *
  * Environment overrides, applied in this order:
  * - `DATABASE_URL` → database.url
+ * - `DATABASE_REPLICA_URLS` (comma-separated) → database.replicas, each with weight 1
  * - `TOKENMARKET_API_PORT` → api.port, `TOKENMARKET_API_HOST` → api.host
  * - `TOKENMARKET_RPC_<chainId>` (comma-separated) → that chain's rpc
  * - `TOKENMARKET_CHAINS` (comma-separated chain ids) → only these chains run; the others, and
@@ -78,6 +79,15 @@ function applyEnvOverrides(raw: unknown, env: Env): unknown {
     node[keys[keys.length - 1] as string] = value;
   };
   if (env.DATABASE_URL) set(["database", "url"], env.DATABASE_URL);
+  if (env.DATABASE_REPLICA_URLS) {
+    const urls = env.DATABASE_REPLICA_URLS.split(",")
+      .map((u) => u.trim())
+      .filter(Boolean);
+    set(
+      ["database", "replicas"],
+      urls.map((url) => ({ url })),
+    );
+  }
   if (env.TOKENMARKET_API_PORT) set(["api", "port"], parseValue(env.TOKENMARKET_API_PORT));
   if (env.TOKENMARKET_API_HOST) set(["api", "host"], env.TOKENMARKET_API_HOST);
   const chains = Array.isArray(config.chains) ? (config.chains as Record<string, unknown>[]) : [];

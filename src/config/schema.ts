@@ -85,6 +85,25 @@ export const configSchema = z.strictObject({
       statementTimeoutMs: z.number().int().min(100).default(300_000),
       /** Server-side idle_in_transaction_session_timeout (ms). */
       idleInTransactionTimeoutMs: z.number().int().min(100).default(60_000),
+      /**
+       * Streaming replicas the API reads from (weighted choice among the healthy ones); writes
+       * (API keys, rate limits) and the commit notifications stay on the primary.
+       */
+      replicas: z
+        .array(
+          z.strictObject({
+            url: z.string().regex(/^postgres(ql)?:\/\//, "must be a postgres:// URL"),
+            weight: z.number().min(0).default(1),
+          }),
+        )
+        .default([]),
+      /**
+       * Share of reads the primary takes beside the replicas (weights compare with the replicas'); 0
+       * leaves it as the fallback only. Without replicas the primary answers everything.
+       */
+      primaryReadWeight: z.number().min(0).default(0),
+      /** A replica further behind the primary than this (seconds of replay) is skipped until it catches up. */
+      replicaMaxLagSeconds: z.number().positive().default(5),
     })
     .prefault({}),
   api: z
@@ -99,6 +118,11 @@ export const configSchema = z.strictObject({
           /** Requests allowed per key per window. */
           max: z.number().int().min(1).default(1200),
           windowMs: z.number().int().min(100).default(60_000),
+          /**
+           * Where the counters live: "database" (one budget per key across every API process, in an
+           * UNLOGGED table on the primary) or "memory" (per process; enough for a single `start`).
+           */
+          store: z.enum(["database", "memory"]).default("database"),
         })
         .prefault({}),
       /**

@@ -22,6 +22,7 @@ import {
   loadStoredBlocks,
   recordHead,
 } from "../store/chain-state.js";
+import { notifyCommit } from "../store/commit-notify.js";
 import { type Db, withTransaction } from "../store/db.js";
 import { loadPools } from "../store/pools.js";
 import { rollbackAbove } from "../store/rollback.js";
@@ -205,6 +206,7 @@ export function createChainSync(args: {
         time: ancestor.time,
       });
       await derived.afterRollback(client, { chainId: chain.id, ancestorBlock: ancestor.number });
+      await notifyCommit(client, { chainId: chain.id, block: ancestor.number });
       return r;
     });
     logger.warn(

@@ -9,6 +9,7 @@ import type {
   Token,
 } from "../model/index.js";
 import { advanceCheckpoint, storeBlocks } from "../store/chain-state.js";
+import { notifyCommit } from "../store/commit-notify.js";
 import { type Db, withTransaction } from "../store/db.js";
 import { insertPoolEvents } from "../store/pool-events.js";
 import { insertPools, updatePoolBases, updatePoolStates } from "../store/pools.js";
@@ -74,6 +75,8 @@ export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrit
       poolStates: [...write.built.states].map(([pool, s]) => ({ pool, ...s })),
     };
     await derived.afterBatch(client, batch);
+    // Delivered at COMMIT: API processes LISTENing on the primary drop their cached answers at once.
+    await notifyCommit(client, { chainId, block: write.checkpoint.block });
     return batch;
   });
 }

@@ -41,8 +41,8 @@ export function registerAssets(app: FastifyInstance, ctx: ApiContext) {
         schema: OkResponse,
         key: `assets|${ids.map((i) => i.id).join(",")}`,
         chains: [...new Set(ids.map((i) => i.chainId))],
-        compute: async () => {
-          const found = await findTokens(ctx.db, ids);
+        compute: async (db) => {
+          const found = await findTokens(db, ids);
           return ids.flatMap((id) => {
             const row = found.get(id.id);
             return row ? [{ contract: row.address, chain: row.chain_id, ...tokenFields(row) }] : [];

@@ -95,8 +95,8 @@ export function registerCandleChart(app: FastifyInstance, ctx: ApiContext) {
         schema: OkResponse,
         key: `candle-chart|${id.id}|${days}|${interval}`,
         chains: [id.chainId],
-        compute: async () => {
-          const candles = await getTokenUsdCandles(ctx.db, {
+        compute: async (db) => {
+          const candles = await getTokenUsdCandles(db, {
             chainId: id.chainId,
             token: id.address,
             days,

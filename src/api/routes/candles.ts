@@ -107,14 +107,14 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
         schema: OkResponse,
         key: `candles|${pair.id}|${asset.id}|${query.interval}|${from.getTime()}|${to.getTime()}`,
         chains: [pair.chainId],
-        compute: async () => {
-          const pool = await findPool(ctx.db, pair.chainId, pair.address);
+        compute: async (db) => {
+          const pool = await findPool(db, pair.chainId, pair.address);
           if (!pool) throw notFound(`pair_id ${pair.id} is not a known pair`);
           const side = asset.address === pool.token0 ? 0 : asset.address === pool.token1 ? 1 : undefined;
           if (side === undefined || asset.chainId !== pool.chain_id) {
             throw badRequest(`asset_id ${asset.id} is not one of the two tokens of pair ${pair.id}`);
           }
-          const stored = await getPairCandles(ctx.db, {
+          const stored = await getPairCandles(db, {
             chainId: pair.chainId,
             pool: pair.address,
             side,

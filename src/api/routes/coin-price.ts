@@ -69,8 +69,8 @@ export function registerCoinPrice(app: FastifyInstance, ctx: ApiContext) {
         schema: OkResponse,
         key: `coin|${symbol}`,
         chains: [coin.chain],
-        compute: async () => {
-          const row = (await findTokens(ctx.db, [id])).get(id.id);
+        compute: async (db) => {
+          const row = (await findTokens(db, [id])).get(id.id);
           if (!row || row.usd_price === null || !Number.isFinite(row.usd_price)) {
             throw notFound(`${symbol} has no price yet`);
           }

@@ -57,8 +57,8 @@ export function registerLineChart(app: FastifyInstance, ctx: ApiContext) {
         schema: OkResponse,
         key: `line|${id.id}|${days}`,
         chains: [id.chainId],
-        compute: async () => {
-          const chart = await getTokenLineChart(ctx.db, {
+        compute: async (db) => {
+          const chart = await getTokenLineChart(db, {
             chainId: id.chainId,
             token: id.address,
             days,

@@ -56,8 +56,8 @@ export function registerMetadata(app: FastifyInstance, ctx: ApiContext) {
         schema: OkResponse,
         key: `metadata|${several}|${ids.map((i) => i.id).join(",")}`,
         chains: [...new Set(ids.map((i) => i.chainId))],
-        compute: async () => {
-          const found = await findTokens(ctx.db, ids);
+        compute: async (db) => {
+          const found = await findTokens(db, ids);
           if (!several) {
             const [id] = ids;
             const row = id && found.get(id.id);

@@ -98,8 +98,8 @@ export function registerPairs(app: FastifyInstance, ctx: ApiContext) {
         schema: OkResponse,
         key: `pairs|${asset.id}|${limit}`,
         chains: [asset.chainId],
-        compute: async () => {
-          const pools = await findPoolsOfToken(ctx.db, {
+        compute: async (db) => {
+          const pools = await findPoolsOfToken(db, {
             chainId: asset.chainId,
             token: asset.address,
             limit,

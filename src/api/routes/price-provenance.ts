@@ -88,8 +88,8 @@ export function registerPriceProvenance(app: FastifyInstance, ctx: ApiContext) {
         schema: OkResponse,
         key: `provenance|${id.id}`,
         chains: [id.chainId],
-        compute: async () => {
-          const market = (await getTokenMarkets(ctx.db, id.chainId, [id.address])).get(id.address);
+        compute: async (db) => {
+          const market = (await getTokenMarkets(db, id.chainId, [id.address])).get(id.address);
           // A token with 24 h statistics but no token_prices row has no price block.
           if (!market || market.priceBlock === null || market.priceTime === null) {
             throw notFound(`tokenId ${id.id} has no price record`);

@@ -29,6 +29,23 @@ const Readiness = Type.Object(
     reasons: Type.Array(Type.String(), {
       description: "Every reason for not being ready; empty when ready.",
     }),
+    /** Where data reads go: the replicas, or the primary when none is usable (or none is configured). */
+    reads: Type.Object(
+      {
+        source: StringEnum(["replicas", "primary"] as const),
+        replicas: Type.Array(
+          Type.Object(
+            {
+              host: Type.String(),
+              state: StringEnum(["ok", "lagging", "down"] as const),
+              lag_seconds: Nullable(Type.Number()),
+            },
+            { additionalProperties: false },
+          ),
+        ),
+      },
+      { additionalProperties: false },
+    ),
     chains: Type.Array(ChainReadiness),
   },
   { additionalProperties: false },
@@ -87,6 +104,7 @@ export function registerReadyz(app: FastifyInstance, ctx: ApiContext) {
         status: ready ? "ready" : "not ready",
         database: reachable ? "ok" : "unreachable",
         reasons,
+        reads: ctx.reads.status(),
         chains: chains.map((c) => ({
           chain_id: c.chainId,
           indexed_block: c.indexedBlock,

@@ -77,7 +77,7 @@ export function registerSearch(app: FastifyInstance, ctx: ApiContext) {
         schema: OkResponse,
         key: `search|${text.toLowerCase()}|${chains.join(",")}`,
         chains,
-        compute: async () => {
+        compute: async (db) => {
           const byAddress = addressSearch.exec(text.toLowerCase());
           let rows: Awaited<ReturnType<typeof searchTokensByText>>;
           if (byAddress) {
@@ -86,13 +86,13 @@ export function registerSearch(app: FastifyInstance, ctx: ApiContext) {
             rows =
               within.length === 0
                 ? []
-                : await searchTokensByAddress(ctx.db, {
+                : await searchTokensByAddress(db, {
                     address: byAddress[1] as string,
                     chains: within,
                     limit: MAX_SEARCH_RESULTS,
                   });
           } else {
-            rows = await searchTokensByText(ctx.db, { text, chains, limit: MAX_SEARCH_RESULTS });
+            rows = await searchTokensByText(db, { text, chains, limit: MAX_SEARCH_RESULTS });
           }
           if (rows.length === 0) throw notFound(`no token matches searchString "${text.slice(0, 100)}"`);
           return rows.map((row) => ({

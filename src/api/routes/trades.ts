@@ -144,14 +144,14 @@ export function registerTrades(app: FastifyInstance, ctx: ApiContext) {
         schema: OkResponse,
         key: `trades|${pair.id}|${asset.id}|${limit}|${request.query.cursor ?? ""}`,
         chains: [pair.chainId],
-        compute: async () => {
-          const pool = await findPool(ctx.db, pair.chainId, pair.address);
+        compute: async (db) => {
+          const pool = await findPool(db, pair.chainId, pair.address);
           if (!pool) throw notFound(`pair_id ${pair.id} is not a known pair`);
           const assetIsToken0 = asset.chainId === pool.chain_id && asset.address === pool.token0;
           if (!assetIsToken0 && !(asset.chainId === pool.chain_id && asset.address === pool.token1)) {
             throw badRequest(`asset_id ${asset.id} is not one of the two tokens of pair ${pair.id}`);
           }
-          const rows = await findSwaps(ctx.db, {
+          const rows = await findSwaps(db, {
             chainId: pair.chainId,
             pool: pair.address,
             before,
