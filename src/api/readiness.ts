@@ -1,4 +1,5 @@
 import type { Config } from "../config/schema.js";
+import { formatDuration } from "../internal/duration.js";
 import type { SyncWatch } from "./sync-watch.js";
 import { toIso } from "./times.js";
 
@@ -13,9 +14,14 @@ export type IndexerChainHealth = {
   stoppedAt: Date | null;
   /** The last error, while the chain retries or after it stopped. */
   error: string | null;
+  /** During the backfill: seconds until the head is reached at the recent rate. */
+  etaSeconds?: number | null;
 };
 
-/** The running indexer, when it runs in this process (`tokenmarket start`). */
+/**
+ * The running indexer: the one in this process (`tokenmarket start`), or as the indexers report
+ * themselves in the database (`tokenmarket serve`, where a stale report is the phase "absent").
+ */
 export type IndexerHealth = { status(): IndexerChainHealth[] };
 
 export type ChainReadiness = {
@@ -78,6 +84,9 @@ export function createReadiness(options: {
         state = "stopped";
         stalledSince = live.stoppedAt ?? live.headSeenAt;
         reason = `indexing of chain ${chain.id} has stopped since ${toIso(stalledSince)} on a fatal error: ${live.error ?? "unknown"}; an operator must act`;
+      } else if (live?.phase === "absent") {
+        state = "unknown";
+        reason = live.error ?? `no indexer is running for chain ${chain.id}`;
       } else if (live && headAgeSeconds !== null && headAgeSeconds * 1000 > chain.maxHeadAgeMs) {
         state = "node-unreachable";
         stalledSince = live.headSeenAt;
@@ -85,7 +94,11 @@ export function createReadiness(options: {
       } else if (lagBlocks === null) {
         reason = `nothing indexed on chain ${chain.id} yet`;
       } else if (lagBlocks > chain.maxLagBlocks) {
-        reason = `chain ${chain.id} lags ${lagBlocks} blocks behind the head (limit ${chain.maxLagBlocks})`;
+        const eta = live?.phase === "backfill" && live.etaSeconds != null ? live.etaSeconds : null;
+        reason =
+          eta === null
+            ? `chain ${chain.id} lags ${lagBlocks} blocks behind the head (limit ${chain.maxLagBlocks})`
+            : `chain ${chain.id} is backfilling: ${lagBlocks} blocks behind the head, about ${formatDuration(eta)} to go`;
       }
       return {
         chainId: chain.id,

@@ -27,6 +27,7 @@ import {
 } from "./auth.js";
 import { type ApiContext, createContext } from "./context.js";
 import { handleError, handleNotFound } from "./error-handler.js";
+import { createIndexerHealthWatch } from "./indexer-health-watch.js";
 import { type ApiMetrics, createApiMetrics } from "./metrics.js";
 import { loadProjectInfo, type ProjectInfoBook } from "./project-info.js";
 import { clientErrorHandler, installProtocolGuards } from "./protocol.js";
@@ -129,9 +130,28 @@ export function createApiShared(options: ApiServerOptions): ApiShared {
   // The read router's view is the sync watch: starting it also starts the replicas' health
   // checks and the LISTEN for the indexers' commits.
   const reads = createReadRouter({ config, db, logger, intervalMs: options.syncPollMs });
-  const sync = reads.view;
+  // Without an indexer in this process (`tokenmarket serve`), readiness reads what the indexers
+  // report of themselves in the database; it is polled while the sync watch runs.
+  const health = options.indexer ? undefined : createIndexerHealthWatch({ db, logger });
+  const view = reads.view;
+  const sync: SyncWatch = health
+    ? {
+        ...view,
+        start() {
+          view.start();
+          health.start();
+        },
+        stop() {
+          view.stop();
+          health.stop();
+        },
+        refresh: async () => {
+          await Promise.all([view.refresh(), health.refresh()]);
+        },
+      }
+    : view;
   const rpcMetrics = options.rpcMetrics ?? createRpcMetrics();
-  const readiness = createReadiness({ config, sync, indexer: options.indexer });
+  const readiness = createReadiness({ config, sync, indexer: options.indexer ?? health });
   const metrics = createApiMetrics({
     config,
     sync,

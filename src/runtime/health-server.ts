@@ -1,6 +1,7 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
 import type { Config } from "../config/schema.js";
+import { formatDuration } from "../internal/duration.js";
 import type { Logger } from "../internal/logger.js";
 import type { ChainStatus } from "../sync/progress.js";
 
@@ -14,7 +15,8 @@ export function chainReadiness(
   if (status.phase === "failed")
     return { ready: false, reason: `indexing stopped: ${status.error ?? "fatal error"}` };
   if (status.phase !== "following") {
-    const lag = status.lagBlocks === null ? "" : ` (${status.lagBlocks} blocks behind)`;
+    const eta = status.etaSeconds === null ? "" : `, about ${formatDuration(status.etaSeconds)} to go`;
+    const lag = status.lagBlocks === null ? "" : ` (${status.lagBlocks} blocks behind${eta})`;
     return { ready: false, reason: `${status.phase}${lag}${status.error ? `: ${status.error}` : ""}` };
   }
   if (status.lagBlocks === null || status.lagBlocks > maxLagBlocks) {

@@ -152,9 +152,26 @@ describe("roles: tokenmarket index and tokenmarket serve as separate processes",
       20_000,
     );
 
-    index.child.kill("SIGTERM");
+    // serve runs no indexer, yet its /readyz tells when none is alive: the indexer's reports stop.
+    index.child.kill("SIGKILL");
+    const killedAt = Date.now();
+    const notReady = await waitFor(
+      "serve's /readyz to say no indexer reports",
+      async () => {
+        const r = await fetch(`${api}/readyz`);
+        const body = (await r.json()) as { reasons: string[] };
+        return r.status === 503 ? body : undefined;
+      },
+      40_000,
+    );
+    assert.match(
+      notReady.reasons.join("; "),
+      new RegExp(`no indexer has reported on chain ${devnet.chainId}`),
+    );
+    const seconds = (Date.now() - killedAt) / 1000;
+    assert.ok(seconds < 25, `noticed after ${seconds} s`);
+
     serve.child.kill("SIGTERM");
-    assert.equal(await index.exited, 0, index.output());
     assert.equal(await serve.exited, 0, serve.output());
   });
 

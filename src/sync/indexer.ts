@@ -3,6 +3,7 @@ import type { Config } from "../config/schema.js";
 import type { Logger } from "../internal/logger.js";
 import type { RpcMetrics } from "../rpc/metrics.js";
 import type { Db } from "../store/db.js";
+import { type IndexerHealthReport, saveIndexerHealth } from "../store/indexer-health.js";
 import { type ChainSync, createChainSync } from "./chain.js";
 import type { DerivedData } from "./derived.js";
 import { defaultIndexerOptions, type IndexerOptions } from "./options.js";
@@ -40,7 +41,7 @@ export function createIndexer(args: {
       ? new MultiBar(
           {
             format:
-              "{chain} [{bar}] {percentage}% | {value}/{total} blocks | {bps} blocks/s {sps} swaps/s | lag {lag}",
+              "{chain} [{bar}] {percentage}% | {value}/{total} blocks | {bps} blocks/s {sps} swaps/s | lag {lag} | ETA {eta}",
             hideCursor: true,
             clearOnComplete: true,
             stopOnComplete: false,
@@ -61,15 +62,55 @@ export function createIndexer(args: {
   );
   let runs: Promise<void> | undefined;
 
+  // Each chain's status, written every few seconds for API processes that run no indexer
+  // (`tokenmarket serve`): their /readyz reads the head as seen at the node and a fatal stop from
+  // here, and a report that goes stale tells them no indexer is alive.
+  let reporting: Promise<void> | undefined;
+  let healthWarned = false;
+  const report = () => {
+    if (reporting) return;
+    const reports: IndexerHealthReport[] = chains.map((c) => {
+      const s = c.status();
+      return {
+        chainId: s.chainId,
+        phase: s.phase,
+        headBlock: s.headBlock,
+        headSeenAt: s.headSeenAt,
+        stoppedAt: s.stoppedAt,
+        error: s.error,
+        etaSeconds: s.etaSeconds,
+      };
+    });
+    reporting = saveIndexerHealth(args.db, reports)
+      .then(() => {
+        healthWarned = false;
+      })
+      .catch((error: unknown) => {
+        // The database being down is already retried and logged by the chains themselves.
+        if (!healthWarned) logger.warn({ err: error }, "cannot write the indexer's health report");
+        healthWarned = true;
+      })
+      .finally(() => {
+        reporting = undefined;
+      });
+  };
+  let reportTimer: NodeJS.Timeout | undefined;
+
   return {
     start: async () => {
       runs ??= Promise.all(chains.map((c) => c.run())).then(() => {
         bars?.stop();
       });
+      reportTimer ??= setInterval(report, options.healthReportMs);
+      reportTimer.unref();
     },
     stop: async () => {
+      clearInterval(reportTimer);
       await Promise.all(chains.map((c) => c.stop()));
       bars?.stop();
+      // The last word: a stopped indexer says so rather than going stale.
+      report();
+      await reporting;
     },
     status: () => chains.map((c) => c.status()),
     done: async () => {

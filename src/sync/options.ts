@@ -25,6 +25,8 @@ export type IndexerOptions = {
    * successful round. Capped at a few seconds so that indexing resumes promptly after an outage.
    */
   restartDelayMs: [number, number];
+  /** How often each chain's status is written to `indexer_health` for API processes without an indexer. */
+  healthReportMs: number;
   rpc: Partial<RpcOptions>;
 };
 
@@ -39,6 +41,7 @@ export const defaultIndexerOptions: IndexerOptions = {
   progressLogIntervalMs: 10_000,
   progressBar: true,
   restartDelayMs: [500, 4000],
+  healthReportMs: 2000,
   // RPC retries back off to at most 4 s (not the client's default 20 s) for the same reason.
   rpc: { maxDelayMs: 4000 },
 };

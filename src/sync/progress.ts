@@ -1,4 +1,5 @@
 import type { MultiBar, SingleBar } from "cli-progress";
+import { formatDuration } from "../internal/duration.js";
 import type { Logger } from "../internal/logger.js";
 import { type Checkpoint, lagOf, type SyncFigures } from "../model/index.js";
 
@@ -25,6 +26,8 @@ export type ChainStatus = {
   headSeenAt: Date;
   /** When the chain stopped for good (phase "failed"); null otherwise. */
   stoppedAt: Date | null;
+  /** During the backfill: seconds until the head is reached at the recent rate; null otherwise. */
+  etaSeconds: number | null;
 };
 
 export type Progress = {
@@ -72,6 +75,7 @@ export function createProgress(args: {
     error: null,
     headSeenAt: new Date(),
     stoppedAt: null,
+    etaSeconds: null,
   };
 
   const refresh = () => {
@@ -85,6 +89,10 @@ export function createProgress(args: {
       s.blocksPerSecond = samples.reduce((a, x) => a + x.blocks, 0) / span;
       s.swapsPerSecond = samples.reduce((a, x) => a + x.swaps, 0) / span;
     }
+    s.etaSeconds =
+      s.phase === "backfill" && s.lagBlocks !== null && s.blocksPerSecond !== null && s.blocksPerSecond > 0
+        ? s.lagBlocks / s.blocksPerSecond
+        : null;
     if (args.bars && s.headBlock !== null && s.indexedBlock !== null && s.phase === "backfill") {
       const total = Math.max(1, s.headBlock - args.startBlock + 1);
       const value = Math.min(total, Math.max(0, s.indexedBlock - args.startBlock + 1));
@@ -93,6 +101,7 @@ export function createProgress(args: {
         bps: (s.blocksPerSecond ?? 0).toFixed(0),
         sps: (s.swapsPerSecond ?? 0).toFixed(0),
         lag: s.lagBlocks ?? "?",
+        eta: formatDuration(s.etaSeconds),
       };
       if (!bar) bar = args.bars.create(total, value, payload);
       else {
@@ -113,6 +122,8 @@ export function createProgress(args: {
         head_block: s.headBlock,
         lag_blocks: s.lagBlocks,
         lag_seconds: s.lagSeconds,
+        eta_seconds: s.etaSeconds === null ? null : Math.round(s.etaSeconds),
+        eta: s.etaSeconds === null ? null : formatDuration(s.etaSeconds),
         blocks_per_second: round(s.blocksPerSecond),
         swaps_per_second: round(s.swapsPerSecond),
         swaps_ingested: s.swapsIngested,
