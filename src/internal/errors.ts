@@ -71,3 +71,14 @@ export class HttpError extends BaseError {
 
 export const badRequest = (message: string) => new HttpError(400, message);
 export const notFound = (message: string) => new HttpError(404, message);
+
+/**
+ * This process no longer holds the chain's writer lock (its lock connection failed, or a newer
+ * writer claimed the chain): nothing more may be written; the chain goes back to standby.
+ */
+export class WriterLockLostError extends BaseError {
+  override name = "WriterLockLostError";
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: true });
+  }
+}

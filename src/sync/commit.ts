@@ -1,5 +1,5 @@
 import type { Hex } from "../decode/types.js";
-import { type Db, withTransaction } from "../store/db.js";
+import { type Db, type DbClient, withTransaction } from "../store/db.js";
 import {
   advanceCheckpoint,
   type BlockRow,
@@ -34,6 +34,8 @@ export type BatchWrite = {
   /** Canonical headers to keep for reorg detection, and the number at or below which stored ones are dropped. */
   blocks: readonly BlockRow[];
   keepBlocksAbove: number | null;
+  /** The writer's fence (writer-lock.ts), run first: a writer that lost the chain commits nothing. */
+  fence?: ((client: DbClient) => Promise<void>) | undefined;
 };
 
 /**
@@ -45,6 +47,7 @@ export type BatchWrite = {
 export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrite): Promise<IngestBatch> {
   return withTransaction(db, async (client) => {
     const { chainId } = write;
+    await write.fence?.(client);
     await advanceCheckpoint(client, {
       chainId,
       previous: write.previous,

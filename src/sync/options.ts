@@ -1,4 +1,5 @@
 import type { RpcOptions } from "../rpc/client.js";
+import type { WriterLockOptions } from "./writer-lock.js";
 
 /** Tuning of the indexer. Per-chain settings (ranges, confirmations, window) are in the chain's configuration. */
 export type IndexerOptions = {
@@ -23,6 +24,8 @@ export type IndexerOptions = {
   /** Waits between restarts of a failed chain: doubling from the first to the second. */
   restartDelayMs: [number, number];
   rpc: Partial<RpcOptions>;
+  /** The per-chain writer lock: standby polling, heartbeat, server-side session timeout. */
+  writerLock: Partial<WriterLockOptions>;
 };
 
 export const defaultIndexerOptions: IndexerOptions = {
@@ -37,4 +40,5 @@ export const defaultIndexerOptions: IndexerOptions = {
   progressBar: true,
   restartDelayMs: [1000, 60_000],
   rpc: {},
+  writerLock: {},
 };

@@ -2,7 +2,15 @@ import type { MultiBar, SingleBar } from "cli-progress";
 import type { Logger } from "../internal/logger.js";
 import type { Checkpoint, SyncFigures } from "../store/ingest.js";
 
-export type ChainPhase = "starting" | "scanning-factories" | "backfill" | "following" | "stopped" | "failed";
+/** `standby`: another process holds the chain's writer lock; this one waits to take over. */
+export type ChainPhase =
+  | "standby"
+  | "starting"
+  | "scanning-factories"
+  | "backfill"
+  | "following"
+  | "stopped"
+  | "failed";
 
 /** What the indexer knows about one chain right now. */
 export type ChainStatus = {
