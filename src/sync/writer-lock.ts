@@ -31,7 +31,7 @@ export const defaultWriterLockOptions: WriterLockOptions = {
   pollMs: 1000,
   heartbeatMs: 1000,
   heartbeatTimeoutMs: 3000,
-  serverIdleTimeoutMs: 10_000,
+  serverIdleTimeoutMs: 6000,
   reconnectMs: 2000,
 };
 
