@@ -121,6 +121,8 @@ describe("one writer per chain", () => {
       for (let seed = 1; mining; seed++) {
         await devnet.mineSwaps({ blocks: 1, swapsPerBlock: 2, seed });
         minedBlocks++;
+        // About five blocks a second: a lively chain that the final comparison can still index quickly.
+        await new Promise((resolve) => setTimeout(resolve, 150));
       }
     })();
 

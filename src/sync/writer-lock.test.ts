@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
+import { after, afterEach, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { createCapturingLogger, waitFor } from "../_test/indexer-wait.js";
 import { startTcpProxy } from "../_test/tcp-proxy.js";
@@ -9,7 +9,7 @@ import { createWriterLock, defaultWriterLockOptions, type WriterLock } from "./w
 
 const CHAIN = 4242;
 
-describe("writer lock", () => {
+describe("writer lock", { timeout: 60_000 }, () => {
   let t: TestDb;
   const locks: WriterLock[] = [];
   const lockOf = (db: Db, logger = createCapturingLogger().logger) => {
@@ -29,8 +29,11 @@ describe("writer lock", () => {
     );
     await t.db.query("INSERT INTO sync_state (chain_id, indexed_block) VALUES ($1, 0)", [CHAIN]);
   });
+  // A failed test must not leave its lock held: the next one would stand by for ever.
+  afterEach(async () => {
+    await Promise.all(locks.splice(0).map((l) => l.release()));
+  });
   after(async () => {
-    await Promise.all(locks.map((l) => l.release()));
     await t?.drop();
   });
 
