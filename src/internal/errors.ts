@@ -81,3 +81,14 @@ export class CheckpointConflictError extends BaseError {
     );
   }
 }
+
+/**
+ * This process no longer holds the chain's writer lock (its lock connection failed, or a newer
+ * writer claimed the chain): nothing more may be written; the chain goes back to standby.
+ */
+export class WriterLockLostError extends BaseError {
+  override name = "WriterLockLostError";
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super(message, { ...options, retryable: true });
+  }
+}

@@ -114,7 +114,15 @@ async function startIndexing(args: Parts): Promise<{ lines: string[]; indexer: I
   await indexer.start();
   onStop("indexer", indexer.stop);
   const statsTimer = setInterval(() => {
+    // Only the chain's writer refreshes them; a standby (another process holds the chain) does not.
+    const writing = new Set(
+      indexer
+        .status()
+        .filter((c) => c.phase !== "standby")
+        .map((c) => c.chainId),
+    );
     for (const chain of config.chains) {
+      if (!writing.has(chain.id)) continue;
       pricing.refreshStats(db, chain.id).catch((error: unknown) => {
         logger.warn({ err: error, chain_id: chain.id }, "refreshing 24-hour statistics failed");
       });

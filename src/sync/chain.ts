@@ -8,6 +8,7 @@ import {
   GenesisMismatchError,
   RangeTooLargeError,
   RetryableRpcError,
+  WriterLockLostError,
 } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import type { Checkpoint, PoolState, Token } from "../model/index.js";
@@ -23,7 +24,7 @@ import {
   recordHead,
 } from "../store/chain-state.js";
 import { notifyCommit } from "../store/commit-notify.js";
-import { type Db, withTransaction } from "../store/db.js";
+import { type Db, type DbClient, withTransaction } from "../store/db.js";
 import { loadPools } from "../store/pools.js";
 import { rollbackAbove } from "../store/rollback.js";
 import { loadTokens, tokensDueForSupply, updateTokenSupplies } from "../store/tokens.js";
@@ -39,6 +40,7 @@ import { type Pool, poolFromCreation, unknownState } from "./pools.js";
 import { type ChainStatus, createProgress } from "./progress.js";
 import { createRangeSizer } from "./ranges.js";
 import { readSupplies, readTokens } from "./tokens.js";
+import { createWriterLock, type Writer } from "./writer-lock.js";
 
 export type ChainSync = {
   /** Runs until stop() (or, without `follow`, until caught up, or until a fatal error). Never rejects. */
@@ -106,6 +108,16 @@ export function createChainSync(args: {
   let lastSupplyRefresh = Date.now();
   let recordedHead = -1;
   let failures = 0;
+  // One writer per chain: this process writes only while it holds the chain's lock (writer-lock.ts).
+  const lock = createWriterLock({ db, chainId: chain.id, logger, options: options.writerLock });
+  let writer: Writer | null = null;
+  const fence = (client: DbClient) =>
+    writer
+      ? writer.fence(client)
+      : Promise.reject(new WriterLockLostError(`chain ${chain.id}: no writer lock`));
+  const throwIfLost = () => {
+    if (!writer || writer.lost.aborted) throw new WriterLockLostError(`chain ${chain.id}: writer lock lost`);
+  };
 
   /** Loads the chain's checkpoint, pools and tokens from the database. */
   const reload = async () => {
@@ -130,9 +142,15 @@ export function createChainSync(args: {
   };
 
   const initialize = async () => {
+    writer = null;
+    const held = await lock.acquire(abort.signal, () => progress.phase("standby"));
+    if (!held) return false;
+    held.lost.addEventListener("abort", () => wake?.(), { once: true });
     progress.phase("starting");
     const genesis = await checkGenesis({ db, rpc, chain, logger });
     await initSyncState(db, chain.id, chain.startBlock);
+    // After the claim, commits of any earlier writer are refused; one in flight has finished.
+    writer = await lock.claim(db);
     await reload();
     logger.info(
       {
@@ -155,11 +173,13 @@ export function createChainSync(args: {
       isKnownPool: (a) => pools.has(a),
       maxRange: Math.max(options.factoryScanMaxRange, chain.maxBlockRange),
       logger,
-      isStopped: () => stopped,
+      isStopped: () => stopped || writer?.lost.aborted !== false,
+      fence,
     });
     for (const pool of found) pools.set(pool.address, pool);
     if (found.length > 0) logger.info({ pools: found.length }, "pools created before the start block found");
     unwatch ??= rpc.watchHeads(() => wake?.());
+    return true;
   };
 
   /**
@@ -200,6 +220,7 @@ export function createChainSync(args: {
     if (ancestor.number === checkpoint.block) return;
     const previous = checkpoint.block;
     const result = await withTransaction(db, async (client) => {
+      await fence(client);
       const r = await rollbackAbove(client, chain.id, previous, {
         block: ancestor.number,
         hash: ancestor.hash,
@@ -376,6 +397,7 @@ export function createChainSync(args: {
       built,
       blocks: data.canonical,
       keepBlocksAbove: to - chain.reorgWindow,
+      fence,
     });
     for (const [address, pool] of overlay) pools.set(address, pool);
     for (const [address, state] of built.states) {
@@ -416,7 +438,11 @@ export function createChainSync(args: {
     try {
       const due = await tokensDueForSupply(db, chain.id, options.supplyRefreshMs, options.supplyRefreshBatch);
       if (due.length === 0) return;
-      await updateTokenSupplies(db, chain.id, await readSupplies(rpc, due));
+      const supplies = await readSupplies(rpc, due);
+      await withTransaction(db, async (client) => {
+        await fence(client);
+        await updateTokenSupplies(client, chain.id, supplies);
+      });
       logger.debug({ tokens: due.length }, "token supplies refreshed");
     } catch (error) {
       logger.warn({ error: (error as Error).message }, "token supply refresh failed; trying again later");
@@ -440,6 +466,7 @@ export function createChainSync(args: {
 
   const loop = async () => {
     while (!stopped) {
+      throwIfLost();
       const head = await rpc.getBlock("latest");
       if (!head) throw new RetryableRpcError("the node has no latest block");
       progress.head(head.number, head.timestamp);
@@ -456,7 +483,11 @@ export function createChainSync(args: {
       }
       progress.phase("following");
       if (head.number !== recordedHead) {
-        await recordHead(db, chain.id, { block: head.number, time: new Date(head.timestamp * 1000) });
+        const at = { block: head.number, time: new Date(head.timestamp * 1000) };
+        await withTransaction(db, async (client) => {
+          await fence(client);
+          await recordHead(client, chain.id, at);
+        });
         recordedHead = head.number;
       }
       if (!options.follow) return;
@@ -470,11 +501,18 @@ export function createChainSync(args: {
   const run = async () => {
     while (!stopped) {
       try {
-        await initialize();
+        if (!(await initialize())) break;
         await loop();
         break;
       } catch (error) {
         if (stopped) break;
+        if (error instanceof WriterLockLostError) {
+          // Not a failure of this chain: another process writes it now. Back to standby.
+          logger.warn({ error: error.message }, "no longer the chain's writer; standing by");
+          writer = null;
+          await lock.release();
+          continue;
+        }
         const message = error instanceof Error ? error.message : String(error);
         if (isFatal(error)) {
           progress.phase("failed", message);
@@ -500,9 +538,10 @@ export function createChainSync(args: {
 
   return {
     run: () => {
-      running ??= run().finally(() => {
+      running ??= run().finally(async () => {
         unwatch?.();
         progress.stop();
+        await lock.release();
       });
       return running;
     },

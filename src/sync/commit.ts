@@ -10,7 +10,7 @@ import type {
 } from "../model/index.js";
 import { advanceCheckpoint, storeBlocks } from "../store/chain-state.js";
 import { notifyCommit } from "../store/commit-notify.js";
-import { type Db, withTransaction } from "../store/db.js";
+import { type Db, type DbClient, withTransaction } from "../store/db.js";
 import { insertPoolEvents } from "../store/pool-events.js";
 import { insertPools, updatePoolBases, updatePoolStates } from "../store/pools.js";
 import { insertSwaps } from "../store/swaps.js";
@@ -36,6 +36,8 @@ export type BatchWrite = {
   /** Canonical headers to keep for reorg detection, and the number at or below which stored ones are dropped. */
   blocks: readonly BlockRow[];
   keepBlocksAbove: number | null;
+  /** The writer's fence (writer-lock.ts), run first: a writer that lost the chain commits nothing. */
+  fence?: ((client: DbClient) => Promise<void>) | undefined;
 };
 
 /**
@@ -47,6 +49,7 @@ export type BatchWrite = {
 export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrite): Promise<IngestBatch> {
   return withTransaction(db, async (client) => {
     const { chainId } = write;
+    await write.fence?.(client);
     await advanceCheckpoint(client, {
       chainId,
       previous: write.previous,

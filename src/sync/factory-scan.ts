@@ -7,7 +7,7 @@ import type { Logger } from "../internal/logger.js";
 import type { FactoryScan } from "../model/index.js";
 import type { RpcClient } from "../rpc/client.js";
 import { loadFactoryScans, saveFactoryScan } from "../store/chain-state.js";
-import { type Db, withTransaction } from "../store/db.js";
+import { type Db, type DbClient, withTransaction } from "../store/db.js";
 import { insertPools } from "../store/pools.js";
 import { type Pool, poolFromCreation } from "./pools.js";
 import { createRangeSizer } from "./ranges.js";
@@ -28,6 +28,8 @@ export async function scanFactories(args: {
   maxRange: number;
   logger: Logger;
   isStopped(): boolean;
+  /** The writer's fence (writer-lock.ts), run first in each write. */
+  fence?: (client: DbClient) => Promise<void>;
 }): Promise<Pool[]> {
   const { db, rpc, chainId, logger } = args;
   const scans = await loadFactoryScans(db, chainId);
@@ -38,7 +40,11 @@ export async function scanFactories(args: {
       const target = args.checkpoint;
       const deployed = target < 0 ? 0 : await findDeploymentBlock(rpc, dex.factory, target);
       scan = { scannedBlock: Math.min(deployed - 1, target), targetBlock: target };
-      await saveFactoryScan(db, chainId, dex.factory, scan);
+      const first = scan;
+      await withTransaction(db, async (client) => {
+        await args.fence?.(client);
+        await saveFactoryScan(client, chainId, dex.factory, first);
+      });
       if (target >= 0) {
         logger.info(
           { dex: dex.name, from_block: deployed, to_block: target },
@@ -72,6 +78,7 @@ export async function scanFactories(args: {
       }
       const next: FactoryScan = { scannedBlock: to, targetBlock: target };
       await withTransaction(db, async (client) => {
+        await args.fence?.(client);
         await insertPools(client, chainId, pools);
         await saveFactoryScan(client, chainId, dex.factory, next);
       });

@@ -1,4 +1,5 @@
 import type { RpcOptions } from "../rpc/client.js";
+import type { WriterLockOptions } from "./writer-lock.js";
 
 /** Tuning of the indexer. Per-chain settings (ranges, confirmations, window) are in the chain's configuration. */
 export type IndexerOptions = {
@@ -28,6 +29,8 @@ export type IndexerOptions = {
   /** How often each chain's status is written to `indexer_health` for API processes without an indexer. */
   healthReportMs: number;
   rpc: Partial<RpcOptions>;
+  /** The per-chain writer lock: standby polling, heartbeat, server-side session timeout. */
+  writerLock: Partial<WriterLockOptions>;
 };
 
 export const defaultIndexerOptions: IndexerOptions = {
@@ -44,4 +47,5 @@ export const defaultIndexerOptions: IndexerOptions = {
   healthReportMs: 2000,
   // RPC retries back off to at most 4 s (not the client's default 20 s) for the same reason.
   rpc: { maxDelayMs: 4000 },
+  writerLock: {},
 };

@@ -3,7 +3,15 @@ import { formatDuration } from "../internal/duration.js";
 import type { Logger } from "../internal/logger.js";
 import { type Checkpoint, lagOf, type SyncFigures } from "../model/index.js";
 
-export type ChainPhase = "starting" | "scanning-factories" | "backfill" | "following" | "stopped" | "failed";
+/** `standby`: another process holds the chain's writer lock; this one waits to take over. */
+export type ChainPhase =
+  | "standby"
+  | "starting"
+  | "scanning-factories"
+  | "backfill"
+  | "following"
+  | "stopped"
+  | "failed";
 
 /** What the indexer knows about one chain right now. */
 export type ChainStatus = {

@@ -1,0 +1,151 @@
+import * as assert from "node:assert/strict";
+import { after, afterEach, before, describe, it } from "node:test";
+import { createTestDb, type TestDb } from "../_test/db.js";
+import { createCapturingLogger, waitFor } from "../_test/indexer-wait.js";
+import { startTcpProxy } from "../_test/tcp-proxy.js";
+import { WriterLockLostError } from "../internal/errors.js";
+import { createDb, type Db, withTransaction } from "../store/db.js";
+import { createWriterLock, defaultWriterLockOptions, type WriterLock } from "./writer-lock.js";
+
+const CHAIN = 4242;
+
+describe("writer lock", { timeout: 60_000 }, () => {
+  let t: TestDb;
+  const locks: WriterLock[] = [];
+  const lockOf = (db: Db, logger = createCapturingLogger().logger) => {
+    const lock = createWriterLock({ db, chainId: CHAIN, logger });
+    locks.push(lock);
+    return lock;
+  };
+  const epoch = async () =>
+    (await t.db.query("SELECT writer_epoch FROM sync_state WHERE chain_id = $1", [CHAIN])).rows[0]
+      ?.writer_epoch as number;
+
+  before(async () => {
+    t = await createTestDb();
+    await t.db.query(
+      "INSERT INTO chains (chain_id, name, genesis_hash, devnet) VALUES ($1, 'test', '0x01', true)",
+      [CHAIN],
+    );
+    await t.db.query("INSERT INTO sync_state (chain_id, indexed_block) VALUES ($1, 0)", [CHAIN]);
+  });
+  // A failed test must not leave its lock held: the next one would stand by for ever.
+  afterEach(async () => {
+    await Promise.all(locks.splice(0).map((l) => l.release()));
+  });
+  after(async () => {
+    await t?.drop();
+  });
+
+  it("a second process is a quiet standby and takes the lock as soon as the first lets it go", async () => {
+    const a = lockOf(t.db);
+    const heldA = await a.acquire(new AbortController().signal);
+    assert.ok(heldA);
+    const writerA = await a.claim(t.db);
+    const { logger, lines } = createCapturingLogger();
+    const b = lockOf(t.db, logger);
+    let standby = 0;
+    const acquiring = b.acquire(new AbortController().signal, () => standby++);
+    // Several polls go by.
+    await new Promise((resolve) => setTimeout(resolve, 2.5 * defaultWriterLockOptions.pollMs));
+    assert.equal(b.standby(), true);
+    assert.equal(standby, 1);
+    assert.deepEqual(
+      lines.map((l) => [l.level, l.msg]),
+      [[30, `standby for chain ${CHAIN}: another indexer holds it`]],
+      "one info line, nothing else",
+    );
+    const releasedAt = Date.now();
+    await a.release();
+    assert.ok(writerA.lost.aborted, "the released writer knows it");
+    const heldB = await acquiring;
+    const takeoverMs = Date.now() - releasedAt;
+    assert.ok(heldB && heldB.lockPid !== heldA.lockPid);
+    assert.ok(takeoverMs <= defaultWriterLockOptions.pollMs + 500, `taken over in ${takeoverMs} ms`);
+    const writerB = await b.claim(t.db);
+    assert.ok(writerB.epoch > writerA.epoch);
+    assert.equal(await epoch(), writerB.epoch);
+    await assert.rejects(
+      withTransaction(t.db, (c) => writerA.fence(c)),
+      WriterLockLostError,
+    );
+    await withTransaction(t.db, (c) => writerB.fence(c));
+    await b.release();
+  });
+
+  it("a superseded epoch cannot write even while its process still holds the lock", async () => {
+    const a = lockOf(t.db);
+    assert.ok(await a.acquire(new AbortController().signal));
+    const first = await a.claim(t.db);
+    const second = await a.claim(t.db);
+    assert.equal(first.lost.aborted, false);
+    // The fence's own check in the database, not the process's memory, refuses the old epoch.
+    await assert.rejects(
+      withTransaction(t.db, (c) => first.fence(c)),
+      (error: unknown) => error instanceof WriterLockLostError && /epoch/.test(error.message),
+    );
+    await withTransaction(t.db, (c) => second.fence(c));
+    await a.release();
+  });
+
+  it("a writer whose lock session is ended stops at once, and its fence refuses every write", async () => {
+    const a = lockOf(t.db);
+    const held = await a.acquire(new AbortController().signal);
+    assert.ok(held);
+    const writer = await a.claim(t.db);
+    const killedAt = Date.now();
+    await t.db.query("SELECT pg_terminate_backend($1)", [held.lockPid]);
+    await waitFor(() => writer.lost.aborted, "the writer notices", { timeoutMs: 5000, intervalMs: 10 });
+    assert.ok(Date.now() - killedAt < defaultWriterLockOptions.heartbeatMs + 1000);
+    await assert.rejects(
+      withTransaction(t.db, (c) => writer.fence(c)),
+      WriterLockLostError,
+    );
+    await a.release();
+  });
+
+  it("a network cut: the holder stops writing within its heartbeat timeout, the server ends the dead session and the standby takes over", async (ctx) => {
+    const target = new URL(t.url);
+    const proxy = await startTcpProxy({ host: target.hostname, port: Number(target.port) });
+    const viaProxy = new URL(t.url);
+    viaProxy.hostname = "127.0.0.1";
+    viaProxy.port = String(proxy.port);
+    const proxied = createDb({ url: viaProxy.toString(), max: 2 });
+    try {
+      const a = lockOf(proxied);
+      const heldA = await a.acquire(new AbortController().signal);
+      assert.ok(heldA);
+      const writerA = await a.claim(proxied);
+      const b = lockOf(t.db);
+      const acquiring = b.acquire(new AbortController().signal);
+      await new Promise((resolve) => setTimeout(resolve, defaultWriterLockOptions.pollMs + 200));
+      assert.equal(b.standby(), true);
+
+      const cutAt = Date.now();
+      proxy.cut();
+      await waitFor(() => writerA.lost.aborted, "the cut-off writer notices", {
+        timeoutMs: 10_000,
+        intervalMs: 10,
+      });
+      const lostMs = Date.now() - cutAt;
+      const heldB = await acquiring;
+      const takeoverMs = Date.now() - cutAt;
+      assert.ok(heldB);
+      ctx.diagnostic(
+        `network cut: writer stopped after ${lostMs} ms, standby took the lock after ${takeoverMs} ms`,
+      );
+      const { heartbeatMs, heartbeatTimeoutMs, serverIdleTimeoutMs, pollMs } = defaultWriterLockOptions;
+      assert.ok(lostMs <= heartbeatMs + heartbeatTimeoutMs + 500, `stopped writing after ${lostMs} ms`);
+      assert.ok(takeoverMs <= serverIdleTimeoutMs + pollMs + 1500, `taken over after ${takeoverMs} ms`);
+      // The dead session is gone from the server, and with it the lock.
+      const { rows } = await t.db.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [heldA.lockPid]);
+      assert.equal(rows.length, 0);
+      const writerB = await b.claim(t.db);
+      assert.ok(writerB.epoch > writerA.epoch);
+      await b.release();
+    } finally {
+      await proxy.close();
+      await proxied.end().catch(() => {});
+    }
+  });
+});
