@@ -1,5 +1,4 @@
 import { decodeFunctionData, encodeFunctionResult, parseAbi, type Hex as ViemHex } from "viem";
-import type { Hex } from "../decode/types.js";
 import type { ShapeBlock, ShapeChain, ShapeLog } from "./chain.js";
 import { word } from "./chain.js";
 import { hash32, hex8, Kind } from "./hash.js";
