@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../config/load.js";
 import { BaseError, ConfigError } from "../internal/errors.js";
 import { createLogger } from "../internal/logger.js";
+import { runShapeDevnet } from "../shape/cli.js";
 import { runKeys } from "./keys.js";
 import { runReplay } from "./replay.js";
 import { runStart } from "./start.js";
@@ -17,6 +18,8 @@ Usage:
   tokenmarket keys revoke ID|NAME|PREFIX    revoke API keys
   tokenmarket migrate                       apply database migrations
   tokenmarket replay DIR…                   import recorded logs (manifest.json + logs.raw.csv) through indexing and pricing
+  tokenmarket devnet --shape ethereum|bnb|polygon [--port N] [--pools N] [--tokens N] [--seed N] [--history-blocks N] [--live false] …
+                                            a mainnet-shaped synthetic JSON-RPC node for tests and benchmarks (docs/SHAPE.md)
   tokenmarket help                          this text
 
 Options:
@@ -25,6 +28,8 @@ Options:
 Environment overrides are listed in .env.example.`;
 
 async function main(argv: string[]): Promise<number> {
+  // The synthetic node has its own options (and needs no configuration file).
+  if (argv[0] === "devnet") return runShapeDevnet({ argv: argv.slice(1), logger: createLogger() });
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
