@@ -71,7 +71,7 @@ export function createShapeChain(options: ChainOptions) {
   const u = options.universe;
   const { profile, seed } = u;
   const K = options.segmentBlocks ?? 64;
-  const cacheLimit = options.cacheBlocks ?? 256;
+  const cacheLimit = options.cacheBlocks ?? 128;
   const now = options.now ?? Date.now;
   const startMs = now();
   const baseHead = u.creationEraBlocks + options.historyBlocks;
@@ -91,8 +91,22 @@ export function createShapeChain(options: ChainOptions) {
   };
   const timestamp = (n: number): number => Math.floor((genesisTimeMs + n * profile.blockTimeMs) / 1000);
 
+  // Hashes are asked again and again (every log carries two): memoised, dropped by a reorg.
+  const hashMemo = new Map<string, Hex>();
+  const memo = (key: string, make: () => Hex): Hex => {
+    let h = hashMemo.get(key);
+    if (h === undefined) {
+      h = make();
+      if (hashMemo.size >= 500_000) hashMemo.clear();
+      hashMemo.set(key, h);
+    }
+    return h;
+  };
+  const blockHash = (n: number): Hex => memo(`b${n}`, () => makeBlockHash(n));
+  const txHash = (n: number, index: number): Hex => memo(`t${n}:${index}`, () => makeTxHash(n, index));
+
   /** Block hash: six hash words, then n and the fork mixed with the first words (decodable). */
-  const blockHash = (n: number): Hex => {
+  const makeBlockHash = (n: number): Hex => {
     const f = forkOf(n);
     const w = [0, 1, 2, 3, 4, 5].map((k) => hash32(seed, Kind.block, n, f, k));
     const w6 = (n ^ hash32(seed, Kind.tag, Kind.block, w[0] as number)) >>> 0;
@@ -117,7 +131,7 @@ export function createShapeChain(options: ChainOptions) {
     return blockHash(n - 1);
   };
 
-  const txHash = (n: number, index: number): Hex => {
+  const makeTxHash = (n: number, index: number): Hex => {
     const f = forkOf(n);
     const w = [0, 1, 2, 3, 4, 5].map((k) => hash32(seed, Kind.tx, n, f, index, k));
     const w6 = (n ^ hash32(seed, Kind.tag, Kind.tx, w[0] as number)) >>> 0;
@@ -562,6 +576,7 @@ export function createShapeChain(options: ChainOptions) {
   const invalidateFrom = (from: number) => {
     for (const n of [...cache.keys()]) if (n >= from) cache.delete(n);
     planCache.clear();
+    hashMemo.clear();
     tail = undefined;
     callView = undefined;
     const keep = Math.max(creationSegments, Math.floor(from / K));

@@ -486,3 +486,49 @@ describe("determinism, reorgs, broken headers and the clock", () => {
     }
   });
 });
+
+describe("a million pools", () => {
+  it("starts in well under a second in modest memory, and answers at the head and for its last pool", async () => {
+    global.gc?.();
+    const rssBefore = process.memoryUsage().rss;
+    const started = performance.now();
+    const server = await start({ pools: 1_000_000, tokens: 300_000, historyBlocks: 20 });
+    try {
+      const head = Number(await result<string>(server.url, "eth_blockNumber"));
+      const firstAnswerMs = performance.now() - started;
+      const rssGrowth = process.memoryUsage().rss - rssBefore;
+      process.stderr.write(
+        `# 1,000,000 pools / 300,000 tokens: first answer after ${firstAnswerMs.toFixed(0)} ms, RSS +${(rssGrowth / 1048576).toFixed(0)} MB\n`,
+      );
+      assert.ok(firstAnswerMs < 2_000, `first answer in ${firstAnswerMs} ms`);
+      assert.ok(rssGrowth < 100 * 1048576, `RSS grew by ${rssGrowth} bytes`);
+      const u = server.chain.universe;
+      assert.equal(u.poolsAt(head) >= 1_000_000, true);
+      const last = u.poolInfo(999_999);
+      const client = createPublicClient({ transport: http(server.url) });
+      const reserves =
+        last.protocol === "v2"
+          ? await client.readContract({ address: last.address, abi: v2PairAbi, functionName: "getReserves" })
+          : [await client.readContract({ address: last.address, abi: v3PoolAbi, functionName: "liquidity" })];
+      assert.ok(reserves[0] > 0n, "the last pool of the creation era has liquidity");
+      const logs = await result<RpcLog[]>(server.url, "eth_getLogs", [
+        { fromBlock: hex(head - 1), toBlock: hex(head) },
+      ]);
+      assert.ok(logs.length > 300, "two mainnet blocks of logs at the head");
+      const creations = await result<RpcLog[]>(server.url, "eth_getLogs", [
+        {
+          fromBlock: hex(u.creationEraBlocks),
+          toBlock: hex(u.creationEraBlocks),
+          address: u.profile.dexes.map((d) => d.factory),
+        },
+      ]);
+      assert.equal(
+        creations.length,
+        1_000_000 - (u.creationEraBlocks - 1) * 500,
+        "the creation era's last block",
+      );
+    } finally {
+      await server.close();
+    }
+  });
+});
