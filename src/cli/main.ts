@@ -2,6 +2,7 @@ import { parseArgs } from "node:util";
 import { loadConfig } from "../config/load.js";
 import { BaseError, ConfigError } from "../internal/errors.js";
 import { createLogger } from "../internal/logger.js";
+import { runShapeDevnet } from "../shape/cli.js";
 import { loadEnvFile } from "./env-file.js";
 import { runKeys } from "./keys.js";
 import { runReplay } from "./replay.js";
@@ -18,6 +19,8 @@ Usage:
   tokenmarket keys revoke ID|NAME|PREFIX    revoke API keys
   tokenmarket migrate                       apply database migrations
   tokenmarket replay DIR…                   import recorded logs (manifest.json + logs.raw.csv) through indexing and pricing
+  tokenmarket devnet --shape ethereum|bnb|polygon [--port N] [--pools N] [--tokens N] [--seed N] [--history-blocks N] [--live false] …
+                                            a mainnet-shaped synthetic JSON-RPC node for tests and benchmarks (docs/SHAPE.md)
   tokenmarket help                          this text
 
 Options:
@@ -29,6 +32,8 @@ at start (variables set in the real environment win).`;
 async function main(argv: string[]): Promise<number> {
   // Before anything reads the environment (configuration, LOG_LEVEL); real variables win.
   loadEnvFile();
+  // The synthetic node has its own options (and needs no configuration file).
+  if (argv[0] === "devnet") return runShapeDevnet({ argv: argv.slice(1), logger: createLogger() });
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,

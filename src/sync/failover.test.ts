@@ -8,8 +8,8 @@ import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.
 import { assertSameDump, dumpCounts, dumpIndexedData } from "../_test/indexer-dump.js";
 import { waitFor } from "../_test/indexer-wait.js";
 import { seededRandom } from "../_test/random.js";
-import { createSilentLogger } from "../internal/logger.js";
 import { snapshotAggregates } from "../_test/sql.js";
+import { createSilentLogger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
 import { createIndexer } from "./indexer.js";
 import type { IndexerOptions } from "./options.js";

@@ -1,0 +1,471 @@
+import { decodeFunctionData, encodeFunctionResult, parseAbi, type Hex as ViemHex } from "viem";
+import type { ShapeBlock, ShapeChain, ShapeLog } from "./chain.js";
+import { word } from "./chain.js";
+import { hash32, hex8, Kind } from "./hash.js";
+
+/**
+ * The JSON-RPC methods of the synthetic node: what an indexer asks an Ethereum node, answered
+ * from the lazily generated chain, with real providers' eth_getLogs limits and messages, and
+ * admin methods (shape_*) for reorgs and broken headers.
+ */
+
+export const MULTICALL3 = "0xca11bde05977b3631167028862be2a173976ca11";
+
+/** eth_getLogs limits of a provider, with its own error messages. */
+export type ProviderLimits = "alchemy" | "infura" | "none";
+
+export class RpcError extends Error {
+  constructor(
+    readonly code: number,
+    message: string,
+    readonly data?: string,
+  ) {
+    super(message);
+  }
+}
+
+const multicallAbi = parseAbi([
+  "struct Call3 { address target; bool allowFailure; bytes callData; }",
+  "struct Result { bool success; bytes returnData; }",
+  "function aggregate3(Call3[] calls) payable returns (Result[] returnData)",
+]);
+
+const q = (n: number | bigint): string => `0x${n.toString(16)}`;
+const ZERO_BLOOM = `0x${"0".repeat(512)}`;
+const EMPTY_UNCLES = "0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd40d49347";
+const STUB_CODE = "0x608060405234801561001057600080fd5b50600436106100365760003560e01c";
+const LOG_CAP = 10_000;
+const BLOCK_RANGE = 2_000;
+
+export function createShapeRpc(chain: ShapeChain, options: { limits: ProviderLimits }) {
+  const u = chain.universe;
+  const { profile, seed } = u;
+  const factories = new Set(profile.dexes.map((d) => d.factory as string));
+  const routers = new Set(profile.dexes.map((d) => d.router as string));
+
+  const rootHash = (n: number, k: number): string =>
+    `0x${[0, 1, 2, 3, 4, 5, 6, 7].map((i) => hex8(hash32(seed, Kind.root, n, k, i, chain.blockHash(n).length))).join("")}`;
+  const baseFee = (n: number): bigint =>
+    BigInt(1_000_000_000 + (hash32(seed, Kind.root, n, 9) % 9_000_000_000));
+
+  const blockNumberOf = (tag: unknown): number => {
+    const h = chain.head();
+    if (tag === undefined || tag === null || tag === "latest" || tag === "pending") return h;
+    if (tag === "earliest") return 0;
+    if (tag === "safe") return Math.max(0, h - Math.ceil(profile.finalityDepth / 2));
+    if (tag === "finalized") return Math.max(0, h - profile.finalityDepth);
+    if (typeof tag === "object") {
+      const t = tag as { blockNumber?: string; blockHash?: string };
+      if (t.blockHash) {
+        const n = chain.blockNumberOfHash(t.blockHash);
+        if (n === null) throw new RpcError(-32000, `header for hash ${t.blockHash} not found`);
+        return n;
+      }
+      return blockNumberOf(t.blockNumber);
+    }
+    if (typeof tag === "string" && /^0x[0-9a-fA-F]+$/.test(tag)) return Number.parseInt(tag, 16);
+    throw new RpcError(
+      -32602,
+      `invalid argument: hex string without 0x prefix or invalid block tag ${String(tag)}`,
+    );
+  };
+
+  const txObject = (n: number, index: number) => {
+    const p = chain.plannedTxs(n)[index];
+    if (!p) return null;
+    const info = u.poolInfo(p.pool);
+    const dex = profile.dexes[info.dex] as (typeof profile.dexes)[number];
+    const fee = baseFee(n);
+    const tip = BigInt(1 + (hash32(seed, Kind.tx, n, index, 5) % 3)) * 1_000_000_000n;
+    return {
+      blockHash: chain.blockHash(n),
+      blockNumber: q(n),
+      from: u.traderAddress(p.trader),
+      gas: q(Math.floor(p.gas * 1.3)),
+      gasPrice: q(fee + tip),
+      maxFeePerGas: q(fee * 2n + tip),
+      maxPriorityFeePerGas: q(tip),
+      hash: chain.txHash(n, index),
+      input: `0x${p.kind === "create" ? "c9c65396" : p.kind === "swap" ? "3593564c" : "e8e33700"}${word(p.pool)}`,
+      nonce: q(hash32(seed, Kind.tx, p.trader, n, 6) % 5000),
+      to: p.kind === "create" ? dex.factory : dex.router,
+      transactionIndex: q(index),
+      value: "0x0",
+      type: "0x2",
+      accessList: [],
+      chainId: q(profile.chainId),
+      v: "0x0",
+      yParity: "0x0",
+      r: `0x${[0, 1, 2, 3, 4, 5, 6, 7].map((i) => hex8(hash32(seed, Kind.tx, n, index, 10 + i))).join("")}`,
+      s: `0x${[0, 1, 2, 3, 4, 5, 6, 7].map((i) => hex8(hash32(seed, Kind.tx, n, index, 20 + i) >>> (i === 0 ? 1 : 0))).join("")}`,
+    };
+  };
+
+  const blockObject = (n: number, full: boolean) => {
+    if (n < 0 || n > chain.head()) return null;
+    const txs = chain.plannedTxs(n);
+    const gasUsed = txs.reduce((sum, t) => sum + t.gas, 0);
+    return {
+      number: q(n),
+      hash: chain.blockHash(n),
+      parentHash: chain.parentHash(n),
+      nonce: "0x0000000000000000",
+      mixHash: rootHash(n, 4),
+      sha3Uncles: EMPTY_UNCLES,
+      // Blooms are not computed (no client of this server reads them); all zero bits.
+      logsBloom: ZERO_BLOOM,
+      transactionsRoot: rootHash(n, 1),
+      stateRoot: rootHash(n, 2),
+      receiptsRoot: rootHash(n, 3),
+      miner: u.traderAddress(1_000_000 + (n % 20)),
+      difficulty: "0x0",
+      totalDifficulty: "0xc70d815d562d3cfa955",
+      extraData: "0x",
+      size: q(600 + txs.length * 180),
+      gasLimit: q(profile.gasLimit),
+      gasUsed: q(gasUsed),
+      timestamp: q(chain.timestamp(n)),
+      baseFeePerGas: q(baseFee(n)),
+      transactions: full ? txs.map((t) => txObject(n, t.index)) : txs.map((t) => chain.txHash(n, t.index)),
+      uncles: [],
+      withdrawals: [],
+      withdrawalsRoot: rootHash(n, 5),
+    };
+  };
+
+  const logObject = (block: ShapeBlock, txIndex: number, logIndex: number, log: ShapeLog) => ({
+    address: log.address,
+    topics: log.topics,
+    data: log.data,
+    blockNumber: q(block.number),
+    blockHash: chain.blockHash(block.number),
+    transactionHash: chain.txHash(block.number, txIndex),
+    transactionIndex: q(txIndex),
+    logIndex: q(logIndex),
+    removed: false,
+  });
+
+  // Receipts are asked one transaction at a time: the last block's are kept.
+  let lastReceipts: { hash: string; value: ReturnType<typeof buildReceipts> } | undefined;
+  const receipts = (n: number) => {
+    const hash = chain.blockHash(n);
+    if (lastReceipts?.hash !== hash) lastReceipts = { hash, value: buildReceipts(n) };
+    return lastReceipts.value;
+  };
+  const buildReceipts = (n: number) => {
+    const block = chain.block(n);
+    let logIndex = 0;
+    let cumulative = 0;
+    const fee = baseFee(n);
+    return block.txs.map((tx) => {
+      cumulative += tx.gas;
+      const tip = BigInt(1 + (hash32(seed, Kind.tx, n, tx.index, 5) % 3)) * 1_000_000_000n;
+      const plan = chain.plannedTxs(n)[tx.index];
+      const info = u.poolInfo(tx.pool);
+      const dex = profile.dexes[info.dex] as (typeof profile.dexes)[number];
+      return {
+        transactionHash: chain.txHash(n, tx.index),
+        transactionIndex: q(tx.index),
+        blockHash: chain.blockHash(n),
+        blockNumber: q(n),
+        from: u.traderAddress(tx.trader),
+        to: plan?.kind === "create" ? dex.factory : dex.router,
+        cumulativeGasUsed: q(cumulative),
+        gasUsed: q(tx.gas),
+        effectiveGasPrice: q(fee + tip),
+        contractAddress: null,
+        logs: tx.logs.map((log) => logObject(block, tx.index, logIndex++, log)),
+        logsBloom: ZERO_BLOOM,
+        status: "0x1",
+        type: "0x2",
+      };
+    });
+  };
+
+  // ---- eth_getLogs ----
+  const asList = (value: unknown): string[] | null => {
+    if (value === undefined || value === null) return null;
+    const list = Array.isArray(value) ? value : [value];
+    return list.map((v) => String(v).toLowerCase());
+  };
+  function getLogs(filter: Record<string, unknown>) {
+    let from: number;
+    let to: number;
+    if (filter.blockHash) {
+      const n = chain.blockNumberOfHash(String(filter.blockHash));
+      if (n === null) throw new RpcError(-32000, "unknown block");
+      from = n;
+      to = n;
+    } else {
+      from = blockNumberOf(filter.fromBlock ?? "latest");
+      to = Math.min(blockNumberOf(filter.toBlock ?? "latest"), chain.head());
+    }
+    if (from > to) {
+      if (from > chain.head()) return [];
+      throw new RpcError(-32602, "invalid block range params");
+    }
+    const addresses = asList(filter.address);
+    const addressSet = addresses ? new Set(addresses) : null;
+    const topicSets = (Array.isArray(filter.topics) ? filter.topics : []).map((t) => {
+      const list = asList(t);
+      return list ? new Set(list) : null;
+    });
+    // Alchemy caps the response only when the range is over 2K blocks; Infura always does.
+    const capped =
+      options.limits === "infura" || (options.limits === "alchemy" && to - from + 1 > BLOCK_RANGE);
+    const out: ReturnType<typeof logObject>[] = [];
+    let overAt = -1;
+    chain.blocks(from, to, (block) => {
+      let logIndex = 0;
+      for (const tx of block.txs) {
+        for (const log of tx.logs) {
+          const index = logIndex++;
+          if (addressSet && !addressSet.has(log.address)) continue;
+          let match = true;
+          for (let k = 0; k < topicSets.length; k++) {
+            const set = topicSets[k];
+            if (set && !set.has(log.topics[k] ?? "")) {
+              match = false;
+              break;
+            }
+          }
+          if (!match) continue;
+          out.push(logObject(block, tx.index, index, log));
+        }
+      }
+      if (capped && out.length > LOG_CAP) {
+        overAt = block.number;
+        return false;
+      }
+      return true;
+    });
+    if (overAt >= 0) {
+      const goodTo = Math.max(from, overAt - 1);
+      if (options.limits === "infura") {
+        throw new RpcError(
+          -32005,
+          `query returned more than 10000 results. Try with this block range [${q(from)}, ${q(goodTo)}].`,
+        );
+      }
+      throw new RpcError(
+        -32602,
+        "Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response. " +
+          `Based on your parameters and the response size limit, this block range should work: [${q(from)}, ${q(goodTo)}]`,
+      );
+    }
+    return out;
+  }
+
+  // ---- eth_call ----
+  const reverted = () => new RpcError(-32000, "execution reverted");
+  const abiString = (text: string): string => {
+    const bytes = Buffer.from(text, "utf8");
+    const padded = bytes.toString("hex").padEnd(Math.ceil(bytes.length / 32) * 64, "0");
+    return `0x${word(32)}${word(bytes.length)}${padded}`;
+  };
+  const bytes32 = (text: string): string =>
+    `0x${Buffer.from(text, "utf8").subarray(0, 32).toString("hex").padEnd(64, "0")}`;
+  const addressArg = (data: string, i: number): string =>
+    `0x${data.slice(10 + i * 64 + 24, 10 + (i + 1) * 64)}`;
+
+  function call(to: string, data: string, n: number): string {
+    const selector = data.slice(0, 10);
+    if (to === MULTICALL3) return multicall(data, n);
+    const token = u.tokenIndex(to);
+    if (token !== null) {
+      const meta = u.tokenMeta(token);
+      switch (selector) {
+        case "0x06fdde03":
+        case "0x95d89b41": {
+          const field = selector === "0x06fdde03" ? meta.name : meta.symbol;
+          if (field.kind === "revert") throw reverted();
+          return field.kind === "bytes32" ? bytes32(field.value) : abiString(field.value);
+        }
+        case "0x313ce567":
+          if (meta.decimals === null) throw reverted();
+          return `0x${word(meta.decimals)}`;
+        case "0x18160ddd":
+          return `0x${word(meta.totalSupply)}`;
+        case "0x70a08231":
+          return `0x${word(balanceOf(token, addressArg(data, 0), n))}`;
+        default:
+          throw reverted();
+      }
+    }
+    const pool = u.poolIndex(to);
+    if (pool !== null && u.poolInfo(pool).createdBlock <= n) {
+      const info = u.poolInfo(pool);
+      const state = chain.poolStateAt(pool, n);
+      if (!state) return "0x";
+      const dex = profile.dexes[info.dex] as (typeof profile.dexes)[number];
+      switch (selector) {
+        case "0x0dfe1681":
+          return `0x${word(BigInt(u.tokenAddress(info.token0)))}`;
+        case "0xd21220a7":
+          return `0x${word(BigInt(u.tokenAddress(info.token1)))}`;
+        case "0xc45a0155":
+          return `0x${word(BigInt(dex.factory))}`;
+        case "0x0902f1ac":
+          if (info.protocol !== "v2") throw reverted();
+          return `0x${word(state.r0)}${word(state.r1)}${word(chain.timestamp(n) % 2 ** 32)}`;
+        case "0xddca3f43":
+          if (info.protocol !== "v3") throw reverted();
+          return `0x${word(info.fee)}`;
+        case "0xd0c93a7c":
+          if (info.protocol !== "v3") throw reverted();
+          return `0x${word(info.tickSpacing)}`;
+        case "0x3850c7bd":
+          if (info.protocol !== "v3") throw reverted();
+          return `0x${word(state.sqrtPriceX96)}${word(state.tick)}${word(0)}${word(1)}${word(1)}${word(0)}${word(1)}`;
+        case "0x1a686502":
+          if (info.protocol !== "v3") throw reverted();
+          return `0x${word(state.liquidity)}`;
+        default:
+          throw reverted();
+      }
+    }
+    // No contract there (an account, or a pool not created yet): the call succeeds with no data.
+    return "0x";
+  }
+
+  function balanceOf(token: number, owner: string, n: number): bigint {
+    const pool = u.poolIndex(owner);
+    if (pool !== null) {
+      const info = u.poolInfo(pool);
+      if (info.token0 !== token && info.token1 !== token) return 0n;
+      const state = chain.poolStateAt(pool, n);
+      if (!state) return 0n;
+      return info.token0 === token ? state.r0 : state.r1;
+    }
+    if (factories.has(owner) || routers.has(owner)) return 0n;
+    // Other holders: a deterministic balance (the synthetic chain tracks no wallets).
+    const meta = u.tokenMeta(token);
+    const h = hash32(seed, Kind.balance, token, Number.parseInt(owner.slice(2, 10), 16) || 0);
+    return h % 4 === 0 ? 0n : BigInt(h % 1_000_000) * 10n ** BigInt(meta.unitDecimals);
+  }
+
+  function multicall(data: string, n: number): string {
+    let decoded: ReturnType<typeof decodeFunctionData<typeof multicallAbi>>;
+    try {
+      decoded = decodeFunctionData({ abi: multicallAbi, data: data as ViemHex });
+    } catch {
+      throw reverted();
+    }
+    const calls = decoded.args[0] as readonly { target: string; allowFailure: boolean; callData: string }[];
+    const results = calls.map((c) => {
+      try {
+        return {
+          success: true,
+          returnData: call(c.target.toLowerCase(), c.callData.toLowerCase(), n) as ViemHex,
+        };
+      } catch (error) {
+        if (!c.allowFailure) throw new RpcError(-32000, "execution reverted: Multicall3: call failed");
+        if (error instanceof RpcError) return { success: false, returnData: "0x" as ViemHex };
+        throw error;
+      }
+    });
+    return encodeFunctionResult({ abi: multicallAbi, functionName: "aggregate3", result: results });
+  }
+
+  const hasCode = (address: string, n: number): boolean => {
+    if (address === MULTICALL3 || factories.has(address) || routers.has(address)) return true;
+    if (u.tokenIndex(address) !== null) return true;
+    const pool = u.poolIndex(address);
+    return pool !== null && u.poolInfo(pool).createdBlock <= n;
+  };
+
+  const requireKnown = (n: number) => {
+    if (n > chain.head()) throw new RpcError(-32000, "header not found");
+  };
+
+  // ---- dispatch ----
+  const methods: Record<string, (params: unknown[]) => unknown> = {
+    web3_clientVersion: () => `tokenmarket-shape/${profile.name}`,
+    net_version: () => String(profile.chainId),
+    net_listening: () => true,
+    eth_chainId: () => q(profile.chainId),
+    eth_syncing: () => false,
+    eth_blockNumber: () => q(chain.head()),
+    eth_gasPrice: () => q(baseFee(chain.head()) + 1_000_000_000n),
+    eth_maxPriorityFeePerGas: () => q(1_000_000_000),
+    eth_getBlockByNumber: ([tag, full]) => blockObject(blockNumberOf(tag), Boolean(full)),
+    eth_getBlockByHash: ([hash, full]) => {
+      const n = chain.blockNumberOfHash(String(hash));
+      return n === null ? null : blockObject(n, Boolean(full));
+    },
+    eth_getBlockTransactionCountByNumber: ([tag]) => {
+      const n = blockNumberOf(tag);
+      return n > chain.head() ? null : q(chain.txCount(n));
+    },
+    eth_getTransactionByHash: ([hash]) => {
+      const at = chain.txPosition(String(hash));
+      return at ? txObject(at.block, at.index) : null;
+    },
+    eth_getTransactionByBlockNumberAndIndex: ([tag, index]) => {
+      const n = blockNumberOf(tag);
+      return n > chain.head() ? null : txObject(n, Number(index));
+    },
+    eth_getTransactionReceipt: ([hash]) => {
+      const at = chain.txPosition(String(hash));
+      return at ? (receipts(at.block)[at.index] ?? null) : null;
+    },
+    eth_getBlockReceipts: ([tag]) => {
+      const n = blockNumberOf(tag);
+      return n > chain.head() ? null : receipts(n);
+    },
+    eth_getLogs: ([filter]) => getLogs((filter ?? {}) as Record<string, unknown>),
+    eth_call: ([tx, tag]) => {
+      const n = blockNumberOf(tag ?? "latest");
+      requireKnown(n);
+      const { to, data, input } = (tx ?? {}) as { to?: string; data?: string; input?: string };
+      if (!to) throw new RpcError(-32602, "missing 'to' in eth_call");
+      return call(to.toLowerCase(), (data ?? input ?? "0x").toLowerCase(), n);
+    },
+    eth_getCode: ([address, tag]) => {
+      const n = blockNumberOf(tag ?? "latest");
+      requireKnown(n);
+      return hasCode(String(address).toLowerCase(), n) ? STUB_CODE : "0x";
+    },
+    eth_getBalance: ([address, tag]) => {
+      const n = blockNumberOf(tag ?? "latest");
+      requireKnown(n);
+      const h = hash32(seed, Kind.balance, Number.parseInt(String(address).slice(2, 10), 16) || 0, 0xeeee);
+      return q(BigInt(h % 100_000) * 10n ** 15n);
+    },
+    eth_getTransactionCount: ([address]) =>
+      q(hash32(seed, Kind.balance, Number.parseInt(String(address).slice(2, 10), 16) || 0, 1) % 5000),
+    shape_info: () => ({
+      profile: profile.name,
+      chainId: profile.chainId,
+      head: chain.head(),
+      blockTimeMs: profile.blockTimeMs,
+      tokens: u.tokenCount,
+      initialPools: u.initialPools,
+      pools: u.poolsAt(chain.head()),
+      creationEraBlocks: u.creationEraBlocks,
+      ...chain.stats(),
+    }),
+    shape_reorg: ([depth]) => {
+      const d = Number(depth);
+      if (!Number.isInteger(d) || d < 1)
+        throw new RpcError(-32602, "shape_reorg(depth): depth must be an integer ≥ 1");
+      const { from, to } = chain.reorg(d);
+      return { from, to, head: chain.head(), headHash: chain.blockHash(chain.head()) };
+    },
+    shape_unlinkedHeaders: ([from, count]) => {
+      chain.unlinkHeaders(Number(from), Number(count));
+      return true;
+    },
+    shape_advance: ([blocks]) => q(chain.advance(Number(blocks ?? 1))),
+  };
+
+  return {
+    /** Answers one JSON-RPC call; throws RpcError for the JSON-RPC error answers. */
+    handle(method: string, params: unknown[]): unknown {
+      const fn = methods[method];
+      if (!fn) throw new RpcError(-32601, `the method ${method} does not exist/is not available`);
+      return fn(params);
+    },
+    methods: Object.keys(methods),
+  };
+}

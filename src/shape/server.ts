@@ -1,0 +1,139 @@
+import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
+import { createShapeChain, type ShapeChain } from "./chain.js";
+import { type ShapeProfileName, shapeProfiles } from "./profiles.js";
+import { createShapeRpc, type ProviderLimits, RpcError } from "./rpc.js";
+import { createUniverse } from "./universe.js";
+
+export type ShapeServerOptions = {
+  profile: ShapeProfileName;
+  seed?: number;
+  pools?: number;
+  tokens?: number;
+  /** Trading blocks at start, after the creation era. */
+  historyBlocks?: number;
+  live?: boolean;
+  genesisTimeMs?: number;
+  creationsPerBlock?: number;
+  /** Overrides the profile's mean swaps per block. */
+  swapsPerBlock?: number;
+  segmentBlocks?: number;
+  cacheBlocks?: number;
+  limits?: ProviderLimits;
+  /** JSON-RPC calls per second before HTTP 429 (0: no limit). */
+  rateLimit?: number;
+  host?: string;
+  port?: number;
+};
+
+export type ShapeServer = { url: string; port: number; chain: ShapeChain; close(): Promise<void> };
+
+const RATE_LIMITED =
+  "Your app has exceeded its compute units per second capacity. If you have retries enabled, you can safely ignore this message. If not, check out https://docs.alchemy.com/reference/throughput";
+
+/** Starts the synthetic node: HTTP JSON-RPC (single calls and batches) on host:port. */
+export async function startShapeServer(options: ShapeServerOptions): Promise<ShapeServer> {
+  const base = shapeProfiles[options.profile];
+  const profile =
+    options.swapsPerBlock === undefined ? base : { ...base, swapsPerBlock: options.swapsPerBlock };
+  const universe = createUniverse(profile, {
+    seed: (options.seed ?? 1) >>> 0,
+    pools: options.pools ?? profile.defaults.pools,
+    tokens: options.tokens ?? profile.defaults.tokens,
+    creationsPerBlock: options.creationsPerBlock ?? 500,
+  });
+  const chain = createShapeChain({
+    universe,
+    historyBlocks: options.historyBlocks ?? profile.defaults.historyBlocks,
+    live: options.live ?? true,
+    genesisTimeMs: options.genesisTimeMs,
+    segmentBlocks: options.segmentBlocks,
+    cacheBlocks: options.cacheBlocks,
+  });
+  const rpc = createShapeRpc(chain, { limits: options.limits ?? "alchemy" });
+  const rateLimit = options.rateLimit ?? 0;
+  let windowStart = 0;
+  let used = 0;
+
+  const answer = (call: unknown) => {
+    const {
+      id = null,
+      method,
+      params,
+    } = (call ?? {}) as { id?: unknown; method?: unknown; params?: unknown };
+    try {
+      if (typeof method !== "string") throw new RpcError(-32600, "invalid request");
+      return { jsonrpc: "2.0", id, result: rpc.handle(method, Array.isArray(params) ? params : []) };
+    } catch (error) {
+      if (error instanceof RpcError) {
+        return {
+          jsonrpc: "2.0",
+          id,
+          error: { code: error.code, message: error.message, ...(error.data ? { data: error.data } : {}) },
+        };
+      }
+      return {
+        jsonrpc: "2.0",
+        id,
+        error: { code: -32603, message: `internal error: ${(error as Error).message}` },
+      };
+    }
+  };
+
+  const onRequest = (req: IncomingMessage, res: ServerResponse) => {
+    if (req.method !== "POST") {
+      res.writeHead(405, { allow: "POST" }).end();
+      return;
+    }
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      let body: unknown;
+      try {
+        body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+      } catch {
+        send(res, 200, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } });
+        return;
+      }
+      const calls = Array.isArray(body) ? body.length : 1;
+      if (rateLimit > 0) {
+        const now = Date.now();
+        if (now - windowStart >= 1000) {
+          windowStart = now;
+          used = 0;
+        }
+        if (used + calls > rateLimit) {
+          res.setHeader("retry-after", "1");
+          send(res, 429, { jsonrpc: "2.0", id: null, error: { code: 429, message: RATE_LIMITED } });
+          return;
+        }
+        used += calls;
+      }
+      send(res, 200, Array.isArray(body) ? body.map(answer) : answer(body));
+    });
+  };
+
+  const server = createServer(onRequest);
+  server.keepAliveTimeout = 60_000;
+  await new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(options.port ?? 8545, options.host ?? "127.0.0.1", resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  return {
+    url: `http://${options.host ?? "127.0.0.1"}:${port}`,
+    port,
+    chain,
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.closeAllConnections();
+        server.close(() => resolve());
+      }),
+  };
+}
+
+function send(res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { "content-type": "application/json", "content-length": Buffer.byteLength(text) });
+  res.end(text);
+}
