@@ -1,0 +1,191 @@
+import { type Address, decodeFunctionResult, encodeFunctionData, type Hex, parseAbi } from "viem";
+import { positionManagerAbi, v2PairAbi } from "./abis.js";
+import type { DeployedPool } from "./deploy.js";
+import type { MarketEstimates } from "./market-estimates.js";
+import {
+  type PeripheryAddresses,
+  v2AddLiquidityTx,
+  v2RemoveLiquidityTx,
+  v3MintTx,
+  v3RemoveLiquidityTx,
+} from "./periphery.js";
+import { amountsForUsd, rangeTicks } from "./pool-math.js";
+import { poolRawPrice } from "./pool-state.js";
+import type { Random } from "./random.js";
+import type { RpcCall } from "./rpc.js";
+import type { TxRequest } from "./transactions.js";
+
+const erc721Abi = parseAbi(["function ownerOf(uint256 tokenId) view returns (address)"]);
+
+/** A removal decided in one block, executed in a later one once its reads are back. */
+export type RemovalIntent =
+  | { protocol: "v2"; lp: Address; pool: DeployedPool; balanceRead: number; share: number }
+  | { protocol: "v3"; lp: Address; tokenId: bigint; positionRead: number; ownerRead: number };
+
+/** What the liquidity providers hold and have under way, as far as the planner knows. */
+export type LiquidityBook = {
+  /** The id the next V3 position will get (ids are sequential, and nobody burns positions here). */
+  nextTokenId: bigint;
+  /** V3 positions the liquidity providers minted here (each removed whole, once). */
+  lpPositions: { tokenId: bigint; owner: Address }[];
+  /** `lp:poolKey` of V2 removals waiting for their balance read. */
+  busyV2Removals: Set<string>;
+};
+
+/** The parts of a planned block that liquidity changes add to. */
+export type LiquidityOutput = {
+  txs: TxRequest[];
+  liquidityChanges: number;
+  intents: RemovalIntent[];
+  /** Reads sent with the block; intents point into them by index. */
+  reads: RpcCall[];
+};
+
+export type LiquidityContext = {
+  estimates: MarketEstimates;
+  periphery: PeripheryAddresses;
+  liquidityProviders: readonly Address[];
+  /** The pools' activity weights, in deployment.pools order. */
+  poolWeights: readonly number[];
+  book: LiquidityBook;
+};
+
+/** A liquidity provider adds to a pool, or removes (in two steps: read what it holds, then remove). */
+export function planLiquidityChange(context: LiquidityContext, rng: Random, planned: LiquidityOutput): void {
+  const { estimates, periphery, book } = context;
+  const lp = rng.pick(context.liquidityProviders);
+  const pool = estimates.deployment.pools[rng.weighted(context.poolWeights)];
+  if (pool === undefined) return;
+  const remove = rng.chance(0.35);
+  if (remove && pool.protocol === "v2" && !book.busyV2Removals.has(`${lp}:${pool.key}`)) {
+    book.busyV2Removals.add(`${lp}:${pool.key}`);
+    planned.intents.push({
+      protocol: "v2",
+      lp,
+      pool,
+      balanceRead: planned.reads.length,
+      share: 0.3 + 0.6 * rng.next(),
+    });
+    planned.reads.push(
+      viewCall(pool.address, encodeFunctionData({ abi: v2PairAbi, functionName: "balanceOf", args: [lp] })),
+    );
+    return;
+  }
+  const own = book.lpPositions.findIndex((p) => p.owner === lp);
+  if (remove && pool.protocol === "v3" && own >= 0) {
+    const [position] = book.lpPositions.splice(own, 1);
+    if (position === undefined) return;
+    const { tokenId } = position;
+    planned.intents.push({
+      protocol: "v3",
+      lp,
+      tokenId,
+      positionRead: planned.reads.length,
+      ownerRead: planned.reads.length + 1,
+    });
+    planned.reads.push(
+      viewCall(
+        periphery.positionManager,
+        encodeFunctionData({ abi: positionManagerAbi, functionName: "positions", args: [tokenId] }),
+      ),
+      viewCall(
+        periphery.positionManager,
+        encodeFunctionData({ abi: erc721Abi, functionName: "ownerOf", args: [tokenId] }),
+      ),
+    );
+    return;
+  }
+  const state = estimates.stateOf(pool);
+  const usd = pool.initialLiquidityUsd * rng.logNormal(0.02, 0.7);
+  estimates.dirty.add(pool.key);
+  planned.liquidityChanges++;
+  if (state.protocol === "v2") {
+    // At the pair's own ratio, so the router takes both amounts (nearly) whole.
+    const share = usd / pool.initialLiquidityUsd;
+    const amountA = BigInt(Math.floor(Number(state.reserve0) * share));
+    const amountB = BigInt(Math.floor(Number(state.reserve1) * share));
+    planned.txs.push(
+      v2AddLiquidityTx({ periphery, from: lp, tokenA: pool.token0, tokenB: pool.token1, amountA, amountB }),
+    );
+    return;
+  }
+  const rawPrice = poolRawPrice(state);
+  const widthPct = pool.fee <= 100 ? 0.1 + rng.next() * 0.9 : 2 + rng.next() * 23;
+  const ticks = rangeTicks(rawPrice, widthPct, pool.tickSpacing ?? 60);
+  const amounts = amountsForUsd({
+    usd,
+    rawPrice,
+    ...ticks,
+    token0: estimates.unit(pool.token0Key),
+    token1: estimates.unit(pool.token1Key),
+  });
+  planned.txs.push(
+    v3MintTx({
+      periphery,
+      from: lp,
+      token0: pool.token0,
+      token1: pool.token1,
+      fee: pool.fee,
+      ...ticks,
+      ...amounts,
+    }),
+  );
+  book.lpPositions.push({ tokenId: book.nextTokenId++, owner: lp });
+}
+
+/** The removals decided in an earlier block (`intents`), now that their reads (`results`) are back. */
+export function planRemovals(
+  context: LiquidityContext,
+  pending: { intents: readonly RemovalIntent[]; results: readonly unknown[] },
+  planned: LiquidityOutput,
+): void {
+  const { estimates, periphery, book } = context;
+  const { intents, results } = pending;
+  const hex = (i: number) => {
+    const result = results[i];
+    return typeof result === "string" && result !== "0x" ? (result as Hex) : undefined;
+  };
+  for (const intent of intents) {
+    if (intent.protocol === "v2") {
+      book.busyV2Removals.delete(`${intent.lp}:${intent.pool.key}`);
+      const result = hex(intent.balanceRead);
+      if (result === undefined) continue;
+      const balance = decodeFunctionResult({ abi: v2PairAbi, functionName: "balanceOf", data: result });
+      const liquidity = (balance * BigInt(Math.floor(intent.share * 1000))) / 1000n;
+      if (liquidity === 0n) continue;
+      const { pool, lp } = intent;
+      planned.txs.push(
+        v2RemoveLiquidityTx({ periphery, from: lp, tokenA: pool.token0, tokenB: pool.token1, liquidity }),
+      );
+      estimates.dirty.add(pool.key);
+      planned.liquidityChanges++;
+      continue;
+    }
+    const positionResult = hex(intent.positionRead);
+    const ownerResult = hex(intent.ownerRead);
+    if (positionResult === undefined || ownerResult === undefined) continue;
+    const owner = decodeFunctionResult({ abi: erc721Abi, functionName: "ownerOf", data: ownerResult });
+    const position = decodeFunctionResult({
+      abi: positionManagerAbi,
+      functionName: "positions",
+      data: positionResult,
+    });
+    const liquidity = position[7];
+    // A position that is not the provider's (an id assumption gone wrong) is left alone.
+    if (owner.toLowerCase() !== intent.lp || liquidity === 0n) continue;
+    planned.txs.push(v3RemoveLiquidityTx({ periphery, from: intent.lp, tokenId: intent.tokenId, liquidity }));
+    const pool = estimates.deployment.pools.find(
+      (p) =>
+        p.protocol === "v3" &&
+        p.fee === position[4] &&
+        p.token0 === position[2].toLowerCase() &&
+        p.token1 === position[3].toLowerCase(),
+    );
+    if (pool !== undefined) estimates.dirty.add(pool.key);
+    planned.liquidityChanges++;
+  }
+}
+
+function viewCall(to: Address, data: Hex): RpcCall {
+  return { method: "eth_call", params: [{ to, data }, "latest"] };
+}

@@ -1,0 +1,128 @@
+// The header card: logo, name, USD price, 24 h change, decimals, supply and the indexed block.
+
+import type { Freshness, TokenMetadata } from "../api.js";
+import { setCardState } from "../controls.js";
+import { h, replace } from "../dom.js";
+import {
+  chainName,
+  formatChange,
+  formatSupply,
+  formatTradeTime,
+  formatUsd,
+  missing,
+  shortHex,
+} from "../format.js";
+import { symbolOr } from "../market.js";
+import { tokenAvatar } from "../search.js";
+import { isAbort, messageOf, type PageContext } from "./context.js";
+
+export type HeaderCard = {
+  element: HTMLElement;
+  /** The block the API had indexed at the last metadata answer. */
+  readonly block: number | undefined;
+  /** Loads (or reloads) the token's metadata. */
+  load(): Promise<void>;
+  /** The logo and name come with search results (project_info), which metadata does not carry. */
+  loadLogo(): Promise<void>;
+};
+
+export function createHeaderCard(context: PageContext): HeaderCard {
+  const { api, signal, tokenId, tokenAddress, chain } = context;
+  let meta: TokenMetadata | undefined;
+  let freshness: Freshness | undefined;
+  let seq = 0;
+
+  const avatarSlot = h("span", { class: "avatar-slot" }, tokenAvatar("?", null, "l"));
+  const title = h("h1", { id: "token-title", class: "token-title" }, "Loading token…");
+  const symbolEl = h("span", { class: "token-symbol" });
+  const priceEl = h("p", { class: "token-price num", "data-testid": "token-price", "aria-live": "off" }, "—");
+  const changeEl = h("span", { class: "change flat num" }, "—");
+  const decimalsEl = h("dd", { class: "num" }, "—");
+  const supplyEl = h("dd", { class: "num" }, "—");
+  const liveEl = h("dd", { class: "live", "data-testid": "live" }, "—");
+  const status = h("p", { class: "card-status", hidden: true });
+  const element = h(
+    "section",
+    { class: "card token-head", "aria-labelledby": "token-title" },
+    h(
+      "div",
+      { class: "token-id" },
+      avatarSlot,
+      h(
+        "div",
+        {},
+        h("div", { class: "token-title-row" }, title, symbolEl),
+        h(
+          "p",
+          { class: "token-sub" },
+          h("span", { class: "chip" }, chainName(chain)),
+          h("code", { class: "address", title: tokenAddress }, shortHex(tokenAddress, 8, 6)),
+        ),
+      ),
+    ),
+    h("div", { class: "token-quote" }, priceEl, h("p", { class: "token-change" }, changeEl, " 24\u00a0h")),
+    h(
+      "dl",
+      { class: "facts" },
+      h("div", {}, h("dt", {}, "Decimals"), decimalsEl),
+      h("div", {}, h("dt", {}, "Total supply"), supplyEl),
+      h("div", {}, h("dt", {}, "Data"), liveEl),
+    ),
+    status,
+  );
+
+  const render = () => {
+    if (!meta) return;
+    const symbol = symbolOr(meta.symbol, tokenAddress);
+    replace(title, meta.name ?? symbol);
+    replace(symbolEl, meta.name ? symbol : "");
+    document.title = `${symbol} ${formatUsd(meta.usd_price)} · tokenmarket`;
+    replace(priceEl, formatUsd(meta.usd_price));
+    const change = formatChange(meta.price_change);
+    replace(changeEl, change.text);
+    changeEl.className = `change ${change.direction} num`;
+    replace(decimalsEl, meta.decimals === null ? missing : String(meta.decimals));
+    replace(supplyEl, formatSupply(meta.total_supply), meta.total_supply === null ? "" : ` ${symbol}`);
+    if (freshness?.block !== undefined) {
+      const at = freshness.at ? ` · ${formatTradeTime(freshness.at)} UTC` : "";
+      replace(
+        liveEl,
+        h("span", { class: "live-dot", "aria-hidden": "true" }),
+        `Block ${freshness.block}${at}`,
+      );
+    }
+  };
+
+  return {
+    element,
+    get block() {
+      return freshness?.block;
+    },
+    async load() {
+      const n = ++seq;
+      try {
+        const answer = await api.metadata(tokenId, signal);
+        if (n !== seq) return;
+        meta = answer.token;
+        freshness = answer.freshness;
+        setCardState(element, status, "ready");
+        render();
+      } catch (error) {
+        if (isAbort(error) || n !== seq) return;
+        context.reportError(error);
+        if (!meta) replace(title, "Token unavailable");
+        setCardState(element, status, "error", messageOf(error));
+      }
+    },
+    async loadLogo() {
+      try {
+        const found = await api.search(tokenAddress, signal);
+        const token = found.find((t) => `${t.contract.toLowerCase()}:${t.chain}` === tokenId);
+        const symbol = symbolOr(token?.symbol ?? meta?.symbol, tokenAddress);
+        replace(avatarSlot, tokenAvatar(symbol, token?.project_info?.logo_url, "l"));
+      } catch {
+        replace(avatarSlot, tokenAvatar(symbolOr(meta?.symbol, tokenAddress), null, "l"));
+      }
+    },
+  };
+}
