@@ -12,6 +12,8 @@ export function chainReadiness(
   status: ChainStatus,
   maxLagBlocks: number,
 ): { ready: boolean; reason: string | null } {
+  // A standby is healthy: it waits for the writer lock of a chain another indexer holds.
+  if (status.phase === "standby") return { ready: true, reason: null };
   if (status.phase === "failed")
     return { ready: false, reason: `indexing stopped: ${status.error ?? "fatal error"}` };
   if (status.phase !== "following") {

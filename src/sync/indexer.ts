@@ -69,8 +69,9 @@ export function createIndexer(args: {
   let healthWarned = false;
   const report = () => {
     if (reporting) return;
-    const reports: IndexerHealthReport[] = chains.map((c) => {
-      const s = c.status();
+    // Only the writer of a chain reports on it: a standby's word would overwrite the active one's.
+    const statuses = chains.map((c) => c.status()).filter((s) => s.phase !== "standby");
+    const reports: IndexerHealthReport[] = statuses.map((s) => {
       return {
         chainId: s.chainId,
         phase: s.phase,
