@@ -25,6 +25,14 @@ export type IndexerOptions = {
    * successful round. Capped at a few seconds so that indexing resumes promptly after an outage.
    */
   restartDelayMs: [number, number];
+  /**
+   * Waits after an inconsistent answer of the node (an unlinked header, a log in another block
+   * than its header, a head going back): doubling from the first to the second, reset by the
+   * first consistent answer. Never a tight loop on a node that keeps contradicting itself.
+   */
+  inconsistentDelayMs: [number, number];
+  /** After this many inconsistent answers in a row, the next RPC URL of the chain is tried. */
+  inconsistentFailoverAfter: number;
   rpc: Partial<RpcOptions>;
 };
 
@@ -39,6 +47,8 @@ export const defaultIndexerOptions: IndexerOptions = {
   progressLogIntervalMs: 10_000,
   progressBar: true,
   restartDelayMs: [500, 4000],
+  inconsistentDelayMs: [250, 4000],
+  inconsistentFailoverAfter: 5,
   // RPC retries back off to at most 4 s (not the client's default 20 s) for the same reason.
   rpc: { maxDelayMs: 4000 },
 };
