@@ -28,13 +28,25 @@ export type FlakyRpcStats = {
   drop: number;
   rangeTooLarge: number;
   forwarded: number;
+  /** JSON-RPC calls received (each call of a batch counts once). */
+  calls: number;
+  /** Headers answered with a rewritten parentHash (see setUnlinked). */
+  unlinked: number;
 };
+
+/** Blocks `from` to `to` (inclusive; no `to`: every later block too) whose headers do not link. */
+export type UnlinkedBlocks = { from: number; to?: number };
 
 export type FlakyRpc = {
   url: string;
   stats: FlakyRpcStats;
   /** Changes the fault rates (for example to none, to let a run finish cleanly). */
   setFaults(faults: FlakyRpcFaults): void;
+  /**
+   * Answers the headers of these blocks with a parentHash that is not their parent's hash (as
+   * hardhat_mine's blocks, or a load balancer mixing two backends, do); null: faithful again.
+   */
+  setUnlinked(blocks: UnlinkedBlocks | null): void;
   stop(): Promise<void>;
 };
 
@@ -68,8 +80,11 @@ export async function startFlakyRpc(options: {
    * then sure to happen (rangeTooLarge waits for a request with an eth_getLogs call).
    */
   sequence?: FaultKind[];
+  /** Headers that do not link from the start (see FlakyRpc.setUnlinked). */
+  unlinked?: UnlinkedBlocks;
 }): Promise<FlakyRpc> {
   let faults = { ...options.faults };
+  let unlinked: UnlinkedBlocks | null = options.unlinked ?? null;
   const sequence = [...(options.sequence ?? [])];
   const random = seededRandom(options.seed ?? 1);
   const holdMs = options.holdMs ?? 3000;
@@ -81,6 +96,19 @@ export async function startFlakyRpc(options: {
     drop: 0,
     rangeTooLarge: 0,
     forwarded: 0,
+    calls: 0,
+    unlinked: 0,
+  };
+  /** A header of an unlinked block gets another parentHash: its own with the last digit changed. */
+  const unlink = (result: unknown): unknown => {
+    const block = result as { number?: string; parentHash?: string } | null;
+    if (!unlinked || !block || typeof block.number !== "string" || typeof block.parentHash !== "string")
+      return result;
+    const n = Number(block.number);
+    if (n < unlinked.from || (unlinked.to !== undefined && n > unlinked.to)) return result;
+    stats.unlinked++;
+    const last = block.parentHash.slice(-1) === "0" ? "1" : "0";
+    return { ...block, parentHash: `${block.parentHash.slice(0, -1)}${last}` };
   };
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
@@ -137,6 +165,7 @@ export async function startFlakyRpc(options: {
       return;
     }
     const calls = Array.isArray(parsed) ? parsed : [parsed];
+    stats.calls += calls.length;
     // A forced range error goes to the first eth_getLogs call; the others draw at random.
     let forceRange = forced === "rangeTooLarge";
     const answers: (unknown | undefined)[] = calls.map((call) => {
@@ -171,6 +200,12 @@ export async function startFlakyRpc(options: {
       const results = Array.isArray(upstream) ? upstream : [upstream];
       let k = 0;
       for (let i = 0; i < answers.length; i++) if (answers[i] === undefined) answers[i] = results[k++];
+      answers.forEach((answer, i) => {
+        const method = calls[i]?.method;
+        const reply = answer as { result?: unknown } | undefined;
+        if ((method === "eth_getBlockByNumber" || method === "eth_getBlockByHash") && reply?.result)
+          answers[i] = { ...reply, result: unlink(reply.result) };
+      });
     }
     res.writeHead(200, { "content-type": "application/json" });
     res.end(JSON.stringify(Array.isArray(parsed) ? answers : answers[0]));
@@ -191,6 +226,9 @@ export async function startFlakyRpc(options: {
     stats,
     setFaults(next) {
       faults = { ...next };
+    },
+    setUnlinked(blocks) {
+      unlinked = blocks;
     },
     stop: async () => {
       for (const timer of timers) clearTimeout(timer);

@@ -16,7 +16,16 @@ export type IndexerChainHealth = {
   error: string | null;
   /** During the backfill: seconds until the head is reached at the recent rate. */
   etaSeconds?: number | null;
+  /** The node's answers contradict each other: since when, how many in a row, the last one. */
+  inconsistent?: { since: Date; count: number; message: string } | null;
 };
+
+/**
+ * Inconsistent answers in a row before a chain is not ready: one is an ordinary race with a new
+ * block at the head and heals on the next try; several in a row are a node (or a load balancer)
+ * that keeps contradicting itself.
+ */
+export const INCONSISTENT_NOT_READY_AFTER = 3;
 
 /**
  * The running indexer: the one in this process (`tokenmarket start`), or as the indexers report
@@ -52,7 +61,8 @@ export type Readiness = {
  * Readiness from reality, per chain: the indexer's own state (a fatal stop, the age of the head
  * last seen at the node) when it runs in this process, and the lag from the database's sync
  * state. A chain is not ready when its indexer has stopped, when its node has not answered for
- * longer than the chain's `maxHeadAgeMs`, or when it lags more than `maxLagBlocks`.
+ * longer than the chain's `maxHeadAgeMs`, when its node keeps answering inconsistently (unlinked
+ * headers…), or when it lags more than `maxLagBlocks`.
  */
 export function createReadiness(options: {
   config: Config;
@@ -91,6 +101,9 @@ export function createReadiness(options: {
         state = "node-unreachable";
         stalledSince = live.headSeenAt;
         reason = `the node of chain ${chain.id} has not answered for ${Math.round(headAgeSeconds)} s (bound ${chain.maxHeadAgeMs / 1000} s)${live.error ? `: ${live.error}` : ""}`;
+      } else if (live?.inconsistent && live.inconsistent.count >= INCONSISTENT_NOT_READY_AFTER) {
+        const { since, count, message } = live.inconsistent;
+        reason = `the node of chain ${chain.id} has answered inconsistently ${count} times in a row since ${toIso(since)} (retrying with backoff): ${message}`;
       } else if (lagBlocks === null) {
         reason = `nothing indexed on chain ${chain.id} yet`;
       } else if (lagBlocks > chain.maxLagBlocks) {

@@ -29,6 +29,31 @@ export class RetryableRpcError extends BaseError {
   }
 }
 
+/** What kind of inconsistency a node's answers showed, as counted in `tokenmarket_rpc_inconsistent_answers_total{kind}`. */
+export type InconsistentKind =
+  | "unlinked_header"
+  | "log_block_mismatch"
+  | "log_outside_range"
+  | "transaction_mismatch"
+  | "head_backwards";
+
+/**
+ * A node's answers contradict each other outside a real reorg: a header whose parentHash is not
+ * the previous block's hash (hardhat_mine's blocks, a load balancer mixing two backends), a log
+ * whose block hash is not the header's, a head lower than one it gave before. Retried with
+ * backoff; after a bound the next RPC URL is tried. `blocks` are the block numbers concerned.
+ */
+export class InconsistentAnswerError extends BaseError {
+  override name = "InconsistentAnswerError";
+  constructor(
+    readonly kind: InconsistentKind,
+    readonly blocks: readonly number[],
+    message: string,
+  ) {
+    super(message, { retryable: true });
+  }
+}
+
 /** The provider refused a block range or its answer was too large: split the range and try again. */
 export class RangeTooLargeError extends BaseError {
   override name = "RangeTooLargeError";

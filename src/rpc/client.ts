@@ -93,6 +93,13 @@ export type RpcClient = {
   getCode(address: Hex, blockNumber: number | "latest", options?: CallOptions): Promise<Hex>;
   /** New-head notifications over the chain's `ws` endpoint; a no-op without one. Returns the unsubscribe. */
   watchHeads(onHead: (blockNumber: number) => void): () => void;
+  /** host[:port] of the URL in use now, for logs: never the whole URL, whose path may carry a key. */
+  host(): string;
+  /**
+   * Moves to the chain's next configured URL (the indexer's choice when the one in use keeps
+   * answering inconsistently). False when there is only one URL.
+   */
+  failOver(): boolean;
   /** Counters for logs and tests. */
   stats(): { requests: number; retries: number; failovers: number };
   close(): Promise<void>;
@@ -411,6 +418,12 @@ export function createRpcClient(args: {
         unwatchers.delete(unwatch);
       };
     },
+    host: () => hostOf(chain.rpc[pickClient()] ?? ""),
+    failOver: () => {
+      if (clients.length < 2) return false;
+      failOver(pickClient());
+      return true;
+    },
     stats: () => ({ ...counters }),
     close: async () => {
       for (const unwatch of unwatchers) unwatch();
@@ -447,6 +460,15 @@ async function rejectOverloaded(response: Response): Promise<void> {
     headers: response.headers,
     details: response.statusText,
   });
+}
+
+/** host[:port] of a URL; "unknown" when it does not parse. */
+export function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return "unknown";
+  }
 }
 
 function createWsClient(url: string) {

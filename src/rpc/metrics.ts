@@ -1,5 +1,10 @@
 import { Counter, Histogram, Registry } from "prom-client";
-import { type BaseError, RangeTooLargeError, RetryableRpcError } from "../internal/errors.js";
+import {
+  type BaseError,
+  type InconsistentKind,
+  RangeTooLargeError,
+  RetryableRpcError,
+} from "../internal/errors.js";
 import { CallRevertedError, RateLimitedRpcError, RpcTimeoutError } from "./errors.js";
 
 /** Why a JSON-RPC call failed, as counted in `tokenmarket_rpc_errors_total{kind}`. */
@@ -22,6 +27,8 @@ export type RpcMetrics = {
   call(chainId: number, method: string, seconds: number, error?: BaseError): void;
   retry(chainId: number): void;
   failover(chainId: number): void;
+  /** An answer that contradicts the node's other answers (see InconsistentAnswerError). */
+  inconsistent(chainId: number, kind: InconsistentKind): void;
 };
 
 export function createRpcMetrics(): RpcMetrics {
@@ -57,6 +64,12 @@ export function createRpcMetrics(): RpcMetrics {
     labelNames: ["chain_id"],
     registers: [registry],
   });
+  const inconsistent = new Counter({
+    name: "tokenmarket_rpc_inconsistent_answers_total",
+    help: "Answers of a chain's node that contradict its other answers outside a real reorg, by chain and kind: unlinked_header (parentHash is not the previous block's hash), log_block_mismatch, log_outside_range, transaction_mismatch, head_backwards. Each is retried after a backoff.",
+    labelNames: ["chain_id", "kind"],
+    registers: [registry],
+  });
   return {
     registry,
     call(chainId, method, seconds, error) {
@@ -70,6 +83,9 @@ export function createRpcMetrics(): RpcMetrics {
     },
     failover(chainId) {
       failovers.inc({ chain_id: String(chainId) });
+    },
+    inconsistent(chainId, kind) {
+      inconsistent.inc({ chain_id: String(chainId), kind });
     },
   };
 }

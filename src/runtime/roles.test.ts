@@ -153,6 +153,12 @@ describe("roles: tokenmarket index and tokenmarket serve as separate processes",
     );
 
     // serve runs no indexer, yet its /readyz tells when none is alive: the indexer's reports stop.
+    // The indexer reports its health every 2 s; once it has, its death must show.
+    await waitFor(
+      "the indexer's first health report",
+      async () => ((await testDb.db.query("SELECT 1 FROM indexer_health")).rowCount ? true : undefined),
+      10_000,
+    );
     index.child.kill("SIGKILL");
     const killedAt = Date.now();
     const notReady = await waitFor(
@@ -163,7 +169,10 @@ describe("roles: tokenmarket index and tokenmarket serve as separate processes",
         return r.status === 503 ? body : undefined;
       },
       40_000,
-    );
+    ).catch(async (error) => {
+      const last = await (await fetch(`${api}/readyz`)).text();
+      throw new Error(`${(error as Error).message}\nlast /readyz: ${last}`);
+    });
     assert.match(
       notReady.reasons.join("; "),
       new RegExp(`no indexer has reported on chain ${devnet.chainId}`),

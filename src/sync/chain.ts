@@ -6,6 +6,7 @@ import {
   ChainIdMismatchError,
   DeepReorgError,
   GenesisMismatchError,
+  InconsistentAnswerError,
   RangeTooLargeError,
   RetryableRpcError,
   WriterLockLostError,
@@ -13,7 +14,7 @@ import {
 import type { Logger } from "../internal/logger.js";
 import type { Checkpoint, PoolState, Token } from "../model/index.js";
 import { createRpcClient, type RpcClient } from "../rpc/client.js";
-import type { RpcMetrics } from "../rpc/metrics.js";
+import { createRpcMetrics, type RpcMetrics } from "../rpc/metrics.js";
 import { sleep } from "../rpc/retry.js";
 import type { BlockHeader } from "../rpc/types.js";
 import {
@@ -28,8 +29,9 @@ import { type Db, type DbClient, withTransaction } from "../store/db.js";
 import { loadPools } from "../store/pools.js";
 import { rollbackAbove } from "../store/rollback.js";
 import { loadTokens, tokensDueForSupply, updateTokenSupplies } from "../store/tokens.js";
+import { backoffDelayMs } from "./backoff.js";
 import { readBaseStates } from "./base-state.js";
-import { buildBatch, IncompleteRangeError } from "./batch.js";
+import { buildBatch } from "./batch.js";
 import { commitBatch } from "./commit.js";
 import type { DerivedData } from "./derived.js";
 import { scanFactories } from "./factory-scan.js";
@@ -74,12 +76,13 @@ export function createChainSync(args: {
   const { chain, db, derived, options } = args;
   const logger = args.logger.child({ chain_id: chain.id });
   const abort = new AbortController();
+  const metrics = args.rpcMetrics ?? createRpcMetrics();
   const rpc: RpcClient = createRpcClient({
     chain,
     logger,
     options: options.rpc,
     signal: abort.signal,
-    ...(args.rpcMetrics ? { metrics: args.rpcMetrics } : {}),
+    metrics,
   });
   const dexes: DexConfig[] = chain.dexes;
   const dexByFactory = new Map<Hex, DexConfig>(dexes.map((d) => [d.factory, d]));
@@ -117,6 +120,50 @@ export function createChainSync(args: {
       : Promise.reject(new WriterLockLostError(`chain ${chain.id}: no writer lock`));
   const throwIfLost = () => {
     if (!writer || writer.lost.aborted) throw new WriterLockLostError(`chain ${chain.id}: writer lock lost`);
+  };
+  /** The highest head the node has answered in this run (a lower one later is inconsistent). */
+  let highestHead = -1;
+  /** Inconsistent answers in a row. */
+  let inconsistentStreak = 0;
+
+  /**
+   * An answer contradicted the node's others: counted, logged at warn with the blocks and the
+   * URL's host, shown to readiness, and waited out with a doubling, jittered, capped backoff;
+   * every `inconsistentFailoverAfter` in a row, the next URL of the chain is tried.
+   */
+  const onInconsistent = async (error: InconsistentAnswerError) => {
+    inconsistentStreak++;
+    const host = rpc.host();
+    const delayMs = backoffDelayMs(inconsistentStreak, options.inconsistentDelayMs);
+    metrics.inconsistent(chain.id, error.kind);
+    progress.inconsistent(`${error.message} (node ${host})`);
+    const failOver =
+      inconsistentStreak % options.inconsistentFailoverAfter === 0 && rpc.failOver() ? rpc.host() : null;
+    logger.warn(
+      {
+        kind: error.kind,
+        blocks: error.blocks,
+        rpc_host: host,
+        attempt: inconsistentStreak,
+        retry_in_ms: delayMs,
+        ...(failOver ? { next_rpc_host: failOver } : {}),
+        error: error.message,
+      },
+      failOver
+        ? "the node keeps answering inconsistently; trying the next RPC URL"
+        : "inconsistent answer from the node; retrying after a backoff",
+    );
+    await sleep(delayMs, abort.signal).catch(() => {});
+  };
+  /** An answer was consistent: the next inconsistency starts its backoff from the first delay. */
+  const consistent = () => {
+    if (inconsistentStreak === 0) return;
+    logger.info(
+      { after: inconsistentStreak, rpc_host: rpc.host() },
+      "the node's answers are consistent again",
+    );
+    inconsistentStreak = 0;
+    progress.consistent();
   };
 
   /** Loads the chain's checkpoint, pools and tokens from the database. */
@@ -207,7 +254,7 @@ export function createChainSync(args: {
    * transaction, deletes everything above it, recomputes the touched pools' state, lets the
    * derived data roll back and lowers the checkpoint.
    */
-  const handleReorg = async (reason: string) => {
+  const handleReorg = async (reason: string, unlinked?: { block: number; parentHash: Hex }) => {
     const stored = await loadStoredBlocks(db, chain.id);
     const onChain = await rpc.getBlocksOrNull(stored.map((b) => b.number));
     const ancestor = stored.find((b, i) => onChain[i]?.hash === b.hash);
@@ -217,7 +264,18 @@ export function createChainSync(args: {
         `chain ${chain.id} (${chain.name}): reorg deeper than the kept window (no stored block from ${lowest ?? "none"} to ${checkpoint.block} is canonical); indexing of this chain stops`,
       );
     }
-    if (ancestor.number === checkpoint.block) return;
+    if (ancestor.number === checkpoint.block) {
+      // The node still has our checkpoint: what looked like a reorg was a header that does not
+      // link to its parent (hardhat_mine's blocks, two backends behind one URL). No reorg to undo;
+      // asking again at once would only get the same answer, so it is an inconsistency.
+      throw new InconsistentAnswerError(
+        "unlinked_header",
+        [checkpoint.block, unlinked?.block ?? checkpoint.block],
+        unlinked
+          ? `block ${unlinked.block}'s parent hash ${unlinked.parentHash} is not block ${checkpoint.block}'s hash ${checkpoint.hash}, which the node still has`
+          : `block ${checkpoint.block}'s hash changed and changed back (${reason})`,
+      );
+    }
     const previous = checkpoint.block;
     const result = await withTransaction(db, async (client) => {
       await fence(client);
@@ -303,19 +361,14 @@ export function createChainSync(args: {
         );
         return;
       }
-      if (error instanceof IncompleteRangeError) {
-        logger.debug(
-          { from_block: from, to_block: to, reason: error.message },
-          "range changed while fetched; fetching again",
-        );
-        await sleep(Math.min(chain.pollIntervalMs, 1000), abort.signal).catch(() => {});
-        return;
-      }
       throw error;
     }
     const data = outcome.data;
     if ("reorg" in data) {
-      await handleReorg(`block ${from} does not link to the checkpoint ${checkpoint.block}`);
+      await handleReorg(`block ${from} does not link to the checkpoint ${checkpoint.block}`, {
+        block: from,
+        parentHash: data.parentHash,
+      });
       return;
     }
     const fetchedAt = performance.now();
@@ -407,6 +460,7 @@ export function createChainSync(args: {
     for (const token of newTokens) tokens.set(token.address, token);
     checkpoint = next;
     failures = 0;
+    consistent();
     const elapsedMs = performance.now() - startedAt;
     progress.checkpoint(next);
     progress.batch({
@@ -467,35 +521,64 @@ export function createChainSync(args: {
   const loop = async () => {
     while (!stopped) {
       throwIfLost();
-      const head = await rpc.getBlock("latest");
-      if (!head) throw new RetryableRpcError("the node has no latest block");
-      progress.head(head.number, head.timestamp);
-      const target = head.number - chain.confirmations;
-      if (target > checkpoint.block) {
-        if (!caughtUp) progress.phase("backfill");
-        await ingestNext(target);
-        continue;
+      try {
+        if ((await round()) === "done") return;
+      } catch (error) {
+        if (!(error instanceof InconsistentAnswerError) || stopped) throw error;
+        await onInconsistent(error);
       }
-      if (!(await verifyCheckpoint(head))) continue;
-      if (!caughtUp) {
-        caughtUp = true;
-        logger.info({ indexed_block: checkpoint.block, head_block: head.number }, "caught up with the head");
-      }
-      progress.phase("following");
-      if (head.number !== recordedHead) {
-        const at = { block: head.number, time: new Date(head.timestamp * 1000) };
-        await withTransaction(db, async (client) => {
-          await fence(client);
-          await recordHead(client, chain.id, at);
-        });
-        recordedHead = head.number;
-      }
-      if (!options.follow) return;
-      // A whole round worked: the next failure starts its backoff from the first delay again.
-      failures = 0;
-      await refreshSupplies();
-      await waitForHead();
     }
+  };
+
+  /** One round of the loop: the head, then a range to ingest, or the check and wait at the head. */
+  const round = async (): Promise<"done" | "again"> => {
+    const head = await rpc.getBlock("latest");
+    if (!head) throw new RetryableRpcError("the node has no latest block");
+    if (head.number < highestHead) {
+      // A head lower than one the node gave before: a backend behind the others, or a real
+      // shorter reorg (a devnet reverted). Waited out like any inconsistency; when the node
+      // still says so after the bound, it is believed.
+      if (inconsistentStreak < options.inconsistentFailoverAfter) {
+        throw new InconsistentAnswerError(
+          "head_backwards",
+          [head.number, highestHead],
+          `the head went back from block ${highestHead} to block ${head.number}`,
+        );
+      }
+      logger.warn(
+        { head_block: head.number, highest_head_block: highestHead, rpc_host: rpc.host() },
+        "the node keeps answering a lower head; following it",
+      );
+    }
+    highestHead = head.number;
+    progress.head(head.number, head.timestamp);
+    const target = head.number - chain.confirmations;
+    if (target > checkpoint.block) {
+      if (!caughtUp) progress.phase("backfill");
+      await ingestNext(target);
+      return "again";
+    }
+    if (!(await verifyCheckpoint(head))) return "again";
+    if (!caughtUp) {
+      caughtUp = true;
+      logger.info({ indexed_block: checkpoint.block, head_block: head.number }, "caught up with the head");
+    }
+    progress.phase("following");
+    if (head.number !== recordedHead) {
+      const at = { block: head.number, time: new Date(head.timestamp * 1000) };
+      await withTransaction(db, async (client) => {
+        await fence(client);
+        await recordHead(client, chain.id, at);
+      });
+      recordedHead = head.number;
+    }
+    if (!options.follow) return "done";
+    // A whole round worked: the next failure starts its backoff from the first delay again.
+    failures = 0;
+    consistent();
+    await refreshSupplies();
+    await waitForHead();
+    return "again";
   };
 
   const run = async () => {
@@ -513,6 +596,11 @@ export function createChainSync(args: {
           await lock.release();
           continue;
         }
+        if (error instanceof InconsistentAnswerError) {
+          // At start (the checkpoint's check): backed off like in the loop, then started again.
+          await onInconsistent(error);
+          continue;
+        }
         const message = error instanceof Error ? error.message : String(error);
         if (isFatal(error)) {
           progress.phase("failed", message);
@@ -523,8 +611,7 @@ export function createChainSync(args: {
           return;
         }
         failures++;
-        const [first, max] = options.restartDelayMs;
-        const delayMs = Math.round(Math.min(max, first * 2 ** (failures - 1)) * (0.5 + Math.random() / 2));
+        const delayMs = backoffDelayMs(failures, options.restartDelayMs);
         progress.phase(progress.status().phase, message);
         logger.error(
           { error: message, error_name: (error as Error).name, failures, retry_in_ms: delayMs },

@@ -2,9 +2,9 @@ import type { DexConfig } from "../config/schema.js";
 import { creationTopic, poolTopics, topics } from "../decode/abi.js";
 import { decodePoolCreation } from "../decode/factory-events.js";
 import type { Hex, PoolCreation, RawLog } from "../decode/types.js";
+import { InconsistentAnswerError } from "../internal/errors.js";
 import type { RpcClient } from "../rpc/client.js";
 import type { BlockHeader, TransactionInfo } from "../rpc/types.js";
-import { IncompleteRangeError } from "./batch.js";
 
 /** Everything the node says about one block range, checked for consistency. */
 export type RangeData = {
@@ -40,13 +40,15 @@ export type FetchRangeArgs = {
 };
 
 /** The range does not continue the stored chain: the parent of `from` is not our checkpoint. */
-export type RangeReorg = { reorg: true; from: number };
+export type RangeReorg = { reorg: true; from: number; parentHash: Hex };
 
 /**
  * Fetches a range: one eth_getLogs for the factories' creation events and the pools' events
  * (another for pools created inside the range when an address filter was used), then the headers
  * and swap transactions, batched. Checks that every log's block hash is the fetched header's and
- * that the range's first block links to the checkpoint. RangeTooLargeError propagates.
+ * that the range's first block links to the checkpoint. RangeTooLargeError propagates; answers
+ * that contradict each other (a log outside the range or in another block than its header, an
+ * unlinked header inside the window, a swap's transaction elsewhere) are an InconsistentAnswerError.
  */
 export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | RangeReorg> {
   const { rpc, dexes, from, to } = args;
@@ -85,6 +87,15 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
     logs = mergeLogs(logs, extra);
   }
 
+  const outside = logs.find((log) => log.blockNumber < from || log.blockNumber > to);
+  if (outside) {
+    throw new InconsistentAnswerError(
+      "log_outside_range",
+      [outside.blockNumber],
+      `eth_getLogs over blocks ${from}–${to} answered a log of block ${outside.blockNumber}`,
+    );
+  }
+
   const poolTopicSet = new Set<string>(poolTopic0);
   const kept = logs.filter((log) =>
     factories.has(log.address)
@@ -111,24 +122,37 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
   const headers = new Map(headerList.map((h) => [h.number, h]));
 
   const first = headers.get(from) as BlockHeader;
-  if (args.parentHash !== null && first.parentHash !== args.parentHash) return { reorg: true, from };
+  if (args.parentHash !== null && first.parentHash !== args.parentHash)
+    return { reorg: true, from, parentHash: first.parentHash };
   for (const log of kept) {
     const header = headers.get(log.blockNumber);
     if (header && log.blockHash !== null && log.blockHash !== header.hash) {
-      throw new IncompleteRangeError(`block ${log.blockNumber} changed while the range was fetched`);
+      throw new InconsistentAnswerError(
+        "log_block_mismatch",
+        [log.blockNumber],
+        `a log of block ${log.blockNumber} has block hash ${log.blockHash}, its header ${header.hash}`,
+      );
     }
   }
   const canonical = headerList.filter((h) => h.number >= windowStart || h.number === to);
   for (let i = 1; i < canonical.length; i++) {
     const [prev, cur] = [canonical[i - 1] as BlockHeader, canonical[i] as BlockHeader];
     if (cur.number === prev.number + 1 && cur.parentHash !== prev.hash) {
-      throw new IncompleteRangeError(`block ${cur.number} does not link to ${prev.number}: the chain moved`);
+      throw new InconsistentAnswerError(
+        "unlinked_header",
+        [prev.number, cur.number],
+        `block ${cur.number}'s parent hash ${cur.parentHash} is not block ${prev.number}'s hash ${prev.hash}`,
+      );
     }
   }
   for (const [hash, log] of swapLogByTx) {
     const tx = transactions.get(hash);
     if (!tx || (tx.blockHash !== null && log.blockHash !== null && tx.blockHash !== log.blockHash)) {
-      throw new IncompleteRangeError(`transaction ${hash} is not where its log is: the chain moved`);
+      throw new InconsistentAnswerError(
+        "transaction_mismatch",
+        [log.blockNumber],
+        `transaction ${hash} is not in block ${log.blockNumber} where its log is`,
+      );
     }
   }
 

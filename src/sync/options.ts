@@ -28,6 +28,14 @@ export type IndexerOptions = {
   restartDelayMs: [number, number];
   /** How often each chain's status is written to `indexer_health` for API processes without an indexer. */
   healthReportMs: number;
+  /**
+   * Waits after an inconsistent answer of the node (an unlinked header, a log in another block
+   * than its header, a head going back): doubling from the first to the second, reset by the
+   * first consistent answer. Never a tight loop on a node that keeps contradicting itself.
+   */
+  inconsistentDelayMs: [number, number];
+  /** After this many inconsistent answers in a row, the next RPC URL of the chain is tried. */
+  inconsistentFailoverAfter: number;
   rpc: Partial<RpcOptions>;
   /** The per-chain writer lock: standby polling, heartbeat, server-side session timeout. */
   writerLock: Partial<WriterLockOptions>;
@@ -45,6 +53,8 @@ export const defaultIndexerOptions: IndexerOptions = {
   progressBar: true,
   restartDelayMs: [500, 4000],
   healthReportMs: 2000,
+  inconsistentDelayMs: [250, 4000],
+  inconsistentFailoverAfter: 5,
   // RPC retries back off to at most 4 s (not the client's default 20 s) for the same reason.
   rpc: { maxDelayMs: 4000 },
   writerLock: {},

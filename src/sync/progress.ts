@@ -36,6 +36,11 @@ export type ChainStatus = {
   stoppedAt: Date | null;
   /** During the backfill: seconds until the head is reached at the recent rate; null otherwise. */
   etaSeconds: number | null;
+  /**
+   * The node's answers contradict each other (unlinked headers…) and the indexer is backing off:
+   * since when, how many times in a row, the last one in words. Null once an answer is consistent.
+   */
+  inconsistent: { since: Date; count: number; message: string } | null;
 };
 
 export type Progress = {
@@ -43,6 +48,10 @@ export type Progress = {
   phase(phase: ChainPhase, error?: string | null): void;
   checkpoint(checkpoint: Checkpoint): void;
   head(block: number, timestamp: number): void;
+  /** One more inconsistent answer in a row. */
+  inconsistent(message: string): void;
+  /** The node's answers are consistent again. */
+  consistent(): void;
   batch(batch: { blocks: number; swaps: number; events: number; elapsedMs: number }): void;
   figures(): SyncFigures;
   stop(): void;
@@ -84,6 +93,7 @@ export function createProgress(args: {
     headSeenAt: new Date(),
     stoppedAt: null,
     etaSeconds: null,
+    inconsistent: null,
   };
 
   const refresh = () => {
@@ -168,6 +178,13 @@ export function createProgress(args: {
       s.headBlock = block;
       s.headBlockTime = new Date(timestamp * 1000);
       refresh();
+    },
+    inconsistent(message) {
+      const since = s.inconsistent?.since ?? new Date();
+      s.inconsistent = { since, count: (s.inconsistent?.count ?? 0) + 1, message };
+    },
+    consistent() {
+      s.inconsistent = null;
     },
     batch(batch) {
       samples.push({ at: Date.now(), blocks: batch.blocks, swaps: batch.swaps, ms: batch.elapsedMs });
