@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { type ApiKeyIdentity, createKeyCheck } from "./auth.js";
+import { HttpError } from "../internal/errors.js";
+import { type ApiKeyIdentity, createFailedKeyLimiter, createKeyCheck, requireApiKey } from "./auth.js";
 
 function fakeKeys() {
   const active = new Map<string, ApiKeyIdentity>([["tm_good_key_0123456789", { id: 1, name: "bot" }]]);
@@ -58,5 +59,36 @@ describe("createKeyCheck", () => {
     const before = keys.queries();
     await keys.check.find("a");
     assert.equal(keys.queries(), before + 1, "the oldest answer was dropped");
+  });
+});
+
+describe("requireApiKey with the failed-key limiter", () => {
+  const run = (hook: ReturnType<typeof requireApiKey>, key: string) =>
+    hook({ headers: { "x-api-key": key }, ip: "10.0.0.1" } as never, {} as never).then(
+      () => 200,
+      (error: unknown) => (error instanceof HttpError ? error.statusCode : 500),
+    );
+
+  it("never limits a busy client with a valid key, whatever its concurrency", async () => {
+    const { check, advance } = fakeKeys();
+    const hook = requireApiKey(check, createFailedKeyLimiter({ max: 2, windowMs: 60_000 }));
+    for (let round = 0; round < 3; round++) {
+      advance(5000); // the key's memory expired: the next requests share one look-up
+      const statuses = await Promise.all(
+        Array.from({ length: 50 }, () => run(hook, "tm_good_key_0123456789")),
+      );
+      assert.deepEqual(new Set(statuses), new Set([200]), `round ${round}`);
+    }
+  });
+
+  it("a concurrent flood of distinct wrong keys starts at most `max` look-ups, then 429", async () => {
+    const { check, queries } = fakeKeys();
+    const hook = requireApiKey(check, createFailedKeyLimiter({ max: 5, windowMs: 60_000 }));
+    const statuses = await Promise.all(
+      Array.from({ length: 100 }, (_, i) => run(hook, `tm_wrong_key_${i}_0123456789`)),
+    );
+    assert.equal(queries(), 5);
+    assert.equal(statuses.filter((s) => s === 403).length, 5);
+    assert.equal(statuses.filter((s) => s === 429).length, 95);
   });
 });

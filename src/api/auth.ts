@@ -5,8 +5,12 @@ import { hashApiKey } from "../store/api-keys.js";
 export type ApiKeyIdentity = { id: number; name: string };
 
 export type KeyCheck = {
-  /** The active key matching `key`, or null; answers from memory for at most `ttlMs`. */
-  find(key: string): Promise<ApiKeyIdentity | null>;
+  /**
+   * The active key matching `key`, or null; answers from memory for at most `ttlMs`. `onQuery`
+   * runs when (and only when) this call starts a database look-up, with a function to call with
+   * its outcome: requests that are answered from memory or join a look-up under way do not run it.
+   */
+  find(key: string, onQuery?: () => (failed: boolean) => void): Promise<ApiKeyIdentity | null>;
   clear(): void;
 };
 
@@ -34,14 +38,26 @@ export function createKeyCheck(options: {
   const known = new Map<string, { identity: ApiKeyIdentity | null; expires: number }>();
   const pending = new Map<string, Promise<ApiKeyIdentity | null>>();
 
-  const find = async (key: string) => {
+  const find = async (key: string, onQuery?: () => (failed: boolean) => void) => {
     const hash = hashApiKey(key);
     const entry = known.get(hash);
     if (entry && entry.expires > now()) return entry.identity;
     const inFlight = pending.get(hash);
     if (inFlight) return inFlight;
+    const done = onQuery?.();
     const query = options
       .lookup(key)
+      .then(
+        (identity) => {
+          done?.(identity === null);
+          return identity;
+        },
+        (error: unknown) => {
+          // A database failure is no wrong key: it does not count against the address.
+          done?.(false);
+          throw error;
+        },
+      )
       .then((identity) => {
         known.delete(hash);
         if (known.size >= maxEntries) {
@@ -74,9 +90,11 @@ export type FailedKeyLimiter = {
 };
 
 /**
- * At most `max` failed key checks per client address per `windowMs` (fixed window). Checks under
- * way count as failures until they succeed, so a concurrent flood cannot start more than `max`
- * look-ups either. Memory is bounded by `maxAddresses` (the oldest address is forgotten).
+ * At most `max` failed key checks per client address per `windowMs` (fixed window). Only checks
+ * that start a database look-up count (a key answered from memory costs nothing), and a look-up
+ * under way counts as a failure until it succeeds, so a concurrent flood of distinct wrong keys
+ * cannot start more than `max` look-ups either; a busy client with a valid key is never counted
+ * for the requests that share its look-up. Memory is bounded by `maxAddresses`.
  */
 export function createFailedKeyLimiter(options: {
   max: number;
@@ -135,16 +153,10 @@ export function requireApiKey(keys: KeyCheck, limiter?: FailedKeyLimiter) {
         "retry-after": String(wait),
       });
     }
-    const done = limiter?.begin(request.ip);
-    let identity: ApiKeyIdentity | null;
-    try {
-      identity = header.length > MAX_KEY_LENGTH ? null : await keys.find(header);
-    } catch (error) {
-      // A database failure is no wrong key: it does not count against the address.
-      done?.(false);
-      throw error;
-    }
-    done?.(identity === null);
+    const identity =
+      header.length > MAX_KEY_LENGTH
+        ? null
+        : await keys.find(header, limiter && (() => limiter.begin(request.ip)));
     if (!identity) throw new HttpError(403, "the API key is unknown or revoked");
     request.apiKey = identity;
   };

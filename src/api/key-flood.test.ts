@@ -49,7 +49,8 @@ describe("wrong API keys", () => {
     await loadMarketFixture(testDb.db);
     counter = countingLookups(testDb.db);
     app = createApiServer({
-      config: fixtureConfig({ api: { failedKeyLimit: { max: MAX_FAILED, windowMs: 60_000 } } }),
+      // A 10-minute window, so that the whole flood falls in one window even on a slow machine.
+      config: fixtureConfig({ api: { failedKeyLimit: { max: MAX_FAILED, windowMs: 600_000 } } }),
       db: counter.db,
       logger: createSilentLogger(),
     });
@@ -61,7 +62,6 @@ describe("wrong API keys", () => {
   });
 
   it(`a flood of ${FLOOD} wrong keys from one address costs at most ${MAX_FAILED} look-ups, then 429`, async () => {
-    const started = performance.now();
     const statuses = new Map<number, number>();
     let retryAfter: string | null = null;
     let next = 0;
@@ -79,12 +79,10 @@ describe("wrong API keys", () => {
       }
     };
     await Promise.all(Array.from({ length: 32 }, worker));
-    const seconds = (performance.now() - started) / 1000;
     assert.ok(counter.lookups() <= MAX_FAILED, `${counter.lookups()} look-ups`);
     assert.equal(statuses.get(403), counter.lookups(), JSON.stringify([...statuses]));
     assert.equal(statuses.get(429), FLOOD - counter.lookups(), JSON.stringify([...statuses]));
-    assert.ok(Number(retryAfter) >= 1 && Number(retryAfter) <= 60, `Retry-After ${retryAfter}`);
-    assert.ok(seconds < 60, `${seconds} s`);
+    assert.ok(Number(retryAfter) >= 1 && Number(retryAfter) <= 600, `Retry-After ${retryAfter}`);
   });
 });
 
