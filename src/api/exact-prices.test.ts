@@ -9,7 +9,7 @@ import { createApiClient } from "../_test/http-client.js";
 import { parseConfig } from "../config/load.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
-import { parseCsv } from "../replay/fixture.js";
+import { parseCsv, readFixture } from "../replay/fixture.js";
 import { replayFixture } from "../replay/replay.js";
 import { createApiKey } from "../store/api-keys.js";
 import { createApiServer } from "./server.js";
@@ -20,6 +20,23 @@ import { createApiServer } from "./server.js";
  * price the API gives for either token of the pair must be the correctly rounded double of its
  * exact rational, computed here from decoded.csv's raw integers with an independent long
  * division (src/_test/exact.ts): compared bit for bit, zero mismatches.
+ *
+ * The manifest is given plausible starting balances (60 M USDC, 25,000 WETH: the pool held about
+ * that), so the V3 pool's depth is known, it qualifies, and WETH gets USD prices from it. Every
+ * USD figure the API defines as one exact rational is then checked too (see docs/PRICING.md,
+ * "Exact prices", and the comments at each check):
+ * - WETH's USD price at a trade and its current price: the spot price of WETH in USDC at the end
+ *   of the block (the only qualifying pool, so the liquidity-weighted mean is that pool's price)
+ *   times USDC's exact 1: 2^192·10^18 / (sqrtPriceX96²·10^6), from decoded.csv's sqrtPriceX96;
+ * - USDC's: the anchor, exactly 1;
+ * - a trade's `volume`: valued on the anchor's side (anchor > reference token) at exactly 1, so
+ *   the USD value is the USDC amount, |amount0| / 10^6 rounded once (USD values are not exact in
+ *   general: amount × price in doubles; with a price of exactly 1 the product adds no rounding);
+ * - the USD candle chart's open/high/low/close: each one trade's series price, the trade's exact
+ *   price of the token in USDC × 1, for trades within maxDeviation of the token's price.
+ * Not checked bit for bit: the line chart's hourly volume-weighted mean sum_pv / sum_v of WETH
+ * (a ratio of double sums, not the rational of one trade; only bounded by its hour's candle) and
+ * every volume in token units (sums of doubles).
  */
 
 const fixtureDir = path.resolve(
@@ -33,6 +50,16 @@ const WETH = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2";
 const DAY_START = Date.parse("2024-01-05T00:00:00Z");
 const DAY_END = Date.parse("2024-01-06T00:00:00Z");
 const id = (address: string) => `${address}:${CHAIN}`;
+/** Starting balances given to the replay (raw): 60 M USDC and 25,000 WETH. */
+const BALANCES = { reserve0: 60_000_000n * 10n ** 6n, reserve1: 25_000n * 10n ** 18n };
+const PRICING = { liquidityFloorUsd: 50_000, maxDeviation: 0.05 };
+
+/**
+ * WETH's exact USD price at a pool state: the spot price of WETH in USDC, the reciprocal of
+ * token0's sqrtPriceX96²·10^6 / (2^192·10^18), times USDC's exact 1; rounded once.
+ */
+const wethUsdOf = (sqrtPriceX96: bigint) =>
+  referenceRatioToNumber(2n ** 192n * 10n ** 18n, sqrtPriceX96 * sqrtPriceX96 * 10n ** 6n);
 
 /** One swap of decoded.csv with its reference prices of each side (null: not a trade). */
 type ExpectedTrade = {
@@ -40,6 +67,12 @@ type ExpectedTrade = {
   logIndex: number;
   time: number;
   prices: [number | null, number | null];
+  /** USDC amount |amount0| / 10^6, rounded once: the trade's USD value (USDC at exactly 1). */
+  usdcAmount: number;
+  /** WETH's USD price at the end of the trade's block (set by `expectedTrades`). */
+  wethUsd: number;
+  /** The pool's sqrtPriceX96 after this swap. */
+  sqrtPriceX96: bigint;
 };
 
 /**
@@ -61,6 +94,7 @@ function expectedTrades(): ExpectedTrade[] {
     time: col("block_timestamp"),
     a0: col("amount0"),
     a1: col("amount1"),
+    sqrt: col("sqrtPriceX96"),
   };
   const out: ExpectedTrade[] = [];
   for (const row of rows) {
@@ -77,9 +111,44 @@ function expectedTrades(): ExpectedTrade[] {
       logIndex: Number(row[c.logIndex]),
       time: Date.parse(`${(row[c.time] as string).replace(" ", "T")}Z`),
       prices: isTrade ? [referenceRatioToNumber(num, den), referenceRatioToNumber(den, num)] : [null, null],
+      usdcAmount: referenceRatioToNumber(absUsdc, 10n ** 6n),
+      wethUsd: Number.NaN,
+      sqrtPriceX96: BigInt(row[c.sqrt] as string),
     });
   }
-  return out.sort((a, b) => a.block - b.block || a.logIndex - b.logIndex);
+  out.sort((a, b) => a.block - b.block || a.logIndex - b.logIndex);
+  // Prices are those of the end of the block: the state after the block's last swap (mints,
+  // burns and collects do not move sqrtPriceX96).
+  const endOfBlock = new Map<number, bigint>();
+  for (const e of out) endOfBlock.set(e.block, e.sqrtPriceX96);
+  for (const e of out) e.wethUsd = wethUsdOf(endOfBlock.get(e.block) as bigint);
+  return out;
+}
+
+/**
+ * The USD candles of one token (the deprecated candle chart) from the reference: each trade's
+ * series price is its exact price of the token in USDC × USDC's 1 (WETH), or 1 (USDC, the
+ * anchor, in a pool whose USDC side is above the floor: always here); a WETH trade further than
+ * maxDeviation from WETH's price at the end of its block is an outlier and left out.
+ */
+function expectedUsdCandles(trades: readonly ExpectedTrade[], token: "USDC" | "WETH", seconds: number) {
+  const size = seconds * 1000;
+  const buckets = new Map<number, Ohlc>();
+  for (const t of trades) {
+    const tradePrice = t.prices[1];
+    if (tradePrice === null) continue;
+    if (token === "WETH" && Math.abs(tradePrice / t.wethUsd - 1) > PRICING.maxDeviation) continue;
+    const price = token === "WETH" ? tradePrice : 1;
+    const bucket = Math.floor(t.time / size) * size;
+    const c = buckets.get(bucket);
+    if (!c) buckets.set(bucket, { open: price, high: price, low: price, close: price });
+    else {
+      c.high = Math.max(c.high, price);
+      c.low = Math.min(c.low, price);
+      c.close = price;
+    }
+  }
+  return buckets;
 }
 
 type Ohlc = { open: number; high: number; low: number; close: number };
@@ -114,7 +183,7 @@ describe("exact prices over HTTP on a real mainnet day, both sides of the pair",
   before(async () => {
     t = await createTestDb();
     const pricingConfig = {
-      pricing: { liquidityFloorUsd: 50_000, maxDeviation: 0.05 },
+      pricing: PRICING,
       chains: [
         {
           id: CHAIN,
@@ -122,9 +191,11 @@ describe("exact prices over HTTP on a real mainnet day, both sides of the pair",
         },
       ],
     };
+    const fixture = readFixture(fixtureDir);
     await replayFixture({
       db: t.db,
       dir: fixtureDir,
+      fixture: { ...fixture, manifest: { ...fixture.manifest, balances: BALANCES } },
       derived: createPricing({
         config: pricingConfig,
         logger: createSilentLogger(),
@@ -138,6 +209,7 @@ describe("exact prices over HTTP on a real mainnet day, both sides of the pair",
       config: parseConfig({
         devnet: { enabled: false },
         pricing: pricingConfig.pricing,
+        coins: { ETH: { chain: CHAIN, token: WETH } },
         chains: [
           {
             id: CHAIN,
@@ -194,12 +266,14 @@ describe("exact prices over HTTP on a real mainnet day, both sides of the pair",
           if (!Object.is(trade.price, e.prices[side])) {
             mismatches.push(`${where}: price ${trade.price} vs ${e.prices[side]}`);
           }
-          // USDC is the anchor: exactly 1 (1/1). WETH has no USD price in a replay of this pool
-          // alone (V3 balances unknown, so the pool cannot qualify: docs/PRICING.md, Limits).
+          // USDC is the anchor: exactly 1 (1/1). WETH: the pool's spot price at the end of the
+          // block. The USD value: the USDC amount (the anchor's side at exactly 1).
           if (!Object.is(trade.token0_price, 1))
             mismatches.push(`${where}: token0_price ${trade.token0_price}`);
-          if (!Object.is(trade.token1_price, null))
-            mismatches.push(`${where}: token1_price ${trade.token1_price}`);
+          if (!Object.is(trade.token1_price, e.wethUsd))
+            mismatches.push(`${where}: token1_price ${trade.token1_price} vs ${e.wethUsd}`);
+          if (!Object.is(trade.volume, e.usdcAmount))
+            mismatches.push(`${where}: volume ${trade.volume} vs ${e.usdcAmount}`);
         }
         cursor = answer.headers.get("x-next-cursor");
       } while (cursor);
@@ -257,16 +331,170 @@ describe("exact prices over HTTP on a real mainnet day, both sides of the pair",
     assert.ok(off > trades.length / 20, `${off} of ${trades.length}`);
   });
 
-  it("USD prices and series: USDC exactly 1, WETH none, no series on this fixture", async () => {
+  it("the USD reference tells roundings and states apart: 1 / the rounded spot, the swap's own state", () => {
+    // Not a check of the API: evidence that the USD comparisons can fail. WETH's USD price as the
+    // reciprocal of the rounded USDC spot price differs from the exact one at many swaps, and so
+    // does the price after the swap itself from the end-of-block price the pricing defines.
+    const usdcSpot = (sqrt: bigint) =>
+      referenceRatioToNumber(sqrt * sqrt * 10n ** 6n, 2n ** 192n * 10n ** 18n);
+    const offRounding = expected.filter(
+      (e) => 1 / usdcSpot(e.sqrtPriceX96) !== wethUsdOf(e.sqrtPriceX96),
+    ).length;
+    assert.ok(offRounding > expected.length / 20, `${offRounding} of ${expected.length}`);
+    const offState = expected.filter((e) => wethUsdOf(e.sqrtPriceX96) !== e.wethUsd).length;
+    assert.ok(offState > expected.length / 20, `${offState} of ${expected.length}`);
+  });
+
+  it("current USD prices: every endpoint that gives one, bit for bit", async () => {
+    // The current price: the state after the recording's last event, so the last swap's sqrtPriceX96.
+    const last = expected[expected.length - 1] as ExpectedTrade;
+    const want = new Map([
+      [USDC, 1],
+      [WETH, wethUsdOf(last.sqrtPriceX96)],
+    ]);
+    assert.ok((want.get(WETH) as number) > 2000 && (want.get(WETH) as number) < 2500, `${want.get(WETH)}`);
+    const mismatches: string[] = [];
+    const check = (where: string, got: unknown, token: string) => {
+      if (!Object.is(got, want.get(token))) mismatches.push(`${where}: ${got} vs ${want.get(token)}`);
+    };
+
     const assets = await api.get("/api/v1/assets", { asset_ids: `${id(USDC)},${id(WETH)}` });
     assert.equal(assets.status, 200, assets.text);
-    const prices = new Map(
-      (assets.body as { contract: string; usd_price: number | null }[]).map((a) => [a.contract, a.usd_price]),
+    const assetList = assets.body as { contract: string; usd_price: number | null }[];
+    assert.equal(assetList.length, 2, assets.text);
+    for (const a of assetList) check(`assets ${a.contract}`, a.usd_price, a.contract);
+
+    const several = await api.get("/v1/tokens/metadata", { tokenId: `${id(USDC)},${id(WETH)}` });
+    assert.equal(several.status, 200, several.text);
+    const severalList = several.body as { contract: string; usd_price: number | null }[];
+    assert.equal(severalList.length, 2, several.text);
+    for (const m of severalList) check(`metadata (several) ${m.contract}`, m.usd_price, m.contract);
+    for (const token of [USDC, WETH]) {
+      const one = await api.get("/v1/tokens/metadata", { tokenId: id(token) });
+      assert.equal(one.status, 200, one.text);
+      check(`metadata ${token}`, (one.body as { usd_price: number | null }).usd_price, token);
+
+      const search = await api.get("/v1/tokens/search", { searchString: token, chains: String(CHAIN) });
+      assert.equal(search.status, 200, search.text);
+      const found = (search.body as { contract: string; usd_price: number | null }[]).find(
+        (s) => s.contract === token,
+      );
+      assert.ok(found, search.text);
+      check(`search ${token}`, found.usd_price, token);
+
+      const provenance = await api.get("/v1/tokens/price-provenance", { tokenId: id(token) });
+      assert.equal(provenance.status, 200, provenance.text);
+      const p = provenance.body as {
+        usd_price: number | null;
+        provenance: { pools?: { pool: string; price_usd: number }[] };
+      };
+      check(`provenance ${token}`, p.usd_price, token);
+      // WETH's one qualifying pool quotes it at the same exact price.
+      if (token === WETH) {
+        assert.deepEqual(
+          p.provenance.pools?.map((q) => q.pool),
+          [POOL],
+          provenance.text,
+        );
+        check("provenance WETH pool price_usd", p.provenance.pools?.[0]?.price_usd, WETH);
+      }
+    }
+
+    const pairs = await api.get("/api/v1/pairs", { asset_id: id(WETH) });
+    assert.equal(pairs.status, 200, pairs.text);
+    const pair = (
+      pairs.body as { pair_id?: string; token0_price: number | null; token1_price: number | null }[]
+    )[0];
+    assert.ok(pair, pairs.text);
+    check("pairs token0_price", pair.token0_price, USDC);
+    check("pairs token1_price", pair.token1_price, WETH);
+
+    // Decimal text with the shortest round-trip digits: parsing it gives the double back.
+    const coin = await api.get("/v1/coins/price", { symbol: "ETH" });
+    assert.equal(coin.status, 200, coin.text);
+    check("coin price ETH", Number((coin.body as { price: string }).price), WETH);
+
+    assert.deepEqual(mismatches, []);
+  });
+
+  for (const token of ["USDC", "WETH"] as const) {
+    const address = token === "USDC" ? USDC : WETH;
+
+    it(`/v1/tokens/candle-chart of ${token}: every USD open/high/low/close bit for bit`, async () => {
+      let compared = 0;
+      for (const minutes of [5, 15, 30, 60]) {
+        const answer = await api.get("/v1/tokens/candle-chart", {
+          tokenId: id(address),
+          days: 1,
+          interval: minutes,
+        });
+        assert.equal(answer.status, 200, answer.text);
+        const candles = answer.body as {
+          _id: { date: string };
+          o: number;
+          h: number;
+          l: number;
+          c: number;
+        }[];
+        const want = expectedUsdCandles(expected, token, minutes * 60);
+        assert.equal(candles.length, want.size, `${minutes} min: intervals with a series point`);
+        const mismatches: string[] = [];
+        for (const c of candles) {
+          const time = Date.parse(c._id.date);
+          const e = want.get(time);
+          if (!e) {
+            mismatches.push(`${minutes} min ${c._id.date}: not expected`);
+            continue;
+          }
+          for (const [field, ref] of [
+            ["o", e.open],
+            ["h", e.high],
+            ["l", e.low],
+            ["c", e.close],
+          ] as const) {
+            compared += 1;
+            if (!Object.is(c[field], ref))
+              mismatches.push(`${minutes} min ${c._id.date} ${field}: ${c[field]} vs ${ref}`);
+          }
+        }
+        assert.deepEqual(mismatches.slice(0, 10), [], `${minutes} min: ${mismatches.length} mismatches`);
+      }
+      assert.ok(compared > 4 * 288, `${compared} prices compared`);
+    });
+  }
+
+  it("/v1/tokens/line-chart: USDC exactly 1; WETH's hourly means within their hour's candle", async () => {
+    // USDC's series records its trades at exactly 1: sum_pv and sum_v are the same double sums,
+    // so every hourly mean is exactly 1.
+    const usdc = await api.get("/v1/tokens/line-chart", { tokenId: id(USDC), days: 1 });
+    assert.equal(usdc.status, 200, usdc.text);
+    const usdcLine = usdc.body as { labels: string[]; data: number[] };
+    assert.equal(usdcLine.data.length, 24, usdc.text);
+    assert.ok(
+      usdcLine.data.every((v) => Object.is(v, 1)),
+      usdc.text,
     );
-    assert.ok(Object.is(prices.get(USDC), 1), `USDC, the anchor, at exactly 1: ${assets.text}`);
-    assert.ok(Object.is(prices.get(WETH), null), `WETH: no qualifying pool in this replay: ${assets.text}`);
-    // The anchor's series needs its side's depth, unknown in a replay: the line chart has no point.
-    const line = await api.get("/v1/tokens/line-chart", { tokenId: id(USDC), days: 1 });
-    assert.equal(line.status, 404, line.text);
+
+    // WETH's hourly volume-weighted mean is a ratio of double sums, not the rational of one trade:
+    // not exact by definition (docs/PRICING.md), so it is only bounded by the hour's lowest and
+    // highest series price (with a few ulps of slack for the double sums).
+    const weth = await api.get("/v1/tokens/line-chart", { tokenId: id(WETH), days: 1 });
+    assert.equal(weth.status, 200, weth.text);
+    const wethLine = weth.body as { labels: string[]; data: number[] };
+    assert.equal(wethLine.data.length, 24, weth.text);
+    const hours = expectedUsdCandles(expected, "WETH", 3600);
+    let bounded = 0;
+    wethLine.labels.forEach((label, i) => {
+      const hour = hours.get(Date.parse(label));
+      if (!hour) return; // an hour without a trade carries the previous point (the last label, 00:00 next day)
+      const value = wethLine.data[i] as number;
+      const slack = 4 * Number.EPSILON * hour.high;
+      assert.ok(
+        value >= hour.low - slack && value <= hour.high + slack,
+        `${label}: ${value} in [${hour.low}, ${hour.high}]`,
+      );
+      bounded += 1;
+    });
+    assert.equal(bounded, 23, "every hour of the range on the recorded day");
   });
 });
