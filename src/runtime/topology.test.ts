@@ -25,7 +25,7 @@ import { createDb, type Db } from "../store/db.js";
 import { migrate } from "../store/migrate.js";
 
 const KEY = "topology-test-key-0123456789abcdef012345";
-const HISTORY_DAYS = 0.2;
+const HISTORY_DAYS = 0.1;
 /** A process that ignores SIGTERM this long is killed. */
 const STOP_BOUND_MS = 10_000;
 
