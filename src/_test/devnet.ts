@@ -102,12 +102,17 @@ export type TestDevnet = {
  * (to a pino level).
  */
 export async function startTestDevnet(
-  options: { chainId?: number; seed?: number; port?: number } = {},
+  options: { chainId?: number; seed?: number; port?: number; initialDate?: Date } = {},
 ): Promise<TestDevnet> {
   const logger = process.env.DEVNET_LOG
     ? createLogger({ level: process.env.DEVNET_LOG, name: "devnet" })
     : createSilentLogger();
-  const node = await startHardhatNode({ port: options.port ?? 0, chainId: options.chainId ?? 31337, logger });
+  const node = await startHardhatNode({
+    port: options.port ?? 0,
+    chainId: options.chainId ?? 31337,
+    ...(options.initialDate ? { initialDate: options.initialDate } : {}),
+    logger,
+  });
   let deployment: Deployment;
   try {
     deployment = await deployMarket({ rpcUrl: node.rpcUrl, seed: options.seed ?? 42, logger });

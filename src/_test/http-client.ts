@@ -6,11 +6,10 @@ export type ApiAnswer = { status: number; headers: Headers; body: unknown; text:
 /**
  * A client of a listening API server for the tests: real HTTP through `fetch`, and every JSON
  * answer checked against the server's own /openapi.json (path and status must be documented).
+ * `app` is an in-process server, or the base URL of one in another process.
  */
-export async function createApiClient(app: FastifyInstance, options: { key?: string } = {}) {
-  const address = app.server.address();
-  if (address === null || typeof address === "string") throw new Error("the server is not listening on TCP");
-  const base = `http://127.0.0.1:${address.port}`;
+export async function createApiClient(app: FastifyInstance | string, options: { key?: string } = {}) {
+  const base = typeof app === "string" ? app : baseOf(app);
   const document = (await (await fetch(`${base}/openapi.json`)).json()) as OpenApiDocument;
   const validator = createOpenApiValidator(document);
 
@@ -35,6 +34,12 @@ export async function createApiClient(app: FastifyInstance, options: { key?: str
     return { status: response.status, headers: response.headers, body, text };
   };
   return { base, document, get };
+}
+
+function baseOf(app: FastifyInstance): string {
+  const address = app.server.address();
+  if (address === null || typeof address === "string") throw new Error("the server is not listening on TCP");
+  return `http://127.0.0.1:${address.port}`;
 }
 
 const stringify = (query: Record<string, string | number>) =>

@@ -36,16 +36,27 @@ export type IndexerDevnet = {
  * only when a test mines them.
  */
 export async function startIndexerDevnet(
-  options: { chainId?: number; seed?: number; historyDays?: number; logger?: Logger } = {},
+  options: {
+    chainId?: number;
+    seed?: number;
+    historyDays?: number;
+    /** The node's clock at its start (default now): a date in the past puts the history there. */
+    initialDate?: Date;
+    logger?: Logger;
+  } = {},
 ): Promise<IndexerDevnet> {
   const logger = options.logger ?? createSilentLogger();
   const seed = options.seed ?? 42;
   const historyDays = options.historyDays ?? 1;
-  const devnet = await startTestDevnet({ chainId: options.chainId ?? 31337, seed });
+  const devnet = await startTestDevnet({
+    chainId: options.chainId ?? 31337,
+    seed,
+    ...(options.initialDate ? { initialDate: options.initialDate } : {}),
+  });
   try {
     const { deployment } = devnet;
     const simulator = createSimulator({ rpcUrl: devnet.rpcUrl, deployment, seed, logger });
-    // The node's clock starts now: the history is dated from the deployment on.
+    // The node's clock starts now (or at initialDate): the history is dated from the deployment on.
     const latest = await devnet.latestBlock();
     const until = new Date((latest.timestamp + Math.round(historyDays * 86_400)) * 1000);
     const history = await simulator.writeHistory({ days: historyDays, until });
