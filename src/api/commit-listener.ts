@@ -1,5 +1,11 @@
 import type { Logger } from "../internal/logger.js";
-import { COMMIT_CHANNEL, type CommitNotice, parseCommitNotice } from "../store/commit-notify.js";
+import {
+  COMMIT_CHANNEL,
+  type CommitNotice,
+  listenForCommits,
+  parseCommitNotice,
+  unlistenCommits,
+} from "../store/commit-notify.js";
 import type { Db, DbClient } from "../store/db.js";
 
 export type CommitListener = {
@@ -72,7 +78,7 @@ export function createCommitListener(options: {
           if (client === c) drop(error);
         });
         c.on("notification", onNotification);
-        await c.query(`LISTEN ${COMMIT_CHANNEL}`);
+        await listenForCommits(c);
         if (!running) {
           c.release();
           return;
@@ -116,7 +122,7 @@ export function createCommitListener(options: {
       up = false;
       if (c) {
         c.removeListener("notification", onNotification);
-        await c.query(`UNLISTEN ${COMMIT_CHANNEL}`).catch(() => {});
+        await unlistenCommits(c).catch(() => {});
         c.release();
       }
     },

@@ -1,10 +1,10 @@
-import type pg from "pg";
 import { Gauge, type Registry } from "prom-client";
 import type { Config } from "../config/schema.js";
 import { HttpError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import type { CommitNotice } from "../store/commit-notify.js";
 import { createDb, type Db, type DbClient } from "../store/db.js";
+import { currentWalLsn, replayStatus, withReadSnapshot } from "../store/replication.js";
 import { type CommitListener, createCommitListener } from "./commit-listener.js";
 import { type ChainSync, createSyncWatch, type SyncWatch } from "./sync-watch.js";
 import { toIso } from "./times.js";
@@ -158,24 +158,17 @@ export function createReadRouter(options: {
     if (replicas.length === 0) return;
     let primaryLsn: string | null = null;
     try {
-      primaryLsn = (await primary.db.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn"))
-        .rows[0]?.lsn as string;
+      primaryLsn = await currentWalLsn(primary.db);
     } catch {
       // Primary unreachable: replicas are judged by their replay time alone.
     }
     await Promise.all(
       replicas.map(async (r) => {
         try {
-          const row = await withTimeout(
-            r.db.query<{ standby: boolean; behind: string | null; age: number | null }>(
-              `SELECT pg_is_in_recovery() AS standby,
-                 pg_wal_lsn_diff($1::pg_lsn, pg_last_wal_replay_lsn())::float8::text AS behind,
-                 extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp())::float8 AS age`,
-              [primaryLsn],
-            ),
+          const { standby, behind, age } = await withTimeout(
+            replayStatus(r.db, primaryLsn),
             HEALTH_TIMEOUT_MS,
           );
-          const { standby, behind, age } = row.rows[0] ?? { standby: false, behind: null, age: null };
           const now = Date.now();
           let lag: number | null;
           if (!standby || (behind !== null && Number(behind) <= 0)) {
@@ -303,24 +296,14 @@ export function createReadRouter(options: {
     },
   };
 
-  const inSnapshot = async <T>(t: ReadTarget, fn: (client: DbClient, snapshot: Snapshot) => Promise<T>) => {
-    const client = await t.db.connect();
-    let broken: Error | undefined;
-    try {
-      // One round trip: the snapshot is taken by the first query, which reads the sync state.
-      const results = (await client.query(
-        "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT chain_id, indexed_block, indexed_block_time FROM sync_state",
-      )) as unknown as pg.QueryResult<{
-        chain_id: number;
-        indexed_block: number;
-        indexed_block_time: Date | null;
-      }>[];
+  const inSnapshot = <T>(t: ReadTarget, fn: (client: DbClient, snapshot: Snapshot) => Promise<T>) =>
+    withReadSnapshot(t.db, (client, rows) => {
       const states = new Map<number, ChainSync>();
-      for (const row of results[1]?.rows ?? []) {
-        states.set(row.chain_id, {
-          chainId: row.chain_id,
-          indexedBlock: row.indexed_block,
-          indexedAt: row.indexed_block_time,
+      for (const row of rows) {
+        states.set(row.chainId, {
+          chainId: row.chainId,
+          indexedBlock: row.indexedBlock,
+          indexedAt: row.indexedBlockTime,
           headBlock: null,
           headAt: null,
         });
@@ -330,18 +313,8 @@ export function createReadRouter(options: {
         blockOf: (chainId) => states.get(chainId)?.indexedBlock ?? -1,
         headers: (chainIds) => freshnessHeaders((id) => states.get(id), chainIds),
       };
-      const value = await fn(client, snapshot);
-      await client.query("COMMIT");
-      return value;
-    } catch (error) {
-      await client.query("ROLLBACK").catch((e: unknown) => {
-        broken = e instanceof Error ? e : new Error(String(e));
-      });
-      throw error;
-    } finally {
-      client.release(broken);
-    }
-  };
+      return fn(client, snapshot);
+    });
 
   return {
     view,

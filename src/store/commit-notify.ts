@@ -1,4 +1,4 @@
-import type { Queryable } from "./db.js";
+import type { DbClient, Queryable } from "./db.js";
 
 /** The channel on which indexers announce commits; API processes LISTEN on it (on the primary). */
 export const COMMIT_CHANNEL = "tokenmarket_commit";
@@ -16,6 +16,20 @@ export async function notifyCommit(client: Queryable, notice: CommitNotice): Pro
     COMMIT_CHANNEL,
     JSON.stringify({ chain: notice.chainId, block: notice.block }),
   ]);
+}
+
+/**
+ * Subscribes the connection to commit notifications (they arrive as its "notification" events).
+ * Only on the primary: a standby cannot LISTEN. The connection must stay out of the pool's
+ * rotation while subscribed.
+ */
+export async function listenForCommits(client: DbClient): Promise<void> {
+  await client.query(`LISTEN ${COMMIT_CHANNEL}`);
+}
+
+/** Ends the connection's subscription, before it goes back to the pool. */
+export async function unlistenCommits(client: DbClient): Promise<void> {
+  await client.query(`UNLISTEN ${COMMIT_CHANNEL}`);
 }
 
 /** The notice of a notification's payload, or undefined when it is not one of ours. */

@@ -11,9 +11,9 @@ import { seededRandom } from "../_test/random.js";
 import { snapshotAggregates } from "../_test/sql.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
+import { WRITER_LOCK_NAMESPACE } from "../store/writer-lock.js";
 import { createIndexer } from "./indexer.js";
 import type { IndexerOptions } from "./options.js";
-import { WRITER_LOCK_NAMESPACE } from "./writer-lock.js";
 
 const childScript = path.resolve(import.meta.dirname, "../_test/failover-child.ts");
 /** Small ranges: many batches, so that the kills land anywhere in fetching, preparing or committing. */

@@ -3,12 +3,13 @@ import { WriterLockLostError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { sleep } from "../rpc/retry.js";
 import type { Db, Queryable } from "../store/db.js";
-
-/**
- * The first key of every chain's writer lock, `pg_advisory_lock(WRITER_LOCK_NAMESPACE, chain_id)`
- * ("tkm1"); the migrator's single-key lock (727001) lives in another key space, so they never meet.
- */
-export const WRITER_LOCK_NAMESPACE = 0x746b6d31;
+import {
+  claimWriterEpoch,
+  fenceWriterEpoch,
+  sessionPid,
+  tryWriterLock,
+  writerLockHeld,
+} from "../store/writer-lock.js";
 
 export type WriterLockOptions = {
   /** How often a standby tries to take the lock (pg_try_advisory_lock). */
@@ -71,11 +72,6 @@ export type WriterLock = {
   release(): Promise<void>;
 };
 
-/** The lock is granted to `pid` in this database. */
-const HELD = `EXISTS (SELECT 1 FROM pg_locks l
-  WHERE l.locktype = 'advisory' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
-    AND l.classid = ${WRITER_LOCK_NAMESPACE} AND l.objid = $1 AND l.objsubid = 2 AND l.pid = $2 AND l.granted)`;
-
 /**
  * One chain's writer lock: a session advisory lock on a dedicated connection (not from the
  * pool, so that it lives exactly as long as this process indexes the chain), with
@@ -122,8 +118,7 @@ export function createWriterLock(args: {
     c.on("end", () => drop(c, "lock connection closed"));
     try {
       await c.connect();
-      const { rows } = await c.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
-      return { client: c, pid: (rows[0] as { pid: number }).pid };
+      return { client: c, pid: await sessionPid(c) };
     } catch (error) {
       destroy(c);
       throw error;
@@ -159,11 +154,11 @@ export function createWriterLock(args: {
         () => drop(c, `heartbeat unanswered for ${options.heartbeatTimeoutMs} ms`),
         options.heartbeatTimeoutMs,
       );
-      c.query<{ held: boolean }>(`SELECT ${HELD} AS held`, [chainId, pid]).then(
-        ({ rows }) => {
+      writerLockHeld(c, chainId, pid).then(
+        (stillHeld) => {
           clearTimeout(timer);
           inFlight = false;
-          if (rows[0]?.held !== true) drop(c, "the lock is no longer granted to this session");
+          if (!stillHeld) drop(c, "the lock is no longer granted to this session");
         },
         (error: unknown) => {
           clearTimeout(timer);
@@ -192,11 +187,8 @@ export function createWriterLock(args: {
           } else {
             pid = clientPid;
           }
-          const { rows } = await c.query<{ locked: boolean }>(
-            "SELECT pg_try_advisory_lock($1, $2) AS locked",
-            [WRITER_LOCK_NAMESPACE, chainId],
-          );
-          if (rows[0]?.locked === true && client === c) {
+          const locked = await tryWriterLock(c, chainId);
+          if (locked && client === c) {
             held = { lockPid: pid, lost: new AbortController() };
             startHeartbeat(c, pid);
             logger.info(
@@ -232,12 +224,7 @@ export function createWriterLock(args: {
     const h = held;
     if (!h || h.lost.signal.aborted)
       throw new WriterLockLostError(`chain ${chainId}: the writer lock is not held`);
-    const { rows } = await q.query<{ epoch: number }>(
-      `UPDATE sync_state SET writer_epoch = nextval('writer_epochs'), writer_lock_pid = $2, writer_since = now()
-       WHERE chain_id = $1 AND ${HELD} RETURNING writer_epoch AS epoch`,
-      [chainId, h.lockPid],
-    );
-    const epoch = rows[0]?.epoch;
+    const epoch = await claimWriterEpoch(q, chainId, h.lockPid);
     if (epoch === undefined)
       throw new WriterLockLostError(`chain ${chainId}: the writer lock was lost before the claim`);
     logger.info({ chain_id: chainId, epoch, lock_pid: h.lockPid }, "writer epoch claimed");
@@ -249,11 +236,7 @@ export function createWriterLock(args: {
       lost: h.lost.signal,
       fence: async (client) => {
         if (h.lost.signal.aborted) throw h.lost.signal.reason;
-        const { rowCount } = await client.query(
-          `SELECT 1 FROM sync_state WHERE chain_id = $1 AND writer_epoch = $3 AND ${HELD} FOR NO KEY UPDATE`,
-          [chainId, lockPid, epoch],
-        );
-        if (rowCount !== 1) {
+        if (!(await fenceWriterEpoch(client, chainId, lockPid, epoch))) {
           throw new WriterLockLostError(
             `chain ${chainId}: writer epoch ${epoch} no longer holds the chain; the write is rolled back`,
           );

@@ -1,0 +1,79 @@
+/**
+ * Reads over a primary and its streaming replicas (the routing, health and lag logic are in
+ * `src/api/read-replicas.ts`): WAL positions and replay status, and the read-only snapshot an
+ * API answer is read in, opened together with `sync_state` so the answer is labelled with what
+ * the answering database holds.
+ */
+import type pg from "pg";
+import type { Db, DbClient, Queryable } from "./db.js";
+
+/** The primary's current WAL position (text, e.g. `0/3000148`). */
+export async function currentWalLsn(db: Queryable): Promise<string> {
+  const { rows } = await db.query<{ lsn: string }>("SELECT pg_current_wal_lsn()::text AS lsn");
+  return rows[0]?.lsn as string;
+}
+
+/** A database's replay as a standby sees it. */
+export type ReplayStatus = {
+  /** In recovery (a standby); false on a primary, or a standby that was promoted. */
+  standby: boolean;
+  /**
+   * Bytes of WAL between `primaryLsn` and the last replayed position, as text (≤ 0: caught up);
+   * null when the primary's position is unknown or nothing was replayed.
+   */
+  behind: string | null;
+  /** Seconds since the last replayed transaction committed on the primary; null when none yet. */
+  age: number | null;
+};
+
+/** The replay status of the database behind `db`, measured against the primary's `primaryLsn`. */
+export async function replayStatus(db: Queryable, primaryLsn: string | null): Promise<ReplayStatus> {
+  const { rows } = await db.query<ReplayStatus>(
+    `SELECT pg_is_in_recovery() AS standby,
+       pg_wal_lsn_diff($1::pg_lsn, pg_last_wal_replay_lsn())::float8::text AS behind,
+       extract(epoch FROM clock_timestamp() - pg_last_xact_replay_timestamp())::float8 AS age`,
+    [primaryLsn],
+  );
+  return rows[0] ?? { standby: false, behind: null, age: null };
+}
+
+/** A chain's checkpoint as the snapshot sees it. */
+export type SnapshotSyncState = { chainId: number; indexedBlock: number; indexedBlockTime: Date | null };
+
+/**
+ * Runs `fn` in one read-only REPEATABLE READ transaction of a connection of `db`, with the
+ * `sync_state` of every chain read by the statement that takes the snapshot (one round trip), so
+ * both see the same data. Committed when `fn` resolves, rolled back when it throws; a connection
+ * that cannot even roll back is dropped, not pooled.
+ */
+export async function withReadSnapshot<T>(
+  db: Db,
+  fn: (client: DbClient, states: SnapshotSyncState[]) => Promise<T>,
+): Promise<T> {
+  const client = await db.connect();
+  let broken: Error | undefined;
+  try {
+    const results = (await client.query(
+      "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT chain_id, indexed_block, indexed_block_time FROM sync_state",
+    )) as unknown as pg.QueryResult<{
+      chain_id: number;
+      indexed_block: number;
+      indexed_block_time: Date | null;
+    }>[];
+    const states = (results[1]?.rows ?? []).map((row) => ({
+      chainId: row.chain_id,
+      indexedBlock: row.indexed_block,
+      indexedBlockTime: row.indexed_block_time,
+    }));
+    const value = await fn(client, states);
+    await client.query("COMMIT");
+    return value;
+  } catch (error) {
+    await client.query("ROLLBACK").catch((e: unknown) => {
+      broken = e instanceof Error ? e : new Error(String(e));
+    });
+    throw error;
+  } finally {
+    client.release(broken);
+  }
+}
