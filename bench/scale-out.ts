@@ -16,10 +16,10 @@ import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import * as path from "node:path";
+import autocannon from "autocannon";
 import { freePort } from "../src/_test/free-port.js";
 import { fixture, loadMarketFixture } from "../src/_test/market-fixture.js";
 import { createSilentLogger } from "../src/internal/logger.js";
-import autocannon from "autocannon";
 import { startHelloWorld } from "./api.js";
 import { openBenchServer, withScratchDb } from "./database.js";
 
