@@ -1,5 +1,6 @@
 import type { Logger } from "../internal/logger.js";
-import type { Db } from "../store/db.js";
+import type { Db, Queryable } from "../store/db.js";
+import { leaseRateBudget, readRateWindow } from "../store/rate-limits.js";
 import { createSharedRateLimitStore } from "./rate-limit-store.js";
 
 type Result = { current: number; ttl: number };
@@ -25,26 +26,6 @@ const MAX_KEYS = 100_000;
 const rowKey = (key: string, timeWindow: number, max: number | undefined) =>
   `${key}@${max ?? "?"}/${timeWindow}`;
 
-const NOW_MS = "(extract(epoch FROM clock_timestamp()) * 1000)::bigint";
-
-/**
- * One lease: take up to $3 requests of the key's window budget $4 in one statement. `count` is
- * what has been asked for in the window, capped at budget + this ask: a ask made when the budget
- * is spent leaves `count - $3 >= $4`, so the grant `least($3, $4 - (count - $3))` is 0, and a ask
- * made with `left` still free leaves `count - $3 = old count < $4`, so the grant is
- * `least($3, left)`. Postgres before 18 cannot return the old row, hence this encoding; the cap
- * keeps `count` within an integer (≤ 2 × max). A row written by the per-request statement of
- * earlier versions (count = requests allowed or refused) reads the same way.
- */
-const LEASE_SQL = `INSERT INTO api_rate_limits AS r (key, window_start, count) VALUES ($1, ${NOW_MS}, $3)
-  ON CONFLICT (key) DO UPDATE SET
-    count = CASE WHEN r.window_start + $2 <= EXCLUDED.window_start THEN EXCLUDED.count
-      ELSE least(r.count + EXCLUDED.count, $4 + EXCLUDED.count) END,
-    window_start = CASE WHEN r.window_start + $2 <= EXCLUDED.window_start
-      THEN EXCLUDED.window_start ELSE r.window_start END
-  RETURNING greatest(0, least($3, $4 - (count - $3)))::integer AS granted,
-    least(count, $4)::integer AS taken, window_start + $2 - ${NOW_MS} AS ttl`;
-
 /** A key's lease in this process, for the current window. */
 type Lease = {
   /** The row in `api_rate_limits`. */
@@ -67,7 +48,7 @@ type Lease = {
 /**
  * A fixed-window counter store for @fastify/rate-limit kept in Postgres (`api_rate_limits`, on the
  * primary), so one key has one budget across every API process, at the cost of one statement per
- * lease rather than per request: a process takes a slice of a key's window budget (`LEASE_SQL`),
+ * lease rather than per request: a process takes a slice of a key's window budget (`leaseRateBudget` in src/store/rate-limits.ts),
  * serves requests from it locally, and asks again when it is used up. The first slice of a window
  * is small (2 % of the budget), each further one in the same window twice the last (at most 25 %),
  * and the database never grants more than is left, so the requests allowed by all processes in a
@@ -97,18 +78,20 @@ export function createPostgresRateLimitStore(options: {
   let degradedUntil = -Infinity;
   let degraded = false;
 
-  const query = async <R extends object>(sql: string, params: unknown[]): Promise<R | undefined | null> => {
+  const query = async <R extends object>(
+    statement: (db: Queryable) => Promise<R | null>,
+  ): Promise<R | undefined | null> => {
     let timer: NodeJS.Timeout | undefined;
     try {
-      const { rows } = await Promise.race([
-        options.db.query<R>(sql, params),
+      const row = await Promise.race([
+        statement(options.db),
         new Promise<never>((_, reject) => {
           timer = setTimeout(() => reject(new Error(`no answer within ${timeoutMs} ms`)), timeoutMs);
         }),
       ]);
       if (degraded) options.logger.info("rate limits are counted in the database again");
       degraded = false;
-      return rows[0] ?? null;
+      return row;
     } catch (error) {
       if (!degraded)
         options.logger.warn(
@@ -169,12 +152,7 @@ export function createPostgresRateLimitStore(options: {
     const want = Math.min(max, Math.max(lease.slice, Math.min(lease.waiting.length, maxSlice(max))));
     const sentAt = now();
     const again = lease.endsAt > sentAt;
-    const row = await query<{ granted: number; taken: number; ttl: string | number }>(LEASE_SQL, [
-      lease.row,
-      timeWindow,
-      want,
-      max,
-    ]);
+    const row = await query((db) => leaseRateBudget(db, { row: lease.row, windowMs: timeWindow, want, max }));
     lease.asking = false;
     if (!row) {
       for (const { callback, timeWindow: w } of lease.waiting.splice(0)) local.incr(key, callback, w);
@@ -214,10 +192,12 @@ export function createPostgresRateLimitStore(options: {
       drain(key, lease, limit);
     },
     read(key: string, callback: Callback, timeWindow: number, max?: number) {
-      void query<{ count: number; ttl: string | number }>(
-        `SELECT least(count, $3) AS count, window_start + $2 - ${NOW_MS} AS ttl FROM api_rate_limits
-         WHERE key = $1 AND window_start + $2 > ${NOW_MS}`,
-        [rowKey(key, timeWindow, max), timeWindow, Math.min(max ?? MAX_LIMIT, MAX_LIMIT)],
+      void query((db) =>
+        readRateWindow(db, {
+          row: rowKey(key, timeWindow, max),
+          windowMs: timeWindow,
+          max: Math.min(max ?? MAX_LIMIT, MAX_LIMIT),
+        }),
       ).then((row) => {
         if (row === undefined) local.read(key, callback, timeWindow);
         else
