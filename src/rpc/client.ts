@@ -12,7 +12,7 @@ import type { ChainConfig } from "../config/schema.js";
 import type { Hex, RawLog } from "../decode/types.js";
 import { BaseError, RetryableRpcError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
-import { CallRevertedError, classifyRpcError, RpcTimeoutError } from "./errors.js";
+import { CallRevertedError, classifyRpcError, ResponseTooLargeError, RpcTimeoutError } from "./errors.js";
 import { createRpcMetrics, type RpcMetrics } from "./metrics.js";
 import { retryDelay, sleep } from "./retry.js";
 import type { BlockHeader, CallRequest, LogFilter, TransactionInfo } from "./types.js";
@@ -144,16 +144,20 @@ export function createRpcClient(args: {
   const { chain, logger } = args;
   const options: RpcOptions = { ...defaultRpcOptions, ...args.options };
   const metrics = args.metrics ?? createRpcMetrics();
-  const clients: PublicClient[] = chain.rpc.map((url) =>
+  const clientOf = (url: string, batched: boolean): PublicClient =>
     createPublicClient({
       transport: http(url, {
-        batch: { batchSize: options.batchSize, wait: 0 },
+        batch: batched ? { batchSize: options.batchSize, wait: 0 } : false,
         retryCount: 0,
         timeout: options.timeoutMs,
         onFetchResponse: rejectOverloaded,
       }),
-    }),
-  );
+    });
+  const clients: PublicClient[] = chain.rpc.map((url) => clientOf(url, true));
+  // Unbatched twins, one HTTP request per call: for eth_getLogs, whose answer can be large on its
+  // own (a batch would make the calls sharing it fail with it at the response-size cap), and for
+  // a call retried alone after its batch's answer was too large.
+  const soloClients: PublicClient[] = chain.rpc.map((url) => clientOf(url, false));
   let current = 0;
   let failedOverAt = 0;
   const counters = { requests: 0, retries: 0, failovers: 0 };
@@ -225,15 +229,20 @@ export function createRpcClient(args: {
   ): Promise<unknown[]> => {
     const results: unknown[] = new Array(items.length);
     let pending = items.map((_, i) => i);
+    // Items whose batched answer was over the size cap: from then on each is sent on its own.
+    const alone = new Set<number>();
     for (let attempt = 1; ; attempt++) {
       const wave = waveSignal(deadline);
       const used = pickClient();
-      const client = clients[used] as PublicClient;
-      const settled = await Promise.allSettled(
-        pending.map((i) => rawRequest(items[i] as Item, client, deadline, wave)),
+      const batched = clients[used] as PublicClient;
+      const solo = soloClients[used] as PublicClient;
+      const sendsAlone = (i: number) => alone.has(i) || (items[i] as Item).method === "eth_getLogs";
+      const settled = await inLimitedParallel(pending, sendsAlone, (i) =>
+        rawRequest(items[i] as Item, sendsAlone(i) ? solo : batched, deadline, wave),
       );
       const failed: number[] = [];
       let worst: RetryableRpcError | undefined;
+      let onlyTooLarge = true;
       for (let k = 0; k < settled.length; k++) {
         const outcome = settled[k] as PromiseSettledResult<unknown>;
         const index = pending[k] as number;
@@ -244,9 +253,14 @@ export function createRpcClient(args: {
         const error = outcome.reason as unknown;
         if (revertsAsNull && error instanceof CallRevertedError) {
           results[index] = null;
+        } else if (error instanceof ResponseTooLargeError && sendsAlone(index)) {
+          // Alone and still over the cap: no retry can make this answer smaller.
+          throw new BaseError(`${error.message} (sent alone)`, { cause: error });
         } else if (error instanceof RetryableRpcError) {
           failed.push(index);
           worst = pickWorse(worst, error);
+          if (error instanceof ResponseTooLargeError) alone.add(index);
+          else onlyTooLarge = false;
         } else {
           throw error;
         }
@@ -276,7 +290,8 @@ export function createRpcClient(args: {
         },
         "rpc retry",
       );
-      failOver(used);
+      // An answer too large is the batch's size, not the node's fault: no reason to leave the URL.
+      if (!onlyTooLarge) failOver(used);
       await sleep(delayMs, signal);
       pending = failed;
     }
@@ -476,6 +491,49 @@ function createWsClient(url: string) {
     transport: webSocket(url, { retryCount: 0, keepAlive: true, reconnect: true }),
   });
 }
+
+/**
+ * Runs `run` on every item and settles them all, in order. The batched ones start together (viem
+ * gathers them into HTTP batches); the unbatched ones are one HTTP request each, so at most
+ * SOLO_PARALLEL of them are in flight at once: a batch split after a too-large answer must not
+ * become hundreds of simultaneous requests to the provider.
+ */
+async function inLimitedParallel<T>(
+  items: readonly number[],
+  isSolo: (i: number) => boolean,
+  run: (i: number) => Promise<T>,
+): Promise<PromiseSettledResult<T>[]> {
+  const settle = (p: Promise<T>): Promise<PromiseSettledResult<T>> =>
+    p.then(
+      (value) => ({ status: "fulfilled", value }),
+      (reason: unknown) => ({ status: "rejected", reason }),
+    );
+  const out: PromiseSettledResult<T>[] = new Array(items.length);
+  const batched: Promise<void>[] = [];
+  const solo: number[] = [];
+  items.forEach((item, k) => {
+    if (isSolo(item)) solo.push(k);
+    else
+      batched.push(
+        settle(run(item)).then((r) => {
+          out[k] = r;
+        }),
+      );
+  });
+  let next = 0;
+  const worker = async () => {
+    while (next < solo.length) {
+      const k = solo[next++] as number;
+      out[k] = await settle(run(items[k] as number));
+    }
+  };
+  const workers = Array.from({ length: Math.min(SOLO_PARALLEL, solo.length) }, worker);
+  await Promise.all([...batched, ...workers]);
+  return out;
+}
+
+/** Unbatched requests in flight at once for one bulk read. */
+const SOLO_PARALLEL = 8;
 
 function pickWorse(a: RetryableRpcError | undefined, b: RetryableRpcError): RetryableRpcError {
   if (!a) return b;

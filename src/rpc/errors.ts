@@ -25,6 +25,16 @@ export class RpcTimeoutError extends RetryableRpcError {
   override name = "RpcTimeoutError";
 }
 
+/**
+ * The HTTP answer that carried this call was over the client's response-size cap (viem's 10 MB).
+ * In a JSON-RPC batch, the other calls' answers may be what made it large: the client retries the
+ * call alone. Alone and still too large, it is a BaseError (retrying cannot help). eth_getLogs is
+ * never this: its too-large answer is a RangeTooLargeError (the caller splits the range).
+ */
+export class ResponseTooLargeError extends RetryableRpcError {
+  override name = "ResponseTooLargeError";
+}
+
 type ErrorFacts = {
   messages: string;
   httpStatus: number | undefined;
@@ -49,7 +59,10 @@ const TRANSIENT =
  * - HTTP 408/425/429/5xx, dropped connections, internal errors → RetryableRpcError
  *   (RateLimitedRpcError when the provider said when to come back);
  * - for eth_getLogs, "range too large / too many results / response size exceeded / limit
- *   exceeded" → RangeTooLargeError (the caller splits the range);
+ *   exceeded", or an answer over the response-size cap → RangeTooLargeError (the caller
+ *   splits the range);
+ * - for other methods, an answer over the response-size cap → ResponseTooLargeError (retryable:
+ *   the client sends the call again on its own, out of its batch);
  * - for eth_call, a revert or a missing function → CallRevertedError;
  * - anything else → a non-retryable BaseError with the original as its cause.
  */
@@ -67,6 +80,9 @@ export function classifyRpcError(error: unknown, method: string): BaseError {
     (names.has("ResponseBodyTooLargeError") || RANGE_TOO_LARGE.test(messages))
   ) {
     return new RangeTooLargeError(summary, { cause: error });
+  }
+  if (names.has("ResponseBodyTooLargeError")) {
+    return new ResponseTooLargeError(summary, { cause: error });
   }
   if (method === "eth_call" && (rpcCode === 3 || REVERTED.test(messages))) {
     return new CallRevertedError(summary, { cause: error });

@@ -5,7 +5,7 @@ import {
   RangeTooLargeError,
   RetryableRpcError,
 } from "../internal/errors.js";
-import { CallRevertedError, RateLimitedRpcError, RpcTimeoutError } from "./errors.js";
+import { CallRevertedError, RateLimitedRpcError, ResponseTooLargeError, RpcTimeoutError } from "./errors.js";
 
 /** Why a JSON-RPC call failed, as counted in `tokenmarket_rpc_errors_total{kind}`. */
 export type RpcErrorKind =
@@ -13,6 +13,7 @@ export type RpcErrorKind =
   | "overloaded"
   | "unavailable"
   | "range_too_large"
+  | "response_too_large"
   | "reverted"
   | "other";
 
@@ -41,7 +42,7 @@ export function createRpcMetrics(): RpcMetrics {
   });
   const errors = new Counter({
     name: "tokenmarket_rpc_errors_total",
-    help: "JSON-RPC calls that failed, by chain, method and kind: timeout (no answer in time), overloaded (HTTP 429, 408, 413, 425 or 5xx), unavailable (connection failed or dropped, node-side transient error), range_too_large (eth_getLogs), reverted (eth_call), other.",
+    help: "JSON-RPC calls that failed, by chain, method and kind: timeout (no answer in time), overloaded (HTTP 429, 408, 413, 425 or 5xx), unavailable (connection failed or dropped, node-side transient error), range_too_large (eth_getLogs), response_too_large (an answer over the size cap, retried alone), reverted (eth_call), other.",
     labelNames: ["chain_id", "method", "kind"],
     registers: [registry],
   });
@@ -94,6 +95,7 @@ export function errorKind(error: BaseError): RpcErrorKind {
   if (error instanceof RpcTimeoutError) return "timeout";
   if (error instanceof RateLimitedRpcError) return "overloaded";
   if (error instanceof RangeTooLargeError) return "range_too_large";
+  if (error instanceof ResponseTooLargeError) return "response_too_large";
   if (error instanceof CallRevertedError) return "reverted";
   if (error instanceof RetryableRpcError) return "unavailable";
   return "other";
