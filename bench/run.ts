@@ -8,7 +8,7 @@
  *   BENCH_DATA=fixture npm run bench    the small hand-made fixture market instead (no devnet)
  *   BENCH_SECONDS=2 npm run bench       shorter runs per endpoint (default 3)
  */
-import { chmodSync, existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
 import * as path from "node:path";
 import { freePort } from "../src/_test/free-port.js";
@@ -326,7 +326,15 @@ async function main(): Promise<number> {
       path.join(root, "bench", "results", "latest.json"),
       `${JSON.stringify({ meta, api, others }, null, 2)}\n`,
     );
-    writeFileSync(path.join(root, "BENCHMARKS.md"), markdown(api, meta, others));
+    // Sections written by the other benchmarks (`npm run bench:scale-out`) are kept as they are.
+    const previous = existsSync(path.join(root, "BENCHMARKS.md"))
+      ? readFileSync(path.join(root, "BENCHMARKS.md"), "utf8")
+      : "";
+    const kept = previous.indexOf("\n## API scale-out");
+    writeFileSync(
+      path.join(root, "BENCHMARKS.md"),
+      markdown(api, meta, others) + (kept >= 0 ? previous.slice(kept) : ""),
+    );
     say(`bench: done in ${meta.seconds} s; wrote bench/results/latest.json and BENCHMARKS.md`);
     return 0;
   } finally {
