@@ -1,8 +1,12 @@
 /**
- * The indexer with the pricing attached, in a child process until its chains have caught up:
- * the crash test SIGKILLs it at random moments and restarts it. Logs JSON lines at debug level on
- * stdout ("priced batch" among them) and exits 0 when done.
- * Usage: TOKENMARKET_PRICING_CHILD='{"databaseUrl":…,"chains":[…],"pricing":{…},"nowMs":…,"options":{…}}'
+ * The indexer with the pricing attached, in a child process. Two uses, one child:
+ * - `follow: false` (the crash test): runs until its chains have caught up and exits 0 (1 if a
+ *   chain failed); the test SIGKILLs it at random moments and restarts it.
+ * - `follow: true` (the failover test): follows the head until it is killed (SIGTERM stops it
+ *   cleanly); the test runs two of these on one chain and SIGKILLs the active one.
+ * Logs JSON lines at debug level on stdout ("priced batch", "writer lock taken", "standby for
+ * chain …", "batch committed", …).
+ * Usage: TOKENMARKET_PRICING_CHILD='{"databaseUrl":…,"chains":[…],"pricing":{…},"nowMs":…,"follow":…,"options":{…}}'
  *   node --import tsx src/_test/pricing-indexer-child.ts
  */
 import { pino } from "pino";
@@ -17,12 +21,19 @@ type ChildInput = {
   chains: unknown[];
   pricing: { liquidityFloorUsd: number; maxDeviation: number };
   nowMs: number;
+  /** Follow the head until killed instead of exiting once caught up. */
+  follow?: boolean;
   options?: Partial<IndexerOptions>;
 };
 
 const input = JSON.parse(process.env.TOKENMARKET_PRICING_CHILD ?? "{}") as ChildInput;
+const follow = input.follow ?? false;
 const logger = pino({ level: "debug" });
-const db = createDb({ url: input.databaseUrl, max: 4, applicationName: "tokenmarket-pricing-child" });
+const db = createDb({
+  url: input.databaseUrl,
+  max: 4,
+  applicationName: follow ? "tokenmarket-failover-child" : "tokenmarket-pricing-child",
+});
 const chains = input.chains.map((c) => chainSchema.parse(c));
 const pricing = createPricing({
   config: { pricing: input.pricing, chains },
@@ -34,11 +45,21 @@ const indexer = createIndexer({
   db,
   logger,
   derived: pricing,
-  options: { ...input.options, follow: false, progressBar: false },
+  options: { ...input.options, follow, progressBar: false },
 });
-await indexer.start();
-await indexer.done();
-const failed = indexer.status().filter((s) => s.phase === "failed");
-logger.info({ done: true, failed: failed.length }, "pricing child done");
-await db.end();
-process.exit(failed.length > 0 ? 1 : 0);
+if (follow) {
+  process.once("SIGTERM", () => {
+    void indexer.stop().then(async () => {
+      await db.end();
+      process.exit(0);
+    });
+  });
+  await indexer.start();
+} else {
+  await indexer.start();
+  await indexer.done();
+  const failed = indexer.status().filter((s) => s.phase === "failed");
+  logger.info({ done: true, failed: failed.length }, "pricing child done");
+  await db.end();
+  process.exit(failed.length > 0 ? 1 : 0);
+}

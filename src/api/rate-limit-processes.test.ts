@@ -1,9 +1,9 @@
 import * as assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { type CliProcess, cleanEnv, runCli, waitFor } from "../_test/cli-process.js";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { freePort } from "../_test/free-port.js";
 import { projectRoot } from "../config/load.js";
@@ -14,41 +14,10 @@ const WINDOW_MS = 8000;
 /** How long the load lasts: well inside one window, which starts at the first request. */
 const LOAD_MS = 2500;
 
-type Proc = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
-
-/** `tokenmarket serve` as its own process, as a deployment runs it. */
-function serve(configFile: string, env: NodeJS.ProcessEnv): Proc {
-  const child = spawn(
-    process.execPath,
-    ["--import", "tsx", "src/cli/main.ts", "serve", "--config", configFile],
-    {
-      cwd: projectRoot,
-      env,
-    },
-  );
-  let output = "";
-  child.stdout?.on("data", (d) => {
-    output += d;
-  });
-  child.stderr?.on("data", (d) => {
-    output += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function waitFor(what: string, fn: () => Promise<boolean>, timeoutMs: number, proc: Proc) {
-  const deadline = Date.now() + timeoutMs;
-  while (!(await fn().catch(() => false))) {
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}\n${proc.output()}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
-
 describe("one key's rate limit across two real `tokenmarket serve` processes", () => {
   let testDb: TestDb;
   let dir: string;
-  const procs: Proc[] = [];
+  const procs: CliProcess[] = [];
   before(async () => {
     testDb = await createTestDb();
     dir = mkdtempSync(path.join(tmpdir(), "tokenmarket-rate-leases-"));
@@ -63,11 +32,7 @@ describe("one key's rate limit across two real `tokenmarket serve` processes", (
     // The devnet chain with nothing listening at its RPC URL: serve only reads the database.
     const devnetConfig = JSON.parse(readFileSync(path.join(projectRoot, "config/devnet.json"), "utf8"));
     const chain = { ...devnetConfig.chains[0], rpc: [`http://127.0.0.1:${await freePort()}`] };
-    const env: NodeJS.ProcessEnv = {};
-    for (const [name, value] of Object.entries(process.env))
-      if (!name.startsWith("TOKENMARKET") && name !== "DATABASE_URL") env[name] = value;
-    Object.assign(env, {
-      LOG_FORMAT: "json",
+    const env = cleanEnv({
       DATABASE_URL: testDb.url,
       TOKENMARKET_API_KEYS: `leases:${KEY}`,
       TOKENMARKET__api__rateLimit__max: String(MAX),
@@ -81,7 +46,7 @@ describe("one key's rate limit across two real `tokenmarket serve` processes", (
         configFile,
         JSON.stringify({ devnet: { enabled: false }, api: { port, demoKey: false }, chains: [chain] }),
       );
-      const proc = serve(configFile, env);
+      const proc = runCli(["serve", "--config", configFile], env);
       procs.push(proc);
       bases.push(`http://127.0.0.1:${port}`);
     }
@@ -89,9 +54,9 @@ describe("one key's rate limit across two real `tokenmarket serve` processes", (
       bases.map((base, i) =>
         waitFor(
           `serve ${i}`,
-          async () => (await fetch(`${base}/healthz`)).status === 200,
+          async () => ((await fetch(`${base}/healthz`)).status === 200 ? true : undefined),
           60_000,
-          procs[i] as Proc,
+          { output: () => (procs[i] as CliProcess).output() },
         ),
       ),
     );

@@ -1,59 +1,21 @@
 import * as assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
+import { type CliProcess, cleanEnv, runCli, waitFor } from "../_test/cli-process.js";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { freePort } from "../_test/free-port.js";
 import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
-import { projectRoot } from "../config/load.js";
 import { rotateDemoKey } from "../store/api-keys.js";
 
 const KEY = "roles-test-key-0123456789abcdef0123456789";
-
-/** The environment of a user's shell, minus anything that would pick another configuration. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith("TOKENMARKET") && name !== "DATABASE_URL") env[name] = value;
-  }
-  return { ...env, LOG_FORMAT: "json", ...extra };
-}
-
-type Proc = { child: ChildProcess; output: () => string; exited: Promise<number | null> };
-
-function run(args: string[], env: NodeJS.ProcessEnv): Proc {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
-    cwd: projectRoot,
-    env,
-  });
-  let output = "";
-  child.stdout?.on("data", (d) => {
-    output += d;
-  });
-  child.stderr?.on("data", (d) => {
-    output += d;
-  });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
-  return { child, output: () => output, exited };
-}
-
-async function waitFor<T>(what: string, fn: () => Promise<T | undefined>, timeoutMs: number): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const value = await fn().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
-    await new Promise((r) => setTimeout(r, 200));
-  }
-}
 
 describe("roles: tokenmarket index and tokenmarket serve as separate processes", () => {
   let devnet: IndexerDevnet;
   let testDb: TestDb;
   let dir: string;
-  const procs: Proc[] = [];
+  const procs: CliProcess[] = [];
   before(async () => {
     [devnet, testDb] = await Promise.all([startIndexerDevnet({ historyDays: 0.2, seed: 7 }), createTestDb()]);
     dir = mkdtempSync(path.join(tmpdir(), "tokenmarket-roles-"));
@@ -80,8 +42,8 @@ describe("roles: tokenmarket index and tokenmarket serve as separate processes",
     // A demo key left by an earlier demo on this database: a configuration without one revokes it.
     const leftover = await rotateDemoKey(testDb.db);
     const env = cleanEnv({ DATABASE_URL: testDb.url, TOKENMARKET_API_KEYS: `roles:${KEY}` });
-    const index = run(["index", "--config", configFile], env);
-    const serve = run(["serve", "--config", configFile], env);
+    const index = runCli(["index", "--config", configFile], env);
+    const serve = runCli(["serve", "--config", configFile], env);
     procs.push(index, serve);
     const health = `http://127.0.0.1:${healthPort}`;
     const api = `http://127.0.0.1:${apiPort}`;
@@ -186,7 +148,7 @@ describe("roles: tokenmarket index and tokenmarket serve as separate processes",
 
   it("start on the real-chain sample with no RPC variables stops at once, naming them", async () => {
     const started = Date.now();
-    const p = run(["start"], cleanEnv({ TOKENMARKET_CONFIG: "config/mainnet.example.json" }));
+    const p = runCli(["start"], cleanEnv({ TOKENMARKET_CONFIG: "config/mainnet.example.json" }));
     procs.push(p);
     const code = await p.exited;
     const seconds = (Date.now() - started) / 1000;

@@ -8,17 +8,16 @@
  * command line, the environment and the separate processes give the same result.
  */
 import * as assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
 import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import pg from "pg";
+import { type CliProcess, cleanEnv, runCli, stopProcess, waitFor } from "../_test/cli-process.js";
 import { freePort } from "../_test/free-port.js";
 import { type ApiAnswer, createApiClient } from "../_test/http-client.js";
 import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
 import { type ReplicaPair, startReplicaPair } from "../_test/replica.js";
-import { projectRoot } from "../config/load.js";
 import type { DeployedPool } from "../devnet/deploy.js";
 import { getSyncStatus } from "../store/chain-state.js";
 import { createDb, type Db } from "../store/db.js";
@@ -37,71 +36,15 @@ type Readiness = {
 };
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
-
-async function until<T>(what: string, timeoutMs: number, probe: () => Promise<T | undefined>): Promise<T> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    // A process still starting refuses connections: that is "not yet", not a failure.
-    const value = await probe().catch(() => undefined);
-    if (value !== undefined) return value;
-    if (Date.now() > deadline) throw new Error(`timed out after ${timeoutMs} ms waiting for ${what}`);
-    await sleep(20);
-  }
-}
-
-/** The environment of a user's shell, minus anything that would pick another configuration. */
-function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
-  const env: NodeJS.ProcessEnv = {};
-  for (const [name, value] of Object.entries(process.env)) {
-    if (!name.startsWith("TOKENMARKET") && !name.startsWith("DATABASE_")) env[name] = value;
-  }
-  return { ...env, LOG_FORMAT: "json", ...extra };
-}
-
-type Proc = {
-  name: string;
-  child: ChildProcess;
-  /** The tail of its stdout and stderr, for the message of a failure. */
-  output: () => string;
-  exited: Promise<number | null>;
-};
-
-function run(name: string, args: string[], env: NodeJS.ProcessEnv): Proc {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
-    cwd: projectRoot,
-    env,
-  });
-  let output = "";
-  // Only the tail is kept: a serve process logs every request.
-  const keep = (d: Buffer) => {
-    output = (output + d).slice(-20_000);
-  };
-  child.stdout?.on("data", keep);
-  child.stderr?.on("data", keep);
-  const exited = new Promise<number | null>((resolve) =>
-    child.once("exit", (code, signal) => resolve(code ?? (signal ? -1 : null))),
-  );
-  return { name, child, output: () => output, exited };
-}
-
-/** SIGTERM, then SIGKILL when the process has not exited within the bound; resolves with its exit code. */
-async function stopProc(p: Proc): Promise<number | null> {
-  if (p.child.exitCode !== null || p.child.signalCode !== null) return p.exited;
-  p.child.kill("SIGTERM");
-  const timer = setTimeout(() => p.child.kill("SIGKILL"), STOP_BOUND_MS);
-  try {
-    return await p.exited;
-  } finally {
-    clearTimeout(timer);
-  }
-}
+/** The processes answer within milliseconds once they can: poll often. */
+const FAST = { intervalMs: 20 };
 
 describe("topology: tokenmarket index and two tokenmarket serve processes over a primary and a streaming replica", () => {
   let pair: ReplicaPair;
   let devnet: IndexerDevnet;
   let primaryDb: Db;
   let dir: string;
-  const procs: Proc[] = [];
+  const procs: CliProcess[] = [];
   let onReplica: Client[];
   let onPrimary: Client;
   let pool: DeployedPool;
@@ -164,24 +107,35 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
         ...extra,
       });
     const args = (role: string) => [role, "--config", configFile];
-    procs.push(run("index", args("index"), env({})));
+    procs.push(runCli(args("index"), env({}), { name: "index", keepChars: 20_000 }));
     for (const [i, port] of apiPorts.entries()) {
       const replicas: Record<string, string> = i < 2 ? { DATABASE_REPLICA_URLS: pair.replica.url } : {};
       const name = i < 2 ? `serve on the replica #${i}` : "serve on the primary";
-      procs.push(run(name, args("serve"), env({ TOKENMARKET_API_PORT: String(port), ...replicas })));
+      procs.push(
+        runCli(args("serve"), env({ TOKENMARKET_API_PORT: String(port), ...replicas }), {
+          name,
+          keepChars: 20_000,
+        }),
+      );
     }
 
     try {
       const head = await devnet.head();
-      await until("the indexer at the head", 120_000, async () =>
-        (await primaryIndexed()) >= head ? true : undefined,
+      await waitFor(
+        "the indexer at the head",
+        async () => ((await primaryIndexed()) >= head ? true : undefined),
+        120_000,
+        FAST,
       );
       await pair.caughtUp();
       const clients: Client[] = [];
       for (const port of apiPorts) {
         const base = `http://127.0.0.1:${port}`;
-        await until(`serve's /readyz on ${base}`, 60_000, async () =>
-          (await fetch(`${base}/readyz`)).status === 200 ? true : undefined,
+        await waitFor(
+          `serve's /readyz on ${base}`,
+          async () => ((await fetch(`${base}/readyz`)).status === 200 ? true : undefined),
+          60_000,
+          FAST,
         );
         clients.push(await createApiClient(base, { key: KEY }));
       }
@@ -199,7 +153,7 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
   });
 
   after(async () => {
-    await Promise.all(procs.map(stopProc));
+    await Promise.all(procs.map((p) => stopProcess(p, STOP_BOUND_MS)));
     await primaryDb?.end().catch(() => {});
     await devnet?.stop().catch(() => {});
     await pair?.stop();
@@ -261,10 +215,15 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
 
   it("reads from the replica on both serve processes and answers every data endpoint as the primary does", async () => {
     for (const client of onReplica) {
-      const ready = await until("the replica in use", 10_000, async () => {
-        const r = await readiness(client);
-        return r.reads.source === "replicas" && r.reads.replicas[0]?.state === "ok" ? r : undefined;
-      });
+      const ready = await waitFor(
+        "the replica in use",
+        async () => {
+          const r = await readiness(client);
+          return r.reads.source === "replicas" && r.reads.replicas[0]?.state === "ok" ? r : undefined;
+        },
+        10_000,
+        FAST,
+      );
       assert.equal(ready.status, "ready");
       assert.equal(ready.reads.replicas[0]?.host, `127.0.0.1:${pair.replica.port}`);
       assert.ok((ready.reads.replicas[0]?.lag_seconds ?? 99) <= 5);
@@ -298,8 +257,11 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
     for (const seed of [21, 22]) {
       await devnet.mineSwaps({ blocks: 1, swapsPerBlock: 3, seed });
       const block = await devnet.head();
-      await until("the new block on the primary", 30_000, async () =>
-        (await primaryIndexed()) >= block ? true : undefined,
+      await waitFor(
+        "the new block on the primary",
+        async () => ((await primaryIndexed()) >= block ? true : undefined),
+        30_000,
+        FAST,
       );
       const indexedAt = Date.now();
       // The pairs that traded in the new block, from the primary (the test's own reading).
@@ -317,14 +279,19 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
       });
       const seen = await Promise.all(
         onReplica.map((client, i) =>
-          until(`block ${block}'s trades on replica server ${i}`, 10_000, async () => {
-            for (const query of queries) {
-              const answer = await client.get("/api/v1/trades", query);
-              const newest = (answer.body as { block_number: number }[])[0];
-              if (newest?.block_number !== block) return undefined;
-            }
-            return Date.now() - indexedAt;
-          }),
+          waitFor(
+            `block ${block}'s trades on replica server ${i}`,
+            async () => {
+              for (const query of queries) {
+                const answer = await client.get("/api/v1/trades", query);
+                const newest = (answer.body as { block_number: number }[])[0];
+                if (newest?.block_number !== block) return undefined;
+              }
+              return Date.now() - indexedAt;
+            },
+            10_000,
+            FAST,
+          ),
         ),
       );
       t.diagnostic(
@@ -340,10 +307,15 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
     await pair.replica.stop();
     const stoppedAt = Date.now();
     for (const client of onReplica) {
-      const ready = await until("the fallback", 15_000, async () => {
-        const r = await readiness(client);
-        return r.reads.source === "primary" ? r : undefined;
-      });
+      const ready = await waitFor(
+        "the fallback",
+        async () => {
+          const r = await readiness(client);
+          return r.reads.source === "primary" ? r : undefined;
+        },
+        15_000,
+        FAST,
+      );
       assert.equal(ready.reads.replicas[0]?.state, "down");
       assert.equal(ready.status, "ready", `the primary still serves: ${ready.reasons.join("; ")}`);
     }
@@ -356,7 +328,11 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
     }
     // The serve processes stop cleanly on SIGTERM, as a process manager stops them.
     for (const p of procs.filter((p) => p.name.startsWith("serve")))
-      assert.equal(await stopProc(p), 0, `${p.name} exits 0 on SIGTERM:\n${p.output().slice(-4000)}`);
+      assert.equal(
+        await stopProcess(p, STOP_BOUND_MS),
+        0,
+        `${p.name} exits 0 on SIGTERM:\n${p.output().slice(-4000)}`,
+      );
     t.diagnostic(
       `the fallback to the primary was seen on both serve processes ${fallbackMs} ms after the replica stopped`,
     );

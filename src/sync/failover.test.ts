@@ -15,7 +15,7 @@ import { WRITER_LOCK_NAMESPACE } from "../store/writer-lock.js";
 import { createIndexer } from "./indexer.js";
 import type { IndexerOptions } from "./options.js";
 
-const childScript = path.resolve(import.meta.dirname, "../_test/failover-child.ts");
+const childScript = path.resolve(import.meta.dirname, "../_test/pricing-indexer-child.ts");
 /** Small ranges: many batches, so that the kills land anywhere in fetching, preparing or committing. */
 const chainOverrides = { maxBlockRange: 4, reorgWindow: 16 };
 const options: Partial<IndexerOptions> = { initialBlockRange: 1, progressBar: false };
@@ -36,7 +36,7 @@ type Child = {
 
 function startChild(name: string, input: unknown): Child {
   const proc = spawn(process.execPath, ["--import", "tsx", childScript], {
-    env: { ...process.env, TOKENMARKET_FAILOVER_CHILD: JSON.stringify(input) },
+    env: { ...process.env, TOKENMARKET_PRICING_CHILD: JSON.stringify(input) },
     stdio: ["ignore", "pipe", "inherit"],
   });
   const lines: Line[] = [];
@@ -101,7 +101,14 @@ describe("one writer per chain", () => {
     const chain = devnet.chain(chainOverrides);
     const random = seededRandom(5);
     const nowMs = ((await devnet.devnet.latestBlock()).timestamp + 6 * 3600) * 1000;
-    const input = { databaseUrl: shared.url, chains: [chain], pricing: pricingOptions, nowMs, options };
+    const input = {
+      databaseUrl: shared.url,
+      chains: [chain],
+      pricing: pricingOptions,
+      nowMs,
+      follow: true,
+      options,
+    };
     let started = 0;
     const launch = () => {
       const child = startChild(`indexer-${++started}`, input);
