@@ -27,6 +27,9 @@ export type IndexerChainHealth = {
  */
 export const INCONSISTENT_NOT_READY_AFTER = 3;
 
+/** How long the `X-Indexing-Stopped` judgement is reused across data answers (ms). */
+const STALLED_REUSE_MS = 250;
+
 /**
  * The running indexer: the one in this process (`tokenmarket start`), or as the indexers report
  * themselves in the database (`tokenmarket serve`, where a stale report is the phase "absent").
@@ -72,6 +75,8 @@ export function createReadiness(options: {
 }): Readiness {
   const { config, sync, indexer } = options;
   const now = options.now ?? Date.now;
+
+  let stalled: { at: number; since: Map<number, string> } | undefined;
 
   const chains = (): ChainReadiness[] => {
     const health = new Map((indexer?.status() ?? []).map((s) => [s.chainId, s]));
@@ -132,10 +137,25 @@ export function createReadiness(options: {
     chains,
     stoppedHeader(chainIds) {
       if (!indexer) return undefined;
-      const wanted = new Set(chainIds);
-      const parts = chains()
-        .filter((c) => wanted.has(c.chainId) && c.stalledSince !== null)
-        .map((c) => `${c.chainId}=${toIso(c.stalledSince as Date)}`);
+      // Every data answer asks: the judgement is reused for a moment rather than recomputed
+      // (the indexer's status of every chain) per request; /readyz itself always judges afresh.
+      const at = now();
+      if (!stalled || at - stalled.at >= STALLED_REUSE_MS) {
+        stalled = {
+          at,
+          since: new Map(
+            chains()
+              .filter((c) => c.stalledSince !== null)
+              .map((c) => [c.chainId, toIso(c.stalledSince as Date)] as const),
+          ),
+        };
+      }
+      if (stalled.since.size === 0) return undefined;
+      const parts: string[] = [];
+      for (const id of new Set(chainIds)) {
+        const since = stalled.since.get(id);
+        if (since !== undefined) parts.push(`${id}=${since}`);
+      }
       return parts.length > 0 ? parts.join(",") : undefined;
     },
   };
