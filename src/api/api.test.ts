@@ -316,16 +316,20 @@ describe("HTTP API over the devnet pipeline", { timeout: 300_000 }, () => {
         [chain, pool().address],
       );
       const expected = rows.map((r) => `${r.block_number}.${r.log_index}`);
-      assert.ok(expected.length > 150);
+      // The count varies with the calendar (the simulated market is quieter at weekends): pages of
+      // a third of it make at least three pages and a partial last one whatever the count.
+      assert.ok(expected.length >= 30, `${expected.length} trades`);
+      const limit = Math.floor(expected.length / 3) - 1;
       const seen: string[] = [];
       let cursor: string | null = null;
       let pages = 0;
       do {
-        const answer = await trades(pool().token1, cursor ? { limit: 70, cursor } : { limit: 70 });
+        const answer = await trades(pool().token1, cursor ? { limit, cursor } : { limit });
         seen.push(...(answer.body as Trade[]).map((t) => `${t.block_number}.${t.log_index}`));
         cursor = answer.headers.get("x-next-cursor");
         pages += 1;
       } while (cursor && pages < 1000);
+      assert.ok(pages >= 4, `${pages} pages`);
       assert.deepEqual(seen, expected);
     });
   });
