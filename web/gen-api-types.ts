@@ -36,8 +36,8 @@ export async function liveOpenApiDocument(): Promise<Record<string, unknown>> {
   const app = createApiServer({ config, db, logger, shared });
   try {
     await app.ready();
-    // A copy: the plugin caches the object it returns.
-    return structuredClone(app.swagger()) as Record<string, unknown>;
+    // As /openapi.json sends it (and a copy: the plugin caches the object it returns).
+    return JSON.parse(JSON.stringify(app.swagger())) as Record<string, unknown>;
   } finally {
     await app.close();
     await db.end();

@@ -1365,7 +1365,10 @@ export interface operations {
         from: string;
         /** @description End of the range (after `from`); candles stop at the current time. */
         to: string;
-        /** @description Candle width; buckets are aligned to the UTC epoch. */
+        /**
+         * @description Candle width; buckets are aligned to the UTC epoch.
+         * @example 1h
+         */
         interval: "1m" | "5m" | "15m" | "30m" | "1h" | "4h" | "1d";
       };
       header?: never;

@@ -16,7 +16,10 @@ const Query = Type.Object({
   pair_id: params.pairId,
   from: dateTime("Start of the range, ISO 8601 with a time zone, e.g. `2026-11-20T00:00:00Z`."),
   to: dateTime("End of the range (after `from`); candles stop at the current time."),
-  interval: StringEnum(intervals, { description: "Candle width; buckets are aligned to the UTC epoch." }),
+  interval: StringEnum(intervals, {
+    description: "Candle width; buckets are aligned to the UTC epoch.",
+    examples: ["1h"],
+  }),
 });
 
 const Candle = Type.Object(
