@@ -39,15 +39,15 @@ export const OPERATION_IDS: Readonly<Record<string, string>> = {
 /** Paths whose every route is a key-protected data endpoint (docs/API.md "API keys"). */
 const KEY_PROTECTED = /^\/(api\/)?v1\//;
 
+/** The operation field that carries the error examples from the transform to placeErrorExamples. */
+const ERROR_EXAMPLES = "x-error-examples";
+
 type ResponseSchema = { $ref?: string; "x-examples"?: unknown; [key: string]: unknown };
+type QuerySchema = { properties?: Record<string, unknown>; required?: readonly string[] };
 type Operation = {
   [key: string]: unknown;
   responses?: Record<string, { content?: Record<string, { examples?: unknown }> }>;
 };
-
-/** The operation field that carries the error examples from the transform to placeErrorExamples. */
-const ERROR_EXAMPLES = "x-error-examples";
-type QuerySchema = { properties?: Record<string, unknown>; required?: readonly string[] };
 
 /**
  * The `transform` of @fastify/swagger: completes each route's entry of /openapi.json, for the
@@ -55,9 +55,10 @@ type QuerySchema = { properties?: Record<string, unknown>; required?: readonly s
  * - `operationId` from OPERATION_IDS;
  * - `security: apiKey` on every `/v1/` and `/api/v1/` route, so that Swagger UI's "Try it out"
  *   sends the `x-api-key` given under "Authorize";
- * - error examples every route shares, in the words the server really answers (the key check,
- *   the rate limit, the 500 and 503 of the error handler, a missing parameter), on each error
- *   status the route documents without an example of its own.
+ * - examples on each error status (ErrorBody): the route's own (errorResponses in schemas.ts),
+ *   then those every route shares, in the words the server really answers (a missing parameter,
+ *   the key check, the rate limit, the error handler's 500 and 503). A 404 has no shared example:
+ *   its route must give one, or openapi.test.ts fails.
  */
 export function createOpenApiTransform(config: Config): SwaggerTransform {
   const { rateLimit, failedKeyLimit } = config.api;
