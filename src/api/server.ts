@@ -23,12 +23,14 @@ import {
   createKeyCheck,
   type FailedKeyLimiter,
   type KeyCheck,
+  keyMessages,
   requireApiKey,
 } from "./auth.js";
 import { type ApiContext, createContext } from "./context.js";
 import { handleError, handleNotFound } from "./error-handler.js";
 import { createIndexerHealthWatch } from "./indexer-health-watch.js";
 import { type ApiMetrics, createApiMetrics } from "./metrics.js";
+import { createOpenApiTransform, placeErrorExamples } from "./openapi.js";
 import { loadProjectInfo, type ProjectInfoBook } from "./project-info.js";
 import { clientErrorHandler, installProtocolGuards } from "./protocol.js";
 import { createPostgresRateLimitStore } from "./rate-limit-pg.js";
@@ -315,10 +317,14 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
       buildLocalReference: (json, _baseUri, _fragment, i) =>
         typeof json.$id === "string" ? json.$id : `def-${i}`,
     },
+    // operationIds, the key's security and the shared error examples, for every route (openapi.ts).
+    transform: createOpenApiTransform(config),
+    transformObject: placeErrorExamples,
   });
   void app.register(swaggerUi, {
     routePrefix: "/docs",
-    uiConfig: { docExpansion: "list", deepLinking: true },
+    // The key given under "Authorize" is sent as x-api-key by "Try it out", and kept over reloads.
+    uiConfig: { docExpansion: "list", deepLinking: true, persistAuthorization: true },
   });
 
   // Routes are added inside plugins, after @fastify/swagger, so that the document sees them.
@@ -345,10 +351,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
       keyGenerator: (request) => `key:${request.apiKey?.id ?? "none"}`,
       store: shared.rateLimitStore,
       errorResponseBuilder: (_request, context) =>
-        new HttpError(
-          429,
-          `rate limit exceeded: ${context.max} requests per ${Math.round(config.api.rateLimit.windowMs / 1000)} s for this key; retry after ${Math.ceil(context.ttl / 1000)} s`,
-        ),
+        new HttpError(429, keyMessages.rateLimited(context.max, config.api.rateLimit.windowMs, context.ttl)),
     });
     // Chart and trade answers run to tens of kB of JSON: brotli/gzip when the client accepts it.
     await scope.register(compress, { global: true, threshold: 1024, encodings: ["br", "gzip"] });
@@ -371,7 +374,16 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
       registerPairs(scope, ctx);
     }
   });
-  if (options.extend) void app.register(async (scope) => options.extend?.(scope));
+  if (options.extend) {
+    void app.register(async (scope) => {
+      // What is registered here is the page (`/`, its assets, /web-config.json), not the API:
+      // it stays out of /openapi.json whatever routes the page adds.
+      scope.addHook("onRoute", (route) => {
+        route.schema = { ...route.schema, hide: true };
+      });
+      await options.extend?.(scope);
+    });
+  }
   return app;
 }
 

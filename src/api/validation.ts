@@ -122,6 +122,10 @@ const PLAIN_INTEGER = /^(0|[1-9][0-9]{0,15})$/;
 
 type PropertySchema = { type?: unknown; format?: unknown };
 
+/** The 400 of an integer parameter not written in plain decimal digits. */
+export const looseIntegerMessage = (name: string, value: string) =>
+  `query parameter ${name} must be an integer written in plain decimal digits (got ${quote(value)})`;
+
 /**
  * preValidation hook of every data endpoint, before Ajv's coercion (which reads `0x10` as 16 and
  * accepts `1e1`, `+5`, ` 5`): an integer parameter must be plain decimal digits, and a date-time
@@ -140,9 +144,7 @@ export async function rejectLooseParams(request: FastifyRequest): Promise<void> 
     const value = query[name];
     if (typeof value !== "string") continue;
     if ((property.type === "integer" || property.type === "number") && !PLAIN_INTEGER.test(value)) {
-      throw badRequest(
-        `query parameter ${name} must be an integer written in plain decimal digits (got ${quote(value)})`,
-      );
+      throw badRequest(looseIntegerMessage(name, value));
     }
     if (property.format === "date-time") {
       const time = Date.parse(value);

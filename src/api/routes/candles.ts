@@ -6,7 +6,7 @@ import { findPool } from "../../store/pools.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
 import { finite } from "../numbers.js";
-import { dateTime, errorResponses, ok, params, StringEnum } from "../schemas.js";
+import { dateTime, errorResponses, examples, ok, params, StringEnum } from "../schemas.js";
 import { bucketCount, CANDLE_INTERVALS, type CandleInterval, MAX_CANDLES, toIso } from "../times.js";
 
 const intervals = Object.keys(CANDLE_INTERVALS) as CandleInterval[];
@@ -16,7 +16,10 @@ const Query = Type.Object({
   pair_id: params.pairId,
   from: dateTime("Start of the range, ISO 8601 with a time zone, e.g. `2026-11-20T00:00:00Z`."),
   to: dateTime("End of the range (after `from`); candles stop at the current time."),
-  interval: StringEnum(intervals, { description: "Candle width; buckets are aligned to the UTC epoch." }),
+  interval: StringEnum(intervals, {
+    description: "Candle width; buckets are aligned to the UTC epoch.",
+    examples: ["1h"],
+  }),
 });
 
 const Candle = Type.Object(
@@ -79,7 +82,13 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
           200: OkResponse,
           ...errorResponses({
             400: `A parameter is missing or malformed, \`from\` is not before \`to\`, the range holds more than ${MAX_CANDLES} intervals, \`asset_id\` is not a token of the pair, or the network is not configured.`,
-            404: "The pair is unknown, or it has no trade in the range.",
+            404: {
+              description: "The pair is unknown, or it has no trade in the range.",
+              examples: [
+                { summary: "Unknown pair", message: `pair_id ${examples.pairId} is not a known pair` },
+                { summary: "No trade", message: `pair ${examples.pairId} has no trade between from and to` },
+              ],
+            },
           }),
         },
       },
