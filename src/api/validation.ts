@@ -138,7 +138,8 @@ type PropertySchema = { type?: unknown; format?: unknown; anyOf?: unknown };
  * preValidation hook of every data endpoint, before Ajv's coercion (which reads `0x10` as 16 and
  * accepts `1e1`, `+5`, ` 5`): an integer parameter must be plain decimal digits, and a date-time
  * parameter (ISO, or unix seconds where a time parameter takes them) must lie from
- * 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z, so no year 0 or 10000 reaches Postgres (whose date arithmetic overflows near both ends). A 400 names the parameter.
+ * 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z, so no year 0 or 10000 reaches Postgres (whose
+ * date arithmetic overflows near both ends). A 400 names the parameter.
  */
 export async function rejectLooseParams(request: FastifyRequest): Promise<void> {
   const query = request.query as Record<string, unknown> | undefined;
