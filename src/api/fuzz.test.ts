@@ -29,8 +29,8 @@ function random(seed: number) {
 const f = fixture;
 const id = (address: string) => `${address}:1`;
 
-/** Every data endpoint with the names of its parameters and one valid query of it. */
-const endpoints: [string, string[], Record<string, string>][] = [
+/** Every data endpoint with the names of its parameters, one valid query of it and a label. */
+const endpoints: [string, string[], Record<string, string>, string?][] = [
   ["/v1/tokens/search", ["searchString", "chains"], { searchString: "usdc" }],
   ["/v1/tokens/metadata", ["tokenId"], { tokenId: id(f.usdc) }],
   ["/v1/tokens/line-chart", ["tokenId", "days"], { tokenId: id(f.weth), days: "1" }],
@@ -64,6 +64,20 @@ const endpoints: [string, string[], Record<string, string>][] = [
     { asset_id: id(f.weth), pair_id: id(f.pair) },
   ],
   ["/api/v1/pairs", ["asset_id", "limit"], { asset_id: id(f.weth) }],
+  // The candle options beyond the spec: both styles of parameters mixed at random.
+  [
+    "/api/v1/candles",
+    ["asset_id", "pair_id", "interval", "currency", "limit", "before", "from", "to"],
+    {
+      asset_id: id(f.weth),
+      pair_id: id(f.pair),
+      interval: "1h",
+      currency: "usd",
+      limit: "24",
+      before: "1795132800",
+    },
+    "currency, limit, before",
+  ],
 ];
 const validValues = [
   `${f.usdc}:1`,
@@ -250,8 +264,9 @@ describe("fuzz: random and hostile query strings", () => {
     await testDb?.drop();
   });
 
-  for (const [index, [path, params, valid]] of endpoints.entries()) {
-    it(`${path}: ${REQUESTS_PER_ENDPOINT} requests, never a 5xx, never a hang`, async () => {
+  for (const [index, [path, params, valid, label]] of endpoints.entries()) {
+    const name = label ? `${path} (${label})` : path;
+    it(`${name}: ${REQUESTS_PER_ENDPOINT} requests, never a 5xx, never a hang`, async () => {
       const rng = random(1000 + index);
       const queries = Array.from({ length: REQUESTS_PER_ENDPOINT }, () =>
         rng.int(4) === 0 ? mutatedQuery(params, valid, rng) : randomQuery(params, rng),
@@ -331,6 +346,37 @@ describe("fuzz: random and hostile query strings", () => {
       const query = new URLSearchParams({ ...valid, from, to });
       const { status, body } = await get(`/api/v1/candles?${query}`);
       assert.ok(status === 200 || status === 404, `${from} … ${to}: ${status} ${JSON.stringify(body)}`);
+    }
+  });
+
+  it("candle options: unix seconds at and past the bounds, extreme pages, mixed styles; never a 5xx", async () => {
+    const base = { asset_id: id(f.weth), pair_id: id(f.pair), interval: "1h" };
+    const cases: [Record<string, string>, number | "ok", string?][] = [
+      [{ from: "0", to: "3600" }, "ok"],
+      [{ from: "4102440000", to: "4102444800" }, "ok"],
+      [{ from: "0", to: "4102444801" }, 400, "to"],
+      [{ from: "99999999999999999", to: "3600" }, 400, "from"],
+      [{ from: "1795132800", to: "1795132800" }, 400, "from"],
+      [{ limit: "5000", before: "4102444800", interval: "1m" }, 200],
+      [{ limit: "5000", before: "0", interval: "1d" }, 200],
+      [{ limit: "1", before: "1" }, 200],
+      [{ limit: "5000", interval: "1d", currency: "usd" }, 200],
+      [{ limit: "1", before: "4102444801" }, 400, "before"],
+      [{ limit: "1", before: "-1" }, 400, "before"],
+      [{ limit: "1", before: "1e3" }, 400, "before"],
+      [{ limit: "0" }, 400, "limit"],
+      [{ limit: "5001" }, 400, "limit"],
+      [{ limit: "10", from: "0" }, 400, "limit"],
+      [{ before: "0" }, 400, "limit"],
+      [{ currency: "USD", limit: "1" }, 400, "currency"],
+    ];
+    for (const [params, want, named] of cases) {
+      const query = new URLSearchParams({ ...base, ...params });
+      const { status, body } = await get(`/api/v1/candles?${query}`);
+      const what = `${query}: ${status} ${JSON.stringify(body)}`;
+      if (want === "ok") assert.ok(status === 200 || status === 404, what);
+      else assert.equal(status, want, what);
+      if (named) assert.match(String(body.message), new RegExp(`^query parameter ${named}\\b`), what);
     }
   });
 

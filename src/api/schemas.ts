@@ -1,6 +1,7 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
 import { errorBody } from "./error-handler.js";
 import { maxListLength, patterns } from "./ids.js";
+import { UNIX_SECONDS_PATTERN } from "./times.js";
 
 /**
  * The JSON schemas of the API, written once: Fastify validates requests with them, serialises
@@ -266,3 +267,25 @@ export type AssetTokenRecord = Static<typeof AssetToken>;
 export type ProjectInfo = Static<typeof projectInfo>;
 
 export const dateTime = (description: string) => Type.String({ format: "date-time", description });
+
+/**
+ * A time parameter that takes an ISO 8601 date-time with a time zone or unix seconds (plain
+ * decimal digits); read it with `parseTimeParam`. The date-time branch keeps Ajv's own check of
+ * ISO values, so an ISO value is accepted or refused exactly as by `dateTime`.
+ */
+export const timeParam = (description: string, examples: readonly string[]) =>
+  Type.Unsafe<string>({
+    anyOf: [
+      { type: "string", format: "date-time" },
+      { type: "string", pattern: UNIX_SECONDS_PATTERN },
+    ],
+    description,
+    examples: [...examples],
+  });
+
+/** Whether a property schema is a `timeParam`. */
+export const isTimeParam = (schema: unknown): boolean =>
+  typeof schema === "object" &&
+  schema !== null &&
+  Array.isArray((schema as { anyOf?: unknown }).anyOf) &&
+  (schema as { anyOf: { format?: unknown }[] }).anyOf.some((branch) => branch.format === "date-time");

@@ -96,7 +96,7 @@ export function createPricing(options: {
     const trades = [];
     const points = [];
     for (const s of result.swaps) {
-      const trade = candleTradeOf({ key: s.key, time: s.time, trade: s.trade, volumeUsd: s.usd.volumeUsd });
+      const trade = candleTradeOf({ key: s.key, time: s.time, trade: s.trade, ...s.usd });
       if (trade) trades.push({ pool: s.pool, trade });
       const pool = pools.get(s.pool) as MarketPool;
       points.push(...seriesPointsOf({ ...s, ...s.usd }, pool.token0, pool.token1));

@@ -84,7 +84,7 @@ export async function chunkEndBlock(
 // ---------------------------------------------------------------------------------------------
 // Stored trades (the rebuilds of candles and series)
 
-/** A stored swap as the rebuilds need it: amounts, decimals and the stored USD figures. */
+/** A stored swap as the rebuilds need it: amounts, decimals and the stored USD figures (prices included). */
 export type StoredTrade = SwapAmounts & {
   pool: string;
   token0: string;
@@ -94,6 +94,8 @@ export type StoredTrade = SwapAmounts & {
   blockNumber: number;
   logIndex: number;
   time: number;
+  token0Usd: number | null;
+  token1Usd: number | null;
   volumeUsd: number | null;
   series0Usd: number | null;
   series1Usd: number | null;
@@ -112,6 +114,8 @@ type StoredTradeRow = {
   amount1_in: string;
   amount0_out: string;
   amount1_out: string;
+  token0_usd: number | null;
+  token1_usd: number | null;
   volume_usd: number | null;
   token0_series_usd: number | null;
   token1_series_usd: number | null;
@@ -119,7 +123,7 @@ type StoredTradeRow = {
 
 const storedTradeColumns = `s.pool, p.token0, p.token1, t0.decimals AS decimals0, t1.decimals AS decimals1,
   s.block_number, s.log_index, s.block_time, s.amount0_in, s.amount1_in, s.amount0_out, s.amount1_out,
-  s.volume_usd, s.token0_series_usd, s.token1_series_usd`;
+  s.token0_usd, s.token1_usd, s.volume_usd, s.token0_series_usd, s.token1_series_usd`;
 
 const storedTradeJoins = `JOIN pools p ON p.chain_id = s.chain_id AND p.address = s.pool
   LEFT JOIN tokens t0 ON t0.chain_id = p.chain_id AND t0.address = p.token0
@@ -139,6 +143,8 @@ function toStoredTrade(r: StoredTradeRow): StoredTrade {
     amount1In: BigInt(r.amount1_in),
     amount0Out: BigInt(r.amount0_out),
     amount1Out: BigInt(r.amount1_out),
+    token0Usd: r.token0_usd,
+    token1Usd: r.token1_usd,
     volumeUsd: r.volume_usd,
     series0Usd: r.token0_series_usd,
     series1Usd: r.token1_series_usd,

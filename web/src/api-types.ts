@@ -213,6 +213,11 @@ export interface paths {
     /**
      * Candles of a pair
      * @description Candles of `asset_id` priced in the pair's other token (execution prices of the trades, other amount / asset amount), ascending. Intervals between the first trade in range and `to` (capped at now) without trades have volume 0 and the previous close. At most 5000 intervals per request.
+     *
+     *     Extensions beyond the specification (optional; without them the answer is the specified one):
+     *     - `currency=usd`: `asset_id`'s USD price at each trade of the pair (the trade's stored USD price of that token; trades without one are left out) and the trades' USD volume. Empty intervals carry the previous USD close at volume 0.
+     *     - `limit` (1–5000) with optional `before` (default now): count-back paging, the last `limit` intervals starting before `before` aligned up to the interval, instead of `from`/`to`. Never intervals before the pair's first trade (first USD-priced trade with `currency=usd`); `200 []` once the history is exhausted. Next older page: `before` = this page's first `date`.
+     *     - `from`, `to`, `before` also take unix seconds (plain decimal digits).
      */
     get: operations["getCandles"];
     put?: never;
@@ -1361,15 +1366,33 @@ export interface operations {
          * @example 0x5a8e8b4b8650a452ca833b8001052fc851c157cd:31337
          */
         pair_id: string;
-        /** @description Start of the range, ISO 8601 with a time zone, e.g. `2026-11-20T00:00:00Z`. */
-        from: string;
-        /** @description End of the range (after `from`); candles stop at the current time. */
-        to: string;
+        /**
+         * @description Start of the range: ISO 8601 with a time zone, e.g. `2026-11-20T00:00:00Z`, or (extension) unix seconds, e.g. `1795132800`. Required unless `limit` is given.
+         * @example 2026-11-20T00:00:00Z
+         */
+        from?: string;
+        /**
+         * @description End of the range (after `from`), ISO 8601 or (extension) unix seconds; candles stop at the current time. Required unless `limit` is given.
+         * @example 2026-11-21T00:00:00Z
+         */
+        to?: string;
         /**
          * @description Candle width; buckets are aligned to the UTC epoch.
          * @example 1h
          */
         interval: "1m" | "5m" | "15m" | "30m" | "1h" | "4h" | "1d";
+        /**
+         * @description Extension. `token` (default): prices in the pair's other token, volume in `asset_id`. `usd`: `asset_id`'s USD price at each trade of the pair (the trade's stored USD price of that token; trades without one are left out), volume the trades' USD value.
+         * @example usd
+         */
+        currency?: "token" | "usd";
+        /**
+         * @description Extension: count-back paging. The last `limit` intervals (1 to 5000) starting before `before`, instead of `from`/`to` (giving both is a 400 naming `limit`).
+         * @example 300
+         */
+        limit?: number;
+        /** @description Extension, with `limit`: the exclusive end of the page, ISO 8601 or unix seconds, aligned up to the interval (default: now, which includes the current interval). The next older page is `before` = the `time` (or `date`) of this page's first candle. */
+        before?: string;
       };
       header?: never;
       path?: never;
@@ -1377,7 +1400,7 @@ export interface operations {
     };
     requestBody?: never;
     responses: {
-      /** @description Candles in ascending time. */
+      /** @description Candles in ascending time. The second example is `currency=usd` (USD prices, USD volume); the third a count-back page past the pair's first trade (`limit`, `before`). */
       200: {
         headers: {
           /** @description Per network involved, the last block fully ingested: `<chainId>=<block>`, comma-separated (for example `1=23800123`). A network with nothing indexed yet is left out. */
@@ -1387,36 +1410,14 @@ export interface operations {
           [name: string]: unknown;
         };
         content: {
-          /**
-           * @example [
-           *       {
-           *         "open": 3150.1,
-           *         "high": 3162.5,
-           *         "low": 3149.8,
-           *         "close": 3160.2,
-           *         "volume": 12.5,
-           *         "date": "2026-11-21T10:00:00Z",
-           *         "time": 1795255200000
-           *       },
-           *       {
-           *         "open": 3160.2,
-           *         "high": 3160.2,
-           *         "low": 3160.2,
-           *         "close": 3160.2,
-           *         "volume": 0,
-           *         "date": "2026-11-21T11:00:00Z",
-           *         "time": 1795258800000
-           *       }
-           *     ]
-           */
           "application/json": {
-            /** @description Price of the interval's first trade. */
+            /** @description Price of the interval's first trade (in USD with `currency=usd`). */
             open: number;
             high: number;
             low: number;
             /** @description Price of the interval's last trade. */
             close: number;
-            /** @description Amount of `asset_id` traded in the interval (0 when none). */
+            /** @description Amount of `asset_id` traded in the interval (with `currency=usd`: the trades' USD value); 0 when none. */
             volume: number;
             /**
              * Format: date-time
@@ -1428,7 +1429,7 @@ export interface operations {
           }[];
         };
       };
-      /** @description A parameter is missing or malformed, `from` is not before `to`, the range holds more than 5000 intervals, `asset_id` is not a token of the pair, or the network is not configured. */
+      /** @description A parameter is missing or malformed, `from` is not before `to`, the range holds more than 5000 intervals, `limit`/`before` are given with `from`/`to` (the message names `limit`), `asset_id` is not a token of the pair, or the network is not configured. */
       400: {
         headers: {
           [name: string]: unknown;
@@ -1446,7 +1447,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description The pair is unknown, or it has no trade in the range. */
+      /** @description The pair is unknown, or (with `from`/`to`) it has no trade in the range (with `currency=usd`: no trade with a USD price of `asset_id`). */
       404: {
         headers: {
           [name: string]: unknown;
