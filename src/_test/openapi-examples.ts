@@ -49,9 +49,8 @@ export function examplesOf(media: DocumentedMedia | undefined): unknown[] {
 }
 
 /**
- * The query of "Try it out" with the document's own examples: every parameter that has one. A
- * required date-time has none (the histories move with the clock): `range` gives it, `from` for
- * a parameter named `from`, `to` for any other. Returns the names of required parameters left
+ * The query of "Try it out" with the document's own examples: every parameter that has one. The
+ * `from`/`to` of a range have none (the histories move with the clock): `range` gives them. Returns the names of required parameters left
  * without a value, for the caller to fail on.
  */
 export function exampleQuery(
@@ -63,7 +62,7 @@ export function exampleQuery(
   for (const parameter of operation.parameters) {
     if (parameter.in !== "query") continue;
     if (parameter.example !== undefined) query[parameter.name] = String(parameter.example);
-    else if (parameter.required && parameter.schema?.format === "date-time") {
+    else if (parameter.name === "from" || parameter.name === "to") {
       query[parameter.name] = (parameter.name === "from" ? range.from : range.to).toISOString();
     } else if (parameter.required) missing.push(parameter.name);
   }

@@ -273,14 +273,14 @@ export const dateTime = (description: string) => Type.String({ format: "date-tim
  * decimal digits); read it with `parseTimeParam`. The date-time branch keeps Ajv's own check of
  * ISO values, so an ISO value is accepted or refused exactly as by `dateTime`.
  */
-export const timeParam = (description: string, examples: readonly string[]) =>
+export const timeParam = (description: string, examples: readonly string[] = []) =>
   Type.Unsafe<string>({
     anyOf: [
       { type: "string", format: "date-time" },
       { type: "string", pattern: UNIX_SECONDS_PATTERN },
     ],
     description,
-    examples: [...examples],
+    ...(examples.length > 0 ? { examples: [...examples] } : {}),
   });
 
 /** Whether a property schema is a `timeParam`. */

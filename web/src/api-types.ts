@@ -1366,15 +1366,9 @@ export interface operations {
          * @example 0x5a8e8b4b8650a452ca833b8001052fc851c157cd:31337
          */
         pair_id: string;
-        /**
-         * @description Start of the range: ISO 8601 with a time zone, e.g. `2026-11-20T00:00:00Z`, or (extension) unix seconds, e.g. `1795132800`. Required unless `limit` is given.
-         * @example 2026-11-20T00:00:00Z
-         */
+        /** @description Start of the range: ISO 8601 with a time zone, e.g. `2026-11-20T00:00:00Z`, or (extension) unix seconds, e.g. `1795132800`. Required unless `limit` is given. */
         from?: string;
-        /**
-         * @description End of the range (after `from`), ISO 8601 or (extension) unix seconds; candles stop at the current time. Required unless `limit` is given.
-         * @example 2026-11-21T00:00:00Z
-         */
+        /** @description End of the range (after `from`), ISO 8601 or (extension) unix seconds; candles stop at the current time. Required unless `limit` is given. */
         to?: string;
         /**
          * @description Candle width; buckets are aligned to the UTC epoch.
@@ -1386,10 +1380,7 @@ export interface operations {
          * @example usd
          */
         currency?: "token" | "usd";
-        /**
-         * @description Extension: count-back paging. The last `limit` intervals (1 to 5000) starting before `before`, instead of `from`/`to` (giving both is a 400 naming `limit`).
-         * @example 300
-         */
+        /** @description Extension: count-back paging. The last `limit` intervals (1 to 5000) starting before `before`, instead of `from`/`to` (giving both is a 400 naming `limit`). */
         limit?: number;
         /** @description Extension, with `limit`: the exclusive end of the page, ISO 8601 or unix seconds, aligned up to the interval (default: now, which includes the current interval). The next older page is `before` = the `time` (or `date`) of this page's first candle. */
         before?: string;

@@ -28,13 +28,11 @@ const Query = Type.Object({
   from: Type.Optional(
     timeParam(
       "Start of the range: ISO 8601 with a time zone, e.g. `2026-11-20T00:00:00Z`, or (extension) unix seconds, e.g. `1795132800`. Required unless `limit` is given.",
-      ["2026-11-20T00:00:00Z"],
     ),
   ),
   to: Type.Optional(
     timeParam(
       "End of the range (after `from`), ISO 8601 or (extension) unix seconds; candles stop at the current time. Required unless `limit` is given.",
-      ["2026-11-21T00:00:00Z"],
     ),
   ),
   interval: StringEnum(intervals, {
@@ -53,13 +51,11 @@ const Query = Type.Object({
       minimum: 1,
       maximum: MAX_CANDLES,
       description: `Extension: count-back paging. The last \`limit\` intervals (1 to ${MAX_CANDLES}) starting before \`before\`, instead of \`from\`/\`to\` (giving both is a 400 naming \`limit\`).`,
-      examples: [300],
     }),
   ),
   before: Type.Optional(
     timeParam(
       "Extension, with `limit`: the exclusive end of the page, ISO 8601 or unix seconds, aligned up to the interval (default: now, which includes the current interval). The next older page is `before` = the `time` (or `date`) of this page's first candle.",
-      ["2026-11-21T10:00:00Z", "1795255200"],
     ),
   ),
 });
