@@ -613,13 +613,12 @@ describe("what the synthetic node serves besides its chain", () => {
         swaps / active > 6 && swaps / active < 14,
         `about 10 swaps a trading block (${swaps / active})`,
       );
-      const factories = new Set(
-        Array.from(
-          { length: chain.universe.poolsAt(chain.head()) },
-          (_, i) => chain.universe.poolInfo(i).dex,
-        ),
+      const pools = Array.from({ length: chain.universe.poolsAt(chain.head()) }, (_, i) =>
+        chain.universe.poolInfo(i),
       );
-      assert.deepEqual([...factories], [0], "every pool is Uniswap V2's");
+      assert.deepEqual([...new Set(pools.map((p) => p.dex))], [0], "every pool is Uniswap V2's");
+      const pairs = new Set(pools.map((p) => `${p.token0}/${p.token1}`));
+      assert.equal(pairs.size, pools.length, "the factory never holds a pair twice");
     } finally {
       await server.close();
     }
