@@ -167,8 +167,8 @@ describe("RPC client: answers over the response-size cap", { timeout: 120_000 },
       .filter((r) => r.batch);
     assert.ok(batches.length >= 2, "more than one batch");
     assert.ok(
-      batches.every((r) => r.calls.length <= 10),
-      `at most blockBatchSize (10) a batch: ${batches.map((r) => r.calls.length)}`,
+      batches.every((r) => r.calls.length <= 5),
+      `at most blockBatchSize (5) a batch: ${batches.map((r) => r.calls.length)}`,
     );
   });
 

@@ -24,8 +24,9 @@ export type RpcOptions = {
   /** JSON-RPC calls per HTTP batch. */
   batchSize: number;
   /**
-   * Whole-block calls (a block's receipts, a block with its transactions) per HTTP batch: one
-   * answer is hundreds of kB on a busy chain, and a batch's answer must stay under the 10 MB cap.
+   * Whole-block calls (a block's receipts, a block with its transactions) per HTTP batch: a busy
+   * mainnet block's receipts are 0.3–1 MB, and a batch's answer must stay under viem's 10 MB cap
+   * (a batch over it is sent again call by call).
    */
   blockBatchSize: number;
   /** HTTP batches in flight at once for bulk reads (headers, transactions, eth_calls). */
@@ -41,7 +42,7 @@ export type RpcOptions = {
 export const defaultRpcOptions: RpcOptions = {
   timeoutMs: 15_000,
   batchSize: 100,
-  blockBatchSize: 10,
+  blockBatchSize: 5,
   concurrency: 4,
   attempts: 8,
   baseDelayMs: 250,
