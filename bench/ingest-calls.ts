@@ -7,12 +7,13 @@
  *   once with `transactionSource: "transactions"` (one eth_getTransactionByHash per swap, the
  *   indexer's way before block-level data) and once with "auto" (the probe's choice), counted by
  *   the indexer's own RPC metrics (every JSON-RPC call, those of a batch each, retries again).
- * - Throughput: the "auto" backfill with pricing beside the node's raw rate, measured in the same
- *   run: a bare client that reads the same blocks' pool logs with eth_getLogs (2,000-block ranges,
- *   the next range's logs asked while this range's headers are read) and the timestamps of the
- *   blocks with logs (eth_getBlockByNumber in JSON-RPC batches of 100, 4 in flight), JSON-parsed,
- *   nothing decoded or stored. The two alternate over the rounds (the machine may be shared); the
- *   ratio is the median over the rounds of the backfill's swaps/s over the raw rate's.
+ * - Throughput: the "auto" backfill with pricing, and without it (raw ingestion, `noDerivedData`:
+ *   what fetching, decoding and storing cost alone), beside the node's raw rate, measured in the
+ *   same run: a bare client that reads the same blocks' pool logs with eth_getLogs (2,000-block
+ *   ranges, the next range's logs asked while this range's headers are read) and the timestamps
+ *   of the blocks with logs (eth_getBlockByNumber in JSON-RPC batches of 100, 4 in flight),
+ *   JSON-parsed, nothing decoded or stored. The three rotate over the rounds (the machine may be
+ *   shared); a ratio is the median over the rounds of a backfill's swaps/s over the raw rate's.
  *
  * The node runs in a process of its own (`tokenmarket devnet --shape uniswap-v2`), started afresh
  * for every measurement so that each one finds it cold, as a node is for a backfill.
@@ -37,6 +38,7 @@ import { createPricing } from "../src/pricing/pricing.js";
 import { createRpcMetrics } from "../src/rpc/metrics.js";
 import { shapeChainConfig, shapeProfiles } from "../src/shape/profiles.js";
 import type { Db } from "../src/store/db.js";
+import { noDerivedData } from "../src/sync/derived.js";
 import { createIndexer } from "../src/sync/indexer.js";
 import { openBenchServer, withScratchDb } from "./database.js";
 
@@ -118,8 +120,13 @@ type Backfill = {
   callsByMethod: Record<string, number>;
 };
 
-/** A cold backfill with pricing from block 0 to the head into a fresh database, on a fresh node. */
-async function backfill(pgUrl: string, transactionSource: string, profileTo?: string): Promise<Backfill> {
+/** A cold backfill (with pricing unless told) from block 0 to the head into a fresh database, on a fresh node. */
+async function backfill(
+  pgUrl: string,
+  transactionSource: string,
+  how: { pricing?: boolean; profileTo?: string | undefined } = {},
+): Promise<Backfill> {
+  const { pricing = true, profileTo } = how;
   const node = await startNode();
   try {
     return await withScratchDb(pgUrl, { name: "ingest", max: 6 }, async (db: Db) => {
@@ -135,7 +142,7 @@ async function backfill(pgUrl: string, transactionSource: string, profileTo?: st
         config,
         db,
         logger,
-        derived: createPricing({ config, logger }),
+        derived: pricing ? createPricing({ config, logger }) : noDerivedData,
         options: { follow: false, progressBar: false },
         rpcMetrics: metrics,
       });
@@ -158,9 +165,10 @@ async function backfill(pgUrl: string, transactionSource: string, profileTo?: st
       const [status] = indexer.status();
       if (status?.phase !== "stopped" || status.indexedBlock !== head)
         throw new Error(`the backfill did not reach the head: ${status?.phase} ${status?.error ?? ""}`);
-      const { rows } = await db.query<{ n: number }>("SELECT count(*)::int AS n FROM swaps WHERE chain_id = $1", [
-        chain.id,
-      ]);
+      const { rows } = await db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM swaps WHERE chain_id = $1",
+        [chain.id],
+      );
       const swaps = rows[0]?.n ?? 0;
       const json = await metrics.registry.getMetricsAsJSON();
       const callsByMethod: Record<string, number> = {};
@@ -208,7 +216,12 @@ async function rawFetch(): Promise<Raw> {
         method: "POST",
         headers: { "content-type": "application/json" },
         body: JSON.stringify(
-          numbers.map((n, id) => ({ jsonrpc: "2.0", id, method: "eth_getBlockByNumber", params: [hex(n), false] })),
+          numbers.map((n, id) => ({
+            jsonrpc: "2.0",
+            id,
+            method: "eth_getBlockByNumber",
+            params: [hex(n), false],
+          })),
         ),
       });
       const answers = (await response.json()) as { result?: { timestamp: string } }[];
@@ -240,7 +253,9 @@ async function rawFetch(): Promise<Raw> {
 const median = (values: number[]) => {
   const sorted = [...values].sort((a, b) => a - b);
   const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 ? (sorted[mid] as number) : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
+  return sorted.length % 2
+    ? (sorted[mid] as number)
+    : ((sorted[mid - 1] as number) + (sorted[mid] as number)) / 2;
 };
 
 async function main(): Promise<number> {
@@ -252,26 +267,37 @@ async function main(): Promise<number> {
     say(
       `  per transaction: ${before.swaps} swaps, ${before.calls} calls (${before.callsPerSwap.toFixed(3)}/swap), ${before.swapsPerSecond.toFixed(0)} swaps/s`,
     );
-    const runs: { backfill: Backfill; raw: Raw; ratio: number }[] = [];
+    const runs: { backfill: Backfill; ingest: Backfill; raw: Raw; ratio: number; ingestRatio: number }[] = [];
     for (let round = 0; round < rounds; round++) {
       const last = round === rounds - 1;
       let b: Backfill | undefined;
+      let i: Backfill | undefined;
       let r: Raw | undefined;
       const steps = [
         async () => {
-          b = await backfill(server.url, "auto", last ? cpuProfileDir : undefined);
+          b = await backfill(server.url, "auto", { profileTo: last ? cpuProfileDir : undefined });
+        },
+        async () => {
+          i = await backfill(server.url, "auto", { pricing: false });
         },
         async () => {
           r = await rawFetch();
         },
       ];
-      // Alternate which goes first, so that neither always follows the other.
-      for (const step of round % 2 === 0 ? steps : steps.reverse()) await step();
-      const done = { backfill: b as Backfill, raw: r as Raw, ratio: 0 };
-      done.ratio = done.backfill.swapsPerSecond / done.raw.swapsPerSecond;
+      // Rotate which goes first, so that none always follows the same one.
+      for (let k = 0; k < steps.length; k++)
+        await (steps[(k + round) % steps.length] as () => Promise<void>)();
+      const [withPricing, withoutPricing, raw] = [b as Backfill, i as Backfill, r as Raw];
+      const done = {
+        backfill: withPricing,
+        ingest: withoutPricing,
+        raw,
+        ratio: withPricing.swapsPerSecond / raw.swapsPerSecond,
+        ingestRatio: withoutPricing.swapsPerSecond / raw.swapsPerSecond,
+      };
       runs.push(done);
       say(
-        `  round ${round + 1}: auto (${done.backfill.source}) ${done.backfill.swaps} swaps, ${done.backfill.calls} calls (${done.backfill.callsPerSwap.toFixed(3)}/swap), ${done.backfill.swapsPerSecond.toFixed(0)} swaps/s; raw ${done.raw.swapsPerSecond.toFixed(0)} swaps/s; ratio ${done.ratio.toFixed(2)}`,
+        `  round ${round + 1}: auto (${withPricing.source}) ${withPricing.swaps} swaps, ${withPricing.calls} calls (${withPricing.callsPerSwap.toFixed(3)}/swap), ${withPricing.swapsPerSecond.toFixed(0)} swaps/s with pricing, ${withoutPricing.swapsPerSecond.toFixed(0)} without; raw ${raw.swapsPerSecond.toFixed(0)} swaps/s; ratios ${done.ratio.toFixed(2)}, ${done.ingestRatio.toFixed(2)}`,
       );
     }
     const after = runs[runs.length - 1]?.backfill as Backfill;
@@ -298,22 +324,31 @@ async function main(): Promise<number> {
         reduction: after.calls / before.calls,
       },
       throughput: {
+        /** "auto", with pricing. */
         backfillSwapsPerSecond: median(runs.map((r) => r.backfill.swapsPerSecond)),
+        /** "auto", raw ingestion without pricing. */
+        ingestSwapsPerSecond: median(runs.map((r) => r.ingest.swapsPerSecond)),
         rawSwapsPerSecond: median(runs.map((r) => r.raw.swapsPerSecond)),
+        /** Backfill with pricing over the raw rate (median of the rounds'). */
         ratio: median(runs.map((r) => r.ratio)),
+        /** Ingestion without pricing over the raw rate (median of the rounds'). */
+        ingestRatio: median(runs.map((r) => r.ingestRatio)),
         rounds: runs.map((r) => ({
           backfillMs: Math.round(r.backfill.elapsedMs),
           backfillSwapsPerSecond: Math.round(r.backfill.swapsPerSecond),
+          ingestMs: Math.round(r.ingest.elapsedMs),
+          ingestSwapsPerSecond: Math.round(r.ingest.swapsPerSecond),
           rawMs: Math.round(r.raw.elapsedMs),
           rawSwapsPerSecond: Math.round(r.raw.swapsPerSecond),
           ratio: Number(r.ratio.toFixed(3)),
+          ingestRatio: Number(r.ingestRatio.toFixed(3)),
         })),
       },
     };
     mkdirSync(path.join(root, "bench", "results"), { recursive: true });
     writeFileSync(path.join(root, "bench", "results", "ingest.json"), `${JSON.stringify(result, null, 2)}\n`);
     say(
-      `bench:ingest: calls per swap ${before.callsPerSwap.toFixed(3)} → ${after.callsPerSwap.toFixed(3)}; backfill ${result.throughput.backfillSwapsPerSecond.toFixed(0)} swaps/s vs raw ${result.throughput.rawSwapsPerSecond.toFixed(0)} swaps/s (${result.throughput.ratio.toFixed(2)}×); wrote bench/results/ingest.json`,
+      `bench:ingest: calls per swap ${before.callsPerSwap.toFixed(3)} → ${after.callsPerSwap.toFixed(3)}; backfill ${result.throughput.backfillSwapsPerSecond.toFixed(0)} swaps/s with pricing (${result.throughput.ratio.toFixed(2)}× raw), ${result.throughput.ingestSwapsPerSecond.toFixed(0)} without (${result.throughput.ingestRatio.toFixed(2)}×), raw ${result.throughput.rawSwapsPerSecond.toFixed(0)} swaps/s; wrote bench/results/ingest.json`,
     );
     return 0;
   } finally {
