@@ -57,6 +57,13 @@ export const chainSchema = z.strictObject({
   /** Upper bound of the adaptive eth_getLogs range. */
   maxBlockRange: z.number().int().min(1).default(2000),
   /**
+   * Where swaps' senders (maker) and targets (exchange) are read: "blockReceipts"
+   * (eth_getBlockReceipts, one call per block with swaps), "fullBlocks" (eth_getBlockByNumber with
+   * transactions, one call per block, its header included), "transactions" (eth_getTransactionByHash
+   * per swap), or "auto": probed at start in that order of preference (see src/sync/README.md).
+   */
+  transactionSource: z.enum(["auto", "blockReceipts", "fullBlocks", "transactions"]).default("auto"),
+  /**
    * A devnet chain is reborn at each start: when its genesis hash changes its old data is
    * dropped and it is indexed afresh. On a real chain a changed genesis is a fatal error.
    */
