@@ -280,3 +280,24 @@ export async function findSwaps(
   );
   return rows;
 }
+
+/**
+ * Swaps of one pool strictly after `after` by (block, log index), oldest first: the stream's
+ * read of the trades a commit added (index swaps_pool_idx, scanned backwards).
+ */
+export async function findSwapsAfter(
+  db: Queryable,
+  options: { chainId: number; pool: string; after: TradePosition; limit: number },
+): Promise<SwapRow[]> {
+  const { rows } = await db.query<SwapRow>(
+    `SELECT block_number, log_index, block_time, tx_hash, maker, exchange,
+       amount0_in, amount1_in, amount0_out, amount1_out, reserve0, reserve1,
+       token0_usd, token1_usd, volume_usd
+     FROM swaps
+     WHERE chain_id = $1 AND pool = $2 AND (block_number, log_index) > ($3::bigint, $4::int)
+     ORDER BY block_number, log_index
+     LIMIT $5`,
+    [options.chainId, options.pool, options.after.block, options.after.logIndex, options.limit],
+  );
+  return rows;
+}
