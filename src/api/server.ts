@@ -101,6 +101,11 @@ export type ApiServerOptions = {
   root?: string;
   /** Poll interval of sync_state (ms, default 250). */
   syncPollMs?: number;
+  /**
+   * Listen for the indexers' commit notifications (default true). Off, answers and the stream
+   * rely on polling alone, as they do while the notifications are down (tests of that fallback).
+   */
+  listenForCommits?: boolean;
   /** How long a key look-up is remembered (ms, default 1000): the most a revoked key keeps working. */
   keyCacheTtlMs?: number;
   /** Longest life of a cached answer (ms, default 10 000); a new indexed block drops it sooner. */
@@ -133,7 +138,13 @@ export function createApiShared(options: ApiServerOptions): ApiShared {
   const { config, db, logger } = options;
   // The read router's view is the sync watch: starting it also starts the replicas' health
   // checks and the LISTEN for the indexers' commits.
-  const reads = createReadRouter({ config, db, logger, intervalMs: options.syncPollMs });
+  const reads = createReadRouter({
+    config,
+    db,
+    logger,
+    intervalMs: options.syncPollMs,
+    listen: options.listenForCommits,
+  });
   // Without an indexer in this process (`tokenmarket serve`), readiness reads what the indexers
   // report of themselves in the database; it is polled while the sync watch runs.
   const health = options.indexer ? undefined : createIndexerHealthWatch({ db, logger });

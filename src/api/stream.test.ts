@@ -4,8 +4,15 @@ import type { FastifyInstance } from "fastify";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { createApiClient } from "../_test/http-client.js";
 import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "../_test/market-fixture.js";
+import { type Pipeline, startPipeline } from "../_test/pipeline.js";
 import { connectStream, type StreamMessage, type TestStreamClient } from "../_test/stream-client.js";
+import { type DeployedPool, peripheryOf } from "../devnet/deploy.js";
+import { v2SwapTx } from "../devnet/periphery.js";
+import { createDevnetRpc, type DevnetRpc } from "../devnet/rpc.js";
 import { createSilentLogger } from "../internal/logger.js";
+import { createApiKey } from "../store/api-keys.js";
+import { listenForCommits, parseCommitNotice } from "../store/commit-notify.js";
+import type { DbClient } from "../store/db.js";
 import { createApiServer } from "./server.js";
 
 /**
@@ -419,5 +426,316 @@ describe("GET /v1/stream: a slow consumer", { timeout: 120_000 }, () => {
     const acks = c.received.filter((r) => r.message.type === "unsubscribed").length;
     assert.equal(acks, acknowledged, `${sent} sent, ${acks} acknowledgements received`);
     assert.ok(acks < sent, "the server stopped answering before the client stopped asking");
+  });
+});
+
+type Trade = { pair_id: string; block_number: number; log_index: number };
+type Ack = StreamMessage & { block: number };
+const CHAIN = 31337;
+const percentile = (sorted: readonly number[], p: number) =>
+  sorted[Math.min(sorted.length - 1, Math.ceil((p / 100) * sorted.length) - 1)] as number;
+
+describe("GET /v1/stream on a live devnet", { timeout: 600_000 }, () => {
+  let testDb: TestDb;
+  let pipeline: Pipeline;
+  let key: string;
+  let rpc: DevnetRpc;
+  /** A and B listen for commits (two API processes' worth); C only polls. */
+  const servers: Record<"a" | "b" | "c", { app: FastifyInstance; base: string }> = {} as never;
+  let listener: DbClient;
+  /** Every commit notification, with when the test heard it. */
+  const commits: { block: number; at: number }[] = [];
+  const clients: TestStreamClient[] = [];
+  const pairId = (pool: DeployedPool) => `${pool.address}:${CHAIN}`;
+  const tokenId = (address: string) => `${address}:${CHAIN}`;
+
+  before(async () => {
+    testDb = await createTestDb({ max: 20 });
+    pipeline = await startPipeline({ db: testDb.db, historyDays: 0.5 });
+    rpc = createDevnetRpc(pipeline.rpcUrl);
+    ({ key } = await createApiKey(testDb.db, "stream"));
+    // Subscribing to every pair at once is a burst of messages.
+    const stream = { ...pipeline.config.api.stream, messagesPerSecond: 1000 };
+    const listening = { ...pipeline.config, api: { ...pipeline.config.api, stream } };
+    const polling = { ...listening, api: { ...listening.api, stream: { ...stream, pollIntervalMs: 200 } } };
+    for (const name of ["a", "b", "c"] as const) {
+      const app = createApiServer({
+        config: name === "c" ? polling : listening,
+        db: testDb.db,
+        logger: createSilentLogger(),
+        rpcMetrics: pipeline.rpcMetrics,
+        listenForCommits: name !== "c",
+      });
+      servers[name] = { app, base: await listen(app) };
+    }
+    listener = await testDb.db.connect();
+    listener.on("notification", (message) => {
+      const notice = parseCommitNotice(message.payload);
+      if (notice) commits.push({ block: notice.block, at: performance.timeOrigin + performance.now() });
+    });
+    await listenForCommits(listener);
+  });
+  after(async () => {
+    for (const c of clients) await c.close().catch(() => {});
+    for (const s of Object.values(servers)) await s.app.close();
+    listener?.release();
+    await pipeline?.close();
+    await testDb?.drop();
+  });
+
+  const connect = async (server: "a" | "b" | "c") => {
+    const client = await connectStream(servers[server].base, { key });
+    clients.push(client);
+    return client;
+  };
+  const subscribe = async (client: TestStreamClient, message: Record<string, unknown>) => {
+    client.send({ type: "subscribe", ...message });
+    const ack = await client.next((m) => m.type === "subscribed" || m.type === "error");
+    assert.equal(ack.type, "subscribed", JSON.stringify(ack));
+    return ack as Ack;
+  };
+  /** The trades of a pair after `block` as /api/v1/trades lists them, oldest first (all pages). */
+  const restTradesAfter = async (pool: DeployedPool, asset: string, block: number) => {
+    const api = await createApiClient(servers.a.base, { key });
+    const out: Trade[] = [];
+    let cursor: string | null = null;
+    for (;;) {
+      const query: Record<string, string | number> = {
+        pair_id: pairId(pool),
+        asset_id: tokenId(asset),
+        limit: 1000,
+      };
+      if (cursor) query.cursor = cursor;
+      const answer = await api.get("/api/v1/trades", query);
+      assert.equal(answer.status, 200, answer.text);
+      const page = answer.body as Trade[];
+      for (const trade of page) {
+        if (trade.block_number <= block) return out.reverse();
+        out.push(trade);
+      }
+      cursor = answer.headers.get("x-next-cursor");
+      if (!cursor) return out.reverse();
+    }
+  };
+  const streamedTrades = (client: TestStreamClient, pool: DeployedPool, asset: string) =>
+    client.received
+      .map((r) => r.message)
+      .filter(
+        (m) =>
+          m.type === "trade" && m.asset_id === tokenId(asset) && (m.data as Trade).pair_id === pairId(pool),
+      )
+      .map((m) => m.data as Trade);
+  /** Until every client has received the newest trade of every pool /api/v1/trades lists. */
+  const caughtUp = async (
+    subs: { client: TestStreamClient; pool: DeployedPool; asset: string; ack: Ack }[],
+  ) =>
+    until(
+      "the streams to catch up with the index",
+      async () => {
+        for (const s of subs) {
+          const newest = (await restTradesAfter(s.pool, s.asset, s.ack.block)).at(-1);
+          const last = streamedTrades(s.client, s.pool, s.asset).at(-1);
+          if (
+            newest &&
+            (!last || newest.block_number !== last.block_number || newest.log_index !== last.log_index)
+          )
+            return false;
+        }
+        return true;
+      },
+      30_000,
+    );
+
+  it("streams every trade once, in order, equal to /api/v1/trades; candles and prices equal REST; commit → message delay p99 ≤ 250 ms", async (t) => {
+    const pools = pipeline.deployment.pools;
+    const [a, b, c] = [await connect("a"), await connect("b"), await connect("c")];
+    const subs: { client: TestStreamClient; pool: DeployedPool; asset: string; ack: Ack }[] = [];
+    for (const client of [a, b, c]) {
+      for (const [i, pool] of pools.entries()) {
+        // The first pool is also followed from token1's side.
+        for (const asset of i === 0 ? [pool.token0, pool.token1] : [pool.token0]) {
+          const ack = await subscribe(client, {
+            channel: "trades",
+            pair_id: pairId(pool),
+            asset_id: tokenId(asset),
+          });
+          subs.push({ client, pool, asset, ack });
+        }
+      }
+    }
+    const charted = [
+      pools.find((p) => p.protocol === "v2"),
+      pools.find((p) => p.protocol === "v3"),
+    ] as DeployedPool[];
+    const candleTopics = charted.flatMap((pool) => [
+      { pool, asset: pool.token0, interval: "1m", seconds: 60 },
+      { pool, asset: pool.token1, interval: "1m", seconds: 60 },
+      { pool, asset: pool.token0, interval: "1h", seconds: 3600 },
+    ]);
+    for (const topic of candleTopics) {
+      await subscribe(a, {
+        channel: "candles",
+        pair_id: pairId(topic.pool),
+        asset_id: tokenId(topic.asset),
+        interval: topic.interval,
+      });
+    }
+    const assetIds = Object.values(pipeline.deployment.tokens).map((token) => tokenId(token.address));
+    await subscribe(a, { channel: "prices", asset_ids: assetIds.join(",") });
+    const initialPrices = await Promise.all(assetIds.map(() => a.next((m) => m.type === "price")));
+
+    // Live trading at wall-clock time, as `tokenmarket start` runs it.
+    pipeline.simulator.startLive({ blockIntervalMs: 300 });
+    const tradesOf = (client: TestStreamClient) => client.received.filter((r) => r.message.type === "trade");
+    await until("60 trades on the stream", () => tradesOf(a).length >= 60, 240_000);
+    await pipeline.simulator.stop();
+    await pipeline.waitIndexed();
+    await caughtUp(subs);
+
+    // Trades: exactly the REST list after the acknowledgement's block, in order, on every server.
+    let compared = 0;
+    for (const s of subs) {
+      const rest = await restTradesAfter(s.pool, s.asset, s.ack.block);
+      assert.deepEqual(streamedTrades(s.client, s.pool, s.asset), rest, `${s.pool.key} from ${s.asset}`);
+      compared += rest.length;
+    }
+    assert.ok(compared >= 3 * 60, `${compared} trades compared`);
+    // A and B (two processes' worth) streamed the same trades where both were subscribed.
+    for (const pool of pools) {
+      const after = Math.max(...subs.filter((s) => s.pool === pool).map((s) => s.ack.block));
+      const common = (client: TestStreamClient) =>
+        streamedTrades(client, pool, pool.token0).filter((trade) => trade.block_number > after);
+      assert.deepEqual(common(a), common(b), pool.key);
+      assert.deepEqual(common(a), common(c), pool.key);
+    }
+
+    // Delay from the indexer's commit (its notification) to the client's message.
+    const delays: number[] = [];
+    for (const client of [a, b]) {
+      for (const r of tradesOf(client)) {
+        const block = (r.message.data as Trade).block_number;
+        const commit = commits.find((n) => n.block >= block);
+        assert.ok(commit, `the commit of block ${block} was heard`);
+        delays.push(r.at - commit.at);
+      }
+    }
+    delays.sort((x, y) => x - y);
+    const p50 = percentile(delays, 50);
+    const p99 = percentile(delays, 99);
+    t.diagnostic(
+      `commit → message delay over ${delays.length} trade messages: p50 ${p50.toFixed(1)} ms, p99 ${p99.toFixed(1)} ms, max ${(delays.at(-1) ?? 0).toFixed(1)} ms`,
+    );
+    assert.ok(delays.length >= 50, `${delays.length} samples`);
+    assert.ok(p99 <= 250, `p99 ${p99.toFixed(1)} ms ≤ 250 ms`);
+
+    // Candles: the last pushed of each interval equals /api/v1/candles over the pushed range.
+    const api = await createApiClient(servers.a.base, { key });
+    for (const topic of candleTopics) {
+      const pushed = a.received
+        .map((r) => r.message)
+        .filter(
+          (m) =>
+            m.type === "candle" &&
+            m.pair_id === pairId(topic.pool) &&
+            m.asset_id === tokenId(topic.asset) &&
+            m.interval === topic.interval,
+        )
+        .map((m) => m.data as { date: string; time: number });
+      assert.ok(pushed.length > 0, `${topic.pool.key} ${topic.interval}: candles pushed`);
+      const last = new Map(pushed.map((candle) => [candle.time, candle]));
+      const times = [...last.keys()].sort((x, y) => x - y);
+      const rest = await api.get("/api/v1/candles", {
+        pair_id: pairId(topic.pool),
+        asset_id: tokenId(topic.asset),
+        interval: topic.interval,
+        from: new Date(times[0] as number).toISOString(),
+        to: new Date((times.at(-1) as number) + topic.seconds * 1000).toISOString(),
+      });
+      assert.equal(rest.status, 200, rest.text);
+      const restByTime = new Map((rest.body as { time: number }[]).map((candle) => [candle.time, candle]));
+      for (const time of times) {
+        assert.deepEqual(
+          last.get(time),
+          restByTime.get(time),
+          `${topic.pool.key} ${topic.interval} at ${new Date(time).toISOString()}`,
+        );
+      }
+    }
+    // Prices: the last pushed record of each token equals /api/v1/assets now; and prices moved.
+    const assets = await api.get("/api/v1/assets", { asset_ids: assetIds.join(",") });
+    const prices = a.received.map((r) => r.message).filter((m) => m.type === "price");
+    for (const record of assets.body as { contract: string }[]) {
+      const pushed = prices
+        .filter((m) => (m.data as { contract: string }).contract === record.contract)
+        .at(-1);
+      assert.deepEqual(pushed?.data, record, record.contract);
+    }
+    assert.ok(prices.length > initialPrices.length, "prices changed while trading");
+  });
+
+  it("a reorg pushes a rollback before the corrected trades (listening and polling servers alike)", async () => {
+    const pool = pipeline.deployment.pools.find((p) => p.key === "v2:WETH/USDC") as DeployedPool;
+    const usdc = pipeline.deployment.tokens.USDC;
+    const periphery = peripheryOf(pipeline.deployment);
+    const traders = pipeline.wallets;
+    const swap = async (i: number, usd: number) => {
+      const tx = v2SwapTx({
+        periphery,
+        from: traders[i % traders.length] as `0x${string}`,
+        path: [usdc.address, usdc.address === pool.token0 ? pool.token1 : pool.token0],
+        amountIn: BigInt(Math.round(usd * 10 ** usdc.unitDecimals)),
+      });
+      await rpc.request("eth_sendTransaction", [
+        { from: tx.from, to: tx.to, data: tx.data, gas: `0x${tx.gas.toString(16)}` },
+      ]);
+    };
+    const head = async () => Number(await rpc.request<string>("eth_blockNumber"));
+    await pipeline.waitIndexed();
+    const [r, p] = [await connect("a"), await connect("c")];
+    const acks = [
+      await subscribe(r, { channel: "trades", pair_id: pairId(pool), asset_id: tokenId(pool.token0) }),
+      await subscribe(p, { channel: "trades", pair_id: pairId(pool), asset_id: tokenId(pool.token0) }),
+    ];
+    const fork = await head();
+    const snapshot = await rpc.request<string>("evm_snapshot");
+    for (let i = 0; i < 3; i++) await swap(i, 100 + i);
+    const oldHead = await head();
+    for (const client of [r, p])
+      await client.next((m) => m.type === "trade" && (m.data as Trade).block_number === oldHead, 30_000);
+
+    // The other branch: from the snapshot, other trades in more blocks.
+    assert.equal(await rpc.request("evm_revert", [snapshot]), true);
+    for (let i = 0; i < 5; i++) await swap(i + 7, 300 + i);
+    await pipeline.waitIndexed(await head());
+    for (const [i, client] of [r, p].entries()) {
+      const ack = acks[i] as Ack;
+      await caughtUp([{ client, pool, asset: pool.token0, ack }]);
+      const messages = client.received
+        .map((m) => m.message)
+        .filter((m) => m.type === "trade" || m.type === "rollback");
+      const at = messages.findIndex((m) => m.type === "rollback");
+      assert.ok(
+        at > 0,
+        `a rollback after the old branch's trades: ${JSON.stringify(messages.map((m) => m.type))}`,
+      );
+      const rollback = messages[at] as StreamMessage & { chain: number; block: number };
+      assert.equal(rollback.chain, CHAIN);
+      if (i === 0) assert.equal(rollback.block, fork, "the listening server names the common ancestor");
+      else
+        assert.ok(
+          rollback.block <= fork,
+          `the polling server rolls back at or below the fork (${rollback.block})`,
+        );
+      const before = messages.slice(0, at).map((m) => m.data as Trade);
+      assert.equal(before.length, 3, "the old branch's trades came first");
+      const corrected = messages.slice(at + 1).map((m) => m.data as Trade);
+      assert.equal(messages.filter((m) => m.type === "rollback").length, 1);
+      assert.deepEqual(
+        corrected,
+        await restTradesAfter(pool, pool.token0, rollback.block),
+        "then the new branch's trades",
+      );
+      assert.equal(corrected.filter((trade) => trade.block_number > fork).length, 5);
+    }
   });
 });

@@ -162,7 +162,7 @@ export const configSchema = z.strictObject({
           /** Subscriptions one connection may hold; each asset of a prices subscription counts as one. */
           subscriptionsPerConnection: z.number().int().min(1).default(100),
           /** Messages a client may send per second; the others of that second are answered 429 and ignored. */
-          messagesPerSecond: z.number().int().min(1).default(20),
+          messagesPerSecond: z.number().int().min(1).default(50),
           /**
            * Bytes that may wait in a connection's send buffer; a message that would go beyond is
            * not sent and the connection is closed with 4008 (slow consumer).

@@ -1,7 +1,7 @@
 /**
- * The stream's current candle of a pair: the candle of the interval holding the pair's latest
- * trade, computed by the very function /api/v1/candles uses, so the record is the one that
- * endpoint gives for that interval.
+ * The stream's candles of a pair: the candle of the interval holding the pair's latest trade (and
+ * those a commit completed before it), computed by the very function /api/v1/candles uses, so each
+ * record is the one that endpoint gives for that interval.
  */
 import { getPairCandles } from "../../pricing/charts.js";
 import type { Queryable } from "../../store/db.js";
@@ -30,43 +30,53 @@ export async function latestTrade(db: Queryable, chainId: number, pool: string):
   return { position: { block: Number(row.block_number), logIndex: row.log_index }, time: row.block_time };
 }
 
+/** Most intervals one push may carry (a pair's trades resumed after a long pause: only the latest). */
+const MAX_INTERVALS = 1000;
+
 /**
- * The candle of `side` (0: token0 priced in token1) at `interval` holding `time`, as
- * /api/v1/candles gives it for a range covering that interval; null when its prices are not
- * finite (the route leaves such a candle out too).
+ * The candles of `side` (0: token0 priced in token1) at `interval` from the interval holding
+ * `from` to the one holding `to`, ascending, as /api/v1/candles gives them for a range covering
+ * them (empty intervals in between carry the previous close at volume 0; candles whose prices are
+ * not finite are left out, as the route does). When more than 1000 intervals lie between, only
+ * the one holding `to`.
  */
-export async function candleAt(
+export async function candlesBetween(
   db: Queryable,
   options: {
     chainId: number;
     pool: string;
     side: 0 | 1;
     interval: CandleInterval;
-    time: Date;
+    from: Date;
+    to: Date;
     now: Date;
   },
-): Promise<CandleRecord | null> {
+): Promise<CandleRecord[]> {
   const seconds = CANDLE_INTERVALS[options.interval];
   const size = seconds * 1000;
-  const start = Math.floor(options.time.getTime() / size) * size;
+  const last = Math.floor(options.to.getTime() / size) * size;
+  let first = Math.floor(options.from.getTime() / size) * size;
+  if (first > last || (last - first) / size >= MAX_INTERVALS) first = last;
   const candles = await getPairCandles(db, {
     chainId: options.chainId,
     pool: options.pool,
     side: options.side,
     intervalSeconds: seconds,
-    from: new Date(start),
-    to: new Date(start + size),
+    from: new Date(first),
+    to: new Date(last + size),
     now: options.now,
   });
-  const c = candles.find((candle) => candle.time === start);
-  if (!c || ![c.open, c.high, c.low, c.close].every(Number.isFinite)) return null;
-  return {
-    open: c.open,
-    high: c.high,
-    low: c.low,
-    close: c.close,
-    volume: finite(c.volume) ?? 0,
-    date: toIso(new Date(c.time)),
-    time: c.time,
-  };
+  return candles
+    .filter(
+      (c) => c.time >= first && c.time <= last && [c.open, c.high, c.low, c.close].every(Number.isFinite),
+    )
+    .map((c) => ({
+      open: c.open,
+      high: c.high,
+      low: c.low,
+      close: c.close,
+      volume: finite(c.volume) ?? 0,
+      date: toIso(new Date(c.time)),
+      time: c.time,
+    }));
 }

@@ -117,7 +117,7 @@ export function openConnection(
   /** An error message, then the close: for failures that end the connection. */
   const fail = (statusCode: number, message: string, code: number, metricReason: string) => {
     error(statusCode, message);
-    close(code, message.slice(0, 120), metricReason);
+    close(code, closeReasonOf(message), metricReason);
   };
 
   const authTimer = options.apiKey
@@ -283,6 +283,14 @@ export function openConnection(
     },
     close,
   };
+}
+
+/** A close frame's reason holds at most 123 bytes of UTF-8: the message, cut at a character boundary. */
+export function closeReasonOf(message: string): string {
+  if (Buffer.byteLength(message) <= 123) return message;
+  const chars = [...message];
+  while (Buffer.byteLength(`${chars.join("")}…`) > 123) chars.pop();
+  return `${chars.join("")}…`;
 }
 
 function toBuffer(data: RawData): Buffer {

@@ -19,7 +19,7 @@ import type { ChainAddress } from "../ids.js";
 import type { ReadRouter, Snapshot } from "../read-replicas.js";
 import { tokenFields } from "../token-records.js";
 import { tradeRecord } from "../trade-records.js";
-import { type CandleRecord, candleAt, type LatestTrade, latestTrade } from "./candles.js";
+import { candlesBetween, type LatestTrade, latestTrade } from "./candles.js";
 import { type Subscription, subscriptionFields } from "./messages.js";
 
 /** A connection as the feeder sees it. */
@@ -279,11 +279,13 @@ export function createStreamFeeder(options: {
       const last = rows[rows.length - 1];
       if (last) topic.cursor = { block: Number(last.block_number), logIndex: last.log_index };
     }
-    for (const { topic, latest, text } of result.candles) {
+    for (const { topic, latest, texts } of result.candles) {
       topic.latest = latest;
-      if (text === null || text === topic.text) continue;
-      topic.text = text;
-      for (const client of topic.subscribers) client.send(text, "candle", since);
+      for (const text of texts) {
+        if (text === topic.text) continue;
+        topic.text = text;
+        for (const client of topic.subscribers) client.send(text, "candle", since);
+      }
     }
     for (const { topic, text } of result.prices) {
       if (text === null || text === topic.text) continue;
@@ -316,7 +318,7 @@ export function createStreamFeeder(options: {
       }
       if (rows.length > 0) trades.push({ topic, rows });
     }
-    const candles: { topic: CandleTopic; latest: LatestTrade | null; text: string | null }[] = [];
+    const candles: { topic: CandleTopic; latest: LatestTrade | null; texts: string[] }[] = [];
     const latestOf = new Map<string, Promise<LatestTrade | null>>();
     for (const topic of feed.candles.values()) {
       const pool = topic.pool.address;
@@ -324,7 +326,8 @@ export function createStreamFeeder(options: {
       const latest = await latestOf.get(pool);
       if (latest === undefined) continue;
       if (topic.text !== null && samePosition(latest, topic.latest)) continue;
-      candles.push({ topic, latest, text: await candleText(db, topic, latest) });
+      // From the interval of the last trade seen: a commit may end that interval and start others.
+      candles.push({ topic, latest, texts: await candleTexts(db, topic, topic.latest ?? latest, latest) });
     }
     const prices: { topic: PriceTopic; text: string | null }[] = [];
     if (feed.prices.size > 0) {
@@ -338,26 +341,34 @@ export function createStreamFeeder(options: {
     return { trades, candles, prices };
   };
 
-  const candleText = async (db: Queryable, topic: CandleTopic, latest: LatestTrade | null) => {
-    if (latest === null) return null;
+  /** Candle messages of the intervals from the one holding `from`'s trade to the one holding `latest`'s. */
+  const candleTexts = async (
+    db: Queryable,
+    topic: CandleTopic,
+    from: LatestTrade | null,
+    latest: LatestTrade | null,
+  ): Promise<string[]> => {
+    if (latest === null) return [];
     const s = topic.subscription;
-    const candle: CandleRecord | null = await candleAt(db, {
+    const records = await candlesBetween(db, {
       chainId: s.pair.chainId,
       pool: s.pair.address,
       side: topic.side,
       interval: s.interval,
-      time: latest.time,
+      from: (from ?? latest).time,
+      to: latest.time,
       now: options.now(),
     });
-    if (candle === null) return null;
-    return JSON.stringify({
-      type: "candle",
-      pair_id: s.pair.id,
-      asset_id: s.asset.id,
-      interval: s.interval,
-      currency: s.currency,
-      data: candle,
-    });
+    return records.map((data) =>
+      JSON.stringify({
+        type: "candle",
+        pair_id: s.pair.id,
+        asset_id: s.asset.id,
+        interval: s.interval,
+        currency: s.currency,
+        data,
+      }),
+    );
   };
 
   // -------------------------------------------------------------------------------------------
@@ -529,20 +540,18 @@ export function createStreamFeeder(options: {
           text: null,
           subscribers: new Set<StreamClient>(),
         };
-        return { topic, text: await candleText(db, topic, latest) };
+        return { topic, text: (await candleTexts(db, topic, latest, latest)).at(-1) ?? null };
       });
       if (client.closed()) return;
+      // An existing topic is as its last cycle left it (the next cycle brings it up to date for
+      // every subscriber alike); a new one starts from this read.
       let topic = feed.candles.get(key);
       if (!topic) {
         topic = fresh.topic;
+        topic.text = fresh.text;
         feed.candles.set(key, topic);
       }
       const t = topic;
-      t.latest = fresh.topic.latest;
-      if (fresh.text !== null && fresh.text !== t.text) {
-        t.text = fresh.text;
-        for (const other of t.subscribers) other.send(fresh.text, "candle");
-      }
       const added = !t.subscribers.has(client);
       t.subscribers.add(client);
       addSubscription(client, key, () => {
@@ -567,15 +576,10 @@ export function createStreamFeeder(options: {
         for (const asset of assets) {
           let topic = feed.prices.get(asset.id);
           if (!topic) {
-            topic = { asset, text: null, subscribers: new Set() };
+            topic = { asset, text: priceText(rows.get(asset.id)), subscribers: new Set() };
             feed.prices.set(asset.id, topic);
           }
           const t = topic;
-          const text = priceText(rows.get(asset.id));
-          if (text !== null && text !== t.text) {
-            t.text = text;
-            for (const other of t.subscribers) other.send(text, "price");
-          }
           if (!t.subscribers.has(client) && t.text !== null) initial.push(t.text);
           t.subscribers.add(client);
           addSubscription(client, `prices|${asset.id}`, () => {

@@ -22,7 +22,7 @@ const DESCRIPTION = `A WebSocket (ours beyond the specification): live trades, c
 
 **Reorgs.** \`{"type":"rollback","chain":1,"block":N}\` says the data after block N was undone; the corrected data follows it.
 
-**Errors** are \`{"type":"error","statusCode":400|403|404|429,"message":"…"}\`, worded as the HTTP errors (a bad subscription is a 400 naming the field, an unknown pair a 404, a limit a 429). Limits (\`api.stream\`, per API process): connections per key (10; one more is closed with 4429), subscriptions per connection (100), messages per second (20), message size (16 KiB; frames over 1 MiB close with 1009). A client that does not read (more than \`maxBufferedBytes\`, 1 MiB, waiting) is sent nothing more and closed with 4008, reason \`slow consumer: …\`. Close codes: 1001 server stopping, 1009 frame too large, 1011 key check failed, 4008 slow consumer, 4403 authentication, 4429 too many connections or failed key checks.`;
+**Errors** are \`{"type":"error","statusCode":400|403|404|429,"message":"…"}\`, worded as the HTTP errors (a bad subscription is a 400 naming the field, an unknown pair a 404, a limit a 429). Limits (\`api.stream\`, per API process): connections per key (10; one more is closed with 4429), subscriptions per connection (100), messages per second (50), message size (16 KiB; frames over 1 MiB close with 1009). A client that does not read (more than \`maxBufferedBytes\`, 1 MiB, waiting) is sent nothing more and closed with 4008, reason \`slow consumer: …\`. Close codes: 1001 server stopping, 1009 frame too large, 1011 key check failed, 4008 slow consumer, 4403 authentication, 4429 too many connections or failed key checks.`;
 
 /**
  * Registers the WebSocket plugin, the message schemas and the upgrade route on `app` (the root of
