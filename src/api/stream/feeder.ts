@@ -379,6 +379,8 @@ export function createStreamFeeder(options: {
     const feed = feedOf(notice.chainId);
     if (notice.block < feed.notified) {
       feed.pendingRollback = Math.min(feed.pendingRollback ?? notice.block, notice.block);
+      // The undone branch's commits: the new branch's trades are timed from their own notices.
+      feed.notices = feed.notices.filter((n) => n.block <= notice.block);
     }
     feed.notified = notice.block;
     if (!hasTopics(feed)) return;
