@@ -5,7 +5,7 @@
  */
 import { getPairCandles } from "../../pricing/charts.js";
 import type { Queryable } from "../../store/db.js";
-import { findSwaps, type TradePosition } from "../../store/swaps.js";
+import { findLatestSwaps, type TradePosition } from "../../store/swaps.js";
 import { finite } from "../numbers.js";
 import { CANDLE_INTERVALS, type CandleInterval, toIso } from "../times.js";
 
@@ -25,9 +25,7 @@ export type LatestTrade = { position: TradePosition; time: Date };
 
 /** The newest trade of a pool, or null when it has none. */
 export async function latestTrade(db: Queryable, chainId: number, pool: string): Promise<LatestTrade | null> {
-  const [row] = await findSwaps(db, { chainId, pool, before: null, limit: 1 });
-  if (!row) return null;
-  return { position: { block: Number(row.block_number), logIndex: row.log_index }, time: row.block_time };
+  return (await findLatestSwaps(db, chainId, [pool])).get(pool) ?? null;
 }
 
 /** Most intervals one push may carry (a pair's trades resumed after a long pause: only the latest). */

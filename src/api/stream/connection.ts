@@ -39,6 +39,8 @@ export type StreamConnection = {
   heartbeat(): boolean;
   /** Closes the connection with `code` (server shutdown: 1001). */
   close(code: number, reason: string, metricReason: string): void;
+  /** Drops the connection at once (after a close the client did not answer). */
+  terminate(): void;
 };
 
 export type ConnectionDeps = {
@@ -282,6 +284,7 @@ export function openConnection(
       return true;
     },
     close,
+    terminate: () => socket.terminate(),
   };
 }
 

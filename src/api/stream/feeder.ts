@@ -13,7 +13,7 @@ import { loadStoredBlocks } from "../../store/chain-state.js";
 import type { CommitNotice } from "../../store/commit-notify.js";
 import type { DbClient, Queryable } from "../../store/db.js";
 import { findPool, type PoolRow } from "../../store/pools.js";
-import { findSwapsAfter, type SwapRow, type TradePosition } from "../../store/swaps.js";
+import { findLatestSwaps, findSwapsAfter, type SwapRow, type TradePosition } from "../../store/swaps.js";
 import { findTokens, type TokenRow } from "../../store/tokens.js";
 import type { ChainAddress } from "../ids.js";
 import type { ReadRouter, Snapshot } from "../read-replicas.js";
@@ -300,31 +300,38 @@ export function createStreamFeeder(options: {
   /** What changed for the chain's topics in this snapshot: one read per pair, pool and chain. */
   const readChanges = async (db: Queryable, feed: ChainFeed) => {
     const trades: { topic: TradeTopic; rows: SwapRow[] }[] = [];
-    for (const topic of feed.trades.values()) {
-      if (topic.subscribers.size === 0) continue;
-      const rows: SwapRow[] = [];
-      let after = topic.cursor;
-      for (;;) {
-        const page = await findSwapsAfter(db, {
-          chainId: feed.chainId,
-          pool: topic.pool.address,
-          after,
-          limit: TRADE_PAGE,
-        });
-        rows.push(...page);
+    const followed = [...feed.trades.values()].filter((topic) => topic.subscribers.size > 0);
+    const rowsOf = new Map<TradeTopic, SwapRow[]>(followed.map((topic) => [topic, []]));
+    // One statement for every pair; a pair with a full page is read on from its last row.
+    let pending = followed.map((topic) => ({ topic, after: topic.cursor }));
+    while (pending.length > 0) {
+      const pages = await findSwapsAfter(db, {
+        chainId: feed.chainId,
+        cursors: pending.map((p) => ({ pool: p.topic.pool.address, after: p.after })),
+        limit: TRADE_PAGE,
+      });
+      const next: typeof pending = [];
+      for (const p of pending) {
+        const page = pages.get(p.topic.pool.address) ?? [];
+        rowsOf.get(p.topic)?.push(...page);
         const last = page[page.length - 1];
-        if (!last || page.length < TRADE_PAGE) break;
-        after = { block: Number(last.block_number), logIndex: last.log_index };
+        if (last && page.length === TRADE_PAGE) {
+          next.push({
+            topic: p.topic,
+            after: { block: Number(last.block_number), logIndex: last.log_index },
+          });
+        }
       }
-      if (rows.length > 0) trades.push({ topic, rows });
+      pending = next;
     }
+    for (const [topic, rows] of rowsOf) if (rows.length > 0) trades.push({ topic, rows });
+
     const candles: { topic: CandleTopic; latest: LatestTrade | null; texts: string[] }[] = [];
-    const latestOf = new Map<string, Promise<LatestTrade | null>>();
+    const latestOf = await findLatestSwaps(db, feed.chainId, [
+      ...new Set([...feed.candles.values()].map((topic) => topic.pool.address)),
+    ]);
     for (const topic of feed.candles.values()) {
-      const pool = topic.pool.address;
-      if (!latestOf.has(pool)) latestOf.set(pool, latestTrade(db, feed.chainId, pool));
-      const latest = await latestOf.get(pool);
-      if (latest === undefined) continue;
+      const latest = latestOf.get(topic.pool.address) ?? null;
       if (topic.text !== null && samePosition(latest, topic.latest)) continue;
       // From the interval of the last trade seen: a commit may end that interval and start others.
       candles.push({ topic, latest, texts: await candleTexts(db, topic, topic.latest ?? latest, latest) });

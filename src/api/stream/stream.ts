@@ -15,6 +15,8 @@ import { createConnectionLimiter } from "./limits.js";
 
 /** How often idle connections are pinged; one without a pong by the next ping is dropped. */
 const KEEPALIVE_MS = 30_000;
+/** At shutdown, how long clients have to answer the close before their connections are dropped. */
+const CLOSE_GRACE_MS = 1000;
 
 export type Stream = {
   /** Takes over an upgraded socket (`apiKey`: the upgrade's `x-api-key` header, if any). */
@@ -89,6 +91,10 @@ export function createStream(options: {
       clearInterval(keepalive);
       feeder.stop();
       for (const c of connections) c.close(CLOSE.goingAway, "the server is shutting down", "shutdown");
+      // A client that does not answer would hold the process for the WebSocket layer's 30 s.
+      setTimeout(() => {
+        for (const c of connections) c.terminate();
+      }, CLOSE_GRACE_MS).unref();
     },
     stats,
   };
