@@ -13,7 +13,7 @@ import type { Config } from "../config/schema.js";
 import { type Deployment, deployMarket } from "../devnet/deploy.js";
 import { startHardhatNode } from "../devnet/node.js";
 import { createDevnetRpc } from "../devnet/rpc.js";
-import { createSimulator, type HistoryStats } from "../devnet/simulator.js";
+import { createSimulator, type HistoryStats, type Simulator } from "../devnet/simulator.js";
 import { createSilentLogger, type Logger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
 import { createRpcMetrics, type RpcMetrics } from "../rpc/metrics.js";
@@ -32,6 +32,11 @@ export type Pipeline = {
   history: HistoryStats;
   /** The indexer's JSON-RPC metrics, to share with an API server as `npm start` does. */
   rpcMetrics: RpcMetrics;
+  /**
+   * The market simulator that wrote the history, stopped: `simulator.startLive({ blockIntervalMs })`
+   * keeps trading at wall-clock time (as `tokenmarket start` does) until `simulator.stop()` or close().
+   */
+  simulator: Simulator;
   /** Accounts that traded (they hold every token): wallets for balance queries. */
   wallets: Address[];
   /** When the history ends (its last block's time is at most this). */
@@ -104,7 +109,9 @@ export async function startPipeline(options: {
     logger,
   });
   let stopIndexer: (() => Promise<void>) | undefined;
+  let stopSimulator: (() => Promise<void>) | undefined;
   const close = async () => {
+    await stopSimulator?.().catch(() => {});
     await stopIndexer?.().catch(() => {});
     await node.stop();
   };
@@ -112,6 +119,7 @@ export async function startPipeline(options: {
     const deployment = await deployMarket({ rpcUrl: node.rpcUrl, seed, logger });
     const rpc = createDevnetRpc(node.rpcUrl);
     const simulator = createSimulator({ rpcUrl: node.rpcUrl, deployment, seed, logger });
+    stopSimulator = () => simulator.stop();
     const history = await simulator.writeHistory({ days: historyDays, until });
     await simulator.stop();
     const config = pipelineConfig(deployment, node.rpcUrl);
@@ -151,6 +159,7 @@ export async function startPipeline(options: {
       rpcUrl: node.rpcUrl,
       deployment,
       history,
+      simulator,
       rpcMetrics,
       wallets: deployment.accounts.traders,
       until,

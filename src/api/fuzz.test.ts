@@ -1,9 +1,11 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
+import { WebSocket } from "ws";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "../_test/market-fixture.js";
 import { rawHttp } from "../_test/raw-http.js";
+import { connectStream } from "../_test/stream-client.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createApiServer } from "./server.js";
 import type { BalanceReader } from "./wallet-balances.js";
@@ -427,3 +429,166 @@ describe("fuzz: random and hostile query strings", () => {
     }
   });
 });
+
+/** A random JSON value: any type, nesting, hostile strings, long strings, odd numbers. */
+function randomJson(rng: ReturnType<typeof random>, depth = 0): unknown {
+  const kind = rng.int(depth > 2 ? 6 : 9);
+  if (kind === 0) return null;
+  if (kind === 1) return rng.pick([true, false]);
+  if (kind === 2) return rng.pick([0, -1, 1.5, 1e308, -0, 2 ** 53 + 1, 31337, 1300]);
+  if (kind === 3) return randomValue(rng);
+  if (kind === 4) return rng.pick(validValues);
+  if (kind === 5) return rng.pick(hostileValues);
+  if (kind === 6) return Array.from({ length: rng.int(4) }, () => randomJson(rng, depth + 1));
+  const fields = [
+    "type",
+    "channel",
+    "pair_id",
+    "asset_id",
+    "asset_ids",
+    "interval",
+    "currency",
+    "api_key",
+    "__proto__",
+    "constructor",
+    "x",
+  ];
+  return Object.fromEntries(
+    Array.from({ length: rng.int(5) }, () => [rng.pick(fields), randomJson(rng, depth + 1)]),
+  );
+}
+
+/**
+ * A hostile client message: a subscription with one field replaced by a random value (so that
+ * messages reach the data checks), random JSON of any shape, huge strings, invalid JSON, or a
+ * binary frame. Returns the frame and whether it goes as binary.
+ */
+function randomMessage(rng: ReturnType<typeof random>): { data: string | Buffer; binary: boolean } {
+  const kind = rng.int(10);
+  if (kind < 4) {
+    const message: Record<string, unknown> = rng.pick([
+      { type: "subscribe", channel: "trades", pair_id: id(f.pair), asset_id: id(f.weth) },
+      { type: "subscribe", channel: "candles", pair_id: id(f.pair), asset_id: id(f.usdc), interval: "1h" },
+      { type: "subscribe", channel: "prices", asset_ids: `${id(f.weth)},${id(f.usdc)}` },
+      { type: "unsubscribe", channel: "trades", pair_id: id(f.pair), asset_id: id(f.weth) },
+      { type: "unsubscribe", channel: "prices", asset_ids: id(f.usdc) },
+      { type: "ping" },
+      { type: "auth", api_key: "x" },
+    ]);
+    message[rng.pick(["type", "channel", "pair_id", "asset_id", "asset_ids", "interval", "currency"])] =
+      randomJson(rng);
+    return { data: JSON.stringify(message), binary: false };
+  }
+  if (kind < 7) return { data: JSON.stringify(randomJson(rng)), binary: false };
+  if (kind === 7) {
+    const size = rng.pick([100, 20_000, 200_000]);
+    return {
+      data: JSON.stringify({ type: "subscribe", channel: "prices", asset_ids: "a".repeat(size) }),
+      binary: false,
+    };
+  }
+  if (kind === 8) {
+    return {
+      data: rng.pick(["{", "}", "[1,", '{"type":', "nul", "", " ", "\u0000", '{"a":1}}', "😀"]),
+      binary: false,
+    };
+  }
+  return { data: Buffer.from(Array.from({ length: rng.int(64) }, () => rng.int(256))), binary: true };
+}
+
+describe("fuzz: random and hostile stream messages", () => {
+  let testDb: TestDb;
+  let app: FastifyInstance;
+  let base: string;
+  let key: string;
+
+  before(async () => {
+    testDb = await createTestDb();
+    ({ key } = await loadMarketFixture(testDb.db));
+    app = createApiServer({
+      config: fixtureConfig({
+        api: { stream: { messagesPerSecond: 100_000, subscriptionsPerConnection: 10 } },
+      }),
+      db: testDb.db,
+      logger: createSilentLogger(),
+      now: () => blockTime(f.indexedBlock),
+    });
+    base = await listen(app);
+  });
+  after(async () => {
+    await app?.close();
+    await testDb?.drop();
+  });
+
+  it("500 hostile messages on an open connection: each answered (a 4xx error when bad), never a crash", async () => {
+    const rng = random(4242);
+    const c = await connectStream(base, { key });
+    const failures: string[] = [];
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < 500; i++) {
+      const { data, binary } = randomMessage(rng);
+      const from = c.received.length;
+      c.send(data, { binary });
+      // A marker after each message (an unsubscription of an id of its own, acknowledged):
+      // everything before its acknowledgement answers the message.
+      const marker = `0x${i.toString(16).padStart(40, "0")}:1`;
+      c.send({ type: "unsubscribe", channel: "prices", asset_ids: marker });
+      await c.next((m) => m.type === "unsubscribed" && m.asset_ids === marker, 5000);
+      const answers = c.received.slice(from).map((r) => r.message);
+      answers.pop();
+      const what = `${String(data).slice(0, 120)} → ${JSON.stringify(answers).slice(0, 300)}`;
+      if (answers.length === 0) failures.push(`no answer: ${what}`);
+      for (const answer of answers) {
+        if (answer.type === "error") {
+          const status = Number(answer.statusCode);
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+          if (status < 400 || status > 499 || typeof answer.message !== "string") failures.push(what);
+        } else if (
+          !["subscribed", "unsubscribed", "price", "candle", "trade", "pong"].includes(answer.type)
+        ) {
+          failures.push(what);
+        }
+      }
+    }
+    assert.deepEqual(failures, [], `statuses: ${JSON.stringify([...statuses])}`);
+    assert.ok(
+      (statuses.get(400) ?? 0) > 100,
+      `most hostile messages are 400s: ${JSON.stringify([...statuses])}`,
+    );
+    assert.equal(c.ws.readyState, WebSocket.OPEN, "the connection survived");
+    await c.close();
+    const health = await fetch(`${base}/healthz`);
+    assert.equal(health.status, 200);
+  });
+
+  it("hostile first messages (no key yet) are a 403 (or 429 after many failed keys) and a close, never a crash", async () => {
+    const rng = random(777);
+    for (let i = 0; i < 40; i++) {
+      const c = await connectStream(base);
+      const message =
+        rng.int(3) === 0
+          ? { data: JSON.stringify({ type: "auth", api_key: randomJson(rng) }), binary: false }
+          : randomMessage(rng);
+      c.send(message.data, { binary: message.binary });
+      const answer = await c.next(() => true, 5000);
+      const { code } = await c.closed;
+      assert.equal(answer.type, "error", String(message.data).slice(0, 100));
+      assert.ok(
+        (answer.statusCode === 403 && code === 4403) || (answer.statusCode === 429 && code === 4429),
+        `${String(message.data).slice(0, 100)} → ${JSON.stringify(answer)} ${code}`,
+      );
+    }
+    // A text frame that is not UTF-8 is a protocol error the WebSocket layer closes (1007).
+    const c = await connectStream(base, { key });
+    c.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
+    assert.equal((await c.closed).code, 1007);
+    assert.equal((await fetch(`${base}/healthz`)).status, 200);
+  });
+});
+
+async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  const address = app.server.address();
+  assert.ok(address && typeof address === "object");
+  return `http://127.0.0.1:${address.port}`;
+}

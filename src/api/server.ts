@@ -26,7 +26,7 @@ import {
   keyMessages,
   requireApiKey,
 } from "./auth.js";
-import { type ApiContext, createContext } from "./context.js";
+import { type ApiContext, chainRequirement, createContext } from "./context.js";
 import { handleError, handleNotFound } from "./error-handler.js";
 import { createIndexerHealthWatch } from "./indexer-health-watch.js";
 import { type ApiMetrics, createApiMetrics } from "./metrics.js";
@@ -54,6 +54,8 @@ import { registerSearch } from "./routes/search.js";
 import { registerTokenBalances } from "./routes/token-balances.js";
 import { registerTrades } from "./routes/trades.js";
 import { ErrorBody } from "./schemas.js";
+import { registerStream } from "./stream/route.js";
+import { createStream, type Stream } from "./stream/stream.js";
 import type { SyncWatch } from "./sync-watch.js";
 import {
   formatSchemaErrors,
@@ -101,6 +103,11 @@ export type ApiServerOptions = {
   root?: string;
   /** Poll interval of sync_state (ms, default 250). */
   syncPollMs?: number;
+  /**
+   * Listen for the indexers' commit notifications (default true). Off, answers and the stream
+   * rely on polling alone, as they do while the notifications are down (tests of that fallback).
+   */
+  listenForCommits?: boolean;
   /** How long a key look-up is remembered (ms, default 1000): the most a revoked key keeps working. */
   keyCacheTtlMs?: number;
   /** Longest life of a cached answer (ms, default 10 000); a new indexed block drops it sooner. */
@@ -124,6 +131,8 @@ export type ApiShared = {
   readiness: Readiness;
   /** Where data reads go (primary, replicas); its `view` is `sync`. */
   reads: ReadRouter;
+  /** The WebSocket stream of this process (served by the base listener). */
+  stream: Stream;
 };
 
 /** Builds the shared pieces; the caller starts and stops `sync`. */
@@ -131,7 +140,13 @@ export function createApiShared(options: ApiServerOptions): ApiShared {
   const { config, db, logger } = options;
   // The read router's view is the sync watch: starting it also starts the replicas' health
   // checks and the LISTEN for the indexers' commits.
-  const reads = createReadRouter({ config, db, logger, intervalMs: options.syncPollMs });
+  const reads = createReadRouter({
+    config,
+    db,
+    logger,
+    intervalMs: options.syncPollMs,
+    listen: options.listenForCommits,
+  });
   // Without an indexer in this process (`tokenmarket serve`), readiness reads what the indexers
   // report of themselves in the database; it is polled while the sync watch runs.
   const health = options.indexer ? undefined : createIndexerHealthWatch({ db, logger });
@@ -161,22 +176,34 @@ export function createApiShared(options: ApiServerOptions): ApiShared {
     extra: [rpcMetrics.registry, ...(options.extraMetrics ?? [])],
   });
   registerReadMetrics(metrics.registry, reads);
+  const keys = createKeyCheck({
+    lookup: (key) => findActiveApiKey(db, key),
+    ttlMs: options.keyCacheTtlMs,
+    negativeTtlMs: NEGATIVE_KEY_TTL_MS,
+  });
+  const failedKeys = createFailedKeyLimiter(config.api.failedKeyLimit);
   return {
     sync,
     readiness,
     reads,
     metrics,
+    keys,
+    failedKeys,
+    stream: createStream({
+      config,
+      reads,
+      keys,
+      failedKeys,
+      metrics: metrics.stream,
+      logger,
+      now: options.now ?? (() => new Date()),
+      requireChain: chainRequirement(config),
+    }),
     cache: createResponseCache({
       blockOf: sync.blockOf,
       ttlMs: options.answerCacheTtlMs,
       onLookup: metrics.cacheLookup,
     }),
-    keys: createKeyCheck({
-      lookup: (key) => findActiveApiKey(db, key),
-      ttlMs: options.keyCacheTtlMs,
-      negativeTtlMs: NEGATIVE_KEY_TTL_MS,
-    }),
-    failedKeys: createFailedKeyLimiter(config.api.failedKeyLimit),
     projectInfo: loadProjectInfo({ config, logger, root: options.root ?? projectRoot }),
     balances: options.balanceReader ?? createRpcBalanceReader({ config, logger, metrics: rpcMetrics }),
     rateLimitStore:
@@ -305,6 +332,11 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
         { name: "tokens", description: "Search, metadata, price series and coin prices (base URL, `/v1/`)." },
         { name: "market data", description: "Prices, candles, trades and pairs (data URL, `/api/v1/`)." },
         { name: "wallets", description: "Balances read from the chain (base URL, `/v1/`)." },
+        {
+          name: "stream",
+          description:
+            "Live trades, candles and prices over a WebSocket (base URL, `/v1/stream`); ours beyond the specification.",
+        },
         { name: "operations", description: "Liveness and readiness; no key." },
       ],
       components: {
@@ -326,6 +358,11 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     // The key given under "Authorize" is sent as x-api-key by "Try it out", and kept over reloads.
     uiConfig: { docExpansion: "list", deepLinking: true, persistAuthorization: true },
   });
+
+  // The stream authenticates on its own (the header, or a first message for browsers), outside
+  // the key-protected scope; served with the /v1/ paths on the base listener. Its WebSocket
+  // plugin goes before every route so that it sees them all.
+  if (serve !== "data") registerStream(app, shared.stream);
 
   // Routes are added inside plugins, after @fastify/swagger, so that the document sees them.
   void app.register(async (scope) => {

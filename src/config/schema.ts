@@ -161,6 +161,32 @@ export const configSchema = z.strictObject({
           windowMs: z.number().int().min(100).default(60_000),
         })
         .prefault({}),
+      /** The WebSocket stream `/v1/stream` (docs/API.md "Stream"); limits are per API process. */
+      stream: z
+        .strictObject({
+          /** Open stream connections one key may hold (per API process); one more is a 429 and close 4429. */
+          connectionsPerKey: z.number().int().min(1).default(10),
+          /** Subscriptions one connection may hold; each asset of a prices subscription counts as one. */
+          subscriptionsPerConnection: z.number().int().min(1).default(100),
+          /** Messages a client may send per second; the others of that second are answered 429 and ignored. */
+          messagesPerSecond: z.number().int().min(1).default(50),
+          /**
+           * Bytes that may wait in a connection's send buffer; a message that would go beyond is
+           * not sent and the connection is closed with 4008 (slow consumer).
+           */
+          maxBufferedBytes: z
+            .number()
+            .int()
+            .min(1024)
+            .default(1024 * 1024),
+          /** Largest client message answered (bigger ones get a 400); frames over 1 MiB close the connection (1009). */
+          maxMessageBytes: z.number().int().min(256).max(1_048_576).default(16_384),
+          /** Time a connection without `x-api-key` has to send its auth message (then 403 and close 4403). */
+          authTimeoutMs: z.number().int().min(100).default(10_000),
+          /** How often the chains' indexed blocks are polled while commit notifications are down. */
+          pollIntervalMs: z.number().int().min(50).default(1000),
+        })
+        .prefault({}),
     })
     .prefault({}),
   /** The `tokenmarket index` role's own listener for /healthz, /readyz and /metrics (0: a free port). */

@@ -31,7 +31,8 @@ const Query = Type.Object({
 });
 
 const address = (description: string) => Type.String({ description });
-const Trade = Type.Object(
+/** The trade record (spec 2.6); also the `data` of the stream's trade messages. */
+export const Trade = Type.Object(
   {
     pair_id: Type.String({ description: "Pair id `<pair address>:<network id>`." }),
     date: Type.String({ format: "date-time", description: "Time of the trade's block, ISO 8601 UTC." }),
@@ -74,7 +75,7 @@ const Trade = Type.Object(
   { additionalProperties: false },
 );
 
-const tradeExample = {
+export const tradeExample = {
   pair_id: examples.pairId,
   date: "2026-11-21T10:00:11Z",
   block_number: 4210,
