@@ -571,6 +571,7 @@ describe("GET /v1/stream on a live devnet", { timeout: 600_000 }, () => {
       { pool, asset: pool.token0, interval: "1m", seconds: 60 },
       { pool, asset: pool.token1, interval: "1m", seconds: 60 },
       { pool, asset: pool.token0, interval: "1h", seconds: 3600 },
+      { pool, asset: pool.token1, interval: "1m", seconds: 60, currency: "usd" },
     ]);
     for (const topic of candleTopics) {
       await subscribe(a, {
@@ -578,6 +579,7 @@ describe("GET /v1/stream on a live devnet", { timeout: 600_000 }, () => {
         pair_id: pairId(topic.pool),
         asset_id: tokenId(topic.asset),
         interval: topic.interval,
+        ...(topic.currency ? { currency: topic.currency } : {}),
       });
     }
     const assetIds = Object.values(pipeline.deployment.tokens).map((token) => tokenId(token.address));
@@ -638,16 +640,19 @@ describe("GET /v1/stream on a live devnet", { timeout: 600_000 }, () => {
             m.type === "candle" &&
             m.pair_id === pairId(topic.pool) &&
             m.asset_id === tokenId(topic.asset) &&
-            m.interval === topic.interval,
+            m.interval === topic.interval &&
+            m.currency === (topic.currency ?? "token"),
         )
         .map((m) => m.data as { date: string; time: number });
-      assert.ok(pushed.length > 0, `${topic.pool.key} ${topic.interval}: candles pushed`);
+      const label = `${topic.pool.key} ${topic.interval} ${topic.currency ?? "token"}`;
+      assert.ok(pushed.length > 0, `${label}: candles pushed`);
       const last = new Map(pushed.map((candle) => [candle.time, candle]));
       const times = [...last.keys()].sort((x, y) => x - y);
       const rest = await api.get("/api/v1/candles", {
         pair_id: pairId(topic.pool),
         asset_id: tokenId(topic.asset),
         interval: topic.interval,
+        ...(topic.currency ? { currency: topic.currency } : {}),
         from: new Date(times[0] as number).toISOString(),
         to: new Date((times.at(-1) as number) + topic.seconds * 1000).toISOString(),
       });
@@ -657,7 +662,7 @@ describe("GET /v1/stream on a live devnet", { timeout: 600_000 }, () => {
         assert.deepEqual(
           last.get(time),
           restByTime.get(time),
-          `${topic.pool.key} ${topic.interval} at ${new Date(time).toISOString()}`,
+          `${label} at ${new Date(time).toISOString()}`,
         );
       }
     }

@@ -3,6 +3,7 @@
  * those a commit completed before it), computed by the very function /api/v1/candles uses, so each
  * record is the one that endpoint gives for that interval.
  */
+import type { CandleCurrency } from "../../pricing/candles.js";
 import { getPairCandles } from "../../pricing/charts.js";
 import type { Queryable } from "../../store/db.js";
 import { findLatestSwaps, type TradePosition } from "../../store/swaps.js";
@@ -44,6 +45,8 @@ export async function candlesBetween(
     chainId: number;
     pool: string;
     side: 0 | 1;
+    /** `usd`: the asset's USD price at each trade and USD volume, as `currency=usd` on the route. */
+    currency?: CandleCurrency;
     interval: CandleInterval;
     from: Date;
     to: Date;
@@ -59,6 +62,7 @@ export async function candlesBetween(
     chainId: options.chainId,
     pool: options.pool,
     side: options.side,
+    currency: options.currency ?? "token",
     intervalSeconds: seconds,
     from: new Date(first),
     to: new Date(last + size),

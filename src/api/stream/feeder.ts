@@ -361,6 +361,7 @@ export function createStreamFeeder(options: {
       chainId: s.pair.chainId,
       pool: s.pair.address,
       side: topic.side,
+      currency: s.currency,
       interval: s.interval,
       from: (from ?? latest).time,
       to: latest.time,
@@ -530,11 +531,6 @@ export function createStreamFeeder(options: {
   };
 
   const subscribeCandles = async (client: StreamClient, s: Extract<Subscription, { channel: "candles" }>) => {
-    if (s.currency === "usd") {
-      throw badRequest(
-        "currency usd is not served on the stream yet; subscribe with currency token (or leave it out)",
-      );
-    }
     const feed = feedOf(s.pair.chainId);
     const [key] = subscriptionKeys(s) as [string];
     await enqueue(feed, async () => {

@@ -5,10 +5,15 @@
 import websocket from "@fastify/websocket";
 import type { FastifyInstance } from "fastify";
 import { HttpError } from "../../internal/errors.js";
+import { errorExamples } from "../schemas.js";
 import { CLOSE } from "./connection.js";
 import { MAX_FRAME_BYTES } from "./messages.js";
 import { StreamClientMessage, StreamServerMessage } from "./schemas.js";
 import type { Stream } from "./stream.js";
+
+/** The 426 of a plain GET. */
+const NOT_A_WEBSOCKET =
+  "GET /v1/stream is a WebSocket: connect with Upgrade: websocket (for example new WebSocket(url))";
 
 const DESCRIPTION = `A WebSocket (ours beyond the specification): live trades, candles and prices, pushed as the indexer commits them. Messages are JSON text frames; their schemas are \`StreamClientMessage\` and \`StreamServerMessage\` under \`components.schemas\`.
 
@@ -68,17 +73,14 @@ function routes(app: FastifyInstance, stream: Stream) {
           type: "null",
         },
         426: {
-          $ref: "ErrorBody#",
+          $ref: "ErrorBody",
           description: "A plain GET, without `Upgrade: websocket`.",
+          "x-examples": errorExamples(426, [{ summary: "Plain GET", message: NOT_A_WEBSOCKET }]),
         },
       },
     },
     handler: async () => {
-      throw new HttpError(
-        426,
-        "GET /v1/stream is a WebSocket: connect with Upgrade: websocket (for example new WebSocket(url))",
-        { upgrade: "websocket" },
-      );
+      throw new HttpError(426, NOT_A_WEBSOCKET, { upgrade: "websocket" });
     },
     wsHandler: (socket, request) => {
       const header = request.headers["x-api-key"];
