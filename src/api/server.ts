@@ -40,16 +40,21 @@ import { registerAssets } from "./routes/assets.js";
 import { registerCandleChart } from "./routes/candle-chart.js";
 import { registerCandles } from "./routes/candles.js";
 import { registerCoinPrice } from "./routes/coin-price.js";
+import { registerDexes } from "./routes/dexes.js";
 import { registerHealthz } from "./routes/healthz.js";
 import { registerLineChart } from "./routes/line-chart.js";
 import { registerLogos } from "./routes/logos.js";
 import { registerMetadata } from "./routes/metadata.js";
 import { registerMetrics } from "./routes/metrics.js";
+import { registerNetworks } from "./routes/networks.js";
+import { registerPairMarket } from "./routes/pair-market.js";
 import { registerPairs } from "./routes/pairs.js";
 import { registerPriceProvenance } from "./routes/price-provenance.js";
 import { registerReadyz } from "./routes/readyz.js";
 import { registerSearch } from "./routes/search.js";
 import { registerTokenBalances } from "./routes/token-balances.js";
+import { registerTokenMarket } from "./routes/token-market.js";
+import { registerTopPools } from "./routes/top-pools.js";
 import { registerTrades } from "./routes/trades.js";
 import { ErrorBody } from "./schemas.js";
 import type { SyncWatch } from "./sync-watch.js";
@@ -303,6 +308,10 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
         { name: "tokens", description: "Search, metadata, price series and coin prices (base URL, `/v1/`)." },
         { name: "market data", description: "Prices, candles, trades and pairs (data URL, `/api/v1/`)." },
         { name: "wallets", description: "Balances read from the chain (base URL, `/v1/`)." },
+        {
+          name: "discovery",
+          description: "Networks and DEXes (extensions beyond the specification, base URL, `/v1/`).",
+        },
         { name: "operations", description: "Liveness and readiness; no key." },
       ],
       components: {
@@ -363,12 +372,18 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
       registerPriceProvenance(scope, ctx);
       registerTokenBalances(scope, ctx);
       registerCoinPrice(scope, ctx);
+      // Market statistics and discovery: extensions beyond the specification (issue 12).
+      registerTokenMarket(scope, ctx);
+      registerNetworks(scope, ctx);
+      registerDexes(scope, ctx);
     }
     if (serve !== "base") {
       registerAssets(scope, ctx);
       registerCandles(scope, ctx);
       registerTrades(scope, ctx);
       registerPairs(scope, ctx);
+      registerPairMarket(scope, ctx);
+      registerTopPools(scope, ctx);
     }
   });
   if (options.extend) void app.register(async (scope) => options.extend?.(scope));

@@ -1,12 +1,12 @@
 /**
  * Trending pools (GET /api/v1/pools/top?sort=trending): which pools may trend and in what order.
- * Pure. The liquidity that admits a pool is measured at the pool's depth, as the USD routing
- * measures it (pool-state.ts `depthOf`): one block of trades cannot lift a dust pool over the
- * floor, so a thin pool whose price one trade pushed never trends, whatever volume that trade had.
+ * Pure. The liquidity that admits a pool is measured as the USD routing measures a quote side
+ * (pool-state.ts `depthOf`): one block of trades cannot lift a dust pool over the floor, and a side
+ * without a USD price is not valued at the pool's (pushable) price, so a thin pool whose price one
+ * trade pushed never trends, whatever volume that trade had.
  */
 import type { PoolPriceState } from "../model/index.js";
-import { depthOf, spotPrice0 } from "./pool-state.js";
-import { pairLiquidityUsd } from "./stats.js";
+import { depthOf } from "./pool-state.js";
 
 /** A pool that may trend: its 1-hour and 24-hour USD volumes and what its depth is made from. */
 export type TrendingCandidate = {
@@ -32,26 +32,32 @@ export function trendingScore(volumeUsd1h: number, volumeUsd24h: number): number
 }
 
 /**
- * USD value of both sides of a pool at its depth (each side the smaller of its balance now and
- * just before the first swap of its latest block with swaps), valued like the pair's liquidity;
- * null when unknown.
+ * The liquidity that admits a pool to trending: twice the smaller USD value, at the pool's depth
+ * (each side the smaller of its balance now and just before the first swap of its latest block with
+ * swaps), of its sides whose token has a USD price — the measure by which a pool qualifies to
+ * price a token against a quote. A side without a USD price is never valued at the pool's own
+ * price, which one trade can push; a pool with neither side priced has none (null).
  */
-export function depthLiquidityUsd(
+export function trendingLiquidityUsd(
   c: Omit<TrendingCandidate, "pool" | "volumeUsd1h" | "volumeUsd24h">,
 ): number | null {
   if (c.state === null) return null;
-  return pairLiquidityUsd({
-    reserve0: depthOf(c.state, 0, c.decimals0),
-    reserve1: depthOf(c.state, 1, c.decimals1),
-    price0: spotPrice0(c.protocol, c.state, c.decimals0, c.decimals1),
-    usd0: c.usd0,
-    usd1: c.usd1,
-  });
+  const sides: number[] = [];
+  for (const [side, decimals, usd] of [
+    [0, c.decimals0, c.usd0],
+    [1, c.decimals1, c.usd1],
+  ] as const) {
+    if (usd === null || !Number.isFinite(usd)) continue;
+    const depth = depthOf(c.state, side, decimals);
+    if (depth === null) return null;
+    sides.push(depth * usd);
+  }
+  return sides.length === 0 ? null : 2 * Math.min(...sides);
 }
 
 /**
  * The trending pools, best first (ties by address): those whose 1-hour USD volume is at least
- * `minVolumeUsd1h` and whose depth liquidity is at least `liquidityFloorUsd`, by score.
+ * `minVolumeUsd1h` and whose trending liquidity is at least `liquidityFloorUsd`, by score.
  */
 export function rankTrending(
   candidates: readonly TrendingCandidate[],
@@ -60,7 +66,7 @@ export function rankTrending(
   const ranked: { pool: string; score: number }[] = [];
   for (const c of candidates) {
     if (!(c.volumeUsd1h >= options.minVolumeUsd1h)) continue;
-    const liquidity = depthLiquidityUsd(c);
+    const liquidity = trendingLiquidityUsd(c);
     if (liquidity === null || !(liquidity >= options.liquidityFloorUsd)) continue;
     const score = trendingScore(c.volumeUsd1h, c.volumeUsd24h);
     if (score !== null) ranked.push({ pool: c.pool, score });

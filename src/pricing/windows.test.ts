@@ -4,7 +4,7 @@ import { referenceRatioToNumber } from "../_test/exact.js";
 import { seededRandom } from "../_test/random.js";
 import type { WindowTrade } from "../model/index.js";
 import { addExact, EXACT_ZERO, exactOf, exactText } from "./exact-sum.js";
-import { depthLiquidityUsd, rankTrending, trendingScore } from "./trending.js";
+import { rankTrending, trendingLiquidityUsd, trendingScore } from "./trending.js";
 import {
   bucketPartials,
   bucketRanges,
@@ -262,7 +262,16 @@ describe("trending", () => {
 
   it("measures liquidity at the pool's depth: one block of trades cannot lift it", () => {
     // Now 3,000 + 3,000 USD; before the latest block's first swap 300 + 300.
-    assert.equal(depthLiquidityUsd(pool), 600);
+    assert.equal(trendingLiquidityUsd(pool), 600);
+  });
+
+  it("never values a side at the pool's own (pushable) price", () => {
+    // Token0 unpriced: only token1's side counts, twice; neither priced: no liquidity.
+    assert.equal(trendingLiquidityUsd({ ...pool, usd0: null }), 600);
+    assert.equal(trendingLiquidityUsd({ ...pool, usd0: null, usd1: 1000 }), 600_000);
+    assert.equal(trendingLiquidityUsd({ ...pool, usd0: null, usd1: null }), null);
+    // The smaller side decides.
+    assert.equal(trendingLiquidityUsd({ ...pool, usd0: 30 }), 6);
   });
 
   it("ranks only pools at or above the floor and the minimum volume, ties by address", () => {
