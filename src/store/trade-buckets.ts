@@ -52,7 +52,7 @@ export async function addToBuckets(
          r.first_key, r.last_key, r.first_time, r.open, r.close
        FROM ${r.sql}
        ON CONFLICT (chain_id, ${t.owner}, resolution, bucket) DO UPDATE SET
-         volume_usd = b.volume_usd + EXCLUDED.volume_usd,
+         volume_usd = trim_scale(b.volume_usd + EXCLUDED.volume_usd),
          trades = b.trades + EXCLUDED.trades,
          buys = b.buys + EXCLUDED.buys,
          last_key = EXCLUDED.last_key,
