@@ -15,7 +15,7 @@ import { startHardhatNode } from "../devnet/node.js";
 import { createDevnetRpc } from "../devnet/rpc.js";
 import { createSimulator, type HistoryStats, type Simulator } from "../devnet/simulator.js";
 import { createSilentLogger, type Logger } from "../internal/logger.js";
-import { createPricing } from "../pricing/pricing.js";
+import { createPricing, type Pricing } from "../pricing/pricing.js";
 import { createRpcMetrics, type RpcMetrics } from "../rpc/metrics.js";
 import { getSyncStatus } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
@@ -37,6 +37,8 @@ export type Pipeline = {
    * keeps trading at wall-clock time (as `tokenmarket start` does) until `simulator.stop()` or close().
    */
   simulator: Simulator;
+  /** The pricing stage the indexer runs (its clock is `now` of startPipeline): `refreshStats` slides the statistics. */
+  pricing: Pricing;
   /** Accounts that traded (they hold every token): wallets for balance queries. */
   wallets: Address[];
   /** When the history ends (its last block's time is at most this). */
@@ -97,6 +99,8 @@ export async function startPipeline(options: {
   historyDays?: number;
   seed?: number;
   timeoutMs?: number;
+  /** The pricing's clock (statistics windows); default the real one. */
+  now?: () => Date;
 }): Promise<Pipeline> {
   const logger = options.logger ?? createSilentLogger();
   const historyDays = options.historyDays ?? 2;
@@ -123,7 +127,7 @@ export async function startPipeline(options: {
     const history = await simulator.writeHistory({ days: historyDays, until });
     await simulator.stop();
     const config = pipelineConfig(deployment, node.rpcUrl);
-    const pricing = createPricing({ config, logger });
+    const pricing = createPricing({ config, logger, ...(options.now ? { now: options.now } : {}) });
     const rpcMetrics = createRpcMetrics();
     const indexer = createIndexer({
       config,
@@ -161,6 +165,7 @@ export async function startPipeline(options: {
       history,
       simulator,
       rpcMetrics,
+      pricing,
       wallets: deployment.accounts.traders,
       until,
       waitIndexed,

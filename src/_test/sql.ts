@@ -166,3 +166,19 @@ export async function snapshotAggregates(db: Queryable, chainId: number): Promis
     ),
   };
 }
+
+/**
+ * Every swap of a chain with its pool's tokens, the raw columns the market windows are computed
+ * from (for the independent reference of src/_test/market-reference.ts), ascending by block and
+ * log index.
+ */
+export async function loadSwapsForMarket(db: Queryable, chainId: number): Promise<Record<string, unknown>[]> {
+  const { rows } = await db.query<Record<string, unknown>>(
+    `SELECT s.pool, p.token0, p.token1, s.block_number, s.log_index, s.block_time, s.maker, s.price, s.volume_usd,
+       s.token0_series_usd, s.token1_series_usd, s.amount0_in, s.amount1_in, s.amount0_out, s.amount1_out
+     FROM swaps s JOIN pools p ON p.chain_id = s.chain_id AND p.address = s.pool
+     WHERE s.chain_id = $1 ORDER BY s.block_number, s.log_index`,
+    [chainId],
+  );
+  return rows;
+}

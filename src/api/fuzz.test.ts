@@ -7,6 +7,8 @@ import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "../_test/m
 import { rawHttp } from "../_test/raw-http.js";
 import { connectStream } from "../_test/stream-client.js";
 import { createSilentLogger } from "../internal/logger.js";
+import { updateMarketWindows } from "../pricing/market-windows.js";
+import { withTransaction } from "../store/db.js";
 import { createApiServer } from "./server.js";
 import type { BalanceReader } from "./wallet-balances.js";
 
@@ -592,3 +594,79 @@ async function listen(app: FastifyInstance): Promise<string> {
   assert.ok(address && typeof address === "object");
   return `http://127.0.0.1:${address.port}`;
 }
+
+/** The market and discovery endpoints (issue 12), over the fixture with its market windows built. */
+const marketEndpoints: [string, string[], Record<string, string>][] = [
+  ["/v1/tokens/market", ["tokenId"], { tokenId: `${id(f.weth)},${id(f.usdc)},${id(f.unpriced)}` }],
+  ["/api/v1/pairs/market", ["pair_id"], { pair_id: `${id(f.pair)},${id(f.fakePair)}` }],
+  ["/api/v1/pools/top", ["chain", "sort", "limit"], { chain: "1", sort: "trending" }],
+  ["/v1/networks", ["chain"], {}],
+  ["/v1/dexes", ["chain"], { chain: "1" }],
+];
+
+describe("fuzz: market and discovery endpoints", () => {
+  let testDb: TestDb;
+  let app: FastifyInstance;
+  let key: string;
+
+  before(async () => {
+    testDb = await createTestDb();
+    ({ key } = await loadMarketFixture(testDb.db));
+    const now = blockTime(f.indexedBlock).getTime();
+    await withTransaction(testDb.db, (client) =>
+      updateMarketWindows(client, f.chainId, f.indexedBlock, () => now),
+    );
+    app = createApiServer({
+      config: fixtureConfig({ api: { rateLimit: { max: 1_000_000, windowMs: 60_000 } } }),
+      db: testDb.db,
+      logger: createSilentLogger(),
+      balanceReader: balances,
+    });
+    await app.listen({ host: "127.0.0.1", port: 0 });
+  });
+  after(async () => {
+    await app?.close();
+    await testDb?.drop();
+  });
+
+  for (const [index, [path, params, valid]] of marketEndpoints.entries()) {
+    it(`${path}: ${REQUESTS_PER_ENDPOINT / 2} requests, never a 5xx`, async () => {
+      const rng = random(2000 + index);
+      const address = app.server.address();
+      assert.ok(address && typeof address === "object");
+      const statuses = new Map<number, number>();
+      const failures: string[] = [];
+      for (let i = 0; i < REQUESTS_PER_ENDPOINT / 2; i++) {
+        const query = rng.int(3) === 0 ? mutatedQuery(params, valid, rng) : randomQuery(params, rng);
+        const url = `http://127.0.0.1:${address.port}${path}?${query}`;
+        const response = await fetch(url, {
+          headers: { "x-api-key": key },
+          signal: AbortSignal.timeout(5000),
+        });
+        const text = await response.text();
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        if (response.status >= 500)
+          failures.push(`${response.status} ${url.slice(0, 300)} → ${text.slice(0, 200)}`);
+        else if (response.status >= 400 && response.status !== 431) {
+          const body = JSON.parse(text) as { statusCode?: unknown; message?: unknown };
+          if (body.statusCode !== response.status || typeof body.message !== "string")
+            failures.push(`bad error body ${url.slice(0, 300)} → ${text.slice(0, 200)}`);
+        }
+      }
+      assert.deepEqual(failures, [], `statuses seen: ${JSON.stringify([...statuses])}`);
+      assert.ok(statuses.has(200), `some requests succeed: ${JSON.stringify([...statuses])}`);
+    });
+  }
+
+  it("the fixture's pair has its windows: 250 trades in its 24 hours", async () => {
+    const address = app.server.address();
+    assert.ok(address && typeof address === "object");
+    const response = await fetch(
+      `http://127.0.0.1:${address.port}/api/v1/pairs/market?pair_id=${id(f.pair)}`,
+      { headers: { "x-api-key": key } },
+    );
+    const [pair] = (await response.json()) as { windows: Record<string, { buys: number; sells: number }> }[];
+    const day = pair?.windows["24h"];
+    assert.equal((day?.buys ?? 0) + (day?.sells ?? 0), f.swaps, JSON.stringify(pair));
+  });
+});

@@ -42,16 +42,21 @@ import { registerAssets } from "./routes/assets.js";
 import { registerCandleChart } from "./routes/candle-chart.js";
 import { registerCandles } from "./routes/candles.js";
 import { registerCoinPrice } from "./routes/coin-price.js";
+import { registerDexes } from "./routes/dexes.js";
 import { registerHealthz } from "./routes/healthz.js";
 import { registerLineChart } from "./routes/line-chart.js";
 import { registerLogos } from "./routes/logos.js";
 import { registerMetadata } from "./routes/metadata.js";
 import { registerMetrics } from "./routes/metrics.js";
+import { registerNetworks } from "./routes/networks.js";
+import { registerPairMarket } from "./routes/pair-market.js";
 import { registerPairs } from "./routes/pairs.js";
 import { registerPriceProvenance } from "./routes/price-provenance.js";
 import { registerReadyz } from "./routes/readyz.js";
 import { registerSearch } from "./routes/search.js";
 import { registerTokenBalances } from "./routes/token-balances.js";
+import { registerTokenMarket } from "./routes/token-market.js";
+import { registerTopPools } from "./routes/top-pools.js";
 import { registerTrades } from "./routes/trades.js";
 import { ErrorBody } from "./schemas.js";
 import { registerStream } from "./stream/route.js";
@@ -337,6 +342,10 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
           description:
             "Live trades, candles and prices over a WebSocket (base URL, `/v1/stream`); ours beyond the specification.",
         },
+        {
+          name: "discovery",
+          description: "Networks and DEXes (extensions beyond the specification, base URL, `/v1/`).",
+        },
         { name: "operations", description: "Liveness and readiness; no key." },
       ],
       components: {
@@ -403,12 +412,18 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
       registerPriceProvenance(scope, ctx);
       registerTokenBalances(scope, ctx);
       registerCoinPrice(scope, ctx);
+      // Market statistics and discovery: extensions beyond the specification (issue 12).
+      registerTokenMarket(scope, ctx);
+      registerNetworks(scope, ctx);
+      registerDexes(scope, ctx);
     }
     if (serve !== "base") {
       registerAssets(scope, ctx);
       registerCandles(scope, ctx);
       registerTrades(scope, ctx);
       registerPairs(scope, ctx);
+      registerPairMarket(scope, ctx);
+      registerTopPools(scope, ctx);
     }
   });
   if (options.extend) {

@@ -659,11 +659,7 @@ describe("GET /v1/stream on a live devnet", { timeout: 600_000 }, () => {
       assert.equal(rest.status, 200, rest.text);
       const restByTime = new Map((rest.body as { time: number }[]).map((candle) => [candle.time, candle]));
       for (const time of times) {
-        assert.deepEqual(
-          last.get(time),
-          restByTime.get(time),
-          `${label} at ${new Date(time).toISOString()}`,
-        );
+        assert.deepEqual(last.get(time), restByTime.get(time), `${label} at ${new Date(time).toISOString()}`);
       }
     }
     // Prices: the last pushed record of each token equals /api/v1/assets now; and prices moved.

@@ -1,6 +1,6 @@
 import type { FastifyRequest, FastifySchemaValidationError } from "fastify";
 import { badRequest, type HttpError } from "../internal/errors.js";
-import { MAX_LIST_ITEMS, patternPhrases, quote } from "./ids.js";
+import { listLimits, MAX_LIST_ITEMS, patternPhrases, quote } from "./ids.js";
 import { isTimeParam } from "./schemas.js";
 import { parseTimeParam } from "./times.js";
 
@@ -81,7 +81,7 @@ export function formatSchemaErrors(errors: FastifySchemaValidationError[], dataV
     case "maxLength":
       what =
         schema.pattern && patternPhrases[schema.pattern]?.includes("list")
-          ? `lists too many items; at most ${MAX_LIST_ITEMS} are allowed`
+          ? `lists too many items; at most ${listLimits[schema.pattern] ?? MAX_LIST_ITEMS} are allowed`
           : `must be at most ${String(params.limit)} characters long`;
       return badRequest(`${where} ${name} ${what}`);
     case "minLength":

@@ -68,6 +68,17 @@ export const chainSchema = z.strictObject({
    * dropped and it is indexed afresh. On a real chain a changed genesis is a fatal error.
    */
   devnet: z.boolean().default(false),
+  /**
+   * The chain's block explorer, for links (`${explorerUrl}/tx/<hash>`, `/address/<addr>`,
+   * `/token/<addr>`, `/block/<n>`); shown by GET /v1/networks. No trailing slash is kept.
+   */
+  explorerUrl: z
+    .string()
+    .regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, "must be an http(s):// URL")
+    .transform((u) => u.replace(/\/+$/, ""))
+    .optional(),
+  /** The symbol of the chain's native coin (ETH, BNB, POL); shown by GET /v1/networks. */
+  nativeSymbol: z.string().min(1).max(16).optional(),
   dexes: z.array(dexSchema).min(1),
   referenceTokens: referenceTokensSchema,
 });
@@ -217,6 +228,26 @@ export const configSchema = z.strictObject({
        * across its other pools is left out (a thin pool pushed by one trade).
        */
       maxDeviation: z.number().positive().default(0.1),
+      /**
+       * Circulating supplies (decimal-adjusted token units) by token id `<address>:<chain id>`:
+       * the market cap of GET /v1/tokens/market is this × the USD price (null for other tokens).
+       */
+      circulatingSupply: z
+        .record(
+          z
+            .string()
+            .regex(/^0x[0-9a-fA-F]{40}:[1-9][0-9]{0,9}$/, "keys must be token ids <address>:<chain id>"),
+          z.number().finite().min(0),
+        )
+        .transform((supplies) =>
+          Object.fromEntries(Object.entries(supplies).map(([id, supply]) => [id.toLowerCase(), supply])),
+        )
+        .default({}),
+      /**
+       * A pool trends (GET /api/v1/pools/top?sort=trending) only with at least this USD volume in
+       * the last hour, and a depth liquidity at or above liquidityFloorUsd.
+       */
+      trendingMinVolumeUsd: z.number().min(0).default(1000),
     })
     .prefault({}),
   /** Coin symbols for /v1/coins/price: symbol → the reference token that prices it. */

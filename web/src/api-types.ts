@@ -215,6 +215,66 @@ export interface paths {
     patch?: never;
     trace?: never;
   };
+  "/v1/tokens/market": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Market statistics of tokens (extension)
+     * @description Per token: USD price, and per window (5m, 1h, 6h, 24h) the price change, USD volume, buys, sells and makers; USD liquidity, total supply, FDV, circulating supply and market cap, pools, first trade. Always an array in request order; unknown tokens are left out (`[]` when none is known). An addition to the specification; the specified answers are unchanged.
+     */
+    get: operations["getTokenMarkets"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/networks": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Configured networks (extension)
+     * @description Every configured network with its native coin, block explorer, indexing progress, readiness and the numbers of DEXes, pools and tokens. An addition to the specification; the specified answers are unchanged.
+     */
+    get: operations["getNetworks"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/v1/dexes": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Configured DEXes (extension)
+     * @description The DEXes of every configured network (or of `chain`), with their numbers of pools and 24 h USD volume. An addition to the specification; the specified answers are unchanged.
+     */
+    get: operations["getDexes"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
   "/api/v1/assets": {
     parameters: {
       query?: never;
@@ -292,6 +352,46 @@ export interface paths {
      * @description Liquidity pairs that hold `asset_id`, ordered by 24 h USD volume, then USD liquidity. An unknown token answers `[]`.
      */
     get: operations["getPairs"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/pairs/market": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Market statistics of pairs (extension)
+     * @description Per pair: the pool price of token0 in token1 and the tokens' USD prices, and per window (5m, 1h, 6h, 24h) the price change of token0 in token1, USD volume, buys and sells of token0, and makers; USD liquidity, creation block and time, first trade. Always an array in request order; unknown pairs are left out. An addition to the specification; the specified answers are unchanged.
+     */
+    get: operations["getPairMarkets"];
+    put?: never;
+    post?: never;
+    delete?: never;
+    options?: never;
+    head?: never;
+    patch?: never;
+    trace?: never;
+  };
+  "/api/v1/pools/top": {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    /**
+     * Top pools of a network (extension)
+     * @description Pair market records (as /api/v1/pairs/market) of a network's best pools for `sort`, each with its `rank`. An addition to the specification; the specified answers are unchanged.
+     */
+    get: operations["getTopPools"];
     put?: never;
     post?: never;
     delete?: never;
@@ -1504,6 +1604,419 @@ export interface operations {
       };
     };
   };
+  getTokenMarkets: {
+    parameters: {
+      query: {
+        /**
+         * @description One token id `<address>:<network id>`, or up to 50 separated by commas. Duplicates are answered once, in request order.
+         * @example 0x5fbdb2315678afecb367f032d93f642f64180aa3:31337,0x0165878a594ca255338adfa4d48449f69242eb8f:31337
+         */
+        tokenId: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The known tokens, in request order (unknown ones left out). */
+      200: {
+        headers: {
+          /** @description Per network involved, the last block fully ingested: `<chainId>=<block>`, comma-separated (for example `1=23800123`). A network with nothing indexed yet is left out. */
+          "X-Indexed-Block"?: string;
+          /** @description Per network involved, the time of that block: `<chainId>=<ISO 8601 UTC>`, comma-separated. */
+          "X-Indexed-At"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "token_id": "0x5fbdb2315678afecb367f032d93f642f64180aa3:31337",
+           *         "chain": 1,
+           *         "contract": "0x5fbdb2315678afecb367f032d93f642f64180aa3",
+           *         "name": "Wrapped Ether",
+           *         "symbol": "WETH",
+           *         "decimals": 18,
+           *         "usd_price": 3012.5,
+           *         "windows": {
+           *           "5m": {
+           *             "price_change": 0.1,
+           *             "volume_usd": 1234.5,
+           *             "buys": 3,
+           *             "sells": 2,
+           *             "makers": 4
+           *           },
+           *           "1h": {
+           *             "price_change": 1.2000000000000002,
+           *             "volume_usd": 14814,
+           *             "buys": 36,
+           *             "sells": 24,
+           *             "makers": 48
+           *           },
+           *           "6h": {
+           *             "price_change": 7,
+           *             "volume_usd": 86415,
+           *             "buys": 210,
+           *             "sells": 140,
+           *             "makers": 280
+           *           },
+           *           "24h": {
+           *             "price_change": 28,
+           *             "volume_usd": 345660,
+           *             "buys": 840,
+           *             "sells": 560,
+           *             "makers": 1120
+           *           }
+           *         },
+           *         "liquidity_usd": 123456.7,
+           *         "total_supply": 1000000,
+           *         "fdv": 3012500000,
+           *         "circulating_supply": null,
+           *         "market_cap": null,
+           *         "pools": 12,
+           *         "first_trade_at": "2026-11-21T10:00:00Z"
+           *       }
+           *     ]
+           */
+          "application/json": {
+            /** @description Token id `<address>:<network id>`. */
+            token_id: string;
+            /** @description Network id. */
+            chain: number;
+            /** @description Token contract address, lowercase. */
+            contract: string;
+            name: string | null;
+            symbol: string | null;
+            decimals: number | null;
+            /** @description Current USD price; null when no qualifying pool routes it. */
+            usd_price: number | null;
+            /** @description Per window, the trades of the last 5, 60, 360 or 1,440 one-minute UTC buckets up to the current minute (docs/API.md, Market windows). */
+            windows: {
+              "5m": {
+                /** @description Percent change (5.2 = +5.2 %) from the price after the latest trade before the window (else its first trade) to the price after the latest trade; null when either is unknown. */
+                price_change: number | null;
+                /** @description USD volume of the window's trades (exact sum, rounded once). */
+                volume_usd: number;
+                /** @description Trades in which the token (pair: token0) left the pool. */
+                buys: number;
+                /** @description Trades in which it entered the pool. */
+                sells: number;
+                /** @description Distinct transaction senders among the window's trades. */
+                makers: number;
+              };
+              "1h": {
+                /** @description Percent change (5.2 = +5.2 %) from the price after the latest trade before the window (else its first trade) to the price after the latest trade; null when either is unknown. */
+                price_change: number | null;
+                /** @description USD volume of the window's trades (exact sum, rounded once). */
+                volume_usd: number;
+                /** @description Trades in which the token (pair: token0) left the pool. */
+                buys: number;
+                /** @description Trades in which it entered the pool. */
+                sells: number;
+                /** @description Distinct transaction senders among the window's trades. */
+                makers: number;
+              };
+              "6h": {
+                /** @description Percent change (5.2 = +5.2 %) from the price after the latest trade before the window (else its first trade) to the price after the latest trade; null when either is unknown. */
+                price_change: number | null;
+                /** @description USD volume of the window's trades (exact sum, rounded once). */
+                volume_usd: number;
+                /** @description Trades in which the token (pair: token0) left the pool. */
+                buys: number;
+                /** @description Trades in which it entered the pool. */
+                sells: number;
+                /** @description Distinct transaction senders among the window's trades. */
+                makers: number;
+              };
+              "24h": {
+                /** @description Percent change (5.2 = +5.2 %) from the price after the latest trade before the window (else its first trade) to the price after the latest trade; null when either is unknown. */
+                price_change: number | null;
+                /** @description USD volume of the window's trades (exact sum, rounded once). */
+                volume_usd: number;
+                /** @description Trades in which the token (pair: token0) left the pool. */
+                buys: number;
+                /** @description Trades in which it entered the pool. */
+                sells: number;
+                /** @description Distinct transaction senders among the window's trades. */
+                makers: number;
+              };
+            };
+            /** @description USD liquidity of its pools at or above the liquidity floor whose tokens are priced. */
+            liquidity_usd: number | null;
+            /** @description Decimal-adjusted. */
+            total_supply: number | null;
+            /** @description total_supply × usd_price. */
+            fdv: number | null;
+            /** @description As configured (`pricing.circulatingSupply`); else null. */
+            circulating_supply: number | null;
+            /** @description circulating_supply × usd_price. */
+            market_cap: number | null;
+            /** @description Pools holding the token. */
+            pools: number;
+            /**
+             * Format: date-time
+             * @description Time of its first indexed trade; null when none.
+             */
+            first_trade_at: string | null;
+          }[];
+        };
+      };
+      /** @description `tokenId` is missing or malformed, lists more than 50 ids, or names an unconfigured network. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description The x-api-key header is missing, unknown or revoked. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Too many requests for this key; retry after the Retry-After header's seconds. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Unexpected processing error (no internals are given). */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description The database did not answer within its bound (the key check reads it too); retry after the Retry-After header's seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  getNetworks: {
+    parameters: {
+      query?: never;
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description One record per configured network, in configuration order. */
+      200: {
+        headers: {
+          /** @description Per network involved, the last block fully ingested: `<chainId>=<block>`, comma-separated (for example `1=23800123`). A network with nothing indexed yet is left out. */
+          "X-Indexed-Block"?: string;
+          /** @description Per network involved, the time of that block: `<chainId>=<ISO 8601 UTC>`, comma-separated. */
+          "X-Indexed-At"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "chain": 1,
+           *         "name": "Ethereum",
+           *         "native_symbol": "ETH",
+           *         "explorer_url": "https://etherscan.io",
+           *         "indexed_block": 23800123,
+           *         "indexed_at": "2026-11-21T10:00:11Z",
+           *         "ready": true,
+           *         "dexes": 3,
+           *         "pools": 1234,
+           *         "tokens": 567
+           *       }
+           *     ]
+           */
+          "application/json": {
+            /** @description Network id. */
+            chain: number;
+            /** @description The configured name. */
+            name: string;
+            /** @description The native coin's symbol; null when not configured. */
+            native_symbol: string | null;
+            /** @description Block explorer base URL; links are `{explorer_url}/tx/<hash>`, `/address/<addr>`, `/token/<addr>`, `/block/<n>`. Null when not configured. */
+            explorer_url: string | null;
+            /** @description The last block fully indexed; null before the first. */
+            indexed_block: number | null;
+            /**
+             * Format: date-time
+             * @description That block's time.
+             */
+            indexed_at: string | null;
+            /** @description The network's readiness, as /readyz judges it. */
+            ready: boolean;
+            /** @description Configured DEXes. */
+            dexes: number;
+            /** @description Pools indexed. */
+            pools: number;
+            /** @description Tokens indexed. */
+            tokens: number;
+          }[];
+        };
+      };
+      /** @description A parameter is missing or invalid; the message names it. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description The x-api-key header is missing, unknown or revoked. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Too many requests for this key; retry after the Retry-After header's seconds. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Unexpected processing error (no internals are given). */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description The database did not answer within its bound (the key check reads it too); retry after the Retry-After header's seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  getDexes: {
+    parameters: {
+      query?: {
+        /**
+         * @description A configured network id; all networks when absent.
+         * @example 1
+         */
+        chain?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The configured DEXes, in configuration order. */
+      200: {
+        headers: {
+          /** @description Per network involved, the last block fully ingested: `<chainId>=<block>`, comma-separated (for example `1=23800123`). A network with nothing indexed yet is left out. */
+          "X-Indexed-Block"?: string;
+          /** @description Per network involved, the time of that block: `<chainId>=<ISO 8601 UTC>`, comma-separated. */
+          "X-Indexed-At"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "chain": 1,
+           *         "name": "Uniswap V2",
+           *         "protocol": "v2",
+           *         "factory_address": "0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f",
+           *         "pools": 1234,
+           *         "volume_usd_24h": 1200000
+           *       }
+           *     ]
+           */
+          "application/json": {
+            /** @description Network id. */
+            chain: number;
+            /** @description The DEX's configured name (`factory_name` elsewhere). */
+            name: string;
+            /** @enum {string} */
+            protocol: "v2" | "v3";
+            factory_address: string;
+            /** @description Pools of its factory indexed. */
+            pools: number;
+            /** @description Σ of its pools' 24 h USD volumes (as /api/v1/pairs/market gives them), in pool address order. */
+            volume_usd_24h: number;
+          }[];
+        };
+      };
+      /** @description `chain` is malformed or not a configured network. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description The x-api-key header is missing, unknown or revoked. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Too many requests for this key; retry after the Retry-After header's seconds. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Unexpected processing error (no internals are given). */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description The database did not answer within its bound (the key check reads it too); retry after the Retry-After header's seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
   getAssets: {
     parameters: {
       query: {
@@ -1990,6 +2503,446 @@ export interface operations {
         };
       };
       /** @description `asset_id` is missing or malformed, `limit` is out of range, or the network is not configured. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description The x-api-key header is missing, unknown or revoked. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Too many requests for this key; retry after the Retry-After header's seconds. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Unexpected processing error (no internals are given). */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description The database did not answer within its bound (the key check reads it too); retry after the Retry-After header's seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  getPairMarkets: {
+    parameters: {
+      query: {
+        /**
+         * @description One pair id `<pair address>:<network id>`, or up to 50 separated by commas. Duplicates are answered once, in request order.
+         * @example 0x5a8e8b4b8650a452ca833b8001052fc851c157cd:31337
+         */
+        pair_id: string;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description The known pairs, in request order (unknown ones left out). */
+      200: {
+        headers: {
+          /** @description Per network involved, the last block fully ingested: `<chainId>=<block>`, comma-separated (for example `1=23800123`). A network with nothing indexed yet is left out. */
+          "X-Indexed-Block"?: string;
+          /** @description Per network involved, the time of that block: `<chainId>=<ISO 8601 UTC>`, comma-separated. */
+          "X-Indexed-At"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "pair_id": "0x5a8e8b4b8650a452ca833b8001052fc851c157cd:31337",
+           *         "chain": 1,
+           *         "pair_address": "0x5a8e8b4b8650a452ca833b8001052fc851c157cd",
+           *         "factory_name": "Uniswap V2",
+           *         "factory_address": "0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f",
+           *         "protocol": "v2",
+           *         "token0_address": "0x0165878a594ca255338adfa4d48449f69242eb8f:31337",
+           *         "token1_address": "0x5fbdb2315678afecb367f032d93f642f64180aa3:31337",
+           *         "token0_symbol": "USDC",
+           *         "token1_symbol": "WETH",
+           *         "price": 0.000332,
+           *         "token0_usd_price": 1,
+           *         "token1_usd_price": 3012.5,
+           *         "windows": {
+           *           "5m": {
+           *             "price_change": 0.1,
+           *             "volume_usd": 1234.5,
+           *             "buys": 3,
+           *             "sells": 2,
+           *             "makers": 4
+           *           },
+           *           "1h": {
+           *             "price_change": 1.2000000000000002,
+           *             "volume_usd": 14814,
+           *             "buys": 36,
+           *             "sells": 24,
+           *             "makers": 48
+           *           },
+           *           "6h": {
+           *             "price_change": 7,
+           *             "volume_usd": 86415,
+           *             "buys": 210,
+           *             "sells": 140,
+           *             "makers": 280
+           *           },
+           *           "24h": {
+           *             "price_change": 28,
+           *             "volume_usd": 345660,
+           *             "buys": 840,
+           *             "sells": 560,
+           *             "makers": 1120
+           *           }
+           *         },
+           *         "liquidity_usd": 80246912.4,
+           *         "created_block": 10008355,
+           *         "created_at": "2020-05-05T21:09:32Z",
+           *         "first_trade_at": "2020-05-05T21:30:12Z"
+           *       }
+           *     ]
+           */
+          "application/json": {
+            /** @description Pair id `<pair address>:<network id>`. */
+            pair_id: string;
+            /** @description Network id. */
+            chain: number;
+            /** @description Without network suffix. */
+            pair_address: string;
+            /** @description The DEX's configured name. */
+            factory_name: string;
+            factory_address: string;
+            /** @enum {string} */
+            protocol: "v2" | "v3";
+            /** @description Token id, with network suffix. */
+            token0_address: string;
+            /** @description Token id, with network suffix. */
+            token1_address: string;
+            token0_symbol: string | null;
+            token1_symbol: string | null;
+            /** @description Pool price of token0 in token1 after the latest trade; null when none. */
+            price: number | null;
+            token0_usd_price: number | null;
+            token1_usd_price: number | null;
+            /** @description Per window, the trades of the last 5, 60, 360 or 1,440 one-minute UTC buckets up to the current minute (docs/API.md, Market windows). */
+            windows: {
+              "5m": {
+                /** @description Percent change (5.2 = +5.2 %) from the price after the latest trade before the window (else its first trade) to the price after the latest trade; null when either is unknown. */
+                price_change: number | null;
+                /** @description USD volume of the window's trades (exact sum, rounded once). */
+                volume_usd: number;
+                /** @description Trades in which the token (pair: token0) left the pool. */
+                buys: number;
+                /** @description Trades in which it entered the pool. */
+                sells: number;
+                /** @description Distinct transaction senders among the window's trades. */
+                makers: number;
+              };
+              "1h": {
+                /** @description Percent change (5.2 = +5.2 %) from the price after the latest trade before the window (else its first trade) to the price after the latest trade; null when either is unknown. */
+                price_change: number | null;
+                /** @description USD volume of the window's trades (exact sum, rounded once). */
+                volume_usd: number;
+                /** @description Trades in which the token (pair: token0) left the pool. */
+                buys: number;
+                /** @description Trades in which it entered the pool. */
+                sells: number;
+                /** @description Distinct transaction senders among the window's trades. */
+                makers: number;
+              };
+              "6h": {
+                /** @description Percent change (5.2 = +5.2 %) from the price after the latest trade before the window (else its first trade) to the price after the latest trade; null when either is unknown. */
+                price_change: number | null;
+                /** @description USD volume of the window's trades (exact sum, rounded once). */
+                volume_usd: number;
+                /** @description Trades in which the token (pair: token0) left the pool. */
+                buys: number;
+                /** @description Trades in which it entered the pool. */
+                sells: number;
+                /** @description Distinct transaction senders among the window's trades. */
+                makers: number;
+              };
+              "24h": {
+                /** @description Percent change (5.2 = +5.2 %) from the price after the latest trade before the window (else its first trade) to the price after the latest trade; null when either is unknown. */
+                price_change: number | null;
+                /** @description USD volume of the window's trades (exact sum, rounded once). */
+                volume_usd: number;
+                /** @description Trades in which the token (pair: token0) left the pool. */
+                buys: number;
+                /** @description Trades in which it entered the pool. */
+                sells: number;
+                /** @description Distinct transaction senders among the window's trades. */
+                makers: number;
+              };
+            };
+            /** @description USD value of both balances; null when unknown. */
+            liquidity_usd: number | null;
+            /** @description Block of the pool's creation. */
+            created_block: number;
+            /**
+             * Format: date-time
+             * @description Time of that block; null when no stored block of the index tells it.
+             */
+            created_at: string | null;
+            /**
+             * Format: date-time
+             * @description Time of its first indexed trade; null when none.
+             */
+            first_trade_at: string | null;
+          }[];
+        };
+      };
+      /** @description `pair_id` is missing or malformed, lists more than 50 ids, or names an unconfigured network. */
+      400: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description The x-api-key header is missing, unknown or revoked. */
+      403: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Too many requests for this key; retry after the Retry-After header's seconds. */
+      429: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description Unexpected processing error (no internals are given). */
+      500: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description The database did not answer within its bound (the key check reads it too); retry after the Retry-After header's seconds. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+    };
+  };
+  getTopPools: {
+    parameters: {
+      query: {
+        /**
+         * @description A configured network id.
+         * @example 1
+         */
+        chain: number;
+        /** @description `volume`: 24 h USD volume; `liquidity`: USD liquidity; `trending`: the last hour's volume against the day's average hour, among pools at or above the liquidity floor at their depth with a minimum 1 h volume; `new`: the most recently created pools that have traded. Ties by pair address. */
+        sort?: "volume" | "liquidity" | "trending" | "new";
+        /** @description Most pools answered, 1 to 100 (default 20). */
+        limit?: number;
+      };
+      header?: never;
+      path?: never;
+      cookie?: never;
+    };
+    requestBody?: never;
+    responses: {
+      /** @description Pair market records, best first, with their rank (and the trending score for sort=trending). */
+      200: {
+        headers: {
+          /** @description Per network involved, the last block fully ingested: `<chainId>=<block>`, comma-separated (for example `1=23800123`). A network with nothing indexed yet is left out. */
+          "X-Indexed-Block"?: string;
+          /** @description Per network involved, the time of that block: `<chainId>=<ISO 8601 UTC>`, comma-separated. */
+          "X-Indexed-At"?: string;
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example [
+           *       {
+           *         "pair_id": "0x5a8e8b4b8650a452ca833b8001052fc851c157cd:31337",
+           *         "chain": 1,
+           *         "pair_address": "0x5a8e8b4b8650a452ca833b8001052fc851c157cd",
+           *         "factory_name": "Uniswap V2",
+           *         "factory_address": "0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f",
+           *         "protocol": "v2",
+           *         "token0_address": "0x0165878a594ca255338adfa4d48449f69242eb8f:31337",
+           *         "token1_address": "0x5fbdb2315678afecb367f032d93f642f64180aa3:31337",
+           *         "token0_symbol": "USDC",
+           *         "token1_symbol": "WETH",
+           *         "price": 0.000332,
+           *         "token0_usd_price": 1,
+           *         "token1_usd_price": 3012.5,
+           *         "windows": {
+           *           "5m": {
+           *             "price_change": 0.1,
+           *             "volume_usd": 1234.5,
+           *             "buys": 3,
+           *             "sells": 2,
+           *             "makers": 4
+           *           },
+           *           "1h": {
+           *             "price_change": 1.2000000000000002,
+           *             "volume_usd": 14814,
+           *             "buys": 36,
+           *             "sells": 24,
+           *             "makers": 48
+           *           },
+           *           "6h": {
+           *             "price_change": 7,
+           *             "volume_usd": 86415,
+           *             "buys": 210,
+           *             "sells": 140,
+           *             "makers": 280
+           *           },
+           *           "24h": {
+           *             "price_change": 28,
+           *             "volume_usd": 345660,
+           *             "buys": 840,
+           *             "sells": 560,
+           *             "makers": 1120
+           *           }
+           *         },
+           *         "liquidity_usd": 80246912.4,
+           *         "created_block": 10008355,
+           *         "created_at": "2020-05-05T21:09:32Z",
+           *         "first_trade_at": "2020-05-05T21:30:12Z",
+           *         "rank": 1,
+           *         "trending_score": 3.2
+           *       }
+           *     ]
+           */
+          "application/json": {
+            /** @description Pair id `<pair address>:<network id>`. */
+            pair_id: string;
+            /** @description Network id. */
+            chain: number;
+            /** @description Without network suffix. */
+            pair_address: string;
+            /** @description The DEX's configured name. */
+            factory_name: string;
+            factory_address: string;
+            /** @enum {string} */
+            protocol: "v2" | "v3";
+            /** @description Token id, with network suffix. */
+            token0_address: string;
+            /** @description Token id, with network suffix. */
+            token1_address: string;
+            token0_symbol: string | null;
+            token1_symbol: string | null;
+            /** @description Pool price of token0 in token1 after the latest trade; null when none. */
+            price: number | null;
+            token0_usd_price: number | null;
+            token1_usd_price: number | null;
+            /** @description Per window, the trades of the last 5, 60, 360 or 1,440 one-minute UTC buckets up to the current minute (docs/API.md, Market windows). */
+            windows: {
+              "5m": {
+                /** @description Percent change (5.2 = +5.2 %) from the price after the latest trade before the window (else its first trade) to the price after the latest trade; null when either is unknown. */
+                price_change: number | null;
+                /** @description USD volume of the window's trades (exact sum, rounded once). */
+                volume_usd: number;
+                /** @description Trades in which the token (pair: token0) left the pool. */
+                buys: number;
+                /** @description Trades in which it entered the pool. */
+                sells: number;
+                /** @description Distinct transaction senders among the window's trades. */
+                makers: number;
+              };
+              "1h": {
+                /** @description Percent change (5.2 = +5.2 %) from the price after the latest trade before the window (else its first trade) to the price after the latest trade; null when either is unknown. */
+                price_change: number | null;
+                /** @description USD volume of the window's trades (exact sum, rounded once). */
+                volume_usd: number;
+                /** @description Trades in which the token (pair: token0) left the pool. */
+                buys: number;
+                /** @description Trades in which it entered the pool. */
+                sells: number;
+                /** @description Distinct transaction senders among the window's trades. */
+                makers: number;
+              };
+              "6h": {
+                /** @description Percent change (5.2 = +5.2 %) from the price after the latest trade before the window (else its first trade) to the price after the latest trade; null when either is unknown. */
+                price_change: number | null;
+                /** @description USD volume of the window's trades (exact sum, rounded once). */
+                volume_usd: number;
+                /** @description Trades in which the token (pair: token0) left the pool. */
+                buys: number;
+                /** @description Trades in which it entered the pool. */
+                sells: number;
+                /** @description Distinct transaction senders among the window's trades. */
+                makers: number;
+              };
+              "24h": {
+                /** @description Percent change (5.2 = +5.2 %) from the price after the latest trade before the window (else its first trade) to the price after the latest trade; null when either is unknown. */
+                price_change: number | null;
+                /** @description USD volume of the window's trades (exact sum, rounded once). */
+                volume_usd: number;
+                /** @description Trades in which the token (pair: token0) left the pool. */
+                buys: number;
+                /** @description Trades in which it entered the pool. */
+                sells: number;
+                /** @description Distinct transaction senders among the window's trades. */
+                makers: number;
+              };
+            };
+            /** @description USD value of both balances; null when unknown. */
+            liquidity_usd: number | null;
+            /** @description Block of the pool's creation. */
+            created_block: number;
+            /**
+             * Format: date-time
+             * @description Time of that block; null when no stored block of the index tells it.
+             */
+            created_at: string | null;
+            /**
+             * Format: date-time
+             * @description Time of its first indexed trade; null when none.
+             */
+            first_trade_at: string | null;
+            /** @description 1 for the first. */
+            rank: number;
+            /** @description sort=trending only: volume_usd(1h) ÷ (volume_usd(24h) ÷ 24). */
+            trending_score?: number;
+          }[];
+        };
+      };
+      /** @description `chain` is missing, malformed or not a configured network; `sort` or `limit` is invalid. */
       400: {
         headers: {
           [name: string]: unknown;
