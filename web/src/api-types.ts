@@ -1923,7 +1923,7 @@ export interface operations {
       query?: {
         /**
          * @description A configured network id; all networks when absent.
-         * @example 1
+         * @example 31337
          */
         chain?: number;
       };
@@ -2769,7 +2769,7 @@ export interface operations {
       query: {
         /**
          * @description A configured network id.
-         * @example 1
+         * @example 31337
          */
         chain: number;
         /** @description `volume`: 24 h USD volume; `liquidity`: USD liquidity; `trending`: the last hour's volume against the day's average hour, among pools at or above the liquidity floor at their depth with a minimum 1 h volume; `new`: the most recently created pools that have traded. Ties by pair address. */

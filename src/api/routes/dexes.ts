@@ -2,14 +2,14 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { factoryFigures } from "../../store/market-windows.js";
 import type { ApiContext } from "../context.js";
-import { errorResponses, ok } from "../schemas.js";
+import { errorResponses, examples, ok } from "../schemas.js";
 
 const Query = Type.Object({
   chain: Type.Optional(
     Type.Integer({
       minimum: 1,
       description: "A configured network id; all networks when absent.",
-      examples: [1],
+      examples: [examples.chain],
     }),
   ),
 });

@@ -11,7 +11,7 @@ import {
 } from "../../store/market-windows.js";
 import type { ApiContext } from "../context.js";
 import { pairMarketRecord, TopPoolRecord } from "../market-records.js";
-import { errorResponses, ok, StringEnum } from "../schemas.js";
+import { errorResponses, examples, ok, StringEnum } from "../schemas.js";
 
 export const TOP_POOL_SORTS = ["volume", "liquidity", "trending", "new"] as const;
 type Sort = (typeof TOP_POOL_SORTS)[number];
@@ -19,7 +19,7 @@ export const DEFAULT_TOP_POOLS = 20;
 export const MAX_TOP_POOLS = 100;
 
 const Query = Type.Object({
-  chain: Type.Integer({ minimum: 1, description: "A configured network id.", examples: [1] }),
+  chain: Type.Integer({ minimum: 1, description: "A configured network id.", examples: [examples.chain] }),
   sort: Type.Optional(
     StringEnum(TOP_POOL_SORTS, {
       default: "volume",
