@@ -87,7 +87,94 @@ export type Trade = {
 
 export type LineChart = { labels: string[]; data: number[] };
 
-export type WebConfig = { demoKey?: string };
+/** The statistics windows of `/v1/tokens/market` and the pair market records, shortest first. */
+export const windowNames = ["5m", "1h", "6h", "24h"] as const;
+export type WindowName = (typeof windowNames)[number];
+
+/** One window's figures: trades with `block_time > now − window`. */
+export type WindowStats = {
+  /** Percent (5.2 means +5.2 %); null without a price at the window's start or now. */
+  price_change: number | null;
+  volume_usd: number | null;
+  /** Trades in which the token (a pair: token0) left the pool. */
+  buys: number;
+  sells: number;
+  /** Distinct transaction senders. */
+  makers: number;
+};
+
+export type Windows = Record<WindowName, WindowStats>;
+
+/** A token's market record (`GET /v1/tokens/market`). */
+export type TokenMarket = {
+  token_id: string;
+  chain: number;
+  contract: string;
+  name: string | null;
+  symbol: string | null;
+  decimals: number | null;
+  usd_price: number | null;
+  windows: Windows;
+  liquidity_usd: number | null;
+  total_supply: number | null;
+  fdv: number | null;
+  circulating_supply: number | null;
+  market_cap: number | null;
+  /** Pools holding the token. */
+  pools: number;
+  first_trade_at: string | null;
+};
+
+/** A pair's market record (`GET /api/v1/pairs/market`, and the rows of `pools/top`). */
+export type PairMarket = {
+  pair_id: string;
+  chain: number;
+  pair_address: string;
+  factory_name: string;
+  factory_address: string;
+  protocol: string;
+  /** Token ids (`<address>:<chain>`). */
+  token0_address: string;
+  token1_address: string;
+  token0_symbol: string | null;
+  token1_symbol: string | null;
+  /** token0 in token1. */
+  price: number | null;
+  token0_usd_price: number | null;
+  token1_usd_price: number | null;
+  windows: Windows;
+  liquidity_usd: number | null;
+  created_block: number | null;
+  created_at: string | null;
+  first_trade_at: string | null;
+};
+
+export const poolSorts = ["volume", "liquidity", "trending", "new"] as const;
+export type PoolSort = (typeof poolSorts)[number];
+
+/** A row of `GET /api/v1/pools/top`. */
+export type TopPool = PairMarket & { rank: number; trending_score?: number | null };
+
+/** A configured chain (`GET /v1/networks`). */
+export type Network = {
+  chain: number;
+  name: string;
+  native_symbol: string | null;
+  /** Block explorer base URL: `${explorer_url}/tx/<hash>`, `/address/…`, `/token/…`, `/block/<n>`. */
+  explorer_url: string | null;
+  indexed_block: number | null;
+  indexed_at: string | null;
+  ready: boolean;
+  dexes: number;
+  pools: number;
+  tokens: number;
+};
+
+export type WebConfig = {
+  demoKey?: string;
+  /** Origins (`https://host`) whose token logos the page's Content-Security-Policy allows. */
+  logoHosts?: string[];
+};
 
 /** An answer of the API that is not 2xx, or no answer at all (status 0). */
 export class ApiError extends Error {
@@ -142,6 +229,10 @@ export type ApiClient = {
   candles(query: CandleQuery, signal?: AbortSignal): Promise<Candle[]>;
   trades(query: TradesQuery, signal?: AbortSignal): Promise<TradesPage>;
   lineChart(tokenId: string, days: number, signal?: AbortSignal): Promise<LineChart>;
+  /** The token's market record; undefined when the API does not know the token. */
+  tokenMarket(tokenId: string, signal?: AbortSignal): Promise<TokenMarket | undefined>;
+  poolsTop(query: { chain: number; sort: PoolSort; limit: number }, signal?: AbortSignal): Promise<TopPool[]>;
+  networks(signal?: AbortSignal): Promise<Network[]>;
   webConfig(): Promise<WebConfig>;
 };
 
@@ -179,7 +270,8 @@ export function createApiClient(options: {
     params: Record<string, string>,
     signal?: AbortSignal,
   ): Promise<{ body: unknown; response: Response }> {
-    const url = `${baseUrl}${path}?${new URLSearchParams(params).toString()}`;
+    const query = new URLSearchParams(params).toString();
+    const url = `${baseUrl}${path}${query ? `?${query}` : ""}`;
     let response: Response;
     try {
       response = await doFetch(url, {
@@ -231,6 +323,17 @@ export function createApiClient(options: {
     async lineChart(tokenId, days, signal) {
       return (await request("/v1/tokens/line-chart", { tokenId, days: String(days) }, signal))
         .body as LineChart;
+    },
+    async tokenMarket(tokenId, signal) {
+      const list = (await request("/v1/tokens/market", { tokenId }, signal)).body as TokenMarket[];
+      return list.find((t) => t.token_id === tokenId) ?? list[0];
+    },
+    async poolsTop(query, signal) {
+      const params = { chain: String(query.chain), sort: query.sort, limit: String(query.limit) };
+      return (await request("/api/v1/pools/top", params, signal)).body as TopPool[];
+    },
+    async networks(signal) {
+      return (await request("/v1/networks", {}, signal)).body as Network[];
     },
     async webConfig() {
       try {
