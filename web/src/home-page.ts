@@ -105,10 +105,18 @@ export function createHomePage(deps: Deps): HomePage {
               {},
               h("th", { scope: "col", class: "rank" }, h("span", { class: "visually-hidden" }, "Rank"), "#"),
               h("th", { scope: "col" }, "Pool · DEX"),
-              h("th", { scope: "col", class: "r" }, "Price"),
-              h("th", { scope: "col", class: "r" }, `Change ${list.window}`),
-              h("th", { scope: "col", class: "r" }, `Volume ${list.window}`),
-              h("th", { scope: "col", class: "r opt" }, "Liquidity"),
+              h(
+                "th",
+                { scope: "col", class: "r" },
+                "Price",
+                h("span", { class: "cell-sub" }, `change ${windowLabel(list.window)}`),
+              ),
+              h(
+                "th",
+                { scope: "col", class: "r" },
+                `Volume ${windowLabel(list.window)}`,
+                h("span", { class: "cell-sub" }, "liquidity"),
+              ),
             ),
           ),
           body,
@@ -138,10 +146,19 @@ export function createHomePage(deps: Deps): HomePage {
               ),
               h("span", { class: "cell-sub" }, row.venue),
             ),
-            h("td", { class: "r num" }, row.price),
-            h("td", { class: `r num change ${row.change.direction}` }, row.change.text),
-            h("td", { class: "r num" }, row.volume),
-            h("td", { class: "r num opt" }, row.liquidity),
+            // Two lines per cell keep a list readable in a third of a desktop or on a phone.
+            h(
+              "td",
+              { class: "r num" },
+              row.price,
+              h("span", { class: `cell-sub change ${row.change.direction}` }, row.change.text),
+            ),
+            h(
+              "td",
+              { class: "r num" },
+              row.volume,
+              h("span", { class: "cell-sub", title: "Liquidity" }, `liq. ${row.liquidity}`),
+            ),
           );
         }),
       );
@@ -230,6 +247,11 @@ export function createHomePage(deps: Deps): HomePage {
       controller.abort();
     },
   };
+}
+
+/** `24 h`, `1 h`. */
+function windowLabel(window: string): string {
+  return window.replace(/^(\d+)([a-z])$/, "$1\u00a0$2");
 }
 
 function emptyMessage(list: PoolList): string {
