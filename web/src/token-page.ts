@@ -125,6 +125,10 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
    */
   let tradesAcked = false;
   let wasLive = false;
+  /** False after the server refused a subscription (a 400, a limit): those cards poll instead. */
+  let subscriptionsOk = true;
+  /** Trades and candles come through the stream: polling rests. */
+  const streaming = () => stream.isLive() && subscriptionsOk;
 
   const stream: Stream = createStream({
     url: streamUrl(location),
@@ -160,12 +164,20 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
           trades.catchUp();
         } else if (current.candles && key === subscriptionKey(current.candles)) candles.catchUp();
       },
-      onError() {
-        // A refused key also fails the page's requests, which show the API's message; a refused
-        // subscription leaves that card to polling. Neither needs more here.
+      onError(status, message) {
+        // A refused key also fails the page's requests, which show the API's message.
+        if (status === 401 || status === 403) return;
+        // A refused subscription (or a limit): trades and candles go back to polling.
+        subscriptionsOk = false;
+        header.setLive({
+          mode: "polling",
+          text: "Polling",
+          title: `The stream refused a subscription (${message}); polling every ${pollIntervalMs / 1000} s`,
+        });
+        poller.poke();
       },
       onState(state) {
-        header.setLive(liveIndicator(state, pollIntervalMs));
+        if (subscriptionsOk || state.phase !== "live") header.setLive(liveIndicator(state, pollIntervalMs));
         const live = state.phase === "live";
         // The stream went down: poll at once rather than after the slow live period.
         if (wasLive && !live) poller.poke();
@@ -197,6 +209,11 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
       if (channel === "trades") tradesAcked = false;
       if (after) stream.subscribe(after);
       current[channel] = after;
+      // New subscriptions: given the chance, the stream carries them again.
+      if (!subscriptionsOk) {
+        subscriptionsOk = true;
+        header.setLive(liveIndicator(stream.state, pollIntervalMs));
+      }
     }
   }
 
@@ -210,7 +227,7 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
     return true;
   };
   const poll = async () => {
-    const live = stream.isLive();
+    const live = streaming();
     const previousBlock = header.block;
     await header.load();
     const work: Promise<unknown>[] = [];
@@ -235,7 +252,7 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
     if (context.explorer) trades.redraw();
   });
   const poller: Poller = createPoller({
-    intervalMs: () => (stream.isLive() ? livePollIntervalMs : pollIntervalMs),
+    intervalMs: () => (streaming() ? livePollIntervalMs : pollIntervalMs),
     task: poll,
     doc: document,
   });
