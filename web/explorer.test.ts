@@ -31,6 +31,9 @@ const chromiumArgs = [
   "--disable-sync",
 ];
 
+/** The block explorer the test's own demo is configured with. */
+const testExplorerUrl = "https://explorer.invalid";
+
 const skipReason = existsSync(chromiumPath)
   ? undefined
   : `no Chromium at ${chromiumPath}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH) to run the browser test`;
@@ -64,6 +67,8 @@ async function startService(): Promise<Service> {
     TOKENMARKET__api__port: String(apiPort),
     TOKENMARKET__devnet__port: String(devnetPort),
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+    // A block explorer for the demo chain (never visited: the test checks the links' targets).
+    TOKENMARKET__chains__0__explorerUrl: testExplorerUrl,
   };
   delete env.DATABASE_URL;
   delete env.TOKENMARKET_CONFIG;
@@ -493,6 +498,36 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
     const buy = sides.find((s) => s.side === "buy");
     const sell = sides.find((s) => s.side === "sell");
     if (buy && sell) assert.notEqual(buy.color, sell.color, "buys and sells have different colours");
+
+    // Block explorer links where the network has one (the test's own demo is given one).
+    const networks = (await (
+      await fetch(`${service.origin}/v1/networks`, { headers: { "x-api-key": service.demoKey } })
+    ).json()) as { chain: number; explorer_url: string | null }[];
+    const [tokenAddress, tokenChain] = tokenHash
+      .replace(/^#\/token\//, "")
+      .replace(/\?.*$/, "")
+      .split(":");
+    const explorer = networks.find((n) => String(n.chain) === tokenChain)?.explorer_url ?? null;
+    if (service.child)
+      assert.equal(explorer, testExplorerUrl, "the demo's network has the explorer configured");
+    if (explorer) {
+      const firstTrade = rows.first();
+      const hash = (await firstTrade.getAttribute("data-trade-id"))?.split(":")[0];
+      assert.equal(await firstTrade.locator("a.ext").last().getAttribute("href"), `${explorer}/tx/${hash}`);
+      assert.match(
+        (await firstTrade.locator("a.ext").first().getAttribute("href")) ?? "",
+        new RegExp(`^${explorer}/address/0x[0-9a-f]{40}$`),
+      );
+      assert.equal(
+        await page.locator(".token-head a.ext").first().getAttribute("href"),
+        `${explorer}/token/${tokenAddress}`,
+      );
+      assert.match(
+        (await page.locator(".live-block a.ext").getAttribute("href")) ?? "",
+        new RegExp(`^${explorer}/block/\\d+$`),
+      );
+      assert.equal(await firstTrade.locator("a.ext").last().getAttribute("rel"), "noopener noreferrer");
+    }
 
     // Paging to older trades with the cursor.
     const before = await rows.count();
