@@ -24,7 +24,8 @@ export type PriceRecord = {
 
 /** The data pushed by the server. */
 export type PushMessage =
-  | { type: "trade"; data: Trade }
+  /** `asset_id`: the side the record is seen from (the server adds it; absent, the subscription's). */
+  | { type: "trade"; data: Trade; asset_id?: string }
   | { type: "candle"; data: Candle; pair_id: string; asset_id: string; interval: string; currency?: string }
   | { type: "price"; data: PriceRecord }
   | { type: "rollback"; chain: number; block: number };

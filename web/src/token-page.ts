@@ -138,7 +138,10 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
       onPush(message) {
         switch (message.type) {
           case "trade":
-            if (tradesAcked) trades.push(message.data);
+            if (!tradesAcked) break;
+            // A push of the other side of the same pair (a switch still on its way) is not ours.
+            if (message.asset_id && message.asset_id.toLowerCase() !== current.trades?.asset_id) break;
+            trades.push(message.data);
             break;
           case "candle":
             candles.push(message.data, {
