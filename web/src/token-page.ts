@@ -118,7 +118,10 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
   // ---- Live: the stream, and what it is subscribed to ----
 
   /** The subscriptions of what is on screen, by channel. */
-  const current: { trades?: Subscription; candles?: Subscription } = {};
+  const current: {
+    trades?: Extract<Subscription, { channel: "trades" }>;
+    candles?: Extract<Subscription, { channel: "candles" }>;
+  } = {};
   /**
    * Trades are taken from the stream only once their subscription is acknowledged: pushes of the
    * previous pair or side that were on their way before the unsubscribe arrive before that.
@@ -211,7 +214,8 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
       if (before) stream.unsubscribe(before);
       if (channel === "trades") tradesAcked = false;
       if (after) stream.subscribe(after);
-      current[channel] = after;
+      if (channel === "trades") current.trades = wanted.trades;
+      else current.candles = wanted.candles;
       // New subscriptions: given the chance, the stream carries them again.
       if (!subscriptionsOk) {
         subscriptionsOk = true;
