@@ -5,7 +5,7 @@
  * routing, swap USD values, 1m/1h/1d candles, 5m/1h USD series, prices, statistics). Times:
  * - the pricing of the stored swaps (swaps/s);
  * - one day of 1-minute candles (`getPairCandles`, 1,440 candles), 5-minute candles of a week,
- *   4-hour candles of 90 days;
+ *   4-hour candles of 90 days, and 4-hour and daily candles of 90 days in USD beside the token ones;
  * - 90 days of the hourly line chart (`getTokenLineChart`, 2,160 points) and of the deprecated
  *   hourly USD candles (`getTokenUsdCandles`);
  * - the same day of 1-minute candles and 90 days of the line chart through the HTTP API
@@ -215,8 +215,27 @@ async function run(db: Db, swaps: number): Promise<MarketBenchResult> {
         },
       },
     };
-    const pairCandles = (side: 0 | 1, intervalSeconds: 60 | 300 | 14_400, from: Date, to: Date) => async () =>
-      (await getPairCandles(db, { chainId: CHAIN, pool: POOL, side, intervalSeconds, from, to, now })).length;
+    const pairCandles =
+      (
+        side: 0 | 1,
+        intervalSeconds: 60 | 300 | 14_400 | 86_400,
+        from: Date,
+        to: Date,
+        currency: "token" | "usd" = "token",
+      ) =>
+      async () =>
+        (
+          await getPairCandles(db, {
+            chainId: CHAIN,
+            pool: POOL,
+            side,
+            currency,
+            intervalSeconds,
+            from,
+            to,
+            now,
+          })
+        ).length;
     const candles = ["select1", "candleRead"] as const;
     const series = ["select1", "seriesRead"] as const;
     const queries: Record<string, Measurement & { http?: true; vs: readonly BaselineId[] }> = {
@@ -228,6 +247,18 @@ async function run(db: Db, swaps: number): Promise<MarketBenchResult> {
       "getPairCandles 4h × 90 days (540, rolled up from 1h)": {
         vs: candles,
         run: pairCandles(1, 14_400, new Date(end - 90 * 86_400_000), new Date(end)),
+      },
+      "getPairCandles 4h × 90 days in USD (currency=usd, 540, rolled up from 1h)": {
+        vs: candles,
+        run: pairCandles(1, 14_400, new Date(end - 90 * 86_400_000), new Date(end), "usd"),
+      },
+      "getPairCandles 1d × 90 days (stored)": {
+        vs: candles,
+        run: pairCandles(1, 86_400, new Date(end - 90 * 86_400_000), new Date(end)),
+      },
+      "getPairCandles 1d × 90 days in USD (currency=usd, stored)": {
+        vs: candles,
+        run: pairCandles(1, 86_400, new Date(end - 90 * 86_400_000), new Date(end), "usd"),
       },
       "getTokenLineChart 90 days (2,160 hours)": {
         vs: series,

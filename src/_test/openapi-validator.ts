@@ -25,6 +25,20 @@ export function createOpenApiValidator(document: OpenApiDocument) {
   const escapePointer = (segment: string) => segment.replaceAll("~", "~0").replaceAll("/", "~1");
 
   return {
+    /** Throws with Ajv's errors when `value` does not match `components.schemas[name]` of the document. */
+    checkComponent(name: string, value: unknown): void {
+      const key = `#${name}`;
+      let validate = compiled.get(key);
+      if (!validate) {
+        validate = ajv.compile({ $ref: `openapi.json#/components/schemas/${escapePointer(name)}` });
+        compiled.set(key, validate);
+      }
+      if (!validate(value)) {
+        throw new Error(
+          `${JSON.stringify(value).slice(0, 500)} does not match ${name} of /openapi.json: ${ajv.errorsText(validate.errors)}`,
+        );
+      }
+    },
     /** Throws with Ajv's errors when `body` is not what the document says `GET path` answers with `status`. */
     check(path: string, status: number, body: unknown): void {
       const responses = document.paths[path]?.get?.responses;

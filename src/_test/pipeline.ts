@@ -13,9 +13,9 @@ import type { Config } from "../config/schema.js";
 import { type Deployment, deployMarket } from "../devnet/deploy.js";
 import { startHardhatNode } from "../devnet/node.js";
 import { createDevnetRpc } from "../devnet/rpc.js";
-import { createSimulator, type HistoryStats } from "../devnet/simulator.js";
+import { createSimulator, type HistoryStats, type Simulator } from "../devnet/simulator.js";
 import { createSilentLogger, type Logger } from "../internal/logger.js";
-import { createPricing } from "../pricing/pricing.js";
+import { createPricing, type Pricing } from "../pricing/pricing.js";
 import { createRpcMetrics, type RpcMetrics } from "../rpc/metrics.js";
 import { getSyncStatus } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
@@ -32,6 +32,13 @@ export type Pipeline = {
   history: HistoryStats;
   /** The indexer's JSON-RPC metrics, to share with an API server as `npm start` does. */
   rpcMetrics: RpcMetrics;
+  /**
+   * The market simulator that wrote the history, stopped: `simulator.startLive({ blockIntervalMs })`
+   * keeps trading at wall-clock time (as `tokenmarket start` does) until `simulator.stop()` or close().
+   */
+  simulator: Simulator;
+  /** The pricing stage the indexer runs (its clock is `now` of startPipeline): `refreshStats` slides the statistics. */
+  pricing: Pricing;
   /** Accounts that traded (they hold every token): wallets for balance queries. */
   wallets: Address[];
   /** When the history ends (its last block's time is at most this). */
@@ -92,6 +99,8 @@ export async function startPipeline(options: {
   historyDays?: number;
   seed?: number;
   timeoutMs?: number;
+  /** The pricing's clock (statistics windows); default the real one. */
+  now?: () => Date;
 }): Promise<Pipeline> {
   const logger = options.logger ?? createSilentLogger();
   const historyDays = options.historyDays ?? 2;
@@ -104,7 +113,9 @@ export async function startPipeline(options: {
     logger,
   });
   let stopIndexer: (() => Promise<void>) | undefined;
+  let stopSimulator: (() => Promise<void>) | undefined;
   const close = async () => {
+    await stopSimulator?.().catch(() => {});
     await stopIndexer?.().catch(() => {});
     await node.stop();
   };
@@ -112,10 +123,11 @@ export async function startPipeline(options: {
     const deployment = await deployMarket({ rpcUrl: node.rpcUrl, seed, logger });
     const rpc = createDevnetRpc(node.rpcUrl);
     const simulator = createSimulator({ rpcUrl: node.rpcUrl, deployment, seed, logger });
+    stopSimulator = () => simulator.stop();
     const history = await simulator.writeHistory({ days: historyDays, until });
     await simulator.stop();
     const config = pipelineConfig(deployment, node.rpcUrl);
-    const pricing = createPricing({ config, logger });
+    const pricing = createPricing({ config, logger, ...(options.now ? { now: options.now } : {}) });
     const rpcMetrics = createRpcMetrics();
     const indexer = createIndexer({
       config,
@@ -151,7 +163,9 @@ export async function startPipeline(options: {
       rpcUrl: node.rpcUrl,
       deployment,
       history,
+      simulator,
       rpcMetrics,
+      pricing,
       wallets: deployment.accounts.traders,
       until,
       waitIndexed,

@@ -76,6 +76,59 @@ export async function loadStoredSwaps(
   return rows;
 }
 
+/** The USD candle columns of `candles` (migration 010). */
+export const CANDLE_USD_COLUMNS = ["open", "high", "low", "close", "volume"].flatMap((field) => [
+  `${field}_usd0`,
+  `${field}_usd1`,
+]);
+
+/**
+ * The stored swaps of a chain as the USD candles see them, ascending by (block, log index): raw
+ * amounts, the tokens' decimals and the stored USD figures.
+ */
+export async function loadSwapsWithUsd(
+  db: Queryable,
+  chainId: number,
+): Promise<
+  {
+    pool: string;
+    block_number: number;
+    log_index: number;
+    block_time: Date;
+    amount0_in: string;
+    amount1_in: string;
+    amount0_out: string;
+    amount1_out: string;
+    decimals0: number | null;
+    decimals1: number | null;
+    token0_usd: number | null;
+    token1_usd: number | null;
+    volume_usd: number | null;
+  }[]
+> {
+  const { rows } = await db.query(
+    `SELECT s.pool, s.block_number, s.log_index, s.block_time, s.amount0_in, s.amount1_in, s.amount0_out, s.amount1_out,
+       t0.decimals AS decimals0, t1.decimals AS decimals1, s.token0_usd, s.token1_usd, s.volume_usd
+     FROM swaps s
+     JOIN pools p ON p.chain_id = s.chain_id AND p.address = s.pool
+     LEFT JOIN tokens t0 ON t0.chain_id = p.chain_id AND t0.address = p.token0
+     LEFT JOIN tokens t1 ON t1.chain_id = p.chain_id AND t1.address = p.token1
+     WHERE s.chain_id = $1
+     ORDER BY s.block_number, s.log_index`,
+    [chainId],
+  );
+  return rows;
+}
+
+/**
+ * Turns a database back into one from before migration 010 (the USD candle columns dropped) and
+ * applies that migration's file to it, as an upgrade would.
+ */
+export async function reapplyCandleUsdMigration(db: Queryable, sql: string): Promise<void> {
+  await db.query(`ALTER TABLE candles ${CANDLE_USD_COLUMNS.map((c) => `DROP COLUMN ${c}`).join(", ")}`);
+  await db.query(sql);
+}
+
 /**
  * Every aggregate the pricing stage derives for a chain, as plain sorted rows: what "equal to a
  * fresh index" compares. Statistics leave out updated_at (when they were computed).
@@ -84,7 +137,8 @@ export async function snapshotAggregates(db: Queryable, chainId: number): Promis
   const q = async (sql: string) => (await db.query(sql, [chainId])).rows;
   return {
     candles: await q(
-      `SELECT pool, resolution, bucket, open, high, low, close, volume0, volume1, volume_usd, trades, buys0, first_key, last_key
+      `SELECT pool, resolution, bucket, open, high, low, close, open1, high1, low1, close1, volume0, volume1, volume_usd,
+         ${CANDLE_USD_COLUMNS.join(", ")}, trades, buys0, first_key, last_key
        FROM candles WHERE chain_id = $1 ORDER BY pool, resolution, bucket`,
     ),
     token_usd_candles: await q(
@@ -111,4 +165,20 @@ export async function snapshotAggregates(db: Queryable, chainId: number): Promis
       `SELECT token, price_change_24h, volume_usd_24h, liquidity_usd FROM token_stats WHERE chain_id = $1 ORDER BY token`,
     ),
   };
+}
+
+/**
+ * Every swap of a chain with its pool's tokens, the raw columns the market windows are computed
+ * from (for the independent reference of src/_test/market-reference.ts), ascending by block and
+ * log index.
+ */
+export async function loadSwapsForMarket(db: Queryable, chainId: number): Promise<Record<string, unknown>[]> {
+  const { rows } = await db.query<Record<string, unknown>>(
+    `SELECT s.pool, p.token0, p.token1, s.block_number, s.log_index, s.block_time, s.maker, s.price, s.volume_usd,
+       s.token0_series_usd, s.token1_series_usd, s.amount0_in, s.amount1_in, s.amount0_out, s.amount1_out
+     FROM swaps s JOIN pools p ON p.chain_id = s.chain_id AND p.address = s.pool
+     WHERE s.chain_id = $1 ORDER BY s.block_number, s.log_index`,
+    [chainId],
+  );
+  return rows;
 }

@@ -74,6 +74,17 @@ export function createKeyCheck(options: {
   return { find, clear: () => known.clear() };
 }
 
+/** The messages of the key check's answers, shared with the OpenAPI document's examples. */
+export const keyMessages = {
+  missing: "the x-api-key header is required",
+  unknown: "the API key is unknown or revoked",
+  tooManyFailures: (waitSeconds: number) =>
+    `too many failed API key checks from this address; retry after ${waitSeconds} s`,
+  /** The 429 of a key over its rate limit (`api.rateLimit`). */
+  rateLimited: (max: number, windowMs: number, retryAfterMs: number) =>
+    `rate limit exceeded: ${max} requests per ${Math.round(windowMs / 1000)} s for this key; retry after ${Math.ceil(retryAfterMs / 1000)} s`,
+};
+
 declare module "fastify" {
   interface FastifyRequest {
     /** The caller's API key, set by the key check of the data endpoints. */
@@ -145,11 +156,11 @@ export function requireApiKey(keys: KeyCheck, limiter?: FailedKeyLimiter) {
   return async (request: FastifyRequest, _reply: FastifyReply) => {
     const header = request.headers["x-api-key"];
     if (typeof header !== "string" || header.length === 0) {
-      throw new HttpError(403, "the x-api-key header is required");
+      throw new HttpError(403, keyMessages.missing);
     }
     const wait = limiter?.blockedFor(request.ip) ?? 0;
     if (wait > 0) {
-      throw new HttpError(429, `too many failed API key checks from this address; retry after ${wait} s`, {
+      throw new HttpError(429, keyMessages.tooManyFailures(wait), {
         "retry-after": String(wait),
       });
     }
@@ -157,7 +168,7 @@ export function requireApiKey(keys: KeyCheck, limiter?: FailedKeyLimiter) {
       header.length > MAX_KEY_LENGTH
         ? null
         : await keys.find(header, limiter && (() => limiter.begin(request.ip)));
-    if (!identity) throw new HttpError(403, "the API key is unknown or revoked");
+    if (!identity) throw new HttpError(403, keyMessages.unknown);
     request.apiKey = identity;
   };
 }

@@ -67,19 +67,25 @@ export function withHeaders<T>(payload: T, headers: Record<string, string>): Wit
 const isWithHeaders = (value: unknown): value is WithHeaders<unknown> =>
   typeof value === "object" && value !== null && WITH_HEADERS in value;
 
+/** The check of ApiContext.requireChain: a 400 naming `param` and the configured chains. */
+export function chainRequirement(config: Config): (chainId: number, param: string) => void {
+  const chainIds = config.chains.map((c) => c.id);
+  const configured = new Set(chainIds);
+  return (chainId, param) => {
+    if (!configured.has(chainId)) {
+      throw badRequest(
+        `${param}: network ${chainId} is not configured; the configured networks are ${chainIds.join(", ")}`,
+      );
+    }
+  };
+}
+
 export function createContext(parts: Omit<ApiContext, "requireChain" | "answer" | "chainIds">): ApiContext {
   const chainIds = parts.config.chains.map((c) => c.id);
-  const configured = new Set(chainIds);
   return {
     ...parts,
     chainIds,
-    requireChain(chainId, param) {
-      if (!configured.has(chainId)) {
-        throw badRequest(
-          `${param}: network ${chainId} is not configured; the configured networks are ${chainIds.join(", ")}`,
-        );
-      }
-    },
+    requireChain: chainRequirement(parts.config),
     async answer(reply, { schema, key, chains, compute, cache = true }) {
       const response = reply.request.routeOptions.schema?.response as Record<number, unknown> | undefined;
       if (response?.[200] !== schema) {

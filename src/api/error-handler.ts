@@ -6,6 +6,13 @@ import { isDatabaseUnavailable } from "../store/db.js";
 /** Seconds a client is asked to wait when the database did not answer (Retry-After of the 503). */
 export const DATABASE_RETRY_AFTER_S = 5;
 
+/** The message of a 503 when the database did not answer within its bound. */
+export const DATABASE_UNAVAILABLE_MESSAGE = "the database did not answer in time; retry later";
+
+/** The message of an unexpected 5xx: no internals, only the request id to quote. */
+export const unexpectedErrorMessage = (requestId: string) =>
+  `unexpected processing error (request id ${requestId})`;
+
 /** The one error body of the API: `{ statusCode, error, message }`. */
 export function errorBody(statusCode: number, message: string) {
   return { statusCode, error: STATUS_CODES[statusCode] ?? "Error", message };
@@ -29,7 +36,7 @@ export function handleError(error: FastifyError | HttpError, request: FastifyReq
       .status(503)
       .header("retry-after", String(DATABASE_RETRY_AFTER_S))
       .type("application/json; charset=utf-8")
-      .send(errorBody(503, "the database did not answer in time; retry later"));
+      .send(errorBody(503, DATABASE_UNAVAILABLE_MESSAGE));
   }
   const raw = (error as { statusCode?: unknown }).statusCode;
   const statusCode = typeof raw === "number" && raw >= 400 && raw <= 599 ? raw : 500;
@@ -39,7 +46,7 @@ export function handleError(error: FastifyError | HttpError, request: FastifyReq
   let message = error.message;
   if (statusCode >= 500) {
     request.log.error({ err: error, req_id: request.id, route: request.routeOptions.url }, "request failed");
-    if (!(error instanceof HttpError)) message = `unexpected processing error (request id ${request.id})`;
+    if (!(error instanceof HttpError)) message = unexpectedErrorMessage(request.id);
   }
   return reply
     .status(statusCode)

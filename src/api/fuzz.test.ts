@@ -1,10 +1,14 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
+import { WebSocket } from "ws";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "../_test/market-fixture.js";
 import { rawHttp } from "../_test/raw-http.js";
+import { connectStream } from "../_test/stream-client.js";
 import { createSilentLogger } from "../internal/logger.js";
+import { updateMarketWindows } from "../pricing/market-windows.js";
+import { withTransaction } from "../store/db.js";
 import { createApiServer } from "./server.js";
 import type { BalanceReader } from "./wallet-balances.js";
 
@@ -29,8 +33,8 @@ function random(seed: number) {
 const f = fixture;
 const id = (address: string) => `${address}:1`;
 
-/** Every data endpoint with the names of its parameters and one valid query of it. */
-const endpoints: [string, string[], Record<string, string>][] = [
+/** Every data endpoint with the names of its parameters, one valid query of it and a label. */
+const endpoints: [string, string[], Record<string, string>, string?][] = [
   ["/v1/tokens/search", ["searchString", "chains"], { searchString: "usdc" }],
   ["/v1/tokens/metadata", ["tokenId"], { tokenId: id(f.usdc) }],
   ["/v1/tokens/line-chart", ["tokenId", "days"], { tokenId: id(f.weth), days: "1" }],
@@ -64,6 +68,20 @@ const endpoints: [string, string[], Record<string, string>][] = [
     { asset_id: id(f.weth), pair_id: id(f.pair) },
   ],
   ["/api/v1/pairs", ["asset_id", "limit"], { asset_id: id(f.weth) }],
+  // The candle options beyond the spec: both styles of parameters mixed at random.
+  [
+    "/api/v1/candles",
+    ["asset_id", "pair_id", "interval", "currency", "limit", "before", "from", "to"],
+    {
+      asset_id: id(f.weth),
+      pair_id: id(f.pair),
+      interval: "1h",
+      currency: "usd",
+      limit: "24",
+      before: "1795132800",
+    },
+    "currency, limit, before",
+  ],
 ];
 const validValues = [
   `${f.usdc}:1`,
@@ -250,8 +268,9 @@ describe("fuzz: random and hostile query strings", () => {
     await testDb?.drop();
   });
 
-  for (const [index, [path, params, valid]] of endpoints.entries()) {
-    it(`${path}: ${REQUESTS_PER_ENDPOINT} requests, never a 5xx, never a hang`, async () => {
+  for (const [index, [path, params, valid, label]] of endpoints.entries()) {
+    const name = label ? `${path} (${label})` : path;
+    it(`${name}: ${REQUESTS_PER_ENDPOINT} requests, never a 5xx, never a hang`, async () => {
       const rng = random(1000 + index);
       const queries = Array.from({ length: REQUESTS_PER_ENDPOINT }, () =>
         rng.int(4) === 0 ? mutatedQuery(params, valid, rng) : randomQuery(params, rng),
@@ -334,6 +353,37 @@ describe("fuzz: random and hostile query strings", () => {
     }
   });
 
+  it("candle options: unix seconds at and past the bounds, extreme pages, mixed styles; never a 5xx", async () => {
+    const base = { asset_id: id(f.weth), pair_id: id(f.pair), interval: "1h" };
+    const cases: [Record<string, string>, number | "ok", string?][] = [
+      [{ from: "0", to: "3600" }, "ok"],
+      [{ from: "4102440000", to: "4102444800" }, "ok"],
+      [{ from: "0", to: "4102444801" }, 400, "to"],
+      [{ from: "99999999999999999", to: "3600" }, 400, "from"],
+      [{ from: "1795132800", to: "1795132800" }, 400, "from"],
+      [{ limit: "5000", before: "4102444800", interval: "1m" }, 200],
+      [{ limit: "5000", before: "0", interval: "1d" }, 200],
+      [{ limit: "1", before: "1" }, 200],
+      [{ limit: "5000", interval: "1d", currency: "usd" }, 200],
+      [{ limit: "1", before: "4102444801" }, 400, "before"],
+      [{ limit: "1", before: "-1" }, 400, "before"],
+      [{ limit: "1", before: "1e3" }, 400, "before"],
+      [{ limit: "0" }, 400, "limit"],
+      [{ limit: "5001" }, 400, "limit"],
+      [{ limit: "10", from: "0" }, 400, "limit"],
+      [{ before: "0" }, 400, "limit"],
+      [{ currency: "USD", limit: "1" }, 400, "currency"],
+    ];
+    for (const [params, want, named] of cases) {
+      const query = new URLSearchParams({ ...base, ...params });
+      const { status, body } = await get(`/api/v1/candles?${query}`);
+      const what = `${query}: ${status} ${JSON.stringify(body)}`;
+      if (want === "ok") assert.ok(status === 200 || status === 404, what);
+      else assert.equal(status, want, what);
+      if (named) assert.match(String(body.message), new RegExp(`^query parameter ${named}\\b`), what);
+    }
+  });
+
   it("numbers are plain decimal digits only: 0x10, 1e1, +5, 05, ' 5' are a 400 naming the parameter", async () => {
     for (const days of ["0x10", "1e1", "+5", "05", " 5", "5 ", "0b1", "1.0", "1_0"]) {
       const query = new URLSearchParams({ tokenId: id(f.weth), days });
@@ -379,5 +429,244 @@ describe("fuzz: random and hostile query strings", () => {
         assert.equal(typeof body.message, "string", what);
       }
     }
+  });
+});
+
+/** A random JSON value: any type, nesting, hostile strings, long strings, odd numbers. */
+function randomJson(rng: ReturnType<typeof random>, depth = 0): unknown {
+  const kind = rng.int(depth > 2 ? 6 : 9);
+  if (kind === 0) return null;
+  if (kind === 1) return rng.pick([true, false]);
+  if (kind === 2) return rng.pick([0, -1, 1.5, 1e308, -0, 2 ** 53 + 1, 31337, 1300]);
+  if (kind === 3) return randomValue(rng);
+  if (kind === 4) return rng.pick(validValues);
+  if (kind === 5) return rng.pick(hostileValues);
+  if (kind === 6) return Array.from({ length: rng.int(4) }, () => randomJson(rng, depth + 1));
+  const fields = [
+    "type",
+    "channel",
+    "pair_id",
+    "asset_id",
+    "asset_ids",
+    "interval",
+    "currency",
+    "api_key",
+    "__proto__",
+    "constructor",
+    "x",
+  ];
+  return Object.fromEntries(
+    Array.from({ length: rng.int(5) }, () => [rng.pick(fields), randomJson(rng, depth + 1)]),
+  );
+}
+
+/**
+ * A hostile client message: a subscription with one field replaced by a random value (so that
+ * messages reach the data checks), random JSON of any shape, huge strings, invalid JSON, or a
+ * binary frame. Returns the frame and whether it goes as binary.
+ */
+function randomMessage(rng: ReturnType<typeof random>): { data: string | Buffer; binary: boolean } {
+  const kind = rng.int(10);
+  if (kind < 4) {
+    const message: Record<string, unknown> = rng.pick([
+      { type: "subscribe", channel: "trades", pair_id: id(f.pair), asset_id: id(f.weth) },
+      { type: "subscribe", channel: "candles", pair_id: id(f.pair), asset_id: id(f.usdc), interval: "1h" },
+      { type: "subscribe", channel: "prices", asset_ids: `${id(f.weth)},${id(f.usdc)}` },
+      { type: "unsubscribe", channel: "trades", pair_id: id(f.pair), asset_id: id(f.weth) },
+      { type: "unsubscribe", channel: "prices", asset_ids: id(f.usdc) },
+      { type: "ping" },
+      { type: "auth", api_key: "x" },
+    ]);
+    message[rng.pick(["type", "channel", "pair_id", "asset_id", "asset_ids", "interval", "currency"])] =
+      randomJson(rng);
+    return { data: JSON.stringify(message), binary: false };
+  }
+  if (kind < 7) return { data: JSON.stringify(randomJson(rng)), binary: false };
+  if (kind === 7) {
+    const size = rng.pick([100, 20_000, 200_000]);
+    return {
+      data: JSON.stringify({ type: "subscribe", channel: "prices", asset_ids: "a".repeat(size) }),
+      binary: false,
+    };
+  }
+  if (kind === 8) {
+    return {
+      data: rng.pick(["{", "}", "[1,", '{"type":', "nul", "", " ", "\u0000", '{"a":1}}', "😀"]),
+      binary: false,
+    };
+  }
+  return { data: Buffer.from(Array.from({ length: rng.int(64) }, () => rng.int(256))), binary: true };
+}
+
+describe("fuzz: random and hostile stream messages", () => {
+  let testDb: TestDb;
+  let app: FastifyInstance;
+  let base: string;
+  let key: string;
+
+  before(async () => {
+    testDb = await createTestDb();
+    ({ key } = await loadMarketFixture(testDb.db));
+    app = createApiServer({
+      config: fixtureConfig({
+        api: { stream: { messagesPerSecond: 100_000, subscriptionsPerConnection: 10 } },
+      }),
+      db: testDb.db,
+      logger: createSilentLogger(),
+      now: () => blockTime(f.indexedBlock),
+    });
+    base = await listen(app);
+  });
+  after(async () => {
+    await app?.close();
+    await testDb?.drop();
+  });
+
+  it("500 hostile messages on an open connection: each answered (a 4xx error when bad), never a crash", async () => {
+    const rng = random(4242);
+    const c = await connectStream(base, { key });
+    const failures: string[] = [];
+    const statuses = new Map<number, number>();
+    for (let i = 0; i < 500; i++) {
+      const { data, binary } = randomMessage(rng);
+      const from = c.received.length;
+      c.send(data, { binary });
+      // A marker after each message (an unsubscription of an id of its own, acknowledged):
+      // everything before its acknowledgement answers the message.
+      const marker = `0x${i.toString(16).padStart(40, "0")}:1`;
+      c.send({ type: "unsubscribe", channel: "prices", asset_ids: marker });
+      await c.next((m) => m.type === "unsubscribed" && m.asset_ids === marker, 5000);
+      const answers = c.received.slice(from).map((r) => r.message);
+      answers.pop();
+      const what = `${String(data).slice(0, 120)} → ${JSON.stringify(answers).slice(0, 300)}`;
+      if (answers.length === 0) failures.push(`no answer: ${what}`);
+      for (const answer of answers) {
+        if (answer.type === "error") {
+          const status = Number(answer.statusCode);
+          statuses.set(status, (statuses.get(status) ?? 0) + 1);
+          if (status < 400 || status > 499 || typeof answer.message !== "string") failures.push(what);
+        } else if (
+          !["subscribed", "unsubscribed", "price", "candle", "trade", "pong"].includes(answer.type)
+        ) {
+          failures.push(what);
+        }
+      }
+    }
+    assert.deepEqual(failures, [], `statuses: ${JSON.stringify([...statuses])}`);
+    assert.ok(
+      (statuses.get(400) ?? 0) > 100,
+      `most hostile messages are 400s: ${JSON.stringify([...statuses])}`,
+    );
+    assert.equal(c.ws.readyState, WebSocket.OPEN, "the connection survived");
+    await c.close();
+    const health = await fetch(`${base}/healthz`);
+    assert.equal(health.status, 200);
+  });
+
+  it("hostile first messages (no key yet) are a 403 (or 429 after many failed keys) and a close, never a crash", async () => {
+    const rng = random(777);
+    for (let i = 0; i < 40; i++) {
+      const c = await connectStream(base);
+      const message =
+        rng.int(3) === 0
+          ? { data: JSON.stringify({ type: "auth", api_key: randomJson(rng) }), binary: false }
+          : randomMessage(rng);
+      c.send(message.data, { binary: message.binary });
+      const answer = await c.next(() => true, 5000);
+      const { code } = await c.closed;
+      assert.equal(answer.type, "error", String(message.data).slice(0, 100));
+      assert.ok(
+        (answer.statusCode === 403 && code === 4403) || (answer.statusCode === 429 && code === 4429),
+        `${String(message.data).slice(0, 100)} → ${JSON.stringify(answer)} ${code}`,
+      );
+    }
+    // A text frame that is not UTF-8 is a protocol error the WebSocket layer closes (1007).
+    const c = await connectStream(base, { key });
+    c.send(Buffer.from([0x7b, 0xff, 0xfe, 0x7d]), { binary: false });
+    assert.equal((await c.closed).code, 1007);
+    assert.equal((await fetch(`${base}/healthz`)).status, 200);
+  });
+});
+
+async function listen(app: FastifyInstance): Promise<string> {
+  await app.listen({ host: "127.0.0.1", port: 0 });
+  const address = app.server.address();
+  assert.ok(address && typeof address === "object");
+  return `http://127.0.0.1:${address.port}`;
+}
+
+/** The market and discovery endpoints (issue 12), over the fixture with its market windows built. */
+const marketEndpoints: [string, string[], Record<string, string>][] = [
+  ["/v1/tokens/market", ["tokenId"], { tokenId: `${id(f.weth)},${id(f.usdc)},${id(f.unpriced)}` }],
+  ["/api/v1/pairs/market", ["pair_id"], { pair_id: `${id(f.pair)},${id(f.fakePair)}` }],
+  ["/api/v1/pools/top", ["chain", "sort", "limit"], { chain: "1", sort: "trending" }],
+  ["/v1/networks", ["chain"], {}],
+  ["/v1/dexes", ["chain"], { chain: "1" }],
+];
+
+describe("fuzz: market and discovery endpoints", () => {
+  let testDb: TestDb;
+  let app: FastifyInstance;
+  let key: string;
+
+  before(async () => {
+    testDb = await createTestDb();
+    ({ key } = await loadMarketFixture(testDb.db));
+    const now = blockTime(f.indexedBlock).getTime();
+    await withTransaction(testDb.db, (client) =>
+      updateMarketWindows(client, f.chainId, f.indexedBlock, () => now),
+    );
+    app = createApiServer({
+      config: fixtureConfig({ api: { rateLimit: { max: 1_000_000, windowMs: 60_000 } } }),
+      db: testDb.db,
+      logger: createSilentLogger(),
+      balanceReader: balances,
+    });
+    await app.listen({ host: "127.0.0.1", port: 0 });
+  });
+  after(async () => {
+    await app?.close();
+    await testDb?.drop();
+  });
+
+  for (const [index, [path, params, valid]] of marketEndpoints.entries()) {
+    it(`${path}: ${REQUESTS_PER_ENDPOINT / 2} requests, never a 5xx`, async () => {
+      const rng = random(2000 + index);
+      const address = app.server.address();
+      assert.ok(address && typeof address === "object");
+      const statuses = new Map<number, number>();
+      const failures: string[] = [];
+      for (let i = 0; i < REQUESTS_PER_ENDPOINT / 2; i++) {
+        const query = rng.int(3) === 0 ? mutatedQuery(params, valid, rng) : randomQuery(params, rng);
+        const url = `http://127.0.0.1:${address.port}${path}?${query}`;
+        const response = await fetch(url, {
+          headers: { "x-api-key": key },
+          signal: AbortSignal.timeout(5000),
+        });
+        const text = await response.text();
+        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+        if (response.status >= 500)
+          failures.push(`${response.status} ${url.slice(0, 300)} → ${text.slice(0, 200)}`);
+        else if (response.status >= 400 && response.status !== 431) {
+          const body = JSON.parse(text) as { statusCode?: unknown; message?: unknown };
+          if (body.statusCode !== response.status || typeof body.message !== "string")
+            failures.push(`bad error body ${url.slice(0, 300)} → ${text.slice(0, 200)}`);
+        }
+      }
+      assert.deepEqual(failures, [], `statuses seen: ${JSON.stringify([...statuses])}`);
+      assert.ok(statuses.has(200), `some requests succeed: ${JSON.stringify([...statuses])}`);
+    });
+  }
+
+  it("the fixture's pair has its windows: 250 trades in its 24 hours", async () => {
+    const address = app.server.address();
+    assert.ok(address && typeof address === "object");
+    const response = await fetch(
+      `http://127.0.0.1:${address.port}/api/v1/pairs/market?pair_id=${id(f.pair)}`,
+      { headers: { "x-api-key": key } },
+    );
+    const [pair] = (await response.json()) as { windows: Record<string, { buys: number; sells: number }> }[];
+    const day = pair?.windows["24h"];
+    assert.equal((day?.buys ?? 0) + (day?.sells ?? 0), f.swaps, JSON.stringify(pair));
   });
 });

@@ -14,11 +14,18 @@ const CHAIN = "[1-9][0-9]{0,9}";
 const ID = `${ADDRESS}:${CHAIN}`;
 const list = (item: string) => `^ *${item} *(?:, *${item} *)*$`;
 
+/** Most ids the market endpoints (/v1/tokens/market, /api/v1/pairs/market) take in one request. */
+export const MAX_MARKET_IDS = 50;
+
+/** A list of at most `max` items (a longer one does not match). */
+const boundedList = (item: string, max: number) => `^ *${item} *(?:, *${item} *){0,${max - 1}}$`;
+
 /** JSON-schema patterns of the parameters; the error formatter names each in plain words. */
 export const patterns = {
   address: `^${ADDRESS}$`,
   id: `^${ID}$`,
   idList: list(ID),
+  marketIdList: boundedList(ID, MAX_MARKET_IDS),
   addressList: list(ADDRESS),
   chain: `^${CHAIN}$`,
   chainList: list(CHAIN),
@@ -30,13 +37,22 @@ export const patternPhrases: Record<string, string> = {
   [patterns.id]: "an id <address>:<chainId>, for example 0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48:1",
   [patterns.idList]:
     "a comma-separated list of ids <address>:<chainId>, for example 0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48:1",
+  [patterns.marketIdList]: `a comma-separated list of at most ${MAX_MARKET_IDS} ids <address>:<chainId>, for example 0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48:1`,
   [patterns.addressList]: "a comma-separated list of addresses (0x followed by 40 hex digits)",
   [patterns.chain]: "a network id (a positive integer)",
   [patterns.chainList]: "a comma-separated list of network ids (positive integers)",
 };
 
-/** Longest string a list parameter of MAX_LIST_ITEMS items can be, with some room for spaces. */
-export const maxListLength = (itemLength: number) => MAX_LIST_ITEMS * (itemLength + 3);
+/** Longest string a list parameter of `items` items (default MAX_LIST_ITEMS) can be, with some room for spaces. */
+export const maxListLength = (itemLength: number, items = MAX_LIST_ITEMS) => items * (itemLength + 3);
+
+/** Most items of each list pattern, for the messages of a list that is too long. */
+export const listLimits: Record<string, number> = {
+  [patterns.idList]: MAX_LIST_ITEMS,
+  [patterns.marketIdList]: MAX_MARKET_IDS,
+  [patterns.addressList]: MAX_LIST_ITEMS,
+  [patterns.chainList]: MAX_LIST_ITEMS,
+};
 
 const idRegex = new RegExp(`^(${ADDRESS}):(${CHAIN})$`);
 const addressRegex = new RegExp(`^${ADDRESS}$`);

@@ -8,8 +8,22 @@ export type ApiMetrics = {
   /** Records one answered request; `route` is the route pattern, never the raw URL. */
   observe(labels: { method: string; route: string; status_code: number }, seconds: number): void;
   cacheLookup(hit: boolean): void;
+  /** The WebSocket stream's figures. */
+  stream: StreamMetrics;
   /** The text exposition of this registry and any extra registries (the indexer's, pricing's). */
   render(): Promise<{ contentType: string; body: string }>;
+};
+
+/** Metrics of the stream (/v1/stream). */
+export type StreamMetrics = {
+  /** One message sent to a client, by type (trade, candle, price, rollback, error, …). */
+  sent(type: string): void;
+  /** One connection closed, by reason (client, auth, limit, slow_consumer, too_big, shutdown, error). */
+  closed(reason: string): void;
+  /** Seconds from hearing a commit to sending the data it brought. */
+  delay(seconds: number): void;
+  /** Where the gauges read the open connections and subscriptions at scrape time. */
+  track(state: () => { connections: number; subscriptions: number }): void;
 };
 
 /**
@@ -43,6 +57,41 @@ export function createApiMetrics(options: {
     name: "tokenmarket_api_cache_lookups_total",
     help: "Look-ups of the API's answer cache, by result (hit or miss).",
     labelNames: ["result"],
+    registers: [registry],
+  });
+  let streamState = () => ({ connections: 0, subscriptions: 0 });
+  new Gauge({
+    name: "tokenmarket_stream_connections",
+    help: "Open WebSocket stream connections (authenticated or not yet).",
+    registers: [registry],
+    collect() {
+      this.set(streamState().connections);
+    },
+  });
+  new Gauge({
+    name: "tokenmarket_stream_subscriptions",
+    help: "Stream subscriptions held over all connections (each asset of a prices subscription counts).",
+    registers: [registry],
+    collect() {
+      this.set(streamState().subscriptions);
+    },
+  });
+  const streamSent = new Counter({
+    name: "tokenmarket_stream_messages_sent_total",
+    help: "Messages sent to stream clients, by type.",
+    labelNames: ["type"],
+    registers: [registry],
+  });
+  const streamClosed = new Counter({
+    name: "tokenmarket_stream_connections_closed_total",
+    help: "Stream connections closed, by reason (client, auth, limit, slow_consumer, too_big, shutdown, error).",
+    labelNames: ["reason"],
+    registers: [registry],
+  });
+  const streamDelay = new Histogram({
+    name: "tokenmarket_stream_commit_to_send_seconds",
+    help: "Seconds from hearing an indexer's commit (its notification, or the poll that saw it) to sending its data to a client.",
+    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
     registers: [registry],
   });
   const chainIds = options.config.chains.map((c) => c.id);
@@ -128,6 +177,14 @@ export function createApiMetrics(options: {
     },
     cacheLookup(hit) {
       cache.inc({ result: hit ? "hit" : "miss" });
+    },
+    stream: {
+      sent: (type) => streamSent.inc({ type }),
+      closed: (reason) => streamClosed.inc({ reason }),
+      delay: (seconds) => streamDelay.observe(seconds),
+      track(state) {
+        streamState = state;
+      },
     },
     async render() {
       const extra = options.extra ?? [];

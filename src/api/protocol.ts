@@ -17,6 +17,9 @@ function rawAnswer(statusCode: number, message: string): string {
   ].join("\r\n");
 }
 
+/** The 400 of an HTTP/1.1 request without `Host`. */
+export const HOST_REQUIRED_MESSAGE = "the Host header is required";
+
 const clientErrors: Record<string, [number, string]> = {
   HPE_HEADER_OVERFLOW: [431, "the request headers are too large"],
   HPE_URI_TOO_LONG: [414, "the request URL is too long"],
@@ -62,7 +65,7 @@ export function installProtocolGuards(app: FastifyInstance, options: { writeTime
   });
   app.addHook("onRequest", async (request: FastifyRequest) => {
     if (request.raw.httpVersionMajor === 1 && request.raw.httpVersionMinor >= 1 && !request.headers.host) {
-      throw new HttpError(400, "the Host header is required");
+      throw new HttpError(400, HOST_REQUIRED_MESSAGE);
     }
   });
   app.addHook("onSend", async (_request: FastifyRequest, reply: FastifyReply) => {

@@ -52,6 +52,22 @@ export type ReadRouter = {
   replicas: readonly ReadTarget[];
   /** Runs `fn` in one read-only REPEATABLE READ snapshot of a chosen database; see createReadRouter. */
   read<T>(fn: (client: DbClient, snapshot: Snapshot) => Promise<T>): Promise<T>;
+  /**
+   * Like `read`, but only on a database that holds `chainId` at `block` or later: a usable replica
+   * that has replayed it (as its last poll saw), else the primary. A replica whose snapshot turns
+   * out to be older is left for the primary. The stream's reads after a commit notification.
+   */
+  readFresh<T>(
+    chainId: number,
+    block: number,
+    fn: (client: DbClient, snapshot: Snapshot) => Promise<T>,
+  ): Promise<T>;
+  /**
+   * Calls `listener` with every commit notification (after the router's own handling) and once
+   * each time the LISTEN connection is back after a drop (notifications sent meanwhile are lost).
+   * Returns the function that removes it.
+   */
+  watchCommits(listener: CommitWatcher): () => void;
   /** The database a request without a snapshot should use. */
   pick(): ReadTarget;
   status(): ReadStatus;
@@ -59,6 +75,12 @@ export type ReadRouter = {
   listening(): boolean;
   /** Handles one commit notification (the listener calls it; tests may too). */
   onCommit(notice: CommitNotice): void;
+};
+
+/** What `watchCommits` reports. */
+export type CommitWatcher = {
+  commit(notice: CommitNotice): void;
+  reconnect(): void;
 };
 
 /** How often a replica that has not replayed a notified commit yet is re-read, and for how long. */
@@ -134,14 +156,7 @@ export function createReadRouter(options: {
   const pick = (): ReadTarget => {
     const usable = usableReplicas();
     if (usable.length === 0) return primary;
-    const candidates = primary.weight > 0 ? [...usable, primary] : usable;
-    const total = candidates.reduce((sum, t) => sum + t.weight, 0);
-    let r = Math.random() * total;
-    for (const t of candidates) {
-      r -= t.weight;
-      if (r < 0) return t;
-    }
-    return candidates[candidates.length - 1] as ReadTarget;
+    return pickWeighted(primary.weight > 0 ? [...usable, primary] : usable);
   };
 
   const setState = (t: ReadTarget, state: ReplicaState, lagSeconds: number | null, error?: unknown) => {
@@ -216,6 +231,7 @@ export function createReadRouter(options: {
     void step();
   };
 
+  const watchers = new Set<CommitWatcher>();
   const onCommit = (notice: CommitNotice) => {
     const previous = notified.get(notice.chainId);
     notified.set(notice.chainId, {
@@ -223,6 +239,7 @@ export function createReadRouter(options: {
       rollback: previous !== undefined && notice.block < previous.block,
     });
     for (const t of targets) chase(t);
+    for (const w of watchers) w.commit(notice);
   };
 
   const listener: CommitListener | undefined =
@@ -233,7 +250,10 @@ export function createReadRouter(options: {
           logger: log,
           onCommit,
           // Commits made while the connection was down were not heard: read everything again.
-          onReconnect: () => void refresh(),
+          onReconnect: () => {
+            void refresh();
+            for (const w of watchers) w.reconnect();
+          },
         });
 
   let healthTimer: NodeJS.Timeout | undefined;
@@ -304,6 +324,7 @@ export function createReadRouter(options: {
           chainId: row.chainId,
           indexedBlock: row.indexedBlock,
           indexedAt: row.indexedBlockTime,
+          indexedHash: null,
           headBlock: null,
           headAt: null,
         });
@@ -330,6 +351,30 @@ export function createReadRouter(options: {
         setState(t, "down", null, error);
         return inSnapshot(primary, fn);
       }
+    },
+    async readFresh<T>(
+      chainId: number,
+      block: number,
+      fn: (client: DbClient, snapshot: Snapshot) => Promise<T>,
+    ): Promise<T> {
+      const fresh = usableReplicas().filter((r) => r.sync.blockOf(chainId) >= block);
+      const candidates = primary.weight > 0 || fresh.length === 0 ? [...fresh, primary] : fresh;
+      const t = pickWeighted(candidates);
+      if (t.role === "primary") return inSnapshot(primary, fn);
+      try {
+        const result: { value: T } | null = await inSnapshot(t, async (client, snapshot) =>
+          snapshot.blockOf(chainId) < block ? null : { value: await fn(client, snapshot) },
+        );
+        if (result) return result.value;
+      } catch (error) {
+        if (!isUnavailable(error)) throw error;
+        setState(t, "down", null, error);
+      }
+      return inSnapshot(primary, fn);
+    },
+    watchCommits(listener) {
+      watchers.add(listener);
+      return () => watchers.delete(listener);
     },
     status() {
       return {
@@ -373,6 +418,17 @@ export function isUnavailable(error: unknown): boolean {
     return /^(08|57P0|53300$|40001$|E[A-Z]+$)/.test(code);
   }
   return /connect|terminat|timeout/i.test(error instanceof Error ? error.message : String(error));
+}
+
+/** One of `candidates` (not empty) at random by weight; the last one when every weight is 0. */
+function pickWeighted(candidates: readonly ReadTarget[]): ReadTarget {
+  const total = candidates.reduce((sum, t) => sum + t.weight, 0);
+  let r = Math.random() * total;
+  for (const t of candidates) {
+    r -= t.weight;
+    if (r < 0) return t;
+  }
+  return candidates[candidates.length - 1] as ReadTarget;
 }
 
 function hostOf(url: string): string {

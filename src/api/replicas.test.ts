@@ -12,6 +12,7 @@ import pg from "pg";
 import { type ApiAnswer, createApiClient } from "../_test/http-client.js";
 import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
 import { type ReplicaPair, startReplicaPair } from "../_test/replica.js";
+import { connectStream } from "../_test/stream-client.js";
 import { parseConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import type { DeployedPool } from "../devnet/deploy.js";
@@ -246,6 +247,45 @@ describe("API over a primary and a streaming replica", () => {
     const reference = await onPrimary.get("/api/v1/trades", query);
     for (const client of onReplica)
       same("/api/v1/trades", await client.get("/api/v1/trades", query), reference, "a replica server");
+  });
+
+  it("streams a new trade through the replica servers, equal to the primary's /api/v1/trades", async () => {
+    const weth = devnet.deployment.tokens.WETH;
+    const streams = await Promise.all(onReplica.map((client) => connectStream(client.base, { key })));
+    try {
+      for (const stream of streams) {
+        stream.send({
+          type: "subscribe",
+          channel: "trades",
+          pair_id: id(pool.address),
+          asset_id: id(weth.address),
+        });
+        assert.equal((await stream.next()).type, "subscribed");
+      }
+      await devnet.devnet.swapV2({
+        from: devnet.deployment.accounts.traders[1] as `0x${string}`,
+        pool: pool.address,
+        tokenIn: weth.address,
+        amountIn: 10n ** 17n,
+      });
+      const latest = await devnet.devnet.latestBlock();
+      await devnet.devnet.mine({ timestamp: latest.timestamp + 12 });
+      const block = await devnet.head();
+      const reference = await until("the trade on the primary", 30_000, async () => {
+        const answer = await onPrimary.get("/api/v1/trades", {
+          asset_id: id(weth.address),
+          pair_id: id(pool.address),
+        });
+        const newest = (answer.body as { block_number: number }[])[0];
+        return newest?.block_number === block ? newest : undefined;
+      });
+      for (const stream of streams) {
+        const message = await stream.next((m) => m.type === "trade", 10_000);
+        assert.deepEqual(message.data, reference);
+      }
+    } finally {
+      for (const stream of streams) await stream.close();
+    }
   });
 
   it("holds one key's rate limit across two API servers", async () => {

@@ -1,5 +1,7 @@
 import { type Static, type TSchema, Type } from "@sinclair/typebox";
+import { errorBody } from "./error-handler.js";
 import { maxListLength, patterns } from "./ids.js";
+import { UNIX_SECONDS_PATTERN } from "./times.js";
 
 /**
  * The JSON schemas of the API, written once: Fastify validates requests with them, serialises
@@ -8,10 +10,34 @@ import { maxListLength, patterns } from "./ids.js";
  * `number` would be serialised as 0 when null, which the API must never answer).
  */
 
-const USDC = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48";
-const WETH = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2";
-const PAIR = "0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc";
-export const examples = { USDC, WETH, PAIR, usdcId: `${USDC}:1`, wethId: `${WETH}:1`, pairId: `${PAIR}:1` };
+/**
+ * The ids of the examples are those of the demo devnet (`npm start`, config/devnet.json, chain
+ * 31337), whose contracts have the same addresses on every start (src/devnet/deploy.ts
+ * `planDeployment`), so "Try it out" in /docs answers with data. openapi.test.ts checks them.
+ */
+const DEVNET = 31337;
+const USDC = "0x0165878a594ca255338adfa4d48449f69242eb8f";
+const WETH = "0x5fbdb2315678afecb367f032d93f642f64180aa3";
+/** The Uniswap V3 WETH/USDC 0.05 % pool, the demo's busiest. */
+const PAIR = "0x5a8e8b4b8650a452ca833b8001052fc851c157cd";
+export const examples = {
+  chain: DEVNET,
+  USDC,
+  WETH,
+  PAIR,
+  usdcId: `${USDC}:${DEVNET}`,
+  wethId: `${WETH}:${DEVNET}`,
+  pairId: `${PAIR}:${DEVNET}`,
+  /** The devnet's Uniswap V2 factory and router, and two of its traders (they hold every token). */
+  v2Factory: "0xe7f1725e7734ce288f8367e1bb143e90bb3f0512",
+  v2Router: "0x9fe46736679d2d9a65f0992f2272de9f3c7fa6e0",
+  v3Factory: "0xcf7ed3acca5a467e9e704c703e8d87f634fb0fc9",
+  v3SwapRouter: "0x5fc8d32690cc91d4c39d9d3abcbd16989f875707",
+  wallets: [
+    "0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc",
+    "0x976ea74026e726554db657fa54763abd0c3a0aa9",
+  ] as const,
+};
 
 export function Nullable<T extends TSchema>(schema: T) {
   return Type.Unsafe<Static<T> | null>({ ...schema, nullable: true });
@@ -36,23 +62,62 @@ export const ErrorBody = Type.Object(
   {
     $id: "ErrorBody",
     additionalProperties: false,
+    // No example here: each response carries examples of its own status (src/api/openapi.ts).
     description: "The body of every 4xx and 5xx answer.",
-    examples: [{ statusCode: 400, error: "Bad Request", message: "query parameter tokenId is required" }],
   },
 );
 
-const errorResponse = (description: string) => ({ ...Type.Ref("ErrorBody"), description });
+/** An example error answer of a route: a short title and the message the route really gives. */
+export type ErrorExample = { summary: string; message: string };
 
-/** The error answers every key-protected endpoint can give, plus any listed. */
-export function errorResponses(extra: Partial<Record<400 | 404 | 500 | 503, string>> = {}) {
+/** An error status of a route: its description, or its description with examples of the route's messages. */
+export type ErrorDoc = string | { description: string; examples: readonly ErrorExample[] };
+
+/**
+ * The OpenAPI media-type `examples` of an error status (`x-examples` on the response schema,
+ * which @fastify/swagger moves onto the response's content), each a whole error body.
+ */
+export function errorExamples(status: number, list: readonly ErrorExample[]) {
+  return Object.fromEntries(
+    list.map(({ summary, message }) => [
+      summary
+        .toLowerCase()
+        .replaceAll("'", "")
+        .replace(/[^a-z0-9]+/g, "-")
+        .replace(/^-|-$/g, ""),
+      { summary, value: errorBody(status, message) },
+    ]),
+  );
+}
+
+const errorResponse = (status: number, doc: ErrorDoc) =>
+  typeof doc === "string"
+    ? { ...Type.Ref("ErrorBody"), description: doc }
+    : {
+        ...Type.Ref("ErrorBody"),
+        description: doc.description,
+        "x-examples": errorExamples(status, doc.examples),
+      };
+
+/**
+ * The error answers every key-protected endpoint can give (400, 403, 429, 500, 503), plus any
+ * listed (404). Examples: those given here, in the route's own words; the document fills in the
+ * ones every route shares (missing parameter, key, rate limit, 500, 503: src/api/openapi.ts), and
+ * openapi.test.ts fails when a status is left without one.
+ */
+export function errorResponses(extra: Partial<Record<400 | 404 | 500 | 503, ErrorDoc>> = {}) {
   const out: Record<number, unknown> = {
-    400: errorResponse(extra[400] ?? "A parameter is missing or invalid; the message names it."),
-    403: errorResponse("The x-api-key header is missing, unknown or revoked."),
-    429: errorResponse("Too many requests for this key; retry after the Retry-After header's seconds."),
-    500: errorResponse(extra[500] ?? "Unexpected processing error (no internals are given)."),
+    400: errorResponse(400, extra[400] ?? "A parameter is missing or invalid; the message names it."),
+    403: errorResponse(403, "The x-api-key header is missing, unknown or revoked."),
+    429: errorResponse(429, "Too many requests for this key; retry after the Retry-After header's seconds."),
+    500: errorResponse(500, extra[500] ?? "Unexpected processing error (no internals are given)."),
+    503: errorResponse(
+      503,
+      extra[503] ??
+        "The database did not answer within its bound (the key check reads it too); retry after the Retry-After header's seconds.",
+    ),
   };
-  if (extra[404]) out[404] = errorResponse(extra[404]);
-  if (extra[503]) out[503] = errorResponse(extra[503]);
+  if (extra[404]) out[404] = errorResponse(404, extra[404]);
   return out;
 }
 
@@ -85,14 +150,14 @@ export const params = {
   tokenId: Type.String({
     pattern: patterns.id,
     description: "Token id `<token contract address>:<network id>`; any letter case.",
-    examples: [examples.usdcId],
+    examples: [examples.wethId],
   }),
   tokenIds: Type.String({
     pattern: patterns.idList,
     maxLength: maxListLength(52),
     description:
       "One token id `<address>:<network id>`, or up to 100 separated by commas. Duplicates are answered once, in request order.",
-    examples: [examples.usdcId],
+    examples: [examples.wethId],
   }),
   assetIds: Type.String({
     pattern: patterns.idList,
@@ -183,18 +248,18 @@ export const AssetToken = Type.Object(
 export const exampleTokens = {
   search: {
     contract: USDC,
-    chain: "1",
+    chain: String(DEVNET),
     ...tokenExample,
     project_info: {
       website: "https://www.circle.com/usdc",
-      logo_url: "https://assets.coingecko.com/coins/images/6319/thumb/USD_Coin_Icon.png",
+      logo_url: "/logos/usdc.svg",
       twitter: "https://x.com/circle",
       discord: null,
     },
   },
-  metadata: { chain: "1", ...tokenExample },
-  metadataWithContract: { contract: USDC, chain: "1", ...tokenExample },
-  asset: { contract: USDC, chain: 1, ...tokenExample },
+  metadata: { chain: String(DEVNET), ...tokenExample },
+  metadataWithContract: { contract: USDC, chain: String(DEVNET), ...tokenExample },
+  asset: { contract: USDC, chain: DEVNET, ...tokenExample },
 };
 
 export type SearchTokenRecord = Static<typeof SearchToken>;
@@ -202,3 +267,25 @@ export type AssetTokenRecord = Static<typeof AssetToken>;
 export type ProjectInfo = Static<typeof projectInfo>;
 
 export const dateTime = (description: string) => Type.String({ format: "date-time", description });
+
+/**
+ * A time parameter that takes an ISO 8601 date-time with a time zone or unix seconds (plain
+ * decimal digits); read it with `parseTimeParam`. The date-time branch keeps Ajv's own check of
+ * ISO values, so an ISO value is accepted or refused exactly as by `dateTime`.
+ */
+export const timeParam = (description: string, examples: readonly string[] = []) =>
+  Type.Unsafe<string>({
+    anyOf: [
+      { type: "string", format: "date-time" },
+      { type: "string", pattern: UNIX_SECONDS_PATTERN },
+    ],
+    description,
+    ...(examples.length > 0 ? { examples: [...examples] } : {}),
+  });
+
+/** Whether a property schema is a `timeParam`. */
+export const isTimeParam = (schema: unknown): boolean =>
+  typeof schema === "object" &&
+  schema !== null &&
+  Array.isArray((schema as { anyOf?: unknown }).anyOf) &&
+  (schema as { anyOf: { format?: unknown }[] }).anyOf.some((branch) => branch.format === "date-time");

@@ -23,12 +23,14 @@ import {
   createKeyCheck,
   type FailedKeyLimiter,
   type KeyCheck,
+  keyMessages,
   requireApiKey,
 } from "./auth.js";
-import { type ApiContext, createContext } from "./context.js";
+import { type ApiContext, chainRequirement, createContext } from "./context.js";
 import { handleError, handleNotFound } from "./error-handler.js";
 import { createIndexerHealthWatch } from "./indexer-health-watch.js";
 import { type ApiMetrics, createApiMetrics } from "./metrics.js";
+import { createOpenApiTransform, placeErrorExamples } from "./openapi.js";
 import { loadProjectInfo, type ProjectInfoBook } from "./project-info.js";
 import { clientErrorHandler, installProtocolGuards } from "./protocol.js";
 import { createPostgresRateLimitStore } from "./rate-limit-pg.js";
@@ -40,18 +42,25 @@ import { registerAssets } from "./routes/assets.js";
 import { registerCandleChart } from "./routes/candle-chart.js";
 import { registerCandles } from "./routes/candles.js";
 import { registerCoinPrice } from "./routes/coin-price.js";
+import { registerDexes } from "./routes/dexes.js";
 import { registerHealthz } from "./routes/healthz.js";
 import { registerLineChart } from "./routes/line-chart.js";
 import { registerLogos } from "./routes/logos.js";
 import { registerMetadata } from "./routes/metadata.js";
 import { registerMetrics } from "./routes/metrics.js";
+import { registerNetworks } from "./routes/networks.js";
+import { registerPairMarket } from "./routes/pair-market.js";
 import { registerPairs } from "./routes/pairs.js";
 import { registerPriceProvenance } from "./routes/price-provenance.js";
 import { registerReadyz } from "./routes/readyz.js";
 import { registerSearch } from "./routes/search.js";
 import { registerTokenBalances } from "./routes/token-balances.js";
+import { registerTokenMarket } from "./routes/token-market.js";
+import { registerTopPools } from "./routes/top-pools.js";
 import { registerTrades } from "./routes/trades.js";
 import { ErrorBody } from "./schemas.js";
+import { registerStream } from "./stream/route.js";
+import { createStream, type Stream } from "./stream/stream.js";
 import type { SyncWatch } from "./sync-watch.js";
 import {
   formatSchemaErrors,
@@ -99,6 +108,11 @@ export type ApiServerOptions = {
   root?: string;
   /** Poll interval of sync_state (ms, default 250). */
   syncPollMs?: number;
+  /**
+   * Listen for the indexers' commit notifications (default true). Off, answers and the stream
+   * rely on polling alone, as they do while the notifications are down (tests of that fallback).
+   */
+  listenForCommits?: boolean;
   /** How long a key look-up is remembered (ms, default 1000): the most a revoked key keeps working. */
   keyCacheTtlMs?: number;
   /** Longest life of a cached answer (ms, default 10 000); a new indexed block drops it sooner. */
@@ -122,6 +136,8 @@ export type ApiShared = {
   readiness: Readiness;
   /** Where data reads go (primary, replicas); its `view` is `sync`. */
   reads: ReadRouter;
+  /** The WebSocket stream of this process (served by the base listener). */
+  stream: Stream;
 };
 
 /** Builds the shared pieces; the caller starts and stops `sync`. */
@@ -129,7 +145,13 @@ export function createApiShared(options: ApiServerOptions): ApiShared {
   const { config, db, logger } = options;
   // The read router's view is the sync watch: starting it also starts the replicas' health
   // checks and the LISTEN for the indexers' commits.
-  const reads = createReadRouter({ config, db, logger, intervalMs: options.syncPollMs });
+  const reads = createReadRouter({
+    config,
+    db,
+    logger,
+    intervalMs: options.syncPollMs,
+    listen: options.listenForCommits,
+  });
   // Without an indexer in this process (`tokenmarket serve`), readiness reads what the indexers
   // report of themselves in the database; it is polled while the sync watch runs.
   const health = options.indexer ? undefined : createIndexerHealthWatch({ db, logger });
@@ -159,22 +181,34 @@ export function createApiShared(options: ApiServerOptions): ApiShared {
     extra: [rpcMetrics.registry, ...(options.extraMetrics ?? [])],
   });
   registerReadMetrics(metrics.registry, reads);
+  const keys = createKeyCheck({
+    lookup: (key) => findActiveApiKey(db, key),
+    ttlMs: options.keyCacheTtlMs,
+    negativeTtlMs: NEGATIVE_KEY_TTL_MS,
+  });
+  const failedKeys = createFailedKeyLimiter(config.api.failedKeyLimit);
   return {
     sync,
     readiness,
     reads,
     metrics,
+    keys,
+    failedKeys,
+    stream: createStream({
+      config,
+      reads,
+      keys,
+      failedKeys,
+      metrics: metrics.stream,
+      logger,
+      now: options.now ?? (() => new Date()),
+      requireChain: chainRequirement(config),
+    }),
     cache: createResponseCache({
       blockOf: sync.blockOf,
       ttlMs: options.answerCacheTtlMs,
       onLookup: metrics.cacheLookup,
     }),
-    keys: createKeyCheck({
-      lookup: (key) => findActiveApiKey(db, key),
-      ttlMs: options.keyCacheTtlMs,
-      negativeTtlMs: NEGATIVE_KEY_TTL_MS,
-    }),
-    failedKeys: createFailedKeyLimiter(config.api.failedKeyLimit),
     projectInfo: loadProjectInfo({ config, logger, root: options.root ?? projectRoot }),
     balances: options.balanceReader ?? createRpcBalanceReader({ config, logger, metrics: rpcMetrics }),
     rateLimitStore:
@@ -303,6 +337,15 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
         { name: "tokens", description: "Search, metadata, price series and coin prices (base URL, `/v1/`)." },
         { name: "market data", description: "Prices, candles, trades and pairs (data URL, `/api/v1/`)." },
         { name: "wallets", description: "Balances read from the chain (base URL, `/v1/`)." },
+        {
+          name: "stream",
+          description:
+            "Live trades, candles and prices over a WebSocket (base URL, `/v1/stream`); ours beyond the specification.",
+        },
+        {
+          name: "discovery",
+          description: "Networks and DEXes (extensions beyond the specification, base URL, `/v1/`).",
+        },
         { name: "operations", description: "Liveness and readiness; no key." },
       ],
       components: {
@@ -315,11 +358,20 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
       buildLocalReference: (json, _baseUri, _fragment, i) =>
         typeof json.$id === "string" ? json.$id : `def-${i}`,
     },
+    // operationIds, the key's security and the shared error examples, for every route (openapi.ts).
+    transform: createOpenApiTransform(config),
+    transformObject: placeErrorExamples,
   });
   void app.register(swaggerUi, {
     routePrefix: "/docs",
-    uiConfig: { docExpansion: "list", deepLinking: true },
+    // The key given under "Authorize" is sent as x-api-key by "Try it out", and kept over reloads.
+    uiConfig: { docExpansion: "list", deepLinking: true, persistAuthorization: true },
   });
+
+  // The stream authenticates on its own (the header, or a first message for browsers), outside
+  // the key-protected scope; served with the /v1/ paths on the base listener. Its WebSocket
+  // plugin goes before every route so that it sees them all.
+  if (serve !== "data") registerStream(app, shared.stream);
 
   // Routes are added inside plugins, after @fastify/swagger, so that the document sees them.
   void app.register(async (scope) => {
@@ -345,10 +397,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
       keyGenerator: (request) => `key:${request.apiKey?.id ?? "none"}`,
       store: shared.rateLimitStore,
       errorResponseBuilder: (_request, context) =>
-        new HttpError(
-          429,
-          `rate limit exceeded: ${context.max} requests per ${Math.round(config.api.rateLimit.windowMs / 1000)} s for this key; retry after ${Math.ceil(context.ttl / 1000)} s`,
-        ),
+        new HttpError(429, keyMessages.rateLimited(context.max, config.api.rateLimit.windowMs, context.ttl)),
     });
     // Chart and trade answers run to tens of kB of JSON: brotli/gzip when the client accepts it.
     await scope.register(compress, { global: true, threshold: 1024, encodings: ["br", "gzip"] });
@@ -363,15 +412,30 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
       registerPriceProvenance(scope, ctx);
       registerTokenBalances(scope, ctx);
       registerCoinPrice(scope, ctx);
+      // Market statistics and discovery: extensions beyond the specification (issue 12).
+      registerTokenMarket(scope, ctx);
+      registerNetworks(scope, ctx);
+      registerDexes(scope, ctx);
     }
     if (serve !== "base") {
       registerAssets(scope, ctx);
       registerCandles(scope, ctx);
       registerTrades(scope, ctx);
       registerPairs(scope, ctx);
+      registerPairMarket(scope, ctx);
+      registerTopPools(scope, ctx);
     }
   });
-  if (options.extend) void app.register(async (scope) => options.extend?.(scope));
+  if (options.extend) {
+    void app.register(async (scope) => {
+      // What is registered here is the page (`/`, its assets, /web-config.json), not the API:
+      // it stays out of /openapi.json whatever routes the page adds.
+      scope.addHook("onRoute", (route) => {
+        route.schema = { ...route.schema, hide: true };
+      });
+      await options.extend?.(scope);
+    });
+  }
   return app;
 }
 

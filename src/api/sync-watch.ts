@@ -8,6 +8,8 @@ export type ChainSync = {
   chainId: number;
   indexedBlock: number;
   indexedAt: Date | null;
+  /** The indexed block's hash (null when unknown, as in an answer's snapshot). */
+  indexedHash: string | null;
   headBlock: number | null;
   headAt: Date | null;
 };
@@ -50,6 +52,7 @@ export function createSyncWatch(options: { db: Queryable; logger: Logger; interv
           chainId: status.chainId,
           indexedBlock: status.indexedBlock,
           indexedAt: status.indexedBlockTime,
+          indexedHash: status.indexedBlockHash,
           headBlock: status.headBlock,
           headAt: status.headBlockTime,
         });

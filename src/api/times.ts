@@ -26,3 +26,16 @@ export function bucketCount(from: Date, to: Date, intervalSeconds: number): numb
   const size = intervalSeconds * 1000;
   return Math.floor(to.getTime() / size) - Math.floor(from.getTime() / size) + 1;
 }
+
+/** Unix seconds as a time parameter accepts them: plain decimal digits, no sign, no leading zero. */
+export const UNIX_SECONDS_PATTERN = "^(0|[1-9][0-9]{0,15})$";
+const unixSeconds = new RegExp(UNIX_SECONDS_PATTERN);
+
+/**
+ * The instant of a time parameter that takes an ISO 8601 date-time or unix seconds (already
+ * validated by its schema): digits are seconds since the epoch, anything else a date-time. NaN
+ * time for a value that is neither.
+ */
+export function parseTimeParam(value: string): Date {
+  return unixSeconds.test(value) ? new Date(Number(value) * 1000) : new Date(value);
+}

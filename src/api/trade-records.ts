@@ -1,5 +1,5 @@
 import { badRequest } from "../internal/errors.js";
-import { sidePrice, tradeOf } from "../pricing/trade.js";
+import { assetSold, sidePrice, tradeOf } from "../pricing/trade.js";
 import type { PoolRow } from "../store/pools.js";
 import type { SwapRow, TradePosition } from "../store/swaps.js";
 import { finite, toUnits } from "./numbers.js";
@@ -21,7 +21,7 @@ export function tradeRecord(pool: PoolRow, swap: SwapRow, assetIsToken0: boolean
   const amount0 = finite(toUnits(abs(net0), pool.decimals0));
   const amount1 = finite(toUnits(abs(net1), pool.decimals1));
   const [assetNet, otherNet] = assetIsToken0 ? [net0, net1] : [net1, net0];
-  const sold = assetNet > 0n || (assetNet === 0n && otherNet < 0n);
+  const sold = assetSold(assetNet, otherNet);
   const trade =
     pool.decimals0 === null || pool.decimals1 === null
       ? null

@@ -1,6 +1,8 @@
 import type { FastifyRequest, FastifySchemaValidationError } from "fastify";
 import { badRequest, type HttpError } from "../internal/errors.js";
-import { MAX_LIST_ITEMS, patternPhrases, quote } from "./ids.js";
+import { listLimits, MAX_LIST_ITEMS, patternPhrases, quote } from "./ids.js";
+import { isTimeParam } from "./schemas.js";
+import { parseTimeParam } from "./times.js";
 
 type SchemaFacts = {
   minimum?: number;
@@ -25,6 +27,16 @@ export function formatSchemaErrors(errors: FastifySchemaValidationError[], dataV
       ? String(params.missingProperty)
       : error.instancePath.replace(/^\//, "").replaceAll("/", ".") || "(all)";
   const got = verbose.data === undefined ? "" : ` (got ${quote(verbose.data)})`;
+  // A time parameter that takes a date-time or unix seconds fails both branches of its anyOf:
+  // one message for both, not the first branch's.
+  const either = errors.find((e) => e.keyword === "anyOf" && e.instancePath === error.instancePath) as
+    | (FastifySchemaValidationError & { parentSchema?: unknown })
+    | undefined;
+  if (either && isTimeParam(either.parentSchema)) {
+    return badRequest(
+      `${where} ${name} must be an ISO 8601 date-time with a time zone or unix seconds in plain decimal digits, for example 2026-11-21T10:00:00Z or 1795255200${got}`,
+    );
+  }
   const schema = verbose.parentSchema ?? {};
   const range = () =>
     schema.minimum !== undefined && schema.maximum !== undefined
@@ -69,7 +81,7 @@ export function formatSchemaErrors(errors: FastifySchemaValidationError[], dataV
     case "maxLength":
       what =
         schema.pattern && patternPhrases[schema.pattern]?.includes("list")
-          ? `lists too many items; at most ${MAX_LIST_ITEMS} are allowed`
+          ? `lists too many items; at most ${listLimits[schema.pattern] ?? MAX_LIST_ITEMS} are allowed`
           : `must be at most ${String(params.limit)} characters long`;
       return badRequest(`${where} ${name} ${what}`);
     case "minLength":
@@ -120,13 +132,18 @@ export const LATEST_TIME = Date.UTC(2100, 0, 1);
 /** Integers as documented: plain decimal digits, no sign, no leading zero, no exponent, no hex. */
 const PLAIN_INTEGER = /^(0|[1-9][0-9]{0,15})$/;
 
-type PropertySchema = { type?: unknown; format?: unknown };
+type PropertySchema = { type?: unknown; format?: unknown; anyOf?: unknown };
+
+/** The 400 of an integer parameter not written in plain decimal digits. */
+export const looseIntegerMessage = (name: string, value: string) =>
+  `query parameter ${name} must be an integer written in plain decimal digits (got ${quote(value)})`;
 
 /**
  * preValidation hook of every data endpoint, before Ajv's coercion (which reads `0x10` as 16 and
  * accepts `1e1`, `+5`, ` 5`): an integer parameter must be plain decimal digits, and a date-time
- * parameter must lie from 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z, so no year 0 or 10000
- * reaches Postgres (whose date arithmetic overflows near both ends). A 400 names the parameter.
+ * parameter (ISO, or unix seconds where a time parameter takes them) must lie from
+ * 1970-01-01T00:00:00Z to 2100-01-01T00:00:00Z, so no year 0 or 10000 reaches Postgres (whose
+ * date arithmetic overflows near both ends). A 400 names the parameter.
  */
 export async function rejectLooseParams(request: FastifyRequest): Promise<void> {
   const query = request.query as Record<string, unknown> | undefined;
@@ -140,12 +157,11 @@ export async function rejectLooseParams(request: FastifyRequest): Promise<void> 
     const value = query[name];
     if (typeof value !== "string") continue;
     if ((property.type === "integer" || property.type === "number") && !PLAIN_INTEGER.test(value)) {
-      throw badRequest(
-        `query parameter ${name} must be an integer written in plain decimal digits (got ${quote(value)})`,
-      );
+      throw badRequest(looseIntegerMessage(name, value));
     }
-    if (property.format === "date-time") {
-      const time = Date.parse(value);
+    if (property.format === "date-time" || isTimeParam(property)) {
+      // Unix seconds count as the instant they name (a date-time branch of a time parameter).
+      const time = isTimeParam(property) ? parseTimeParam(value).getTime() : Date.parse(value);
       // Malformed values are left to the schema's own message.
       if (Number.isNaN(time)) continue;
       if (time < EARLIEST_TIME || time > LATEST_TIME) {

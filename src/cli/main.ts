@@ -19,7 +19,7 @@ Usage:
   tokenmarket keys revoke ID|NAME|PREFIX    revoke API keys
   tokenmarket migrate                       apply database migrations
   tokenmarket replay DIR…                   import recorded logs (manifest.json + logs.raw.csv) through indexing and pricing
-  tokenmarket devnet --shape ethereum|bnb|polygon [--port N] [--pools N] [--tokens N] [--seed N] [--history-blocks N] [--live false] …
+  tokenmarket devnet --shape ethereum|bnb|polygon|uniswap-v2 [--port N] [--pools N] [--tokens N] [--seed N] [--history-blocks N] [--live false] …
                                             a mainnet-shaped synthetic JSON-RPC node for tests and benchmarks (docs/SHAPE.md)
   tokenmarket help                          this text
 

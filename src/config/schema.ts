@@ -57,10 +57,28 @@ export const chainSchema = z.strictObject({
   /** Upper bound of the adaptive eth_getLogs range. */
   maxBlockRange: z.number().int().min(1).default(2000),
   /**
+   * Where swaps' senders (maker) and targets (exchange) are read: "blockReceipts"
+   * (eth_getBlockReceipts, one call per block with swaps), "fullBlocks" (eth_getBlockByNumber with
+   * transactions, one call per block, its header included), "transactions" (eth_getTransactionByHash
+   * per swap), or "auto": probed at start in that order of preference (see src/sync/README.md).
+   */
+  transactionSource: z.enum(["auto", "blockReceipts", "fullBlocks", "transactions"]).default("auto"),
+  /**
    * A devnet chain is reborn at each start: when its genesis hash changes its old data is
    * dropped and it is indexed afresh. On a real chain a changed genesis is a fatal error.
    */
   devnet: z.boolean().default(false),
+  /**
+   * The chain's block explorer, for links (`${explorerUrl}/tx/<hash>`, `/address/<addr>`,
+   * `/token/<addr>`, `/block/<n>`); shown by GET /v1/networks. No trailing slash is kept.
+   */
+  explorerUrl: z
+    .string()
+    .regex(/^https?:\/\/[^\s/]+(\/\S*)?$/, "must be an http(s):// URL")
+    .transform((u) => u.replace(/\/+$/, ""))
+    .optional(),
+  /** The symbol of the chain's native coin (ETH, BNB, POL); shown by GET /v1/networks. */
+  nativeSymbol: z.string().min(1).max(16).optional(),
   dexes: z.array(dexSchema).min(1),
   referenceTokens: referenceTokensSchema,
 });
@@ -154,6 +172,32 @@ export const configSchema = z.strictObject({
           windowMs: z.number().int().min(100).default(60_000),
         })
         .prefault({}),
+      /** The WebSocket stream `/v1/stream` (docs/API.md "Stream"); limits are per API process. */
+      stream: z
+        .strictObject({
+          /** Open stream connections one key may hold (per API process); one more is a 429 and close 4429. */
+          connectionsPerKey: z.number().int().min(1).default(10),
+          /** Subscriptions one connection may hold; each asset of a prices subscription counts as one. */
+          subscriptionsPerConnection: z.number().int().min(1).default(100),
+          /** Messages a client may send per second; the others of that second are answered 429 and ignored. */
+          messagesPerSecond: z.number().int().min(1).default(50),
+          /**
+           * Bytes that may wait in a connection's send buffer; a message that would go beyond is
+           * not sent and the connection is closed with 4008 (slow consumer).
+           */
+          maxBufferedBytes: z
+            .number()
+            .int()
+            .min(1024)
+            .default(1024 * 1024),
+          /** Largest client message answered (bigger ones get a 400); frames over 1 MiB close the connection (1009). */
+          maxMessageBytes: z.number().int().min(256).max(1_048_576).default(16_384),
+          /** Time a connection without `x-api-key` has to send its auth message (then 403 and close 4403). */
+          authTimeoutMs: z.number().int().min(100).default(10_000),
+          /** How often the chains' indexed blocks are polled while commit notifications are down. */
+          pollIntervalMs: z.number().int().min(50).default(1000),
+        })
+        .prefault({}),
     })
     .prefault({}),
   /** The `tokenmarket index` role's own listener for /healthz, /readyz and /metrics (0: a free port). */
@@ -184,6 +228,26 @@ export const configSchema = z.strictObject({
        * across its other pools is left out (a thin pool pushed by one trade).
        */
       maxDeviation: z.number().positive().default(0.1),
+      /**
+       * Circulating supplies (decimal-adjusted token units) by token id `<address>:<chain id>`:
+       * the market cap of GET /v1/tokens/market is this × the USD price (null for other tokens).
+       */
+      circulatingSupply: z
+        .record(
+          z
+            .string()
+            .regex(/^0x[0-9a-fA-F]{40}:[1-9][0-9]{0,9}$/, "keys must be token ids <address>:<chain id>"),
+          z.number().finite().min(0),
+        )
+        .transform((supplies) =>
+          Object.fromEntries(Object.entries(supplies).map(([id, supply]) => [id.toLowerCase(), supply])),
+        )
+        .default({}),
+      /**
+       * A pool trends (GET /api/v1/pools/top?sort=trending) only with at least this USD volume in
+       * the last hour, and a depth liquidity at or above liquidityFloorUsd.
+       */
+      trendingMinVolumeUsd: z.number().min(0).default(1000),
     })
     .prefault({}),
   /** Coin symbols for /v1/coins/price: symbol → the reference token that prices it. */

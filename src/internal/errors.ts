@@ -77,6 +77,14 @@ export class ChainIdMismatchError extends BaseError {
   override name = "ChainIdMismatchError";
 }
 
+/**
+ * The node does not serve the transaction source configured for the chain
+ * (`chains[].transactionSource`): a configuration to change, not a failure to retry.
+ */
+export class TransactionSourceUnsupportedError extends BaseError {
+  override name = "TransactionSourceUnsupportedError";
+}
+
 /** A process we launch (Postgres, the devnet) could not start; the message says why in one line. */
 export class LaunchError extends BaseError {
   override name = "LaunchError";

@@ -18,10 +18,26 @@ export type Candle = {
   volume0: number;
   volume1: number;
   volumeUsd: number;
+  /**
+   * The USD candle of token0 (usd0) and of token1 (usd1): each trade's stored USD price of that
+   * token (`swaps.token0_usd` / `token1_usd`), volume Σ the trades' `volume_usd`; trades without a
+   * USD price of the token are left out, and a bucket without any has null (migration 010).
+   */
+  usd0: UsdOhlcv | null;
+  usd1: UsdOhlcv | null;
   trades: number;
   buys0: number;
   firstKey: number;
   lastKey: number;
+};
+
+/** USD open/high/low/close of one token over a bucket's USD-priced trades, with their USD volume. */
+export type UsdOhlcv = {
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
 };
 
 /** A candle as the chart sees it: prices of one side, the volume of that side's token. */

@@ -6,5 +6,6 @@
 export * from "./batch.js";
 export * from "./candles.js";
 export * from "./chain.js";
+export * from "./market.js";
 export * from "./pools.js";
 export * from "./pricing.js";

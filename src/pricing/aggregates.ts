@@ -99,6 +99,8 @@ export function candleTradeOfStored(s: StoredTrade): CandleTrade | null {
     time: s.time,
     trade: tradeOf(s, s.decimals0, s.decimals1),
     volumeUsd: s.volumeUsd,
+    token0Usd: s.token0Usd,
+    token1Usd: s.token1Usd,
   });
 }
 

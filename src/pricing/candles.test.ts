@@ -33,6 +33,8 @@ function randomTrades(random: () => number, count: number): CandleTrade[] {
     const raw1 = BigInt(1 + Math.floor(Number(raw0) * price));
     const trade = tradeOf({ amount0In: raw0, amount1In: 0n, amount0Out: 0n, amount1Out: raw1 }, 6, 6);
     assert.ok(trade);
+    // USD prices of each token as stored on the swap: now and then unknown (null), for stretches too.
+    const known = random() < 0.8;
     trades.push({
       key: block * 100_000 + i,
       time,
@@ -41,16 +43,28 @@ function randomTrades(random: () => number, count: number): CandleTrade[] {
       volume0: trade.volume0,
       volume1: trade.volume1,
       volumeUsd: trade.volume1,
+      usd0: known && random() < 0.9 ? price * (1 + (random() - 0.5) * 1e-3) : null,
+      usd1: known && random() < 0.7 ? 1 + (random() - 0.5) * 1e-4 : null,
       buy0: random() < 0.5,
     });
   }
   return trades;
 }
 
-/** The reference: a direct aggregation of raw trades, written independently of candles.ts. */
-function directCandles(trades: readonly CandleTrade[], seconds: number, side: 0 | 1) {
+/**
+ * The reference: a direct aggregation of raw trades, written independently of candles.ts. In USD a
+ * side keeps only the trades with a USD price of its token, and its volume is their USD volume.
+ */
+function directCandles(
+  trades: readonly CandleTrade[],
+  seconds: number,
+  side: 0 | 1,
+  currency: "token" | "usd" = "token",
+) {
   const groups = new Map<number, CandleTrade[]>();
+  const usdPrice = (t: CandleTrade) => (side === 0 ? t.usd0 : t.usd1);
   for (const t of trades) {
+    if (currency === "usd" && usdPrice(t) === null) continue;
     const bucket = Math.floor(t.time / (seconds * 1000)) * seconds * 1000;
     groups.set(bucket, [...(groups.get(bucket) ?? []), t]);
   }
@@ -58,14 +72,18 @@ function directCandles(trades: readonly CandleTrade[], seconds: number, side: 0 
     .sort(([a], [b]) => a - b)
     .map(([time, group]) => {
       const sorted = [...group].sort((a, b) => a.key - b.key);
-      const prices = sorted.map((t) => (side === 0 ? t.price : t.price1));
+      const prices = sorted.map((t) =>
+        currency === "usd" ? (usdPrice(t) as number) : side === 0 ? t.price : t.price1,
+      );
+      const volumeOf = (t: CandleTrade) =>
+        currency === "usd" ? t.volumeUsd : side === 0 ? t.volume0 : t.volume1;
       return {
         time,
         open: prices[0],
         high: Math.max(...prices),
         low: Math.min(...prices),
         close: prices[prices.length - 1],
-        volume: sorted.reduce((s, t) => s + (side === 0 ? t.volume0 : t.volume1), 0),
+        volume: sorted.reduce((s, t) => s + volumeOf(t), 0),
         trades: sorted.length,
       };
     });
@@ -131,6 +149,31 @@ describe("candles: property", () => {
             assert.equal(c.trades, e.trades, `${interval}s: trade count`);
             near(c.volume, e.volume, `${interval}s side ${side}: volume of the side's token`);
           });
+          const usdExpected = directCandles(trades, interval, side, "usd");
+          const usdRolled = rolled.flatMap((c) => candleSide(c, side, "usd") ?? []);
+          assert.deepEqual(
+            rollUpChartCandles(
+              base.flatMap((c) => candleSide(c, side, "usd") ?? []),
+              interval,
+            ),
+            usdRolled,
+            `${interval}s side ${side}: USD candles roll up alike`,
+          );
+          assert.ok(usdExpected.length > 0 && usdExpected.length <= expected.length, "some USD candles");
+          assert.equal(
+            usdRolled.length,
+            usdExpected.length,
+            `${interval}s side ${side}: as many USD candles`,
+          );
+          usdRolled.forEach((c, k) => {
+            const e = usdExpected[k];
+            assert.ok(e);
+            assert.equal(c.time, e.time, `${interval}s USD: bucket`);
+            for (const field of ["open", "high", "low", "close"] as const) {
+              assert.equal(c[field], e[field], `${interval}s side ${side} USD: ${field}`);
+            }
+            near(c.volume, e.volume, `${interval}s side ${side}: USD volume of the priced trades`);
+          });
         }
       }
     });
@@ -138,12 +181,14 @@ describe("candles: property", () => {
 });
 
 describe("candleSide", () => {
+  const noUsd = { volumeUsd: 0, usd0: null, usd1: null };
+
   it("gives token1's candle from the trades' own side-1 prices", () => {
     const c = aggregateTrades(
       [
-        { key: 1, time: 0, price: 2, price1: 0.5, volume0: 1, volume1: 2, volumeUsd: 0, buy0: true },
-        { key: 2, time: 1, price: 4, price1: 0.25, volume0: 1, volume1: 4, volumeUsd: 0, buy0: false },
-        { key: 3, time: 2, price: 1, price1: 1, volume0: 1, volume1: 1, volumeUsd: 0, buy0: false },
+        { ...noUsd, key: 1, time: 0, price: 2, price1: 0.5, volume0: 1, volume1: 2, buy0: true },
+        { ...noUsd, key: 2, time: 1, price: 4, price1: 0.25, volume0: 1, volume1: 4, buy0: false },
+        { ...noUsd, key: 3, time: 2, price: 1, price1: 1, volume0: 1, volume1: 1, buy0: false },
       ],
       60,
     )[0] as Candle;
@@ -153,13 +198,30 @@ describe("candleSide", () => {
       "token1 in token0",
     );
     assert.equal(c.buys0, 1, "one buy of token0");
+    assert.equal(candleSide(c, 0, "usd"), null, "no USD-priced trade: no USD candle");
+  });
+
+  it("gives a token's USD candle from the trades with a USD price of it only", () => {
+    const trade = { price: 2, price1: 0.5, volume0: 1, volume1: 2, buy0: true };
+    const c = aggregateTrades(
+      [
+        { ...trade, key: 1, time: 0, volumeUsd: 10, usd0: null, usd1: 5 },
+        { ...trade, key: 2, time: 1, volumeUsd: 20, usd0: 9, usd1: null },
+        { ...trade, key: 3, time: 2, volumeUsd: 30, usd0: 11, usd1: 4 },
+        { ...trade, key: 4, time: 3, volumeUsd: 0, usd0: 10, usd1: null },
+      ],
+      60,
+    )[0] as Candle;
+    assert.deepEqual(candleSide(c, 0, "usd"), { time: 0, open: 9, high: 11, low: 9, close: 10, volume: 50 });
+    assert.deepEqual(candleSide(c, 1, "usd"), { time: 0, open: 5, high: 5, low: 4, close: 4, volume: 40 });
+    assert.equal(c.volumeUsd, 60, "the pool candle's USD volume counts every trade");
   });
 
   it("is the correctly rounded side-1 price where 1 / side 0 is not", () => {
     // 3 token0 for 11 token1 (0 decimals): side 1 is 3/11 rounded once; 1 / (11/3 rounded) is 1 ulp off.
     const trade = tradeOf({ amount0In: 3n, amount1In: 0n, amount0Out: 0n, amount1Out: 11n }, 0, 0);
     assert.ok(trade);
-    const c = aggregateTrades([{ key: 1, time: 0, ...trade, volumeUsd: 0 }], 60)[0] as Candle;
+    const c = aggregateTrades([{ key: 1, time: 0, ...trade, ...noUsd }], 60)[0] as Candle;
     assert.equal(candleSide(c, 1).open, 3 / 11);
     assert.notEqual(1 / (11 / 3), 3 / 11, "the old reciprocal");
   });

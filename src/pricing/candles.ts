@@ -3,7 +3,7 @@
  * in key order (block, log index), so a candle grown trade by trade across batches is bit for
  * bit the candle aggregated at once from the same trades.
  */
-import type { Candle, ChartCandle } from "../model/index.js";
+import type { Candle, ChartCandle, UsdOhlcv } from "../model/index.js";
 
 /** A trade as the candles see it. `time` in ms since the epoch. */
 export type CandleTrade = {
@@ -17,8 +17,15 @@ export type CandleTrade = {
   volume1: number;
   /** The trade's USD value (0 when unknown). */
   volumeUsd: number;
+  /** The stored USD price of token0 at the trade (`swaps.token0_usd`); null when unknown. */
+  usd0: number | null;
+  /** The stored USD price of token1 at the trade; null when unknown. */
+  usd1: number | null;
   buy0: boolean;
 };
+
+/** Which prices a candle of the API carries: the pair's other token, or US dollars. */
+export type CandleCurrency = "token" | "usd";
 
 /** Stored pool candle resolutions, seconds. */
 export const POOL_RESOLUTIONS = [60, 3600, 86_400] as const;
@@ -42,6 +49,39 @@ export function bucketOf(timeMs: number, seconds: number): number {
 }
 
 /**
+ * Adds a trade's USD price of one token to that token's USD candle: a trade without one leaves the
+ * candle as it is (null: no USD-priced trade yet). Never mutates `candle`.
+ */
+export function foldUsdPrice(
+  candle: UsdOhlcv | null,
+  price: number | null,
+  volumeUsd: number,
+): UsdOhlcv | null {
+  if (price === null) return candle;
+  if (!candle) return { open: price, high: price, low: price, close: price, volume: volumeUsd };
+  return {
+    open: candle.open,
+    high: Math.max(candle.high, price),
+    low: Math.min(candle.low, price),
+    close: price,
+    volume: candle.volume + volumeUsd,
+  };
+}
+
+/** The USD candle of two consecutive stretches (`a` before `b`); either may be null. Never mutates. */
+export function mergeUsdCandles(a: UsdOhlcv | null, b: UsdOhlcv | null): UsdOhlcv | null {
+  if (!b) return a;
+  if (!a) return b;
+  return {
+    open: a.open,
+    high: Math.max(a.high, b.high),
+    low: Math.min(a.low, b.low),
+    close: b.close,
+    volume: a.volume + b.volume,
+  };
+}
+
+/**
  * Adds a trade to its bucket's candle (undefined: the bucket's first trade). Trades must come in
  * key order; the caller skips those already folded (key ≤ lastKey).
  */
@@ -60,6 +100,8 @@ export function foldTrade(candle: Candle | undefined, trade: CandleTrade, bucket
       volume0: trade.volume0,
       volume1: trade.volume1,
       volumeUsd: trade.volumeUsd,
+      usd0: foldUsdPrice(null, trade.usd0, trade.volumeUsd),
+      usd1: foldUsdPrice(null, trade.usd1, trade.volumeUsd),
       trades: 1,
       buys0: trade.buy0 ? 1 : 0,
       firstKey: trade.key,
@@ -80,6 +122,8 @@ export function foldTrade(candle: Candle | undefined, trade: CandleTrade, bucket
     volume0: candle.volume0 + trade.volume0,
     volume1: candle.volume1 + trade.volume1,
     volumeUsd: candle.volumeUsd + trade.volumeUsd,
+    usd0: foldUsdPrice(candle.usd0, trade.usd0, trade.volumeUsd),
+    usd1: foldUsdPrice(candle.usd1, trade.usd1, trade.volumeUsd),
     trades: candle.trades + 1,
     buys0: candle.buys0 + (trade.buy0 ? 1 : 0),
     firstKey: candle.firstKey,
@@ -136,6 +180,8 @@ export function rollUpCandles(candles: readonly Candle[], seconds: number): Cand
       current.volume0 += c.volume0;
       current.volume1 += c.volume1;
       current.volumeUsd += c.volumeUsd;
+      current.usd0 = mergeUsdCandles(current.usd0, c.usd0);
+      current.usd1 = mergeUsdCandles(current.usd1, c.usd1);
       current.trades += c.trades;
       current.buys0 += c.buys0;
       current.lastKey = c.lastKey;
@@ -147,9 +193,20 @@ export function rollUpCandles(candles: readonly Candle[], seconds: number): Cand
 /**
  * One side of a pool candle. Side 0: token0 in token1 with volume0. Side 1: token1 in token0
  * (the stored side-1 prices, each the correctly rounded reciprocal of a trade's exact price) with
- * volume1.
+ * volume1. In USD: that side's token's USD candle with its USD volume, null when the bucket had
+ * no USD-priced trade of it.
  */
-export function candleSide(candle: Candle, side: 0 | 1): ChartCandle {
+export function candleSide(candle: Candle, side: 0 | 1, currency: "usd"): ChartCandle | null;
+export function candleSide(candle: Candle, side: 0 | 1, currency?: "token"): ChartCandle;
+export function candleSide(
+  candle: Candle,
+  side: 0 | 1,
+  currency: CandleCurrency = "token",
+): ChartCandle | null {
+  if (currency === "usd") {
+    const usd = side === 0 ? candle.usd0 : candle.usd1;
+    return usd && { time: candle.bucket, ...usd };
+  }
   if (side === 0) {
     return {
       time: candle.bucket,

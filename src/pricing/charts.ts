@@ -4,12 +4,13 @@
  * the pure functions of this folder.
  */
 import type { ChartCandle } from "../model/index.js";
-import { loadChartCandles } from "../store/candles.js";
+import { loadChartCandleBefore, loadChartCandles } from "../store/candles.js";
 import type { Queryable } from "../store/db.js";
 import { loadHourlyAverageBefore, loadHourlyAverages, loadSeriesRange } from "../store/series.js";
 import {
   baseResolutionOf,
   bucketOf,
+  type CandleCurrency,
   type CandleInterval,
   fillCandleGaps,
   rollUpChartCandles,
@@ -23,11 +24,12 @@ export type { ChartCandle, LineChart };
 
 /**
  * Candles of a pair from one token's side, ascending: side 0 prices token0 in token1 with
- * token0's volume; side 1 is the reciprocal with token1's volume. Intervals whose start lies in
- * [from aligned down to the interval, to) appear, each with all its trades; empty intervals
- * between the first trade in range and min(to, now) carry the previous close with volume 0.
- * 5m/15m/30m roll up from the 1-minute candles, 4h from the hourly ones, 1d is stored.
- * Empty when no trade falls in the range.
+ * token0's volume; side 1 is the reciprocal with token1's volume. With `currency: "usd"` the
+ * side's token's USD price at each trade with the trades' USD volume (trades without a USD price
+ * of it left out). Intervals whose start lies in [from aligned down to the interval, to) appear,
+ * each with all its trades; empty intervals between the first trade in range and min(to, now)
+ * carry the previous close with volume 0. 5m/15m/30m roll up from the 1-minute candles, 4h from
+ * the hourly ones, 1d is stored. Empty when no trade falls in the range.
  */
 export async function getPairCandles(
   db: Queryable,
@@ -35,6 +37,7 @@ export async function getPairCandles(
     chainId: number;
     pool: string;
     side: 0 | 1;
+    currency?: CandleCurrency;
     intervalSeconds: CandleInterval;
     from: Date;
     to: Date;
@@ -54,6 +57,7 @@ export async function getPairCandles(
     chainId: options.chainId,
     pool: options.pool.toLowerCase(),
     side: options.side,
+    currency: options.currency ?? "token",
     resolution: baseResolutionOf(interval),
     from: start,
     to: end,
@@ -62,6 +66,60 @@ export async function getPairCandles(
   const candles = baseResolutionOf(interval) === interval ? rows : rollUpChartCandles(rows, interval);
   const fillEnd = Math.min(toMs, (options.now ?? new Date()).getTime());
   return fillCandleGaps(candles, interval, fillEnd);
+}
+
+/**
+ * The end (ms, exclusive) of a count-back page: `before` capped at `now`, aligned up to the
+ * interval, so the page holds the intervals starting before it (the current one included when
+ * `before` is now). The answer depends on this end only: it is also the page's cache key.
+ */
+export function countBackEnd(before: Date, now: Date, intervalSeconds: CandleInterval): number {
+  const size = intervalSeconds * 1000;
+  return Math.ceil(Math.min(before.getTime(), now.getTime()) / size) * size;
+}
+
+/**
+ * Count-back paging: the last `limit` intervals of the pair's candles (as `getPairCandles`, same
+ * side and currency) that start before `end` (ms, aligned: `countBackEnd`), ascending. Empty
+ * intervals carry the previous close, from before the page too, so consecutive pages (the next
+ * one ending at this one's first interval) join without gap or overlap into the one series that
+ * `getPairCandles` gives from the first trade on. Intervals before the pair's first trade (its
+ * first USD-priced one in USD) are never given; empty once the history is exhausted.
+ */
+export async function getPairCandlesBefore(
+  db: Queryable,
+  options: {
+    chainId: number;
+    pool: string;
+    side: 0 | 1;
+    currency?: CandleCurrency;
+    intervalSeconds: CandleInterval;
+    limit: number;
+    end: number;
+  },
+): Promise<ChartCandle[]> {
+  const interval = options.intervalSeconds;
+  const start = options.end - options.limit * interval * 1000;
+  const read = {
+    chainId: options.chainId,
+    pool: options.pool.toLowerCase(),
+    side: options.side,
+    currency: options.currency ?? "token",
+    resolution: baseResolutionOf(interval),
+  };
+  const rows = await loadChartCandles(db, { ...read, from: start, to: options.end });
+  const candles = read.resolution === interval ? rows : rollUpChartCandles(rows, interval);
+  if (candles[0]?.time !== start) {
+    // The page opens on empty intervals: they carry the close of the last candle before it (a
+    // base-resolution candle before `start` lies in an earlier interval, so its close is that
+    // interval's close). None before: the history starts inside the page.
+    const previous = await loadChartCandleBefore(db, { ...read, before: start });
+    if (previous) {
+      const close = previous.close;
+      candles.unshift({ time: start, open: close, high: close, low: close, close, volume: 0 });
+    }
+  }
+  return fillCandleGaps(candles, interval, options.end);
 }
 
 /**

@@ -131,6 +131,14 @@ describe("aggregates equal those of a fresh index", () => {
     const snapshot = await snapshotAggregates(a.db, CHAIN);
     assert.ok((snapshot.candles?.length ?? 0) > 300, `a busy market: ${snapshot.candles?.length} candles`);
     assert.ok((snapshot.token_usd_candles?.length ?? 0) > 100, "USD series");
+    // The candles' USD sides (migration 010) are compared too: present, and null where unpriced.
+    const candleRows = (snapshot.candles ?? []) as Record<string, unknown>[];
+    const usdSides = candleRows.filter((r) => r.open_usd0 !== null).length;
+    assert.ok(usdSides > 300, `${usdSides} candles with token0's USD candle`);
+    assert.ok(
+      candleRows.some((r) => r.open_usd0 === null || r.open_usd1 === null),
+      "a thin token without USD price leaves its side null",
+    );
     assert.deepEqual(snapshot, await snapshotAggregates(whole.db, CHAIN), "batch by batch = one batch");
 
     const later = new Date(now.getTime() + 5 * 3600_000);

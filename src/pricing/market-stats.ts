@@ -122,12 +122,12 @@ export async function refreshChangedStats(
  * the window and of their tokens. The runtime calls it about every minute.
  */
 export async function refreshStats(
-  db: Db,
+  db: Db | DbClient,
   chainId: number,
   now: Date,
   options: { liquidityFloorUsd: number },
 ): Promise<{ pools: number; tokens: number }> {
-  return withTransaction(db, async (client) => {
+  const slide = async (client: Queryable) => {
     await lockChainStats(client, chainId);
     const pools = await poolsWithTradesInWindow(client, chainId);
     await refreshPairStats(client, chainId, pools, now.getTime(), true);
@@ -138,5 +138,7 @@ export async function refreshStats(
     }
     await refreshTokenStats(client, chainId, [...tokens], now.getTime(), options.liquidityFloorUsd);
     return { pools: pools.length, tokens: tokens.size };
-  });
+  };
+  // A pool runs it in its own transaction; a client is already in the caller's.
+  return "release" in db ? slide(db) : withTransaction(db, slide);
 }

@@ -142,12 +142,22 @@ function graphPoolOf(pool: MarketPool, decimals: ReadonlyMap<string, number | nu
   return graphPool;
 }
 
-/** The candle trade of a priced swap; null when the swap has no price. */
+/** A stored figure as the candles fold it: a non-finite value is stored as null (store `finite`). */
+const storedOrNull = (value: number | null): number | null =>
+  value !== null && Number.isFinite(value) ? value : null;
+
+/**
+ * The candle trade of a priced swap; null when the swap has no price. Its USD prices are the
+ * swap's own stored `token0_usd` / `token1_usd`, so the USD candles grown at ingest are those
+ * rebuilt from the stored swaps.
+ */
 export function candleTradeOf(swap: {
   key: number;
   time: number;
   trade: Trade | null;
   volumeUsd: number | null;
+  token0Usd: number | null;
+  token1Usd: number | null;
 }): CandleTrade | null {
   if (!swap.trade) return null;
   return {
@@ -157,7 +167,9 @@ export function candleTradeOf(swap: {
     price1: swap.trade.price1,
     volume0: swap.trade.volume0,
     volume1: swap.trade.volume1,
-    volumeUsd: swap.volumeUsd !== null && Number.isFinite(swap.volumeUsd) ? swap.volumeUsd : 0,
+    volumeUsd: storedOrNull(swap.volumeUsd) ?? 0,
+    usd0: storedOrNull(swap.token0Usd),
+    usd1: storedOrNull(swap.token1Usd),
     buy0: swap.trade.buy0,
   };
 }

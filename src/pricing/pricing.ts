@@ -14,7 +14,7 @@ import type {
   RollbackInfo,
   StateEvent,
 } from "../model/index.js";
-import type { Db, DbClient } from "../store/db.js";
+import { type Db, type DbClient, withTransaction } from "../store/db.js";
 import { loadMarketEvents, loadPoolStatesAt, type PoolStateAt } from "../store/pool-events.js";
 import { deleteTokenPricesExcept, saveTokenPrices, type TokenPriceRow } from "../store/prices.js";
 import {
@@ -30,6 +30,12 @@ import { chunkEndBlock, saveSwapUsd } from "../store/swaps.js";
 import type { DerivedData } from "../sync/derived.js";
 import { foldPoolCandles, foldTokenSeries, rebuildPoolCandles, rebuildTokenSeries } from "./aggregates.js";
 import { emptyStatsChanges, refreshChangedStats, refreshStats, type StatsChanges } from "./market-stats.js";
+import {
+  type MarketWork,
+  rollbackMarketWindows,
+  slideMarketWindows,
+  updateMarketWindows,
+} from "./market-windows.js";
 import { candleTradeOf, priceBlocks, pricesOfPools, seriesPointsOf } from "./price-blocks.js";
 import { provenanceOf } from "./provenance.js";
 import { balanceBeforeSwap } from "./trade.js";
@@ -37,10 +43,15 @@ import type { PricingOptions, ReferenceTokens, TokenPrice } from "./usd-prices.j
 
 export type Pricing = DerivedData & {
   /**
-   * Slides the 24-hour window of a chain's statistics to `now` (default: the clock). The runtime
-   * calls it about every minute; it runs in its own transaction.
+   * Slides the 24-hour window of a chain's statistics and the market windows (5m, 1h, 6h, 24h) to
+   * `now` (default: the clock). The runtime calls it as each minute starts; it runs in its own
+   * transaction. `windows`: what the market windows' slide recomputed.
    */
-  refreshStats(db: Db, chainId: number, now?: Date): Promise<{ pools: number; tokens: number }>;
+  refreshStats(
+    db: Db,
+    chainId: number,
+    now?: Date,
+  ): Promise<{ pools: number; tokens: number; windows: MarketWork }>;
 };
 
 /** Swaps per catch-up chunk when pricing blocks the indexer stored without pricing them. */
@@ -96,7 +107,7 @@ export function createPricing(options: {
     const trades = [];
     const points = [];
     for (const s of result.swaps) {
-      const trade = candleTradeOf({ key: s.key, time: s.time, trade: s.trade, volumeUsd: s.usd.volumeUsd });
+      const trade = candleTradeOf({ key: s.key, time: s.time, trade: s.trade, ...s.usd });
       if (trade) trades.push({ pool: s.pool, trade });
       const pool = pools.get(s.pool) as MarketPool;
       points.push(...seriesPointsOf({ ...s, ...s.usd }, pool.token0, pool.token1));
@@ -154,6 +165,8 @@ export function createPricing(options: {
     const swaps = await processEvents(client, chainId, events, changes);
     await setPricedBlock(client, chainId, batch.toBlock);
     await refreshChangedStats(client, chainId, changes, now().getTime(), pricingOptions.liquidityFloorUsd);
+    const marketStarted = performance.now();
+    const market = await updateMarketWindows(client, chainId, batch.toBlock, () => now().getTime());
     logger.debug(
       {
         chain_id: chainId,
@@ -163,6 +176,11 @@ export function createPricing(options: {
         caught_up_swaps: caughtUp,
         repriced_tokens: changes.repricedTokens.size,
         ms: Math.round(performance.now() - started),
+        market_ms: Math.round((performance.now() - marketStarted) * 100) / 100,
+        market_trades: market.trades,
+        market_rows: market.rows,
+        market_pools: market.pools,
+        market_tokens: market.tokens,
       },
       "priced batch",
     );
@@ -218,6 +236,7 @@ export function createPricing(options: {
       rows.map((r) => r.token),
     );
 
+    await rollbackMarketWindows(client, chainId, ancestorBlock, affected, () => now().getTime());
     await deleteOrphanStats(client, chainId);
     for (const pool of keep) changes.tradedPools.add(pool.address);
     await refreshChangedStats(client, chainId, changes, now().getTime(), pricingOptions.liquidityFloorUsd);
@@ -235,7 +254,13 @@ export function createPricing(options: {
   return {
     afterBatch,
     afterRollback,
-    refreshStats: (db, chainId, at) => refreshStats(db, chainId, at ?? now(), pricingOptions),
+    refreshStats: (db, chainId, at) =>
+      withTransaction(db, async (client) => {
+        const time = at ?? now();
+        const stats = await refreshStats(client, chainId, time, pricingOptions);
+        const windows = await slideMarketWindows(client, chainId, time.getTime());
+        return { ...stats, windows };
+      }),
   };
 }
 

@@ -60,6 +60,15 @@ export function tradeOf(amounts: SwapAmounts, decimals0: number, decimals1: numb
   };
 }
 
+/**
+ * Whether a trade sold the asset (paid it into the pool) rather than bought it (took it out), from
+ * the net amounts (in − out) of the asset and of the other token: the side of `/api/v1/trades`.
+ * A trade with no net amount of the asset is a sell when the other token left the pool.
+ */
+export function assetSold(assetNet: bigint, otherNet: bigint): boolean {
+  return assetNet > 0n || (assetNet === 0n && otherNet < 0n);
+}
+
 /** The exact price of one side's token in the other's: side 0 token0 in token1, side 1 the reciprocal. */
 export function sideRatio(trade: Trade, side: 0 | 1): Ratio {
   return side === 0 ? trade.ratio : ratioInverse(trade.ratio);

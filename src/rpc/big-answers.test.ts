@@ -24,6 +24,17 @@ const logOf = (block: number, index: number) => ({
   removed: false,
 });
 
+const receiptOf = (block: number, index: number) => ({
+  transactionHash: `0x${(block * 1000 + index).toString(16).padStart(64, "0")}`,
+  transactionIndex: `0x${index.toString(16)}`,
+  blockHash: `0x${block.toString(16).padStart(64, "0")}`,
+  blockNumber: `0x${block.toString(16)}`,
+  from: `0x${"0a".repeat(20)}`,
+  to: `0x${"0b".repeat(20)}`,
+  logs: [],
+  logsBloom: `0x${"00".repeat(100_000)}`,
+});
+
 function answer(call: ScriptedCall): unknown {
   if (call.method === "eth_getLogs") {
     const [{ fromBlock, toBlock }] = call.params as [{ fromBlock: Hex; toBlock: Hex }];
@@ -36,6 +47,18 @@ function answer(call: ScriptedCall): unknown {
     return callAnswer(to === BIG ? 11 * MB : 400_000);
   }
   if (call.method === "eth_chainId") return "0x1";
+  if (call.method === "eth_getBlockReceipts") {
+    // Block 13's receipts are 11 MB on their own; the others about 200 kB each.
+    const block = Number((call.params as [Hex])[0]);
+    const [first, ...rest] = Array.from({ length: block === 13 ? 55 : 1 }, (_, i) => receiptOf(block, i));
+    return [
+      {
+        ...first,
+        logs: [{ ...logOf(block, 0), blockTimestamp: `0x${(1_700_000_000 + block).toString(16)}` }],
+      },
+      ...rest,
+    ];
+  }
   throw { code: -32601, message: "method not found" };
 }
 
@@ -112,6 +135,41 @@ describe("RPC client: answers over the response-size cap", { timeout: 120_000 },
     assert.equal(rpc.stats().failovers, 0);
     const text = await metrics.registry.metrics();
     assert.match(text, /tokenmarket_rpc_errors_total\{[^}]*kind="response_too_large"[^}]*\} 40/);
+  });
+
+  it("reads block receipts in batches of blockBatchSize; receipts over the cap alone are a null, read another way", async () => {
+    const { rpc } = clientOf();
+    const before = node.requests().length;
+    const numbers = Array.from({ length: 13 }, (_, i) => i + 1);
+    const wanted = new Set(numbers.map((n) => `0x${(n * 1000).toString(16).padStart(64, "0")}`));
+    const answers = await rpc.getBlockReceipts(numbers, (hash) => wanted.has(hash));
+    assert.equal(answers[12], null, "block 13: 11 MB even alone");
+    for (const n of numbers.slice(0, 12)) {
+      const answer = answers[n - 1];
+      assert.equal(answer?.number, n);
+      assert.equal(answer?.hash, `0x${n.toString(16).padStart(64, "0")}`);
+      assert.equal(answer?.timestamp, 1_700_000_000 + n, "the time from the logs' blockTimestamp");
+      assert.deepEqual(
+        answer?.transactions.map((t) => [t.hash, t.from, t.to, t.blockNumber]),
+        [
+          [
+            `0x${(n * 1000).toString(16).padStart(64, "0")}`,
+            `0x${"0a".repeat(20)}`,
+            `0x${"0b".repeat(20)}`,
+            n,
+          ],
+        ],
+      );
+    }
+    const batches = node
+      .requests()
+      .slice(before)
+      .filter((r) => r.batch);
+    assert.ok(batches.length >= 2, "more than one batch");
+    assert.ok(
+      batches.every((r) => r.calls.length <= 5),
+      `at most blockBatchSize (5) a batch: ${batches.map((r) => r.calls.length)}`,
+    );
   });
 
   it("gives up at once, not retryable, on a call whose answer alone is over the cap", async () => {

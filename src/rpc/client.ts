@@ -15,7 +15,7 @@ import type { Logger } from "../internal/logger.js";
 import { CallRevertedError, classifyRpcError, ResponseTooLargeError, RpcTimeoutError } from "./errors.js";
 import { createRpcMetrics, type RpcMetrics } from "./metrics.js";
 import { retryDelay, sleep } from "./retry.js";
-import type { BlockHeader, CallRequest, LogFilter, TransactionInfo } from "./types.js";
+import type { BlockHeader, BlockTransactions, CallRequest, LogFilter, TransactionInfo } from "./types.js";
 
 /** Tuning of a chain's JSON-RPC client; the defaults suit public providers. */
 export type RpcOptions = {
@@ -23,6 +23,12 @@ export type RpcOptions = {
   timeoutMs: number;
   /** JSON-RPC calls per HTTP batch. */
   batchSize: number;
+  /**
+   * Whole-block calls (a block's receipts, a block with its transactions) per HTTP batch: a busy
+   * mainnet block's receipts are 0.3–1 MB, and a batch's answer must stay under viem's 10 MB cap
+   * (a batch over it is sent again call by call).
+   */
+  blockBatchSize: number;
   /** HTTP batches in flight at once for bulk reads (headers, transactions, eth_calls). */
   concurrency: number;
   /** Tries per call (or per wave of a bulk read) before a RetryableRpcError is thrown. */
@@ -36,6 +42,7 @@ export type RpcOptions = {
 export const defaultRpcOptions: RpcOptions = {
   timeoutMs: 15_000,
   batchSize: 100,
+  blockBatchSize: 5,
   concurrency: 4,
   attempts: 8,
   baseDelayMs: 250,
@@ -72,6 +79,22 @@ export type RpcClient = {
   getLogs(filter: LogFilter): Promise<RawLog[]>;
   /** Transactions by hash; a hash the node does not know is retried, then missing from the map. */
   getTransactions(hashes: readonly Hex[]): Promise<Map<Hex, TransactionInfo>>;
+  /**
+   * eth_getBlockReceipts of each block, batched (blockBatchSize a batch): the block's hash, its
+   * time when the receipts' logs carry `blockTimestamp`, and the senders and targets of the
+   * transactions `wanted` accepts (only those are converted: a block holds hundreds). Null for a
+   * block the node has no receipts of (after retries) or whose receipts alone are over the size
+   * cap: the caller reads those another way. A node without the method: MethodNotSupportedError.
+   */
+  getBlockReceipts(
+    numbers: readonly number[],
+    wanted: (hash: Hex) => boolean,
+  ): Promise<(BlockTransactions | null)[]>;
+  /** eth_getBlockByNumber(n, true) of each block, batched like getBlockReceipts, with the same nulls. */
+  getFullBlocks(
+    numbers: readonly number[],
+    wanted: (hash: Hex) => boolean,
+  ): Promise<(BlockTransactions | null)[]>;
   /** eth_calls at one block, batched; a reverted call gives null. */
   calls(
     calls: readonly CallRequest[],
@@ -105,7 +128,18 @@ export type RpcClient = {
   close(): Promise<void>;
 };
 
-type Item = { method: string; params: unknown[] };
+/** `block`: a whole-block call, batched blockBatchSize at a time. */
+type Item = { method: string; params: unknown[]; block?: true };
+/** How requestAll treats answers that are not errors to throw. */
+type RequestAllOptions = {
+  /** A CallRevertedError is a null result. */
+  revertsAsNull?: boolean;
+  /** An answer over the size cap even when sent alone is TOO_LARGE instead of an error. */
+  tooLargeAsResult?: boolean;
+  deadline?: Deadline | undefined;
+};
+/** The result of a call whose answer alone is over the size cap (with `tooLargeAsResult`). */
+const TOO_LARGE: unique symbol = Symbol("answer over the size cap");
 /** The deadline of one call; its signal is shared by the call's requests so that they stay batched. */
 type Deadline = { at: number; ms: number; signal: AbortSignal };
 
@@ -144,16 +178,18 @@ export function createRpcClient(args: {
   const { chain, logger } = args;
   const options: RpcOptions = { ...defaultRpcOptions, ...args.options };
   const metrics = args.metrics ?? createRpcMetrics();
-  const clientOf = (url: string, batched: boolean): PublicClient =>
+  const clientOf = (url: string, batched: boolean, batchSize = options.batchSize): PublicClient =>
     createPublicClient({
       transport: http(url, {
-        batch: batched ? { batchSize: options.batchSize, wait: 0 } : false,
+        batch: batched ? { batchSize, wait: 0 } : false,
         retryCount: 0,
         timeout: options.timeoutMs,
         onFetchResponse: rejectOverloaded,
       }),
     });
   const clients: PublicClient[] = chain.rpc.map((url) => clientOf(url, true));
+  // Whole-block calls in smaller batches: their answers are large.
+  const blockClients: PublicClient[] = chain.rpc.map((url) => clientOf(url, true, options.blockBatchSize));
   // Unbatched twins, one HTTP request per call: for eth_getLogs, whose answer can be large on its
   // own (a batch would make the calls sharing it fail with it at the response-size cap), and for
   // a call retried alone after its batch's answer was too large.
@@ -220,13 +256,11 @@ export function createRpcClient(args: {
 
   /**
    * Sends all items at once (viem batches them) and retries the retryable failures together.
-   * With `revertsAsNull`, a CallRevertedError is a null result instead of an error.
+   * With `revertsAsNull`, a CallRevertedError is a null result instead of an error; with
+   * `tooLargeAsResult`, an answer over the size cap even alone is TOO_LARGE.
    */
-  const requestAll = async (
-    items: readonly Item[],
-    revertsAsNull = false,
-    deadline?: Deadline,
-  ): Promise<unknown[]> => {
+  const requestAll = async (items: readonly Item[], how: RequestAllOptions = {}): Promise<unknown[]> => {
+    const { revertsAsNull = false, tooLargeAsResult = false, deadline } = how;
     const results: unknown[] = new Array(items.length);
     let pending = items.map((_, i) => i);
     // Items whose batched answer was over the size cap: from then on each is sent on its own.
@@ -235,11 +269,13 @@ export function createRpcClient(args: {
       const wave = waveSignal(deadline);
       const used = pickClient();
       const batched = clients[used] as PublicClient;
+      const blockBatched = blockClients[used] as PublicClient;
       const solo = soloClients[used] as PublicClient;
       const sendsAlone = (i: number) => alone.has(i) || (items[i] as Item).method === "eth_getLogs";
-      const settled = await inLimitedParallel(pending, sendsAlone, (i) =>
-        rawRequest(items[i] as Item, sendsAlone(i) ? solo : batched, deadline, wave),
-      );
+      const settled = await inLimitedParallel(pending, sendsAlone, (i) => {
+        const item = items[i] as Item;
+        return rawRequest(item, sendsAlone(i) ? solo : item.block ? blockBatched : batched, deadline, wave);
+      });
       const failed: number[] = [];
       let worst: RetryableRpcError | undefined;
       let onlyTooLarge = true;
@@ -255,6 +291,10 @@ export function createRpcClient(args: {
           results[index] = null;
         } else if (error instanceof ResponseTooLargeError && sendsAlone(index)) {
           // Alone and still over the cap: no retry can make this answer smaller.
+          if (tooLargeAsResult) {
+            results[index] = TOO_LARGE;
+            continue;
+          }
           throw new BaseError(`${error.message} (sent alone)`, { cause: error });
         } else if (error instanceof RetryableRpcError) {
           failed.push(index);
@@ -297,22 +337,20 @@ export function createRpcClient(args: {
     }
   };
 
-  /** Runs bulk items in waves of batchSize × concurrency calls. */
-  const requestChunked = async (
-    items: readonly Item[],
-    revertsAsNull = false,
-    deadline?: Deadline,
-  ): Promise<unknown[]> => {
-    const wave = options.batchSize * options.concurrency;
+  /** Runs bulk items in waves of batchSize (blockBatchSize for block calls) × concurrency calls. */
+  const requestChunked = async (items: readonly Item[], how: RequestAllOptions = {}): Promise<unknown[]> => {
+    const wave = (items[0]?.block ? options.blockBatchSize : options.batchSize) * options.concurrency;
+    if (items.length <= wave) return requestAll(items, how);
     const out: unknown[] = [];
     for (let start = 0; start < items.length; start += wave) {
-      out.push(...(await requestAll(items.slice(start, start + wave), revertsAsNull, deadline)));
+      const results = await requestAll(items.slice(start, start + wave), how);
+      for (const result of results) out.push(result);
     }
     return out;
   };
 
   const request = async <T>(method: string, params: unknown[], call?: CallOptions): Promise<T> => {
-    const [result] = await requestAll([{ method, params }], false, deadlineOf(call));
+    const [result] = await requestAll([{ method, params }], { deadline: deadlineOf(call) });
     return result as T;
   };
 
@@ -326,12 +364,19 @@ export function createRpcClient(args: {
    * provider may not have the newest blocks and transactions on every node yet. Nulls left after
    * the last try stay null.
    */
-  const requestRetryingNulls = async <T>(items: readonly Item[], what: string): Promise<(T | null)[]> => {
-    const results = (await requestChunked(items)) as (T | null)[];
+  const requestRetryingNulls = async <T>(
+    items: readonly Item[],
+    what: string,
+    how: RequestAllOptions = {},
+  ): Promise<(T | null)[]> => {
+    const results = (await requestChunked(items, how)) as (T | null)[];
     for (let attempt = 1; attempt < options.attempts && results.some((r) => r === null); attempt++) {
       await sleep(retryDelay(new RetryableRpcError(what), attempt, options), signal);
       const missing = results.map((r, i) => (r === null ? i : -1)).filter((i) => i >= 0);
-      const again = (await requestChunked(missing.map((i) => items[i] as Item))) as (T | null)[];
+      const again = (await requestChunked(
+        missing.map((i) => items[i] as Item),
+        how,
+      )) as (T | null)[];
       missing.forEach((i, k) => {
         results[i] = again[k] ?? null;
       });
@@ -390,8 +435,32 @@ export function createRpcClient(args: {
       for (const tx of raw) if (tx) map.set(lower(tx.hash), toTransaction(tx));
       return map;
     },
+    getBlockReceipts: async (numbers, wanted) => {
+      const raw = await requestRetryingNulls<unknown>(
+        numbers.map((n) => ({ method: "eth_getBlockReceipts", params: [toQuantity(n)], block: true })),
+        "missing block receipts",
+        { tooLargeAsResult: true },
+      );
+      return raw.map((answer, i) =>
+        Array.isArray(answer) ? fromReceipts(numbers[i] as number, answer as RpcReceipt[], wanted) : null,
+      );
+    },
+    getFullBlocks: async (numbers, wanted) => {
+      const raw = await requestRetryingNulls<unknown>(
+        numbers.map((n) => ({ method: "eth_getBlockByNumber", params: [toQuantity(n), true], block: true })),
+        "missing block",
+        { tooLargeAsResult: true },
+      );
+      return raw.map((answer) =>
+        // null: not available; TOO_LARGE (a symbol): over the cap alone.
+        answer !== null && typeof answer === "object" ? fromFullBlock(answer as RpcFullBlock, wanted) : null,
+      );
+    },
     calls: async (calls, blockNumber, call) => {
-      const results = await requestChunked(callItems(calls, blockNumber), true, deadlineOf(call));
+      const results = await requestChunked(callItems(calls, blockNumber), {
+        revertsAsNull: true,
+        deadline: deadlineOf(call),
+      });
       return results.map((r) => (typeof r === "string" ? lower(r) : null));
     },
     multicall: async (calls, blockNumber, call) => {
@@ -401,11 +470,9 @@ export function createRpcClient(args: {
         functionName: "aggregate3",
         args: [calls.map((c) => ({ target: c.to, allowFailure: true, callData: c.data }))],
       });
-      const [raw] = await requestAll(
-        callItems([{ to: MULTICALL3, data }], blockNumber),
-        false,
-        deadlineOf(call),
-      );
+      const [raw] = await requestAll(callItems([{ to: MULTICALL3, data }], blockNumber), {
+        deadline: deadlineOf(call),
+      });
       if (typeof raw !== "string" || raw === "0x") {
         throw new BaseError(`Multicall3 is not deployed at ${MULTICALL3} on chain ${chain.id}`);
       }
@@ -562,6 +629,19 @@ type RpcTx = {
   transactionIndex: string | null;
 };
 
+/** A receipt's fields the indexer reads (eth_getBlockReceipts). */
+type RpcReceipt = {
+  transactionHash: string;
+  transactionIndex: string;
+  blockHash: string | null;
+  blockNumber: string | null;
+  from: string;
+  to: string | null;
+  logs?: { blockTimestamp?: string }[];
+};
+/** eth_getBlockByNumber(n, true): transactions as objects (a hash string: the node ignored `true`). */
+type RpcFullBlock = RpcBlock & { transactions?: (RpcTx | string)[] };
+
 const toQuantity = (n: number): Hex => `0x${n.toString(16)}`;
 const blockTag = (block: number | "latest"): Hex | "latest" =>
   block === "latest" ? "latest" : toQuantity(block);
@@ -588,6 +668,46 @@ function toRawLog(raw: RpcLog): RawLog {
     transactionIndex: Number(raw.transactionIndex),
     logIndex: Number(raw.logIndex),
   };
+}
+
+/**
+ * A block's receipts → its hash, its time (the first log's `blockTimestamp`; 0, which geth 1.16.1
+ * answers in some paths, counts as missing) and the wanted transactions. Only those are converted.
+ */
+function fromReceipts(number: number, receipts: readonly RpcReceipt[], wanted: (hash: Hex) => boolean) {
+  let hash: Hex | null = null;
+  let timestamp: number | null = null;
+  const transactions: TransactionInfo[] = [];
+  for (const receipt of receipts) {
+    if (hash === null && receipt.blockHash) hash = lower(receipt.blockHash);
+    if (timestamp === null && receipt.logs && receipt.logs.length > 0) {
+      const stamp = receipt.logs[0]?.blockTimestamp;
+      if (stamp !== undefined && Number(stamp) > 0) timestamp = Number(stamp);
+    }
+    const txHash = lower(receipt.transactionHash);
+    if (!wanted(txHash)) continue;
+    transactions.push({
+      hash: txHash,
+      from: lower(receipt.from),
+      to: receipt.to ? lower(receipt.to) : null,
+      blockHash: receipt.blockHash ? lower(receipt.blockHash) : null,
+      blockNumber: receipt.blockNumber === null ? null : Number(receipt.blockNumber),
+      transactionIndex: Number(receipt.transactionIndex),
+    });
+  }
+  return { number, hash, parentHash: null, timestamp, transactions } satisfies BlockTransactions;
+}
+
+/** A full block → its header fields and the wanted transactions (only those are converted). */
+function fromFullBlock(raw: RpcFullBlock, wanted: (hash: Hex) => boolean): BlockTransactions {
+  const header = toHeader(raw);
+  const transactions: TransactionInfo[] = [];
+  for (const tx of raw.transactions ?? []) {
+    if (typeof tx === "string") continue;
+    const txHash = lower(tx.hash);
+    if (wanted(txHash)) transactions.push(toTransaction(tx));
+  }
+  return { ...header, transactions };
 }
 
 function toTransaction(raw: RpcTx): TransactionInfo {

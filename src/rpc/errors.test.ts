@@ -2,7 +2,13 @@ import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { HttpRequestError, LimitExceededRpcError, RpcRequestError, TimeoutError } from "viem";
 import { BaseError, RangeTooLargeError, RetryableRpcError } from "../internal/errors.js";
-import { CallRevertedError, classifyRpcError, parseRetryAfter, RateLimitedRpcError } from "./errors.js";
+import {
+  CallRevertedError,
+  classifyRpcError,
+  MethodNotSupportedError,
+  parseRetryAfter,
+  RateLimitedRpcError,
+} from "./errors.js";
 import { retryDelay } from "./retry.js";
 
 const url = "http://node.invalid";
@@ -89,6 +95,25 @@ describe("classifyRpcError", () => {
     assert.ok(
       !classifyRpcError(new HttpRequestError({ url, status: 401 }), "eth_call").retryable,
       "401 is final",
+    );
+  });
+
+  it("recognises a method the node does not serve, by code or by message", () => {
+    for (const [code, message] of [
+      [-32601, "the method eth_getBlockReceipts does not exist/is not available"], // geth
+      [-32004, "Method eth_getBlockReceipts is not supported"], // Hardhat 2 (EDR)
+      [-32600, "Unsupported method: eth_getBlockReceipts"], // a gateway's wording
+      [-32000, "method eth_getBlockReceipts not found"],
+    ] as const) {
+      const error = classifyRpcError(rpcError(code, message), "eth_getBlockReceipts");
+      assert.ok(error instanceof MethodNotSupportedError, message);
+      assert.equal((error as MethodNotSupportedError).method, "eth_getBlockReceipts");
+      assert.equal(error.retryable, false, `${message}: asking again would not help`);
+    }
+    assert.ok(
+      classifyRpcError(rpcError(-32000, "header not found"), "eth_getBlockReceipts") instanceof
+        RetryableRpcError,
+      "a block the node does not have yet is still retried",
     );
   });
 

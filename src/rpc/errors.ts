@@ -35,6 +35,23 @@ export class ResponseTooLargeError extends RetryableRpcError {
   override name = "ResponseTooLargeError";
 }
 
+/**
+ * The node does not serve this method (JSON-RPC -32601 "method not found", -32004 "method not
+ * supported", or a message saying so). Not retryable: asking again gets the same answer; a caller
+ * with another way to the same data (block receipts → full blocks → transactions) takes it.
+ */
+export class MethodNotSupportedError extends BaseError {
+  override name = "MethodNotSupportedError";
+  constructor(
+    message: string,
+    /** The JSON-RPC method the node does not serve. */
+    readonly method: string,
+    options: { cause?: unknown } = {},
+  ) {
+    super(message, options);
+  }
+}
+
 type ErrorFacts = {
   messages: string;
   httpStatus: number | undefined;
@@ -49,6 +66,8 @@ const RANGE_TOO_LARGE =
   /range|too many|more than \d+ results|returned more than|response size|size exceeded|limit exceeded|limited to|too large|too wide|too big|exceeds? (the )?(max|maximum|limit)|max results|query timeout|log response/;
 const REVERTED =
   /revert|vm exception|invalid opcode|function selector was not recognized|out of gas|invalid jump|stack underflow|bad instruction/;
+const NOT_SUPPORTED =
+  /(method|api)\b.{0,80}\b(not found|not supported|not available|does not exist|unsupported|not implemented)|unsupported method|method not allowed/;
 const TRANSIENT =
   /timeout|timed out|econnreset|econnrefused|econnaborted|epipe|socket hang up|socket|fetch failed|network|connection|closed|unavailable|temporar|try again|header not found|busy|overloaded|bad gateway|gateway/;
 
@@ -64,6 +83,8 @@ const TRANSIENT =
  * - for other methods, an answer over the response-size cap → ResponseTooLargeError (retryable:
  *   the client sends the call again on its own, out of its batch);
  * - for eth_call, a revert or a missing function → CallRevertedError;
+ * - a method the node does not serve (-32601, -32004, "method … not supported") →
+ *   MethodNotSupportedError (not retryable);
  * - anything else → a non-retryable BaseError with the original as its cause.
  */
 export function classifyRpcError(error: unknown, method: string): BaseError {
@@ -87,6 +108,12 @@ export function classifyRpcError(error: unknown, method: string): BaseError {
   if (method === "eth_call" && (rpcCode === 3 || REVERTED.test(messages))) {
     return new CallRevertedError(summary, { cause: error });
   }
+  if (
+    httpStatus === undefined &&
+    (rpcCode === -32601 || rpcCode === -32004 || NOT_SUPPORTED.test(messages))
+  ) {
+    return new MethodNotSupportedError(summary, method, { cause: error });
+  }
   if (names.has("TimeoutError")) return new RpcTimeoutError(summary, { cause: error });
   if (httpStatus !== undefined) {
     if (httpStatus === 408 || httpStatus === 425 || httpStatus === 413 || httpStatus >= 500) {
@@ -108,7 +135,8 @@ function isOwnRpcError(error: BaseError): boolean {
   return (
     error instanceof RetryableRpcError ||
     error instanceof RangeTooLargeError ||
-    error instanceof CallRevertedError
+    error instanceof CallRevertedError ||
+    error instanceof MethodNotSupportedError
   );
 }
 

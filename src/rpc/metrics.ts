@@ -1,11 +1,18 @@
-import { Counter, Histogram, Registry } from "prom-client";
+import { Counter, Gauge, Histogram, Registry } from "prom-client";
 import {
   type BaseError,
   type InconsistentKind,
   RangeTooLargeError,
   RetryableRpcError,
 } from "../internal/errors.js";
-import { CallRevertedError, RateLimitedRpcError, ResponseTooLargeError, RpcTimeoutError } from "./errors.js";
+import {
+  CallRevertedError,
+  MethodNotSupportedError,
+  RateLimitedRpcError,
+  ResponseTooLargeError,
+  RpcTimeoutError,
+} from "./errors.js";
+import { type TransactionSource, transactionSources } from "./types.js";
 
 /** Why a JSON-RPC call failed, as counted in `tokenmarket_rpc_errors_total{kind}`. */
 export type RpcErrorKind =
@@ -15,6 +22,7 @@ export type RpcErrorKind =
   | "range_too_large"
   | "response_too_large"
   | "reverted"
+  | "unsupported"
   | "other";
 
 /**
@@ -30,6 +38,8 @@ export type RpcMetrics = {
   failover(chainId: number): void;
   /** An answer that contradicts the node's other answers (see InconsistentAnswerError). */
   inconsistent(chainId: number, kind: InconsistentKind): void;
+  /** The chain's transaction source in use: 1 for it, 0 for the others. */
+  transactionSource(chainId: number, source: TransactionSource): void;
 };
 
 export function createRpcMetrics(): RpcMetrics {
@@ -42,7 +52,7 @@ export function createRpcMetrics(): RpcMetrics {
   });
   const errors = new Counter({
     name: "tokenmarket_rpc_errors_total",
-    help: "JSON-RPC calls that failed, by chain, method and kind: timeout (no answer in time), overloaded (HTTP 429, 408, 413, 425 or 5xx), unavailable (connection failed or dropped, node-side transient error), range_too_large (eth_getLogs), response_too_large (an answer over the size cap, retried alone), reverted (eth_call), other.",
+    help: "JSON-RPC calls that failed, by chain, method and kind: timeout (no answer in time), overloaded (HTTP 429, 408, 413, 425 or 5xx), unavailable (connection failed or dropped, node-side transient error), range_too_large (eth_getLogs), response_too_large (an answer over the size cap, retried alone), reverted (eth_call), unsupported (the node does not serve the method), other.",
     labelNames: ["chain_id", "method", "kind"],
     registers: [registry],
   });
@@ -71,6 +81,12 @@ export function createRpcMetrics(): RpcMetrics {
     labelNames: ["chain_id", "kind"],
     registers: [registry],
   });
+  const sourceGauge = new Gauge({
+    name: "tokenmarket_indexer_transaction_source",
+    help: "How the indexer reads swaps' senders and targets, by chain: 1 for the source in use (blockReceipts: eth_getBlockReceipts; fullBlocks: eth_getBlockByNumber with transactions; transactions: eth_getTransactionByHash per swap), 0 for the others. Chosen by a probe at start, or configured (chains[].transactionSource).",
+    labelNames: ["chain_id", "source"],
+    registers: [registry],
+  });
   return {
     registry,
     call(chainId, method, seconds, error) {
@@ -88,6 +104,10 @@ export function createRpcMetrics(): RpcMetrics {
     inconsistent(chainId, kind) {
       inconsistent.inc({ chain_id: String(chainId), kind });
     },
+    transactionSource(chainId, source) {
+      for (const s of transactionSources)
+        sourceGauge.set({ chain_id: String(chainId), source: s }, s === source ? 1 : 0);
+    },
   };
 }
 
@@ -97,6 +117,7 @@ export function errorKind(error: BaseError): RpcErrorKind {
   if (error instanceof RangeTooLargeError) return "range_too_large";
   if (error instanceof ResponseTooLargeError) return "response_too_large";
   if (error instanceof CallRevertedError) return "reverted";
+  if (error instanceof MethodNotSupportedError) return "unsupported";
   if (error instanceof RetryableRpcError) return "unavailable";
   return "other";
 }

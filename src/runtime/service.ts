@@ -14,8 +14,33 @@ import { createIndexer } from "../sync/indexer.js";
 import { apiDbTimeouts, openDatabase } from "./database.js";
 import { startHealthServer } from "./health-server.js";
 
-/** How often the 24-hour statistics slide forward when no block arrives to move them. */
-const STATS_REFRESH_MS = 60_000;
+/**
+ * The statistics slide forward as each minute starts (the market windows are minute-aligned, so
+ * their figures change by the clock only then), this long after the minute's first instant.
+ */
+const STATS_SLIDE_DELAY_MS = 250;
+const MINUTE_MS = 60_000;
+
+/** Calls `fn` as each minute starts (plus `delayMs`), until the returned stop is called. */
+function everyMinute(fn: () => void, delayMs: number): () => void {
+  let timer: NodeJS.Timeout | undefined;
+  let stopped = false;
+  const schedule = () => {
+    const now = Date.now();
+    const next = Math.floor(now / MINUTE_MS) * MINUTE_MS + MINUTE_MS + delayMs;
+    timer = setTimeout(() => {
+      if (stopped) return;
+      fn();
+      schedule();
+    }, next - now);
+    timer.unref();
+  };
+  schedule();
+  return () => {
+    stopped = true;
+    clearTimeout(timer);
+  };
+}
 
 /**
  * What a process runs: `all` (the demo: devnet, indexer, API), `index` (indexer and pricing, one
@@ -113,7 +138,7 @@ async function startIndexing(args: Parts): Promise<{ lines: string[]; indexer: I
   const indexer = createIndexer({ config, db, logger, derived: pricing, rpcMetrics });
   await indexer.start();
   onStop("indexer", indexer.stop);
-  const statsTimer = setInterval(() => {
+  const stopSlide = everyMinute(() => {
     // Only the chain's writer refreshes them; a standby (another process holds the chain) does not.
     const writing = new Set(
       indexer
@@ -124,12 +149,11 @@ async function startIndexing(args: Parts): Promise<{ lines: string[]; indexer: I
     for (const chain of config.chains) {
       if (!writing.has(chain.id)) continue;
       pricing.refreshStats(db, chain.id).catch((error: unknown) => {
-        logger.warn({ err: error, chain_id: chain.id }, "refreshing 24-hour statistics failed");
+        logger.warn({ err: error, chain_id: chain.id }, "refreshing the statistics failed");
       });
     }
-  }, STATS_REFRESH_MS);
-  statsTimer.unref();
-  onStop("statistics", () => clearInterval(statsTimer));
+  }, STATS_SLIDE_DELAY_MS);
+  onStop("statistics", stopSlide);
   lines.push(`indexer    chains ${config.chains.map((c) => `${c.id} (${c.name})`).join(", ")}`);
   if (args.role === "index") {
     const health = await startHealthServer({

@@ -171,7 +171,10 @@ export function createShapeChain(options: ChainOptions) {
     for (let i = u.poolsAt(n - 1); i < u.poolsAt(n); i++) {
       txs.push({ kind: "create", pool: i, trader: hash32(seed, Kind.trader, i) % 100_000, a: r(), b: r() });
     }
-    if (n > u.creationEraBlocks) {
+    // A profile with quiet blocks draws whether this one trades; the others draw nothing more,
+    // so that their chains stay what they were.
+    const share = profile.activeBlockShare;
+    if (n > u.creationEraBlocks && (share === undefined || r() < share)) {
       const available = u.poolsAt(n - 1);
       const swaps = Math.round(profile.swapsPerBlock * (0.6 + 0.8 * r()));
       const liquidity = Math.floor(swaps * profile.liquidityPerSwap + r());

@@ -5,7 +5,7 @@ import { type ShapeProfileName, shapeProfiles } from "./profiles.js";
 import type { ProviderLimits } from "./rpc.js";
 import { startShapeServer } from "./server.js";
 
-export const shapeUsage = `tokenmarket devnet --shape ethereum|bnb|polygon [options]   a mainnet-shaped synthetic JSON-RPC node
+export const shapeUsage = `tokenmarket devnet --shape ethereum|bnb|polygon|uniswap-v2 [options]   a mainnet-shaped synthetic JSON-RPC node
 
 Options:
   --port N              listen port (default 8545); --host H (default 127.0.0.1)
@@ -18,7 +18,10 @@ Options:
   --swaps-per-block N   overrides the profile's mean
   --limits alchemy|infura|none   eth_getLogs limits and messages (default alchemy)
   --rate-limit N        JSON-RPC calls per second, then HTTP 429 (default 0: none)
-  --creations-per-block N        pools created per block in the creation era (default 500)`;
+  --creations-per-block N        pools created per block in the creation era (default 500)
+  --log-timestamps true|false    logs carry blockTimestamp, as geth ≥ 1.16 and reth answer (default true)
+  --refuse M1,M2        JSON-RPC methods the node does not serve, e.g. eth_getBlockReceipts
+  --full-transactions true|false blocks asked with transactions carry them (default true)`;
 
 /** `tokenmarket devnet --shape …`: runs the synthetic node until SIGINT/SIGTERM. */
 export async function runShapeDevnet(args: { argv: string[]; logger: Logger }): Promise<number> {
@@ -40,11 +43,17 @@ export async function runShapeDevnet(args: { argv: string[]; logger: Logger }): 
       limits: { type: "string" },
       "rate-limit": { type: "string" },
       "creations-per-block": { type: "string" },
+      "log-timestamps": { type: "string" },
+      refuse: { type: "string" },
+      "full-transactions": { type: "string" },
     },
   });
   const profile = String(values.shape ?? "");
   if (!(profile in shapeProfiles))
-    throw new ConfigError("devnet", `--shape must be one of ethereum, bnb, polygon\n\n${shapeUsage}`);
+    throw new ConfigError(
+      "devnet",
+      `--shape must be one of ethereum, bnb, polygon, uniswap-v2\n\n${shapeUsage}`,
+    );
   const int = (name: string): number | undefined => {
     const raw = values[name];
     if (raw === undefined) return undefined;
@@ -56,8 +65,13 @@ export async function runShapeDevnet(args: { argv: string[]; logger: Logger }): 
   const limits = String(values.limits ?? "alchemy");
   if (!["alchemy", "infura", "none"].includes(limits))
     throw new ConfigError("devnet", "--limits must be alchemy, infura or none");
-  const live = String(values.live ?? "true");
-  if (live !== "true" && live !== "false") throw new ConfigError("devnet", "--live must be true or false");
+  const flag = (name: string): boolean => {
+    const raw = String(values[name] ?? "true");
+    if (raw !== "true" && raw !== "false") throw new ConfigError("devnet", `--${name} must be true or false`);
+    return raw === "true";
+  };
+  const live = flag("live");
+  const refuse = values.refuse === undefined ? [] : String(values.refuse).split(",").filter(Boolean);
   let genesisTimeMs: number | undefined;
   if (values["genesis-time"] !== undefined) {
     const raw = String(values["genesis-time"]);
@@ -74,12 +88,15 @@ export async function runShapeDevnet(args: { argv: string[]; logger: Logger }): 
     tokens: int("tokens"),
     seed: int("seed"),
     historyBlocks: int("history-blocks"),
-    live: live === "true",
+    live,
     genesisTimeMs,
     swapsPerBlock: int("swaps-per-block"),
     limits: limits as ProviderLimits,
     rateLimit: int("rate-limit"),
     creationsPerBlock: int("creations-per-block"),
+    logTimestamps: flag("log-timestamps"),
+    refuseMethods: refuse,
+    fullTransactions: flag("full-transactions"),
   });
   const u = server.chain.universe;
   args.logger.info(

@@ -36,11 +36,16 @@ export type ShapeReferenceToken = {
  * for mainnet points at the synthetic chain unchanged, RPC URL apart).
  */
 export type ShapeProfile = {
-  name: "ethereum" | "bnb" | "polygon";
+  name: "ethereum" | "bnb" | "polygon" | "uniswap-v2";
   chainId: number;
   chainName: string;
   blockTimeMs: number;
   swapsPerBlock: number;
+  /**
+   * Share of the trading blocks that hold trades at all (default: every one); `swapsPerBlock` is
+   * then the mean of those blocks. The others hold only the pool creations due in them, if any.
+   */
+  activeBlockShare?: number;
   /** Liquidity changes (Mint, Burn + Collect) per swap. */
   liquidityPerSwap: number;
   newPoolsPerBlock: number;
@@ -366,7 +371,41 @@ const polygon: ShapeProfile = {
   defaults: { pools: 200_000, tokens: 100_000, historyBlocks: 20_000 },
 };
 
-export const shapeProfiles = { ethereum, bnb, polygon } as const;
+/**
+ * The peer benchmark's chain (BENCHMARKS.md, "Ingestion: JSON-RPC calls per swap"): Ethereum's
+ * Uniswap V2 alone, 41,800 blocks of which about one in twenty trades, 10 swaps each on average
+ * (≈ 20,000 swaps), most blocks empty, as an indexer of a few Uniswap V2 pairs sees mainnet.
+ */
+const uniswapV2: ShapeProfile = {
+  name: "uniswap-v2",
+  chainId: 1,
+  chainName: "Ethereum, Uniswap V2",
+  blockTimeMs: 12_000,
+  swapsPerBlock: 10,
+  activeBlockShare: 0.05,
+  liquidityPerSwap: 0.04,
+  newPoolsPerBlock: 0.002,
+  gasLimit: 36_000_000,
+  dexes: [ethereum.dexes[0] as ShapeDex],
+  venues: [{ dex: 0, fee: 3000, tickSpacing: 0 }],
+  referenceTokens: ethereum.referenceTokens,
+  // USDC/WETH, WETH/USDT, DAI/WETH, WBTC/WETH, USDC/USDT: every pool of one factory is another pair.
+  bluechips: [
+    [1, 0, 0],
+    [0, 2, 0],
+    [3, 0, 0],
+    [4, 0, 0],
+    [1, 2, 0],
+  ],
+  confirmations: 2,
+  reorgWindow: 65,
+  finalityDepth: 64,
+  // Fewer pools than tokens: with one venue, a token pairs once with its base (no pair twice).
+  // Blocks 0 and 1 (genesis, the creation era) and 41,798 trading blocks: 41,800 blocks.
+  defaults: { pools: 400, tokens: 1000, historyBlocks: 41_798 },
+};
+
+export const shapeProfiles = { ethereum, bnb, polygon, "uniswap-v2": uniswapV2 } as const;
 export type ShapeProfileName = keyof typeof shapeProfiles;
 
 /** The indexer's configuration of a profile's chain, pointing at a synthetic node's URL. */

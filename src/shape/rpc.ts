@@ -37,7 +37,27 @@ const STUB_CODE = "0x608060405234801561001057600080fd5b5060043610610036576000356
 const LOG_CAP = 10_000;
 const BLOCK_RANGE = 2_000;
 
-export function createShapeRpc(chain: ShapeChain, options: { limits: ProviderLimits }) {
+/** How the node answers beyond the chain's data: provider limits and the methods it lacks. */
+export type ShapeRpcOptions = {
+  limits: ProviderLimits;
+  /**
+   * Logs carry `blockTimestamp` (eth_getLogs, receipts), as geth ≥ 1.16, reth, Erigon, Nethermind
+   * and Besu answer (execution-apis #639); false answers as older nodes and Hardhat 2 do. Default true.
+   */
+  logTimestamps?: boolean;
+  /** Methods answered with geth's -32601 "does not exist/is not available" (a node that lacks them). */
+  refuseMethods?: readonly string[];
+  /**
+   * False: eth_getBlockByNumber/ByHash answer transaction hashes even when full transactions are
+   * asked for (a gateway that does not serve them). Default true.
+   */
+  fullTransactions?: boolean;
+};
+
+export function createShapeRpc(chain: ShapeChain, options: ShapeRpcOptions) {
+  const logTimestamps = options.logTimestamps ?? true;
+  const fullTransactions = options.fullTransactions ?? true;
+  const refused = new Set(options.refuseMethods ?? []);
   const u = chain.universe;
   const { profile, seed } = u;
   const factories = new Set(profile.dexes.map((d) => d.factory as string));
@@ -70,8 +90,9 @@ export function createShapeRpc(chain: ShapeChain, options: { limits: ProviderLim
     );
   };
 
-  const txObject = (n: number, index: number) => {
-    const p = chain.plannedTxs(n)[index];
+  /** Transaction `index` of block n; `planned` avoids planning the block again for each of its transactions. */
+  const txObject = (n: number, index: number, planned = chain.plannedTxs(n)) => {
+    const p = planned[index];
     if (!p) return null;
     const info = u.poolInfo(p.pool);
     const dex = profile.dexes[info.dex] as (typeof profile.dexes)[number];
@@ -126,24 +147,41 @@ export function createShapeRpc(chain: ShapeChain, options: { limits: ProviderLim
       gasUsed: q(gasUsed),
       timestamp: q(chain.timestamp(n)),
       baseFeePerGas: q(baseFee(n)),
-      transactions: full ? txs.map((t) => txObject(n, t.index)) : txs.map((t) => chain.txHash(n, t.index)),
+      transactions:
+        full && fullTransactions
+          ? txs.map((t) => txObject(n, t.index, txs))
+          : txs.map((t) => chain.txHash(n, t.index)),
       uncles: [],
       withdrawals: [],
       withdrawalsRoot: rootHash(n, 5),
     };
   };
 
-  const logObject = (block: ShapeBlock, txIndex: number, logIndex: number, log: ShapeLog) => ({
-    address: log.address,
-    topics: log.topics,
-    data: log.data,
-    blockNumber: q(block.number),
-    blockHash: chain.blockHash(block.number),
-    transactionHash: chain.txHash(block.number, txIndex),
-    transactionIndex: q(txIndex),
-    logIndex: q(logIndex),
-    removed: false,
-  });
+  const logObject = (block: ShapeBlock, txIndex: number, logIndex: number, log: ShapeLog) =>
+    logTimestamps
+      ? {
+          address: log.address,
+          topics: log.topics,
+          data: log.data,
+          blockNumber: q(block.number),
+          blockHash: chain.blockHash(block.number),
+          blockTimestamp: q(chain.timestamp(block.number)),
+          transactionHash: chain.txHash(block.number, txIndex),
+          transactionIndex: q(txIndex),
+          logIndex: q(logIndex),
+          removed: false,
+        }
+      : {
+          address: log.address,
+          topics: log.topics,
+          data: log.data,
+          blockNumber: q(block.number),
+          blockHash: chain.blockHash(block.number),
+          transactionHash: chain.txHash(block.number, txIndex),
+          transactionIndex: q(txIndex),
+          logIndex: q(logIndex),
+          removed: false,
+        };
 
   // Receipts are asked one transaction at a time: the last block's are kept.
   let lastReceipts: { hash: string; value: ReturnType<typeof buildReceipts> } | undefined;
@@ -157,10 +195,11 @@ export function createShapeRpc(chain: ShapeChain, options: { limits: ProviderLim
     let logIndex = 0;
     let cumulative = 0;
     const fee = baseFee(n);
+    const planned = chain.planBlock(n);
     return block.txs.map((tx) => {
       cumulative += tx.gas;
       const tip = BigInt(1 + (hash32(seed, Kind.tx, n, tx.index, 5) % 3)) * 1_000_000_000n;
-      const plan = chain.plannedTxs(n)[tx.index];
+      const plan = planned[tx.index];
       const info = u.poolInfo(tx.pool);
       const dex = profile.dexes[info.dex] as (typeof profile.dexes)[number];
       return {
@@ -462,7 +501,7 @@ export function createShapeRpc(chain: ShapeChain, options: { limits: ProviderLim
   return {
     /** Answers one JSON-RPC call; throws RpcError for the JSON-RPC error answers. */
     handle(method: string, params: unknown[]): unknown {
-      const fn = methods[method];
+      const fn = refused.has(method) ? undefined : methods[method];
       if (!fn) throw new RpcError(-32601, `the method ${method} does not exist/is not available`);
       return fn(params);
     },

@@ -20,6 +20,12 @@ export type ShapeServerOptions = {
   segmentBlocks?: number;
   cacheBlocks?: number;
   limits?: ProviderLimits;
+  /** Logs carry `blockTimestamp` as recent nodes give it (default true; see ShapeRpcOptions). */
+  logTimestamps?: boolean;
+  /** JSON-RPC methods the node does not serve (answered with -32601, as geth does). */
+  refuseMethods?: readonly string[];
+  /** False: blocks come with transaction hashes only, even when full transactions are asked for. */
+  fullTransactions?: boolean;
   /** JSON-RPC calls per second before HTTP 429 (0: no limit). */
   rateLimit?: number;
   host?: string;
@@ -50,7 +56,12 @@ export async function startShapeServer(options: ShapeServerOptions): Promise<Sha
     segmentBlocks: options.segmentBlocks,
     cacheBlocks: options.cacheBlocks,
   });
-  const rpc = createShapeRpc(chain, { limits: options.limits ?? "alchemy" });
+  const rpc = createShapeRpc(chain, {
+    limits: options.limits ?? "alchemy",
+    logTimestamps: options.logTimestamps,
+    refuseMethods: options.refuseMethods,
+    fullTransactions: options.fullTransactions,
+  });
   const rateLimit = options.rateLimit ?? 0;
   let windowStart = 0;
   let used = 0;

@@ -532,3 +532,95 @@ describe("a million pools", () => {
     }
   });
 });
+
+describe("what the synthetic node serves besides its chain", () => {
+  it("gives logs their block's time, and answers as an older node or a gateway would when told", async () => {
+    const modern = await start({});
+    const older = await start({
+      logTimestamps: false,
+      refuseMethods: ["eth_getBlockReceipts"],
+      fullTransactions: false,
+    });
+    try {
+      const head = Number(await result<string>(modern.url, "eth_blockNumber"));
+      const block = await result<{ timestamp: Hex; transactions: { hash: Hex; from: Hex }[] }>(
+        modern.url,
+        "eth_getBlockByNumber",
+        [hex(head), true],
+      );
+      const receipts = await result<{ transactionHash: Hex; from: Hex; logs: { blockTimestamp: Hex }[] }[]>(
+        modern.url,
+        "eth_getBlockReceipts",
+        [hex(head)],
+      );
+      const logs = await result<{ blockTimestamp: Hex }[]>(modern.url, "eth_getLogs", [
+        { fromBlock: hex(head), toBlock: hex(head) },
+      ]);
+      assert.ok(logs.length > 0);
+      for (const log of [...logs, ...receipts.flatMap((r) => r.logs)])
+        assert.equal(log.blockTimestamp, block.timestamp, "each log carries its block's timestamp");
+      assert.deepEqual(
+        receipts.map((r) => [r.transactionHash, r.from]),
+        block.transactions.map((t) => [t.hash, t.from]),
+        "receipts and full transactions agree",
+      );
+
+      const refused = await rpc(older.url, "eth_getBlockReceipts", [hex(head)]);
+      assert.equal(
+        refused.error?.code,
+        -32601,
+        "eth_getBlockReceipts refused as geth refuses a method it lacks",
+      );
+      const hashes = await result<{ transactions: unknown[] }>(older.url, "eth_getBlockByNumber", [
+        hex(head),
+        true,
+      ]);
+      assert.ok(
+        hashes.transactions.length > 0 && hashes.transactions.every((t) => typeof t === "string"),
+        "transaction hashes only",
+      );
+      const plain = await result<Record<string, unknown>[]>(older.url, "eth_getLogs", [
+        { fromBlock: hex(head), toBlock: hex(head) },
+      ]);
+      assert.ok(
+        plain.length > 0 && plain.every((l) => !("blockTimestamp" in l)),
+        "logs without blockTimestamp",
+      );
+    } finally {
+      await Promise.all([modern.close(), older.close()]);
+    }
+  });
+
+  it("the uniswap-v2 profile: one Uniswap V2 factory, most blocks without a trade", async () => {
+    const server = await startShapeServer({
+      profile: "uniswap-v2",
+      historyBlocks: 2000,
+      live: false,
+      port: 0,
+    });
+    try {
+      const { chain } = server;
+      let active = 0;
+      let swaps = 0;
+      chain.blocks(chain.universe.creationEraBlocks + 1, chain.head(), (block) => {
+        const n = block.txs.filter((t) => t.kind === "swap").length;
+        if (n > 0) active++;
+        swaps += n;
+        return true;
+      });
+      assert.ok(active > 40 && active < 200, `about one block in twenty trades (${active} of 2000)`);
+      assert.ok(
+        swaps / active > 6 && swaps / active < 14,
+        `about 10 swaps a trading block (${swaps / active})`,
+      );
+      const pools = Array.from({ length: chain.universe.poolsAt(chain.head()) }, (_, i) =>
+        chain.universe.poolInfo(i),
+      );
+      assert.deepEqual([...new Set(pools.map((p) => p.dex))], [0], "every pool is Uniswap V2's");
+      const pairs = new Set(pools.map((p) => `${p.token0}/${p.token1}`));
+      assert.equal(pairs.size, pools.length, "the factory never holds a pair twice");
+    } finally {
+      await server.close();
+    }
+  });
+});

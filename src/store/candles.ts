@@ -1,5 +1,8 @@
-/** Table `candles`: the pool candles (60 s, 1 h, 1 d) of token0 in token1, with both volumes. */
-import type { Candle, ChartCandle } from "../model/index.js";
+/**
+ * Table `candles`: the pool candles (60 s, 1 h, 1 d) of token0 in token1, with both volumes, and
+ * the USD candles of both tokens (migration 010).
+ */
+import type { Candle, ChartCandle, UsdOhlcv } from "../model/index.js";
 import { chunks, iso, type Queryable } from "./db.js";
 import { bulkInsert, columnsOf, setExcluded, unnest } from "./unnest.js";
 
@@ -21,11 +24,33 @@ type CandleDbRow = {
   volume0: number;
   volume1: number;
   volume_usd: number;
+  open_usd0: number | null;
+  high_usd0: number | null;
+  low_usd0: number | null;
+  close_usd0: number | null;
+  volume_usd0: number | null;
+  open_usd1: number | null;
+  high_usd1: number | null;
+  low_usd1: number | null;
+  close_usd1: number | null;
+  volume_usd1: number | null;
   trades: number;
   buys0: number;
   first_key: number;
   last_key: number;
 };
+
+/** A side's USD candle from its five columns; null when the bucket had no USD-priced trade of it. */
+function usdOf(
+  open: number | null,
+  high: number | null,
+  low: number | null,
+  close: number | null,
+  volume: number | null,
+): UsdOhlcv | null {
+  if (open === null || high === null || low === null || close === null || volume === null) return null;
+  return { open, high, low, close, volume };
+}
 
 const toCandleRow = (r: CandleDbRow): CandleRow => ({
   pool: r.pool,
@@ -42,6 +67,8 @@ const toCandleRow = (r: CandleDbRow): CandleRow => ({
   volume0: r.volume0,
   volume1: r.volume1,
   volumeUsd: r.volume_usd,
+  usd0: usdOf(r.open_usd0, r.high_usd0, r.low_usd0, r.close_usd0, r.volume_usd0),
+  usd1: usdOf(r.open_usd1, r.high_usd1, r.low_usd1, r.close_usd1, r.volume_usd1),
   trades: r.trades,
   buys0: r.buys0,
   firstKey: r.first_key,
@@ -65,7 +92,10 @@ export async function loadCandles(
     const k = unnest("k", KEY_COLUMNS, part, 2);
     const { rows } = await db.query<CandleDbRow>(
       `SELECT c.pool, c.resolution, c.bucket, c.open, c.high, c.low, c.close, c.open1, c.high1, c.low1, c.close1,
-         c.volume0, c.volume1, c.volume_usd, c.trades, c.buys0, c.first_key, c.last_key
+         c.volume0, c.volume1, c.volume_usd,
+         c.open_usd0, c.high_usd0, c.low_usd0, c.close_usd0, c.volume_usd0,
+         c.open_usd1, c.high_usd1, c.low_usd1, c.close_usd1, c.volume_usd1,
+         c.trades, c.buys0, c.first_key, c.last_key
        FROM ${k.sql}
        JOIN candles c ON c.chain_id = $1 AND c.pool = k.pool AND c.resolution = k.resolution AND c.bucket = k.bucket`,
       [chainId, ...k.params],
@@ -90,6 +120,16 @@ const CANDLE_COLUMNS = columnsOf<CandleRow>({
   volume0: ["float8", (c) => c.volume0],
   volume1: ["float8", (c) => c.volume1],
   volume_usd: ["float8", (c) => c.volumeUsd],
+  open_usd0: ["float8", (c) => c.usd0?.open ?? null],
+  high_usd0: ["float8", (c) => c.usd0?.high ?? null],
+  low_usd0: ["float8", (c) => c.usd0?.low ?? null],
+  close_usd0: ["float8", (c) => c.usd0?.close ?? null],
+  volume_usd0: ["float8", (c) => c.usd0?.volume ?? null],
+  open_usd1: ["float8", (c) => c.usd1?.open ?? null],
+  high_usd1: ["float8", (c) => c.usd1?.high ?? null],
+  low_usd1: ["float8", (c) => c.usd1?.low ?? null],
+  close_usd1: ["float8", (c) => c.usd1?.close ?? null],
+  volume_usd1: ["float8", (c) => c.usd1?.volume ?? null],
   trades: ["int", (c) => c.trades],
   buys0: ["int", (c) => c.buys0],
   first_key: ["bigint", (c) => c.firstKey],
@@ -120,6 +160,16 @@ export async function saveCandles(
         "volume0",
         "volume1",
         "volume_usd",
+        "open_usd0",
+        "high_usd0",
+        "low_usd0",
+        "close_usd0",
+        "volume_usd0",
+        "open_usd1",
+        "high_usd1",
+        "low_usd1",
+        "close_usd1",
+        "volume_usd1",
         "trades",
         "buys0",
         "first_key",
@@ -151,23 +201,78 @@ export async function deleteCandlesAbove(
   }));
 }
 
+/** The columns of one side's chart candle (prices and the matching volume), and the filter it needs. */
+function chartColumns(side: 0 | 1, currency: "token" | "usd"): { select: string; where: string } {
+  if (currency === "usd") {
+    return {
+      select: `open_usd${side} AS open, high_usd${side} AS high, low_usd${side} AS low, close_usd${side} AS close, volume_usd${side} AS volume`,
+      // A bucket with trades but none USD-priced for this token has no USD candle.
+      where: `AND open_usd${side} IS NOT NULL`,
+    };
+  }
+  return {
+    select:
+      side === 0
+        ? "open, high, low, close, volume0 AS volume"
+        : "open1 AS open, high1 AS high, low1 AS low, close1 AS close, volume1 AS volume",
+    where: "",
+  };
+}
+
 /**
  * The stored candles of a pair at one resolution with buckets in [from, to) (ms), ascending, from
  * one token's side: side 0 prices token0 in token1 with token0's volume; side 1 prices token1 in
  * token0 with token1's volume, from its own stored OHLC (migration 004: each trade's exact
  * reciprocal rounded once; the reciprocal of a rounded side-0 double would be off in the last place).
+ * With `currency: "usd"`, the side's token's USD candles (migration 010), buckets without one left out.
  */
 export async function loadChartCandles(
   db: Queryable,
-  options: { chainId: number; pool: string; side: 0 | 1; resolution: number; from: number; to: number },
+  options: {
+    chainId: number;
+    pool: string;
+    side: 0 | 1;
+    currency?: "token" | "usd";
+    resolution: number;
+    from: number;
+    to: number;
+  },
 ): Promise<ChartCandle[]> {
+  const columns = chartColumns(options.side, options.currency ?? "token");
   const { rows } = await db.query<ChartCandle>(
-    `SELECT extract(epoch FROM bucket)::float8 * 1000 AS time,
-       ${options.side === 0 ? "open, high, low, close, volume0" : "open1 AS open, high1 AS high, low1 AS low, close1 AS close, volume1"} AS volume
+    `SELECT extract(epoch FROM bucket)::float8 * 1000 AS time, ${columns.select}
      FROM candles
-     WHERE chain_id = $1 AND pool = $2 AND resolution = $3 AND bucket >= $4 AND bucket < $5
+     WHERE chain_id = $1 AND pool = $2 AND resolution = $3 AND bucket >= $4 AND bucket < $5 ${columns.where}
      ORDER BY bucket`,
     [options.chainId, options.pool, options.resolution, iso(options.from), iso(options.to)],
   );
   return rows;
+}
+
+/**
+ * The last stored candle of a pair at one resolution with its bucket before `before` (ms), from
+ * one side (and currency, as `loadChartCandles`): the close that empty intervals after it carry.
+ * Undefined when the pair has none before (its first trade is later). Walks the primary key backwards.
+ */
+export async function loadChartCandleBefore(
+  db: Queryable,
+  options: {
+    chainId: number;
+    pool: string;
+    side: 0 | 1;
+    currency?: "token" | "usd";
+    resolution: number;
+    before: number;
+  },
+): Promise<ChartCandle | undefined> {
+  const columns = chartColumns(options.side, options.currency ?? "token");
+  const { rows } = await db.query<ChartCandle>(
+    `SELECT extract(epoch FROM bucket)::float8 * 1000 AS time, ${columns.select}
+     FROM candles
+     WHERE chain_id = $1 AND pool = $2 AND resolution = $3 AND bucket < $4 ${columns.where}
+     ORDER BY bucket DESC
+     LIMIT 1`,
+    [options.chainId, options.pool, options.resolution, iso(options.before)],
+  );
+  return rows[0];
 }

@@ -84,7 +84,7 @@ export async function chunkEndBlock(
 // ---------------------------------------------------------------------------------------------
 // Stored trades (the rebuilds of candles and series)
 
-/** A stored swap as the rebuilds need it: amounts, decimals and the stored USD figures. */
+/** A stored swap as the rebuilds need it: amounts, decimals and the stored USD figures (prices included). */
 export type StoredTrade = SwapAmounts & {
   pool: string;
   token0: string;
@@ -94,6 +94,8 @@ export type StoredTrade = SwapAmounts & {
   blockNumber: number;
   logIndex: number;
   time: number;
+  token0Usd: number | null;
+  token1Usd: number | null;
   volumeUsd: number | null;
   series0Usd: number | null;
   series1Usd: number | null;
@@ -112,6 +114,8 @@ type StoredTradeRow = {
   amount1_in: string;
   amount0_out: string;
   amount1_out: string;
+  token0_usd: number | null;
+  token1_usd: number | null;
   volume_usd: number | null;
   token0_series_usd: number | null;
   token1_series_usd: number | null;
@@ -119,7 +123,7 @@ type StoredTradeRow = {
 
 const storedTradeColumns = `s.pool, p.token0, p.token1, t0.decimals AS decimals0, t1.decimals AS decimals1,
   s.block_number, s.log_index, s.block_time, s.amount0_in, s.amount1_in, s.amount0_out, s.amount1_out,
-  s.volume_usd, s.token0_series_usd, s.token1_series_usd`;
+  s.token0_usd, s.token1_usd, s.volume_usd, s.token0_series_usd, s.token1_series_usd`;
 
 const storedTradeJoins = `JOIN pools p ON p.chain_id = s.chain_id AND p.address = s.pool
   LEFT JOIN tokens t0 ON t0.chain_id = p.chain_id AND t0.address = p.token0
@@ -139,6 +143,8 @@ function toStoredTrade(r: StoredTradeRow): StoredTrade {
     amount1In: BigInt(r.amount1_in),
     amount0Out: BigInt(r.amount0_out),
     amount1Out: BigInt(r.amount1_out),
+    token0Usd: r.token0_usd,
+    token1Usd: r.token1_usd,
     volumeUsd: r.volume_usd,
     series0Usd: r.token0_series_usd,
     series1Usd: r.token1_series_usd,
@@ -279,4 +285,77 @@ export async function findSwaps(
     ],
   );
   return rows;
+}
+
+const SWAP_ROW_COLUMNS = `block_number, log_index, block_time, tx_hash, maker, exchange,
+       amount0_in, amount1_in, amount0_out, amount1_out, reserve0, reserve1,
+       token0_usd, token1_usd, volume_usd`;
+
+/** Where a pool's reading resumes: after this (block, log index). */
+export type PoolCursor = { pool: string; after: TradePosition };
+
+const CURSOR_COLUMNS = columnsOf<PoolCursor>({
+  pool: ["text", (c) => c.pool],
+  block: ["bigint", (c) => c.after.block],
+  log_index: ["int", (c) => c.after.logIndex],
+});
+
+/**
+ * The swaps of several pools, each strictly after its cursor by (block, log index), oldest first
+ * per pool, at most `limit` per pool: the stream's read of what a commit added to every pair it
+ * follows, in one statement (index swaps_pool_idx, one range per pool).
+ */
+export async function findSwapsAfter(
+  db: Queryable,
+  options: { chainId: number; cursors: readonly PoolCursor[]; limit: number },
+): Promise<Map<string, SwapRow[]>> {
+  const out = new Map<string, SwapRow[]>(options.cursors.map((c) => [c.pool, []]));
+  if (options.cursors.length === 0) return out;
+  const c = unnest("c", CURSOR_COLUMNS, options.cursors, 3);
+  const { rows } = await db.query<SwapRow & { cursor_pool: string }>(
+    `SELECT c.pool AS cursor_pool, s.*
+     FROM ${c.sql}
+     CROSS JOIN LATERAL (
+       SELECT ${SWAP_ROW_COLUMNS}
+       FROM swaps
+       WHERE chain_id = $1 AND pool = c.pool AND (block_number, log_index) > (c.block, c.log_index)
+       ORDER BY block_number, log_index
+       LIMIT $2
+     ) s
+     ORDER BY c.pool, s.block_number, s.log_index`,
+    [options.chainId, options.limit, ...c.params],
+  );
+  for (const { cursor_pool, ...row } of rows) out.get(cursor_pool)?.push(row);
+  return out;
+}
+
+/** The newest swap of each pool (absent: none), in one statement. */
+export async function findLatestSwaps(
+  db: Queryable,
+  chainId: number,
+  pools: readonly string[],
+): Promise<Map<string, { position: TradePosition; time: Date }>> {
+  if (pools.length === 0) return new Map();
+  const { rows } = await db.query<{
+    pool: string;
+    block_number: number;
+    log_index: number;
+    block_time: Date;
+  }>(
+    `SELECT p.pool, s.block_number, s.log_index, s.block_time
+     FROM unnest($2::text[]) AS p(pool)
+     CROSS JOIN LATERAL (
+       SELECT block_number, log_index, block_time FROM swaps
+       WHERE chain_id = $1 AND pool = p.pool
+       ORDER BY block_number DESC, log_index DESC
+       LIMIT 1
+     ) s`,
+    [chainId, [...pools]],
+  );
+  return new Map(
+    rows.map((r) => [
+      r.pool,
+      { position: { block: Number(r.block_number), logIndex: r.log_index }, time: r.block_time },
+    ]),
+  );
 }

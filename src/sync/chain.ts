@@ -9,14 +9,16 @@ import {
   InconsistentAnswerError,
   RangeTooLargeError,
   RetryableRpcError,
+  TransactionSourceUnsupportedError,
   WriterLockLostError,
 } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import type { Checkpoint, PoolState, Token } from "../model/index.js";
-import { createRpcClient, type RpcClient } from "../rpc/client.js";
+import { createRpcClient, MULTICALL3, type RpcClient } from "../rpc/client.js";
+import { MethodNotSupportedError } from "../rpc/errors.js";
 import { createRpcMetrics, type RpcMetrics } from "../rpc/metrics.js";
 import { sleep } from "../rpc/retry.js";
-import type { BlockHeader } from "../rpc/types.js";
+import type { BlockHeader, TransactionSource } from "../rpc/types.js";
 import {
   initSyncState,
   loadCheckpoint,
@@ -42,6 +44,7 @@ import { type Pool, poolFromCreation, unknownState } from "./pools.js";
 import { type ChainStatus, createProgress } from "./progress.js";
 import { createRangeSizer } from "./ranges.js";
 import { readSupplies, readTokens } from "./tokens.js";
+import { checkTransactionSource, probeTransactionSource, sourceMethod } from "./transaction-source.js";
 import { createWriterLock, type Writer } from "./writer-lock.js";
 
 export type ChainSync = {
@@ -55,7 +58,8 @@ export type ChainSync = {
 const isFatal = (error: unknown) =>
   error instanceof DeepReorgError ||
   error instanceof GenesisMismatchError ||
-  error instanceof ChainIdMismatchError;
+  error instanceof ChainIdMismatchError ||
+  error instanceof TransactionSourceUnsupportedError;
 
 /**
  * The indexer of one chain: genesis check, factory scan below the start, backfill in adaptive
@@ -125,6 +129,51 @@ export function createChainSync(args: {
   let highestHead = -1;
   /** Inconsistent answers in a row. */
   let inconsistentStreak = 0;
+  /** Where swaps' senders and targets are read; null until the probe has run (transactionSource "auto"). */
+  let transactionSource: TransactionSource | null = null;
+  /** The configured source has been checked against the node (once, at the first start). */
+  let configuredChecked = false;
+  /** Multicall3 is deployed on the chain: token metadata is read through it (null: not asked yet). */
+  let hasMulticall: boolean | null = null;
+
+  /**
+   * What the node serves, asked once at start: Multicall3 (token metadata is read through it),
+   * and the transaction source. "auto" probes the node (again only after the node stopped serving
+   * the chosen method); a configured source is checked once, and a node that does not serve it
+   * stops the chain with a message naming the setting.
+   */
+  const probeNode = async () => {
+    hasMulticall ??= (await rpc.getCode(MULTICALL3, "latest")) !== "0x";
+    if (transactionSource !== null) return;
+    const head = await rpc.getBlockNumber();
+    const configured = chain.transactionSource;
+    let reason = "configured";
+    if (configured === "auto") {
+      const probed = await probeTransactionSource(rpc, head);
+      transactionSource = probed.source;
+      reason = probed.reason;
+    } else {
+      const refused = configuredChecked ? null : await checkTransactionSource(rpc, head, configured);
+      if (refused !== null) {
+        throw new TransactionSourceUnsupportedError(
+          `chain ${chain.id} (${chain.name}): chains[].transactionSource is "${configured}" but the node does not serve it (${refused}); set it to "auto"`,
+        );
+      }
+      configuredChecked = true;
+      transactionSource = configured;
+    }
+    metrics.transactionSource(chain.id, transactionSource);
+    logger.info(
+      {
+        transaction_source: transactionSource,
+        configured,
+        probe_block: head,
+        reason,
+        multicall3: hasMulticall,
+      },
+      "transaction source chosen",
+    );
+  };
 
   /**
    * An answer contradicted the node's others: counted, logged at warn with the blocks and the
@@ -210,6 +259,7 @@ export function createChainSync(args: {
       "chain indexer starting",
     );
     await verifyCheckpoint();
+    await probeNode();
     progress.phase("scanning-factories");
     const found = await scanFactories({
       db,
@@ -332,6 +382,7 @@ export function createChainSync(args: {
       reorgWindow: chain.reorgWindow,
       parentHash,
       addressFilterLimit: options.addressFilterLimit,
+      transactionSource: transactionSource ?? "transactions",
     }).then(
       (data) => ({ ok: true as const, data }),
       (error: unknown) => ({ ok: false as const, error }),
@@ -422,13 +473,15 @@ export function createChainSync(args: {
       for (const token of [pool.token0, pool.token1]) if (!tokens.has(token)) wantedTokens.add(token);
     }
     // At the head: metadata does not change, and any node (not only an archive) answers there.
-    const newTokens = await readTokens(rpc, [...wantedTokens], "latest");
+    const newTokens = await readTokens(rpc, [...wantedTokens], "latest", {
+      multicall: hasMulticall === true,
+    });
     const newTokenMap = new Map(newTokens.map((t) => [t.address, t]));
     const built = buildBatch({
       logs: data.logs,
       pools: lookup,
       tokens: { get: (a: Hex) => newTokenMap.get(a) ?? tokens.get(a) },
-      blocks: data.headers,
+      blocks: data.blocks,
       transactions: data.transactions,
     });
     // Stopping now abandons the batch: nothing of it was written.
@@ -600,6 +653,19 @@ export function createChainSync(args: {
           // At start (the checkpoint's check): backed off like in the loop, then started again.
           await onInconsistent(error);
           continue;
+        }
+        if (
+          error instanceof MethodNotSupportedError &&
+          transactionSource !== null &&
+          error.method === sourceMethod[transactionSource] &&
+          chain.transactionSource === "auto"
+        ) {
+          // The node no longer serves the chosen method (a failover to another node): probe again.
+          logger.warn(
+            { transaction_source: transactionSource, error: error.message },
+            "the node does not serve the transaction source's method; probing again at the restart",
+          );
+          transactionSource = null;
         }
         const message = error instanceof Error ? error.message : String(error);
         if (isFatal(error)) {

@@ -4,7 +4,9 @@ import { decodePoolCreation } from "../decode/factory-events.js";
 import type { Hex, PoolCreation, RawLog } from "../decode/types.js";
 import { InconsistentAnswerError } from "../internal/errors.js";
 import type { RpcClient } from "../rpc/client.js";
-import type { BlockHeader, TransactionInfo } from "../rpc/types.js";
+import type { BlockHeader, TransactionInfo, TransactionSource } from "../rpc/types.js";
+import type { BlockInfo } from "./batch.js";
+import { fetchBlockData } from "./block-data.js";
 
 /** Everything the node says about one block range, checked for consistency. */
 export type RangeData = {
@@ -14,8 +16,10 @@ export type RangeData = {
   logs: RawLog[];
   /** Pools created in the range by configured factories (not known before). */
   creations: { creation: PoolCreation; dex: DexConfig }[];
-  /** Headers of `from`, `to`, every block with a pool log, and every block of the reorg window. */
+  /** Full headers: of `from`, `to` and every block of the reorg window, and of others read with them. */
   headers: Map<number, BlockHeader>;
+  /** Hash and time of `from`, `to`, every block with a pool log, and every block of the reorg window. */
+  blocks: Map<number, BlockInfo>;
   /** Headers to store as the canonical chain: the range's part of the reorg window, and `to`. */
   canonical: BlockHeader[];
   transactions: Map<Hex, TransactionInfo>;
@@ -37,6 +41,8 @@ export type FetchRangeArgs = {
   parentHash: Hex | null;
   /** Up to this many addresses go into eth_getLogs' address filter; more: topic filter only. */
   addressFilterLimit: number;
+  /** Where the swaps' senders and targets are read (see block-data.ts). */
+  transactionSource: TransactionSource;
 };
 
 /** The range does not continue the stored chain: the parent of `from` is not our checkpoint. */
@@ -45,7 +51,7 @@ export type RangeReorg = { reorg: true; from: number; parentHash: Hex };
 /**
  * Fetches a range: one eth_getLogs for the factories' creation events and the pools' events
  * (another for pools created inside the range when an address filter was used), then the headers
- * and swap transactions, batched. Checks that every log's block hash is the fetched header's and
+ * and swap transactions, batched, from the chain's transaction source (block-data.ts). Checks that every log's block hash is the fetched header's and
  * that the range's first block links to the checkpoint. RangeTooLargeError propagates; answers
  * that contradict each other (a log outside the range or in another block than its header, an
  * unlinked header inside the window, a swap's transaction elsewhere) are an InconsistentAnswerError.
@@ -104,37 +110,41 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
   );
 
   const windowStart = Math.max(from, args.target - args.reorgWindow + 1);
-  const wanted = new Set<number>([from, to]);
-  for (let n = windowStart; n <= to; n++) wanted.add(n);
-  for (const log of kept) if (!factories.has(log.address)) wanted.add(log.blockNumber);
-  const numbers = [...wanted].sort((a, b) => a - b);
+  const linked: number[] = [from];
+  for (let n = Math.max(from + 1, windowStart); n <= to; n++) linked.push(n);
+  if (linked[linked.length - 1] !== to) linked.push(to);
+  const logged: number[] = [];
   const swapTopics = new Set<string>([topics.v2Swap, topics.v3Swap, topics.pancakeV3Swap]);
   const swapLogByTx = new Map<Hex, RawLog>();
   for (const log of kept) {
-    if (swapTopics.has(log.topics[0] ?? "") && !factories.has(log.address))
-      swapLogByTx.set(log.transactionHash, log);
+    if (factories.has(log.address)) continue;
+    if (logged[logged.length - 1] !== log.blockNumber) logged.push(log.blockNumber);
+    if (swapTopics.has(log.topics[0] ?? "")) swapLogByTx.set(log.transactionHash, log);
   }
-  // Headers and transactions at once: viem batches both into the same JSON-RPC requests.
-  const [headerList, transactions] = await Promise.all([
-    rpc.getBlocks(numbers),
-    rpc.getTransactions([...swapLogByTx.keys()]),
-  ]);
-  const headers = new Map(headerList.map((h) => [h.number, h]));
+  // Headers and transactions at once: viem batches them into shared JSON-RPC requests.
+  const { headers, blocks, transactions } = await fetchBlockData({
+    rpc,
+    source: args.transactionSource,
+    linked,
+    logged,
+    swapLogByTx,
+  });
 
   const first = headers.get(from) as BlockHeader;
   if (args.parentHash !== null && first.parentHash !== args.parentHash)
     return { reorg: true, from, parentHash: first.parentHash };
   for (const log of kept) {
-    const header = headers.get(log.blockNumber);
-    if (header && log.blockHash !== null && log.blockHash !== header.hash) {
+    const block = blocks.get(log.blockNumber);
+    if (block && log.blockHash !== null && log.blockHash !== block.hash) {
       throw new InconsistentAnswerError(
         "log_block_mismatch",
         [log.blockNumber],
-        `a log of block ${log.blockNumber} has block hash ${log.blockHash}, its header ${header.hash}`,
+        `a log of block ${log.blockNumber} has block hash ${log.blockHash}, its header ${block.hash}`,
       );
     }
   }
-  const canonical = headerList.filter((h) => h.number >= windowStart || h.number === to);
+  const canonical: BlockHeader[] = [];
+  for (const n of linked) if (n >= windowStart || n === to) canonical.push(headers.get(n) as BlockHeader);
   for (let i = 1; i < canonical.length; i++) {
     const [prev, cur] = [canonical[i - 1] as BlockHeader, canonical[i] as BlockHeader];
     if (cur.number === prev.number + 1 && cur.parentHash !== prev.hash) {
@@ -156,7 +166,7 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
     }
   }
 
-  return { from, to, logs: kept, creations, headers, canonical, transactions };
+  return { from, to, logs: kept, creations, headers, blocks, canonical, transactions };
 }
 
 function unique<T>(items: readonly T[]): T[] {

@@ -1,17 +1,25 @@
 import { decodeDecimals, decodeStringOrBytes32, decodeUint, erc20Selectors } from "../decode/erc20.js";
 import type { Hex } from "../decode/types.js";
+import { BaseError } from "../internal/errors.js";
 import type { Token } from "../model/index.js";
 import type { RpcClient } from "../rpc/client.js";
+import type { CallRequest } from "../rpc/types.js";
+
+/** Calls per Multicall3 aggregate3: 100 tokens' four reads, well under a node's eth_call gas cap. */
+const MULTICALL_CHUNK = 400;
 
 /**
- * Reads name, symbol, decimals and totalSupply of tokens with batched eth_calls at one block.
- * A bytes32 name or symbol is decoded to text; a missing function, a revert or malformed data
- * gives null for that field, never an error. Transport failures do throw (the batch retries).
+ * Reads name, symbol, decimals and totalSupply of tokens at one block: with batched eth_calls, or
+ * (`multicall`, where Multicall3 is deployed) in one eth_call per 100 tokens through aggregate3,
+ * each call allowed to fail, which gives the same answers for a fraction of the JSON-RPC calls. A
+ * bytes32 name or symbol is decoded to text; a missing function, a revert or malformed data gives
+ * null for that field, never an error. Transport failures do throw (the batch retries).
  */
 export async function readTokens(
   rpc: RpcClient,
   addresses: readonly Hex[],
   blockNumber: number | "latest",
+  how: { multicall?: boolean } = {},
 ): Promise<Token[]> {
   if (addresses.length === 0) return [];
   const selectors = [
@@ -20,10 +28,10 @@ export async function readTokens(
     erc20Selectors.decimals,
     erc20Selectors.totalSupply,
   ];
-  const results = await rpc.calls(
-    addresses.flatMap((to) => selectors.map((data) => ({ to, data: data as Hex }))),
-    blockNumber,
-  );
+  const calls = addresses.flatMap((to) => selectors.map((data) => ({ to, data: data as Hex })));
+  const results = how.multicall
+    ? await callsViaMulticall(rpc, calls, blockNumber)
+    : await rpc.calls(calls, blockNumber);
   return addresses.map((address, i) => {
     const [name, symbol, decimals, totalSupply] = results.slice(i * 4, i * 4 + 4);
     return {
@@ -49,4 +57,27 @@ export async function readSupplies(
     const data = results[i];
     return { address, totalSupply: data ? decodeUint(data) : null };
   });
+}
+
+/**
+ * The calls through Multicall3, MULTICALL_CHUNK at a time (the chunks' eth_calls share a JSON-RPC
+ * batch). A chunk whose aggregate3 fails as a whole for a reason retrying cannot fix (a token that
+ * burns the node's gas cap) is read with plain eth_calls instead.
+ */
+async function callsViaMulticall(
+  rpc: RpcClient,
+  calls: readonly CallRequest[],
+  blockNumber: number | "latest",
+): Promise<(Hex | null)[]> {
+  const chunks: CallRequest[][] = [];
+  for (let i = 0; i < calls.length; i += MULTICALL_CHUNK) chunks.push(calls.slice(i, i + MULTICALL_CHUNK));
+  const answers = await Promise.all(
+    chunks.map((chunk) =>
+      rpc.multicall(chunk, blockNumber).catch((error: unknown) => {
+        if (error instanceof BaseError && !error.retryable) return rpc.calls(chunk, blockNumber);
+        throw error;
+      }),
+    ),
+  );
+  return answers.flat();
 }

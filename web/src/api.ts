@@ -1,174 +1,56 @@
 // The page's client of the tokenmarket HTTP API (docs/API.md). Same origin, `x-api-key` on
 // every request, the API's error `message` kept so that the page shows it instead of a guess.
+// Requests and answers are typed by the types generated from the API's OpenAPI document, so a
+// change of the API that the page does not follow fails `npm run typecheck`.
 
-export type ProjectInfo = {
-  website: string | null;
-  logo_url: string | null;
-  twitter: string | null;
-  discord: string | null;
-};
+import type { paths } from "./api-types.js";
+
+/** The API's endpoints, from its OpenAPI document (web/src/api-types.ts, `npm run gen:api-types`). */
+type Path = keyof paths;
+type GetOf<P extends Path> = paths[P] extends { get: infer Operation } ? Operation : never;
+
+/** The query parameters of `GET path`, as the API documents them. */
+export type QueryOf<P extends Path> =
+  GetOf<P> extends { parameters: { query?: infer Query } } ? NonNullable<Query> : never;
+
+/** The JSON body of `GET path`'s 200 answer, as the API documents it. */
+export type AnswerOf<P extends Path> =
+  GetOf<P> extends { responses: { 200: { content: { "application/json": infer Body } } } } ? Body : never;
 
 /** A search result (spec 2.2, with `contract` and `project_info`). */
-export type SearchToken = {
-  contract: string;
-  chain: string;
-  /** null when the contract does not tell. */
-  name: string | null;
-  symbol: string | null;
-  usd_price: number | null;
-  price_change: number | null;
-  decimals: number | null;
-  total_supply: number | null;
-  project_info: ProjectInfo | null;
-};
+export type SearchToken = AnswerOf<"/v1/tokens/search">[number];
+
+export type ProjectInfo = SearchToken["project_info"];
 
 /** `/v1/tokens/metadata` with one token id: the token record without `contract` and `project_info`. */
-export type TokenMetadata = Omit<SearchToken, "contract" | "project_info"> & { contract?: string };
+export type TokenMetadata = Exclude<AnswerOf<"/v1/tokens/metadata">, readonly unknown[]>;
 
-export type Pair = {
-  pair_id: string;
-  chain: number;
-  change: number | null;
-  factory_address: string;
-  factory_name: string;
-  liquidity_value: number | null;
-  pair_address: string;
-  /** Token ids (`<address>:<chain>`). */
-  token0_address: string;
-  token1_address: string;
-  token0_price: number | null;
-  token1_price: number | null;
-  token0_reserves: number | null;
-  token1_reserves: number | null;
-  token0_symbol: string | null;
-  token1_symbol: string | null;
-  volume: number | null;
-};
+export type Pair = AnswerOf<"/api/v1/pairs">[number];
 
-export type Candle = {
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-  date: string;
-  /** Interval start, milliseconds since the epoch. */
-  time: number;
-};
+export type Candle = AnswerOf<"/api/v1/candles">[number];
 
-export type Trade = {
-  pair_id: string;
-  date: string;
-  block_number: number;
-  chain: number;
-  /** The contract the transaction called; null when unknown. */
-  exchange: string | null;
-  factory_address: string;
-  hash: string;
-  log_index: number;
-  /** The transaction's sender; null when unknown. */
-  maker: string | null;
-  pair_address: string;
-  token0_address: string;
-  token1_address: string;
-  token0_amount: number | null;
-  token1_amount: number | null;
-  token0_price: number | null;
-  token1_price: number | null;
-  token0_reserves: number | null;
-  token1_reserves: number | null;
-  token0_symbol: string | null;
-  token1_symbol: string | null;
-  side: "buy" | "sell";
-  price: number | null;
-  /** USD value of the trade, null when unknown. */
-  volume: number | null;
-};
+export type Trade = AnswerOf<"/api/v1/trades">[number];
 
-export type LineChart = { labels: string[]; data: number[] };
+export type LineChart = AnswerOf<"/v1/tokens/line-chart">;
 
 /** The statistics windows of `/v1/tokens/market` and the pair market records, shortest first. */
 export const windowNames = ["5m", "1h", "6h", "24h"] as const;
 export type WindowName = (typeof windowNames)[number];
 
-/** One window's figures: trades with `block_time > now − window`. */
-export type WindowStats = {
-  /** Percent (5.2 means +5.2 %); null without a price at the window's start or now. */
-  price_change: number | null;
-  volume_usd: number | null;
-  /** Trades in which the token (a pair: token0) left the pool. */
-  buys: number;
-  sells: number;
-  /** Distinct transaction senders. */
-  makers: number;
-};
+/** A token's market record (`GET /v1/tokens/market`): price, windows, liquidity, FDV, market cap, pools. */
+export type TokenMarket = AnswerOf<"/v1/tokens/market">[number];
 
-export type Windows = Record<WindowName, WindowStats>;
+/** The four windows' figures (trades with `block_time > now − window`): change, volume, buys, sells, makers. */
+export type Windows = TokenMarket["windows"];
+export type WindowStats = Windows[WindowName];
 
-/** A token's market record (`GET /v1/tokens/market`). */
-export type TokenMarket = {
-  token_id: string;
-  chain: number;
-  contract: string;
-  name: string | null;
-  symbol: string | null;
-  decimals: number | null;
-  usd_price: number | null;
-  windows: Windows;
-  liquidity_usd: number | null;
-  total_supply: number | null;
-  fdv: number | null;
-  circulating_supply: number | null;
-  market_cap: number | null;
-  /** Pools holding the token. */
-  pools: number;
-  first_trade_at: string | null;
-};
+/** A row of `GET /api/v1/pools/top`: a pair market record with its rank. */
+export type TopPool = AnswerOf<"/api/v1/pools/top">[number];
 
-/** A pair's market record (`GET /api/v1/pairs/market`, and the rows of `pools/top`). */
-export type PairMarket = {
-  pair_id: string;
-  chain: number;
-  pair_address: string;
-  factory_name: string;
-  factory_address: string;
-  protocol: string;
-  /** Token ids (`<address>:<chain>`). */
-  token0_address: string;
-  token1_address: string;
-  token0_symbol: string | null;
-  token1_symbol: string | null;
-  /** token0 in token1. */
-  price: number | null;
-  token0_usd_price: number | null;
-  token1_usd_price: number | null;
-  windows: Windows;
-  liquidity_usd: number | null;
-  created_block: number | null;
-  created_at: string | null;
-  first_trade_at: string | null;
-};
+export type PoolSort = NonNullable<QueryOf<"/api/v1/pools/top">["sort"]>;
 
-export const poolSorts = ["volume", "liquidity", "trending", "new"] as const;
-export type PoolSort = (typeof poolSorts)[number];
-
-/** A row of `GET /api/v1/pools/top`. */
-export type TopPool = PairMarket & { rank: number; trending_score?: number | null };
-
-/** A configured chain (`GET /v1/networks`). */
-export type Network = {
-  chain: number;
-  name: string;
-  native_symbol: string | null;
-  /** Block explorer base URL: `${explorer_url}/tx/<hash>`, `/address/…`, `/token/…`, `/block/<n>`. */
-  explorer_url: string | null;
-  indexed_block: number | null;
-  indexed_at: string | null;
-  ready: boolean;
-  dexes: number;
-  pools: number;
-  tokens: number;
-};
+/** A configured chain (`GET /v1/networks`), with its block explorer's base URL. */
+export type Network = AnswerOf<"/v1/networks">[number];
 
 export type WebConfig = {
   demoKey?: string;
@@ -216,7 +98,7 @@ export type CandleQuery = {
   pairId: string;
   from: Date;
   to: Date;
-  interval: string;
+  interval: QueryOf<"/api/v1/candles">["interval"];
 };
 
 export type TradesQuery = { assetId: string; pairId: string; limit?: number; cursor?: string | undefined };
@@ -265,13 +147,17 @@ export function createApiClient(options: {
   const baseUrl = options.baseUrl ?? "";
   const doFetch: Fetch = options.fetch ?? ((input, init) => fetch(input, init));
 
-  async function request(
-    path: string,
-    params: Record<string, string>,
+  async function request<P extends Path>(
+    path: P,
+    params: [QueryOf<P>] extends [never] ? Record<string, never> : QueryOf<P>,
     signal?: AbortSignal,
-  ): Promise<{ body: unknown; response: Response }> {
-    const query = new URLSearchParams(params).toString();
-    const url = `${baseUrl}${path}${query ? `?${query}` : ""}`;
+  ): Promise<{ body: AnswerOf<P>; response: Response }> {
+    const query = new URLSearchParams();
+    for (const [name, value] of Object.entries(params as Record<string, unknown>)) {
+      if (value !== undefined) query.set(name, String(value));
+    }
+    const search = query.toString();
+    const url = `${baseUrl}${path}${search ? `?${search}` : ""}`;
     let response: Response;
     try {
       response = await doFetch(url, {
@@ -283,25 +169,27 @@ export function createApiClient(options: {
       throw new ApiError(0, `Cannot reach the service: ${(error as Error).message}`);
     }
     if (!response.ok) throw new ApiError(response.status, await errorMessage(response));
-    return { body: await response.json(), response };
+    return { body: (await response.json()) as AnswerOf<P>, response };
   }
 
   return {
     async search(searchString, signal) {
-      return (await request("/v1/tokens/search", { searchString }, signal)).body as SearchToken[];
+      return (await request("/v1/tokens/search", { searchString }, signal)).body;
     },
     async metadata(tokenId, signal) {
       const { body, response } = await request("/v1/tokens/metadata", { tokenId }, signal);
+      // One id (no comma) is answered with one record, never a list.
+      if (Array.isArray(body)) throw new ApiError(response.status, "metadata of one token came as a list");
       const chain = tokenId.split(":")[1] ?? "";
       const freshness = parseFreshness(
         response.headers.get("x-indexed-block"),
         response.headers.get("x-indexed-at"),
         chain,
       );
-      return { token: body as TokenMetadata, freshness };
+      return { token: body, freshness };
     },
     async pairs(assetId, signal) {
-      return (await request("/api/v1/pairs", { asset_id: assetId }, signal)).body as Pair[];
+      return (await request("/api/v1/pairs", { asset_id: assetId }, signal)).body;
     },
     async candles(query, signal) {
       const params = {
@@ -311,29 +199,27 @@ export function createApiClient(options: {
         to: isoSeconds(query.to),
         interval: query.interval,
       };
-      return (await request("/api/v1/candles", params, signal)).body as Candle[];
+      return (await request("/api/v1/candles", params, signal)).body;
     },
     async trades(query, signal) {
-      const params: Record<string, string> = { asset_id: query.assetId, pair_id: query.pairId };
-      if (query.limit !== undefined) params.limit = String(query.limit);
+      const params: QueryOf<"/api/v1/trades"> = { asset_id: query.assetId, pair_id: query.pairId };
+      if (query.limit !== undefined) params.limit = query.limit;
       if (query.cursor) params.cursor = query.cursor;
       const { body, response } = await request("/api/v1/trades", params, signal);
-      return { trades: body as Trade[], nextCursor: response.headers.get("x-next-cursor") || undefined };
+      return { trades: body, nextCursor: response.headers.get("x-next-cursor") || undefined };
     },
     async lineChart(tokenId, days, signal) {
-      return (await request("/v1/tokens/line-chart", { tokenId, days: String(days) }, signal))
-        .body as LineChart;
+      return (await request("/v1/tokens/line-chart", { tokenId, days }, signal)).body;
     },
     async tokenMarket(tokenId, signal) {
-      const list = (await request("/v1/tokens/market", { tokenId }, signal)).body as TokenMarket[];
+      const list = (await request("/v1/tokens/market", { tokenId }, signal)).body;
       return list.find((t) => t.token_id === tokenId) ?? list[0];
     },
     async poolsTop(query, signal) {
-      const params = { chain: String(query.chain), sort: query.sort, limit: String(query.limit) };
-      return (await request("/api/v1/pools/top", params, signal)).body as TopPool[];
+      return (await request("/api/v1/pools/top", query, signal)).body;
     },
     async networks(signal) {
-      return (await request("/v1/networks", {}, signal)).body as Network[];
+      return (await request("/v1/networks", {}, signal)).body;
     },
     async webConfig() {
       try {

@@ -2,39 +2,26 @@
 // subscription, the reconnection backoff and the connection's state machine. stream.ts runs them
 // against a real WebSocket; keeping them pure lets the tests walk every transition without one.
 
-import type { Candle, Trade } from "./api.js";
+import type { components } from "./api-types.js";
+import type { Interval } from "./route.js";
+
+/** A message of the server, as the API's OpenAPI document describes it (`StreamServerMessage`). */
+export type ServerMessage = components["schemas"]["StreamServerMessage"];
+
+/** A message of the page (`StreamClientMessage`). */
+export type ClientMessage = components["schemas"]["StreamClientMessage"];
 
 /** What the page subscribes to: the REST parameters of the same data. */
 export type Subscription =
   | { channel: "trades"; pair_id: string; asset_id: string }
-  | { channel: "candles"; pair_id: string; asset_id: string; interval: string; currency?: "token" | "usd" }
+  | { channel: "candles"; pair_id: string; asset_id: string; interval: Interval; currency?: "token" | "usd" }
   | { channel: "prices"; asset_ids: string };
 
+/** The data pushed by the server: a trade, a candle, a price, a rollback. */
+export type PushMessage = Extract<ServerMessage, { type: "trade" | "candle" | "price" | "rollback" }>;
+
 /** A token record as `/api/v1/assets` gives it (`chain` an integer). */
-export type PriceRecord = {
-  contract: string;
-  chain: number;
-  usd_price: number | null;
-  price_change: number | null;
-  name?: string | null;
-  symbol?: string | null;
-  decimals?: number | null;
-  total_supply?: number | null;
-};
-
-/** The data pushed by the server. */
-export type PushMessage =
-  /** `asset_id`: the side the record is seen from (the server adds it; absent, the subscription's). */
-  | { type: "trade"; data: Trade; asset_id?: string }
-  | { type: "candle"; data: Candle; pair_id: string; asset_id: string; interval: string; currency?: string }
-  | { type: "price"; data: PriceRecord }
-  | { type: "rollback"; chain: number; block: number };
-
-export type ServerMessage =
-  | PushMessage
-  | { type: "subscribed" | "unsubscribed"; channel: string; [param: string]: unknown }
-  | { type: "error"; statusCode: number; message: string }
-  | { type: "pong" };
+export type PriceRecord = Extract<ServerMessage, { type: "price" }>["data"];
 
 /** True for the messages that carry data (trade, candle, price, rollback). */
 export function isPush(message: ServerMessage): message is PushMessage {

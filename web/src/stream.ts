@@ -6,6 +6,7 @@
 
 import type { Timers } from "./poller.js";
 import {
+  type ClientMessage,
   initialStreamState,
   isPush,
   type PushMessage,
@@ -93,7 +94,8 @@ export function createStream(options: {
     if (handle !== undefined) timers.clearTimeout(handle);
   };
 
-  const send = (message: Record<string, unknown>) => {
+  /** Sends a message; its type is the API's own description of the client's messages. */
+  const send = (message: ClientMessage) => {
     try {
       socket?.send(JSON.stringify(message));
     } catch {

@@ -82,7 +82,15 @@ export function registerCandleChart(app: FastifyInstance, ctx: ApiContext) {
           200: OkResponse,
           ...errorResponses({
             400: "`tokenId`, `days` or `interval` is missing or malformed, `days` is outside 1 to 90, `interval` is not 5, 15, 30 or 60, or the network is not configured.",
-            404: "No price update of the token in the range.",
+            404: {
+              description: "No price update of the token in the range.",
+              examples: [
+                {
+                  summary: "No price update",
+                  message: `tokenId ${examples.wethId} has no price update in the last 7 days`,
+                },
+              ],
+            },
           }),
         },
       },

@@ -1,31 +1,75 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { badRequest, notFound } from "../../internal/errors.js";
-import { getPairCandles } from "../../pricing/charts.js";
+import type { ChartCandle } from "../../model/index.js";
+import type { CandleCurrency } from "../../pricing/candles.js";
+import { countBackEnd, getPairCandles, getPairCandlesBefore } from "../../pricing/charts.js";
+import type { Queryable } from "../../store/db.js";
 import { findPool } from "../../store/pools.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
 import { finite } from "../numbers.js";
-import { dateTime, errorResponses, ok, params, StringEnum } from "../schemas.js";
-import { bucketCount, CANDLE_INTERVALS, type CandleInterval, MAX_CANDLES, toIso } from "../times.js";
+import { errorResponses, examples, ok, params, StringEnum, timeParam } from "../schemas.js";
+import {
+  bucketCount,
+  CANDLE_INTERVALS,
+  type CandleInterval,
+  MAX_CANDLES,
+  parseTimeParam,
+  toIso,
+} from "../times.js";
 
 const intervals = Object.keys(CANDLE_INTERVALS) as CandleInterval[];
+const CURRENCIES = ["token", "usd"] as const satisfies readonly CandleCurrency[];
 
 const Query = Type.Object({
   asset_id: params.assetId,
   pair_id: params.pairId,
-  from: dateTime("Start of the range, ISO 8601 with a time zone, e.g. `2026-11-20T00:00:00Z`."),
-  to: dateTime("End of the range (after `from`); candles stop at the current time."),
-  interval: StringEnum(intervals, { description: "Candle width; buckets are aligned to the UTC epoch." }),
+  from: Type.Optional(
+    timeParam(
+      "Start of the range: ISO 8601 with a time zone, e.g. `2026-11-20T00:00:00Z`, or (extension) unix seconds, e.g. `1795132800`. Required unless `limit` is given.",
+    ),
+  ),
+  to: Type.Optional(
+    timeParam(
+      "End of the range (after `from`), ISO 8601 or (extension) unix seconds; candles stop at the current time. Required unless `limit` is given.",
+    ),
+  ),
+  interval: StringEnum(intervals, {
+    description: "Candle width; buckets are aligned to the UTC epoch.",
+    examples: ["1h"],
+  }),
+  currency: Type.Optional(
+    StringEnum(CURRENCIES, {
+      description:
+        "Extension. `token` (default): prices in the pair's other token, volume in `asset_id`. `usd`: `asset_id`'s USD price at each trade of the pair (the trade's stored USD price of that token; trades without one are left out), volume the trades' USD value.",
+      examples: ["usd"],
+    }),
+  ),
+  limit: Type.Optional(
+    Type.Integer({
+      minimum: 1,
+      maximum: MAX_CANDLES,
+      description: `Extension: count-back paging. The last \`limit\` intervals (1 to ${MAX_CANDLES}) starting before \`before\`, instead of \`from\`/\`to\` (giving both is a 400 naming \`limit\`).`,
+    }),
+  ),
+  before: Type.Optional(
+    timeParam(
+      "Extension, with `limit`: the exclusive end of the page, ISO 8601 or unix seconds, aligned up to the interval (default: now, which includes the current interval). The next older page is `before` = the `time` (or `date`) of this page's first candle.",
+    ),
+  ),
 });
 
 const Candle = Type.Object(
   {
-    open: Type.Number({ description: "Price of the interval's first trade." }),
+    open: Type.Number({ description: "Price of the interval's first trade (in USD with `currency=usd`)." }),
     high: Type.Number(),
     low: Type.Number(),
     close: Type.Number({ description: "Price of the interval's last trade." }),
-    volume: Type.Number({ description: "Amount of `asset_id` traded in the interval (0 when none)." }),
+    volume: Type.Number({
+      description:
+        "Amount of `asset_id` traded in the interval (with `currency=usd`: the trades' USD value); 0 when none.",
+    }),
     date: Type.String({ format: "date-time", description: "Interval start, ISO 8601 UTC." }),
     time: Type.Integer({ description: "Interval start in milliseconds since the epoch." }),
   },
@@ -56,14 +100,37 @@ const OkResponse = ok(
           time: 1795258800000,
         },
       ],
+      [
+        {
+          open: 3151.02,
+          high: 3163.4,
+          low: 3150.7,
+          close: 3161.15,
+          volume: 39387.5,
+          date: "2026-11-21T10:00:00Z",
+          time: 1795255200000,
+        },
+        {
+          open: 3161.15,
+          high: 3161.15,
+          low: 3161.15,
+          close: 3161.15,
+          volume: 0,
+          date: "2026-11-21T11:00:00Z",
+          time: 1795258800000,
+        },
+      ],
+      [],
     ],
   }),
-  "Candles in ascending time.",
+  "Candles in ascending time. The second example is `currency=usd` (USD prices, USD volume); the third a count-back page past the pair's first trade (`limit`, `before`).",
 );
 
 /**
  * GET /api/v1/candles (spec 4.4, decisions.md "Candles"): OHLCV of `asset_id` priced in the other
  * token of the pair, ascending, empty intervals filled with the previous close and volume 0.
+ * Extensions (the specified answers are unchanged): `currency=usd`, count-back paging with
+ * `limit` and `before`, and unix seconds for the time parameters.
  */
 export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
   app.get<{ Querystring: Static<typeof Query> }>(
@@ -72,40 +139,100 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
       schema: {
         tags: ["market data"],
         summary: "Candles of a pair",
-        description: `Candles of \`asset_id\` priced in the pair's other token (execution prices of the trades, other amount / asset amount), ascending. Intervals between the first trade in range and \`to\` (capped at now) without trades have volume 0 and the previous close. At most ${MAX_CANDLES} intervals per request.`,
+        description: [
+          `Candles of \`asset_id\` priced in the pair's other token (execution prices of the trades, other amount / asset amount), ascending. Intervals between the first trade in range and \`to\` (capped at now) without trades have volume 0 and the previous close. At most ${MAX_CANDLES} intervals per request.`,
+          "",
+          "Extensions beyond the specification (optional; without them the answer is the specified one):",
+          "- `currency=usd`: `asset_id`'s USD price at each trade of the pair (the trade's stored USD price of that token; trades without one are left out) and the trades' USD volume. Empty intervals carry the previous USD close at volume 0.",
+          `- \`limit\` (1–${MAX_CANDLES}) with optional \`before\` (default now): count-back paging, the last \`limit\` intervals starting before \`before\` aligned up to the interval, instead of \`from\`/\`to\`. Never intervals before the pair's first trade (first USD-priced trade with \`currency=usd\`); \`200 []\` once the history is exhausted. Next older page: \`before\` = this page's first \`date\`.`,
+          "- `from`, `to`, `before` also take unix seconds (plain decimal digits).",
+        ].join("\n"),
         security: [{ apiKey: [] }],
         querystring: Query,
         response: {
           200: OkResponse,
           ...errorResponses({
-            400: `A parameter is missing or malformed, \`from\` is not before \`to\`, the range holds more than ${MAX_CANDLES} intervals, \`asset_id\` is not a token of the pair, or the network is not configured.`,
-            404: "The pair is unknown, or it has no trade in the range.",
+            400: `A parameter is missing or malformed, \`from\` is not before \`to\`, the range holds more than ${MAX_CANDLES} intervals, \`limit\`/\`before\` are given with \`from\`/\`to\` (the message names \`limit\`), \`asset_id\` is not a token of the pair, or the network is not configured.`,
+            404: {
+              description:
+                "The pair is unknown, or (with `from`/`to`) it has no trade in the range (with `currency=usd`: no trade with a USD price of `asset_id`).",
+              examples: [
+                { summary: "Unknown pair", message: `pair_id ${examples.pairId} is not a known pair` },
+                { summary: "No trade", message: `pair ${examples.pairId} has no trade between from and to` },
+              ],
+            },
           }),
         },
       },
     },
     async (request, reply) => {
       const { query } = request;
+      const countBack = query.limit !== undefined || query.before !== undefined;
+      if (countBack && (query.from !== undefined || query.to !== undefined)) {
+        throw badRequest(
+          "query parameter limit cannot be combined with from and to: page back with limit (and before), or give a range with from and to",
+        );
+      }
+      if (!countBack) {
+        if (query.from === undefined) throw badRequest("query parameter from is required");
+        if (query.to === undefined) throw badRequest("query parameter to is required");
+      } else if (query.limit === undefined) {
+        throw badRequest("query parameter limit is required with before");
+      }
       const asset = parseId(query.asset_id, "asset_id");
       const pair = parseId(query.pair_id, "pair_id");
       ctx.requireChain(pair.chainId, "pair_id");
       ctx.requireChain(asset.chainId, "asset_id");
-      const from = new Date(query.from);
-      const to = new Date(query.to);
-      if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) {
-        throw badRequest("query parameters from and to must be valid date-times");
-      }
-      if (from.getTime() >= to.getTime()) throw badRequest("query parameter from must be before to");
-      const intervalSeconds = CANDLE_INTERVALS[query.interval];
-      const count = bucketCount(from, to, intervalSeconds);
-      if (count > MAX_CANDLES) {
-        throw badRequest(
-          `query parameters from and to span ${count} intervals of ${query.interval}; at most ${MAX_CANDLES} are allowed`,
+      const currency: CandleCurrency = query.currency ?? "token";
+      const interval = query.interval;
+      const intervalSeconds = CANDLE_INTERVALS[interval];
+      const now = ctx.now();
+
+      // One of the two ways to choose the intervals: a range, or a page counted back.
+      let read: {
+        key: string;
+        load: (db: Queryable, base: PairSide) => Promise<ChartCandle[]>;
+        /** The 404's message when no candle is found; null: an empty page is the answer. */
+        empty: string | null;
+      };
+      if (query.limit !== undefined) {
+        const limit = query.limit;
+        const end = countBackEnd(
+          query.before === undefined ? now : parseTimeParam(query.before),
+          now,
+          intervalSeconds,
         );
+        read = {
+          key: `before|${limit}|${end}`,
+          load: (db, base) => getPairCandlesBefore(db, { ...base, intervalSeconds, limit, end }),
+          // Past the first trade: an empty page, the end of the history.
+          empty: null,
+        };
+      } else {
+        const from = parseTimeParam(query.from as string);
+        const to = parseTimeParam(query.to as string);
+        if (Number.isNaN(from.getTime()) || Number.isNaN(to.getTime())) {
+          throw badRequest("query parameters from and to must be valid date-times");
+        }
+        if (from.getTime() >= to.getTime()) throw badRequest("query parameter from must be before to");
+        const count = bucketCount(from, to, intervalSeconds);
+        if (count > MAX_CANDLES) {
+          throw badRequest(
+            `query parameters from and to span ${count} intervals of ${interval}; at most ${MAX_CANDLES} are allowed`,
+          );
+        }
+        read = {
+          key: `${from.getTime()}|${to.getTime()}`,
+          load: (db, base) => getPairCandles(db, { ...base, intervalSeconds, from, to, now }),
+          empty:
+            currency === "usd"
+              ? `pair ${pair.id} has no trade with a USD price of asset_id ${asset.id} between from and to`
+              : `pair ${pair.id} has no trade between from and to`,
+        };
       }
       return ctx.answer(reply, {
         schema: OkResponse,
-        key: `candles|${pair.id}|${asset.id}|${query.interval}|${from.getTime()}|${to.getTime()}`,
+        key: `candles|${pair.id}|${asset.id}|${interval}|${currency}|${read.key}`,
         chains: [pair.chainId],
         compute: async (db) => {
           const pool = await findPool(db, pair.chainId, pair.address);
@@ -114,20 +241,12 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
           if (side === undefined || asset.chainId !== pool.chain_id) {
             throw badRequest(`asset_id ${asset.id} is not one of the two tokens of pair ${pair.id}`);
           }
-          const stored = await getPairCandles(db, {
-            chainId: pair.chainId,
-            pool: pair.address,
-            side,
-            intervalSeconds,
-            from,
-            to,
-            now: ctx.now(),
-          });
+          const stored = await read.load(db, { chainId: pair.chainId, pool: pair.address, side, currency });
           // The schema's prices are plain numbers (spec 2.4): a non-finite stored price (the
           // reciprocal of a zero) has no honest value, and null would be serialised as 0, so such
           // a candle is left out rather than answered wrong.
           const candles = stored.filter((c) => [c.open, c.high, c.low, c.close].every(Number.isFinite));
-          if (candles.length === 0) throw notFound(`pair ${pair.id} has no trade between from and to`);
+          if (candles.length === 0 && read.empty !== null) throw notFound(read.empty);
           return candles.map((c) => ({
             open: c.open,
             high: c.high,
@@ -142,3 +261,6 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
     },
   );
 }
+
+/** What both ways of reading share: the pair, the side of `asset_id` and the currency. */
+type PairSide = { chainId: number; pool: string; side: 0 | 1; currency: CandleCurrency };

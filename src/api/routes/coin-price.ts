@@ -37,6 +37,8 @@ const OkResponse = ok(CoinPrice, "The coin's price and change.");
 export function registerCoinPrice(app: FastifyInstance, ctx: ApiContext) {
   const coins = ctx.config.coins;
   const known = Object.keys(coins).sort();
+  const unknownCoin = (symbol: string) =>
+    `query parameter symbol: ${symbol} is not a known coin; known coins are ${known.join(", ") || "none"}`;
   app.get<{ Querystring: Static<typeof Query> }>(
     "/v1/coins/price",
     {
@@ -49,8 +51,14 @@ export function registerCoinPrice(app: FastifyInstance, ctx: ApiContext) {
         response: {
           200: OkResponse,
           ...errorResponses({
-            400: "`symbol` is missing, malformed or not a configured coin.",
-            404: "The coin is configured but has no price yet.",
+            400: {
+              description: "`symbol` is missing, malformed or not a configured coin.",
+              examples: [{ summary: "Unknown coin", message: unknownCoin("DOGE") }],
+            },
+            404: {
+              description: "The coin is configured but has no price yet.",
+              examples: [{ summary: "No price yet", message: "ETH has no price yet" }],
+            },
             500: "Unexpected processing error.",
           }),
         },
@@ -59,11 +67,7 @@ export function registerCoinPrice(app: FastifyInstance, ctx: ApiContext) {
     async (request, reply) => {
       const symbol = request.query.symbol.toUpperCase();
       const coin = coins[symbol];
-      if (!coin) {
-        throw badRequest(
-          `query parameter symbol: ${symbol} is not a known coin; known coins are ${known.join(", ") || "none"}`,
-        );
-      }
+      if (!coin) throw badRequest(unknownCoin(symbol));
       const id = { chainId: coin.chain, address: coin.token, id: `${coin.token}:${coin.chain}` };
       return ctx.answer(reply, {
         schema: OkResponse,

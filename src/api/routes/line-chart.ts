@@ -4,7 +4,7 @@ import { notFound } from "../../internal/errors.js";
 import { getTokenLineChart } from "../../pricing/charts.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
-import { errorResponses, ok, params } from "../schemas.js";
+import { errorResponses, examples, ok, params } from "../schemas.js";
 import { toIso } from "../times.js";
 
 const Query = Type.Object({ tokenId: params.tokenId, days: params.days });
@@ -44,7 +44,15 @@ export function registerLineChart(app: FastifyInstance, ctx: ApiContext) {
           200: OkResponse,
           ...errorResponses({
             400: "`tokenId` or `days` is missing or malformed, `days` is outside 1 to 90, or the network is not configured.",
-            404: "No trade of the token falls in the range.",
+            404: {
+              description: "No trade of the token falls in the range.",
+              examples: [
+                {
+                  summary: "No trade",
+                  message: `tokenId ${examples.wethId} has no trade in the last 7 days`,
+                },
+              ],
+            },
           }),
         },
       },

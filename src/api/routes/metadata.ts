@@ -6,6 +6,7 @@ import type { ApiContext } from "../context.js";
 import { parseIdList } from "../ids.js";
 import {
   errorResponses,
+  examples,
   exampleTokens,
   MetadataToken,
   MetadataTokenWithContract,
@@ -43,7 +44,13 @@ export function registerMetadata(app: FastifyInstance, ctx: ApiContext) {
           200: OkResponse,
           ...errorResponses({
             400: "`tokenId` is missing or malformed, lists more than 100 ids, or names an unconfigured network.",
-            404: "No token id is known.",
+            404: {
+              description: "No token id is known.",
+              examples: [
+                { summary: "Unknown token", message: `tokenId ${examples.wethId} is not a known token` },
+                { summary: "None of several known", message: "none of the tokenId values is a known token" },
+              ],
+            },
           }),
         },
       },

@@ -50,10 +50,10 @@ const Pair = Type.Object(
 
 const pairExample = {
   pair_id: examples.pairId,
-  chain: 1,
+  chain: examples.chain,
   change: -1.25,
-  factory_address: "0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f",
-  factory_name: "Uniswap V2",
+  factory_address: examples.v3Factory,
+  factory_name: "Uniswap V3",
   liquidity_value: 80246912.4,
   pair_address: examples.PAIR,
   token0_address: examples.usdcId,

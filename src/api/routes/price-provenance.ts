@@ -33,13 +33,13 @@ const Provenance = Type.Object(
       {
         token_id: examples.wethId,
         usd_price: 3150.73,
-        block_number: 23800123,
+        block_number: 4210,
         date: "2026-11-21T10:00:11Z",
         provenance: {
           method: "pools",
           pools: [
             {
-              pool: "0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640",
+              pool: examples.PAIR,
               dex: "Uniswap V3",
               quote: examples.USDC,
               liquidity_usd: 250000000,
@@ -76,7 +76,10 @@ export function registerPriceProvenance(app: FastifyInstance, ctx: ApiContext) {
           200: OkResponse,
           ...errorResponses({
             400: "`tokenId` is missing or malformed, or names an unconfigured network.",
-            404: "The token has no price record.",
+            404: {
+              description: "The token has no price record.",
+              examples: [{ summary: "No price", message: `tokenId ${examples.wethId} has no price record` }],
+            },
           }),
         },
       },

@@ -53,6 +53,28 @@ const Readiness = Type.Object(
 
 const TIMEOUT_MS = 2000;
 
+const lagging = "chain 31337 lags 45 blocks behind the head (limit 20)";
+const notReadyExample = {
+  status: "not ready",
+  database: "ok",
+  reasons: [lagging],
+  reads: { source: "primary", replicas: [] },
+  chains: [
+    {
+      chain_id: 31337,
+      indexed_block: 4165,
+      head_block: 4210,
+      lag_blocks: 45,
+      max_lag_blocks: 20,
+      head_age_seconds: 1.2,
+      indexer: "running",
+      stopped_since: null,
+      ready: false,
+      reason: lagging,
+    },
+  ],
+};
+
 /**
  * GET /readyz: 200 when the database answers and, for every configured chain, the indexer runs,
  * its node answered the head within `maxHeadAgeMs`, and it is within `maxLagBlocks` of that head;
@@ -71,6 +93,7 @@ export function registerReadyz(app: FastifyInstance, ctx: ApiContext) {
           200: { ...Readiness, description: "Ready." },
           503: {
             ...Readiness,
+            examples: [notReadyExample],
             description:
               "Not ready: the database is unreachable, a network's indexer stopped, its node is unreachable, or it lags.",
           },

@@ -4,25 +4,26 @@ import { badRequest, notFound } from "../../internal/errors.js";
 import { searchTokensByAddress, searchTokensByText } from "../../store/tokens.js";
 import type { ApiContext } from "../context.js";
 import { parseChainList, patterns } from "../ids.js";
-import { errorResponses, exampleTokens, ok, SearchToken } from "../schemas.js";
+import { errorResponses, examples, exampleTokens, ok, SearchToken } from "../schemas.js";
 import { tokenFields } from "../token-records.js";
 
 export const MAX_SEARCH_RESULTS = 15;
 export const MAX_SEARCH_LENGTH = 100;
+const SEARCH_EXAMPLE = "usdc";
 
 const Query = Type.Object({
   searchString: Type.String({
     maxLength: MAX_SEARCH_LENGTH,
     description:
       "Text matched against token contract addresses (full address, optionally `:<network id>`), symbols and names, case-insensitively. Trimmed; 1 to 100 characters.",
-    examples: ["usdc"],
+    examples: [SEARCH_EXAMPLE],
   }),
   chains: Type.Optional(
     Type.String({
       pattern: patterns.chainList,
       maxLength: 400,
       description: "Comma-separated network ids; only tokens on these networks are answered.",
-      examples: ["1,137"],
+      examples: [String(examples.chain)],
     }),
   ),
 });
@@ -52,7 +53,12 @@ export function registerSearch(app: FastifyInstance, ctx: ApiContext) {
           200: OkResponse,
           ...errorResponses({
             400: "`searchString` is missing, empty, longer than 100 characters or holds control characters; or `chains` is malformed or names an unconfigured network.",
-            404: "No token matches.",
+            404: {
+              description: "No token matches.",
+              examples: [
+                { summary: "No match", message: `no token matches searchString "${SEARCH_EXAMPLE}"` },
+              ],
+            },
           }),
         },
       },

@@ -15,14 +15,14 @@ const Query = Type.Object({
   chain: Type.String({
     pattern: patterns.chain,
     description: "Network id; one of the configured networks.",
-    examples: ["1"],
+    examples: [String(examples.chain)],
   }),
   wallets: Type.String({
     pattern: patterns.addressList,
     maxLength: maxListLength(42),
     description:
       "Comma-separated wallet addresses, at most 100; duplicates are answered once, in request order.",
-    examples: ["0x28c6c06298d514db089934071355e5743bf21d60,0x21a31ee1afc51d94c2efccaa2092ad1028285549"],
+    examples: [examples.wallets.join(",")],
   }),
 });
 
@@ -44,8 +44,8 @@ const Balances = Type.Object(
     examples: [
       {
         walletBalances: [
-          { walletAddress: "0x28c6c06298d514db089934071355e5743bf21d60", balance: 1250000.5 },
-          { walletAddress: "0x21a31ee1afc51d94c2efccaa2092ad1028285549", balance: 300 },
+          { walletAddress: examples.wallets[0], balance: 1250000.5 },
+          { walletAddress: examples.wallets[1], balance: 300 },
         ],
         cumulativeBalance: 1250300.5,
       },
@@ -83,7 +83,15 @@ export function registerTokenBalances(app: FastifyInstance, ctx: ApiContext) {
           200: OkResponse,
           ...errorResponses({
             400: "`contract`, `chain` or `wallets` is missing or invalid (not an address, more than 100 wallets, unconfigured network, or a contract that is not an ERC-20 token).",
-            500: `The network's node could not be read, or did not answer within ${BALANCE_TIMEOUT_MS / 1000} s (retries and failover included); no partial answer is given.`,
+            500: {
+              description: `The network's node could not be read, or did not answer within ${BALANCE_TIMEOUT_MS / 1000} s (retries and failover included); no partial answer is given.`,
+              examples: [
+                {
+                  summary: "Node unreachable",
+                  message: `could not read balances from network ${examples.chain} (devnet): its node could not be reached; try again later`,
+                },
+              ],
+            },
           }),
         },
       },

@@ -31,7 +31,8 @@ const Query = Type.Object({
 });
 
 const address = (description: string) => Type.String({ description });
-const Trade = Type.Object(
+/** The trade record (spec 2.6); also the `data` of the stream's trade messages. */
+export const Trade = Type.Object(
   {
     pair_id: Type.String({ description: "Pair id `<pair address>:<network id>`." }),
     date: Type.String({ format: "date-time", description: "Time of the trade's block, ISO 8601 UTC." }),
@@ -74,16 +75,16 @@ const Trade = Type.Object(
   { additionalProperties: false },
 );
 
-const tradeExample = {
+export const tradeExample = {
   pair_id: examples.pairId,
   date: "2026-11-21T10:00:11Z",
-  block_number: 23800123,
-  chain: 1,
-  exchange: "0x7a250d5630b4cf539739df2c5dacb4c659f2488d",
-  factory_address: "0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f",
+  block_number: 4210,
+  chain: examples.chain,
+  exchange: examples.v3SwapRouter,
+  factory_address: examples.v3Factory,
   hash: `0x${"ab".repeat(32)}`,
   log_index: 57,
-  maker: "0x28c6c06298d514db089934071355e5743bf21d60",
+  maker: examples.wallets[0],
   pair_address: examples.PAIR,
   token0_address: examples.USDC,
   token1_address: examples.WETH,
@@ -128,7 +129,12 @@ export function registerTrades(app: FastifyInstance, ctx: ApiContext) {
           200: OkResponse,
           ...errorResponses({
             400: "`asset_id` or `pair_id` missing or malformed, `asset_id` not a token of the pair, bad `limit` or `cursor`, or an unconfigured network.",
-            404: "The pair is not known.",
+            404: {
+              description: "The pair is not known.",
+              examples: [
+                { summary: "Unknown pair", message: `pair_id ${examples.pairId} is not a known pair` },
+              ],
+            },
           }),
         },
       },

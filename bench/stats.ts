@@ -1,0 +1,211 @@
+/**
+ * The cost of keeping the market windows (5m, 1h, 6h, 24h of every pair and token) current, on
+ * the mainnet-shaped synthetic chain (src/shape, docs/SHAPE.md):
+ *
+ * 1. backfill: the indexer with the pricing indexes `historyBlocks` trading blocks of a profile
+ *    (default: Ethereum, 20,000 pools, 6,000 tokens, 300 blocks = one hour at 150 swaps a block);
+ * 2. per block: the head then advances one block at a time and the indexer follows it with one
+ *    block per batch, as it does live; each batch's "priced batch" log line gives the time spent
+ *    on the market windows (fold into minute/hour buckets and makers, recompute the windows of the
+ *    pools and tokens traded) and the rows it wrote, beside the whole batch's pricing time;
+ * 3. per minute: the clock moves a minute at a time and the windows slide (the pools and tokens
+ *    whose trades left a window are recomputed), timed alone.
+ *
+ *   npm run bench:stats
+ *   BENCH_STATS_POOLS=50000 BENCH_STATS_HISTORY=600 BENCH_STATS_BLOCKS=40 npm run bench:stats
+ *   DATABASE_URL=postgres://… npm run bench:stats     scratch databases on that server
+ *
+ * Prints a JSON summary and writes it to bench/results/stats.json.
+ */
+import { mkdirSync, writeFileSync } from "node:fs";
+import * as path from "node:path";
+import { pino } from "pino";
+import { chainSchema } from "../src/config/schema.js";
+import { createSilentLogger } from "../src/internal/logger.js";
+import { slideMarketWindows } from "../src/pricing/market-windows.js";
+import { createPricing } from "../src/pricing/pricing.js";
+import { shapeChainConfig, shapeProfiles } from "../src/shape/profiles.js";
+import { startShapeServer } from "../src/shape/server.js";
+import { getSyncStatus } from "../src/store/chain-state.js";
+import { type Db, withTransaction } from "../src/store/db.js";
+import { createIndexer } from "../src/sync/indexer.js";
+import { openBenchServer, withScratchDb } from "./database.js";
+
+const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const settings = {
+  profile: (process.env.BENCH_STATS_PROFILE ?? "ethereum") as keyof typeof shapeProfiles,
+  pools: env("BENCH_STATS_POOLS", 20_000),
+  tokens: env("BENCH_STATS_TOKENS", 6_000),
+  historyBlocks: env("BENCH_STATS_HISTORY", 300),
+  liveBlocks: env("BENCH_STATS_BLOCKS", 30),
+  slides: env("BENCH_STATS_SLIDES", 10),
+};
+
+type BatchLine = {
+  from_block: number;
+  to_block: number;
+  swaps: number;
+  ms: number;
+  market_ms: number;
+  market_trades: number;
+  market_rows: number;
+  market_pools: number;
+  market_tokens: number;
+};
+
+const median = (values: number[]) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0 ? 0 : (sorted[Math.floor((sorted.length - 1) / 2)] as number);
+};
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted.length === 0
+    ? 0
+    : (sorted[Math.min(sorted.length - 1, Math.ceil(p * sorted.length) - 1)] as number);
+};
+const summary = (values: number[]) => ({
+  median: Math.round(median(values) * 100) / 100,
+  p90: Math.round(percentile(values, 0.9) * 100) / 100,
+  max: Math.round(Math.max(0, ...values) * 100) / 100,
+});
+
+async function waitIndexed(db: Db, chainId: number, block: number): Promise<void> {
+  for (;;) {
+    const [status] = await getSyncStatus(db, [chainId]);
+    if (status && status.indexedBlock >= block) return;
+    await new Promise((resolve) => setTimeout(resolve, 20));
+  }
+}
+
+async function main() {
+  const profile = shapeProfiles[settings.profile];
+  const server = await startShapeServer({
+    profile: settings.profile,
+    pools: settings.pools,
+    tokens: settings.tokens,
+    historyBlocks: settings.historyBlocks,
+    live: false,
+    port: 0,
+  });
+  const postgres = await openBenchServer(undefined, createSilentLogger(), "stats");
+  try {
+    const result = await withScratchDb(postgres.url, { name: "stats", max: 6 }, async (db) => {
+      const chain = chainSchema.parse({
+        ...shapeChainConfig(profile, server.url),
+        confirmations: 0,
+        pollIntervalMs: 50,
+      });
+      const config = { chains: [chain], pricing: { liquidityFloorUsd: 50_000, maxDeviation: 0.05 } };
+      const blockTime = (n: number) => server.chain.timestamp(n) * 1000;
+      const clock = { now: blockTime(server.chain.head()) + 30_000 };
+      const lines: BatchLine[] = [];
+      const logger = pino(
+        { level: "debug" },
+        {
+          write(line: string) {
+            const entry = JSON.parse(line) as { msg?: string } & BatchLine;
+            if (entry.msg === "priced batch") lines.push(entry);
+          },
+        },
+      );
+      const pricing = createPricing({ config, logger, now: () => new Date(clock.now) });
+
+      // 1. Backfill.
+      const head = server.chain.head();
+      let started = performance.now();
+      const backfill = createIndexer({
+        config,
+        db,
+        logger,
+        derived: pricing,
+        options: { follow: false, progressBar: false },
+      });
+      await backfill.start();
+      await backfill.done();
+      const backfillSeconds = (performance.now() - started) / 1000;
+      const backfillLines = lines.splice(0);
+      await pricing.refreshStats(db, chain.id, new Date(clock.now));
+
+      // 2. One block per batch, as when following the head.
+      const follower = createIndexer({
+        config: { chains: [{ ...chain, maxBlockRange: 1 }] },
+        db,
+        logger,
+        derived: pricing,
+        options: { follow: true, progressBar: false, initialBlockRange: 1 },
+      });
+      await follower.start();
+      try {
+        for (let i = 1; i <= settings.liveBlocks; i++) {
+          server.chain.advance(1);
+          clock.now = blockTime(head + i) + 1000;
+          await waitIndexed(db, chain.id, head + i);
+        }
+      } finally {
+        await follower.stop();
+      }
+      const live = lines.splice(0).filter((l) => l.to_block - l.from_block === 0 && l.market_trades > 0);
+
+      // 3. The minute slide, alone (its own transaction).
+      const slides: { ms: number; pools: number; tokens: number; rows: number }[] = [];
+      for (let i = 0; i < settings.slides; i++) {
+        clock.now += 60_000;
+        started = performance.now();
+        const work = await withTransaction(db, (client) => slideMarketWindows(client, chain.id, clock.now));
+        slides.push({
+          ms: performance.now() - started,
+          pools: work.pools,
+          tokens: work.tokens,
+          rows: work.rows,
+        });
+      }
+
+      const counts = (
+        await db.query<Record<string, string>>(
+          `SELECT (SELECT count(*) FROM swaps) AS swaps, (SELECT count(*) FROM pools) AS pools,
+             (SELECT count(*) FROM pool_trade_buckets) AS pool_buckets, (SELECT count(*) FROM token_trade_buckets) AS token_buckets,
+             (SELECT count(*) FROM pool_makers) AS pool_makers, (SELECT count(*) FROM token_makers) AS token_makers,
+             (SELECT count(*) FROM pair_windows) AS pair_windows, (SELECT count(*) FROM token_windows) AS token_windows`,
+        )
+      ).rows[0];
+      return {
+        settings,
+        machine: { cpus: (await import("node:os")).cpus().length, load: (await import("node:os")).loadavg() },
+        backfill: {
+          blocks: head,
+          swaps: backfillLines.reduce((n, l) => n + l.swaps, 0),
+          seconds: Math.round(backfillSeconds * 10) / 10,
+          batches: backfillLines.length,
+          pricingMs: Math.round(backfillLines.reduce((n, l) => n + l.ms, 0)),
+          marketMs: Math.round(backfillLines.reduce((n, l) => n + l.market_ms, 0)),
+        },
+        perBlock: {
+          blocks: live.length,
+          swaps: summary(live.map((l) => l.swaps)),
+          marketMs: summary(live.map((l) => l.market_ms)),
+          pricingMs: summary(live.map((l) => l.ms)),
+          marketRows: summary(live.map((l) => l.market_rows)),
+          poolsRecomputed: summary(live.map((l) => l.market_pools)),
+          tokensRecomputed: summary(live.map((l) => l.market_tokens)),
+        },
+        perMinuteSlide: {
+          slides: slides.length,
+          ms: summary(slides.map((s) => s.ms)),
+          pools: summary(slides.map((s) => s.pools)),
+          tokens: summary(slides.map((s) => s.tokens)),
+          rows: summary(slides.map((s) => s.rows)),
+        },
+        tables: counts,
+      };
+    });
+    console.log(JSON.stringify(result, null, 2));
+    const dir = path.join(import.meta.dirname, "results");
+    mkdirSync(dir, { recursive: true });
+    writeFileSync(path.join(dir, "stats.json"), `${JSON.stringify(result, null, 2)}\n`);
+  } finally {
+    await server.close();
+    await postgres.close();
+  }
+}
+
+await main();

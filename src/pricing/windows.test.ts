@@ -1,0 +1,295 @@
+import * as assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { referenceRatioToNumber } from "../_test/exact.js";
+import { seededRandom } from "../_test/random.js";
+import type { WindowTrade } from "../model/index.js";
+import { addExact, EXACT_ZERO, exactOf, exactText } from "./exact-sum.js";
+import { rankTrending, trendingLiquidityUsd, trendingScore } from "./trending.js";
+import {
+  bucketPartials,
+  bucketRanges,
+  expiringRanges,
+  makerLasts,
+  WINDOW_MS,
+  WINDOW_NAMES,
+  windowFigures,
+  windowSpans,
+} from "./windows.js";
+
+const iso = (ms: number) => new Date(ms).toISOString();
+const MINUTE = 60_000;
+
+/** A random double of a USD volume's magnitudes (1e-9 … 1e9), sometimes an integer or zero. */
+function randomDouble(next: () => number): number {
+  const kind = Math.floor(next() * 10);
+  if (kind === 0) return 0;
+  if (kind === 1) return Math.floor(next() * 1e6);
+  return 10 ** (next() * 18 - 9) * (1 + next());
+}
+
+/** The exact rational of a decimal text (independent of the production parsing: plain BigInt). */
+function rationalOf(text: string): { num: bigint; den: bigint } {
+  const [whole = "0", fraction = ""] = text.split(".");
+  return { num: BigInt(`${whole}${fraction}`), den: 10n ** BigInt(fraction.length) };
+}
+
+describe("exact sums of doubles", () => {
+  it("writes a double as the exact decimal it denotes", () => {
+    assert.equal(exactText(exactOf(0.1)), "0.1000000000000000055511151231257827021181583404541015625");
+    assert.equal(exactText(exactOf(3)), "3");
+    assert.equal(exactText(exactOf(0.5)), "0.5");
+    assert.equal(exactText(exactOf(2 ** 70)), "1180591620717411303424");
+    assert.equal(exactText(exactOf(0)), "0");
+    assert.equal(exactText(exactOf(-1.25)), "-1.25");
+    assert.equal(
+      exactText(exactOf(5e-324)).length,
+      2 + 1074,
+      "the smallest subnormal: 1074 digits after the point",
+    );
+  });
+
+  it("sums in any order to the same exact value, whose rounding is the correctly rounded sum", () => {
+    const next = seededRandom(12);
+    for (let round = 0; round < 200; round++) {
+      const values = Array.from({ length: 1 + Math.floor(next() * 40) }, () => randomDouble(next));
+      const forward = values.reduce((sum, v) => addExact(sum, exactOf(v)), EXACT_ZERO);
+      const backward = [...values].reverse().reduce((sum, v) => addExact(sum, exactOf(v)), EXACT_ZERO);
+      assert.equal(exactText(forward), exactText(backward), "order does not matter");
+      // Grouped: pairs first, then the pairs' sums.
+      let grouped = EXACT_ZERO;
+      for (let i = 0; i < values.length; i += 2) {
+        grouped = addExact(grouped, addExact(exactOf(values[i] as number), exactOf(values[i + 1] ?? 0)));
+      }
+      assert.equal(exactText(grouped), exactText(forward), "grouping does not matter");
+      const { num, den } = rationalOf(exactText(forward));
+      const rounded = referenceRatioToNumber(num, den);
+      assert.equal(Number(exactText(forward)), rounded, "the text reads back as the correctly rounded sum");
+      if (values.length === 1) assert.equal(rounded, values[0], "one term is itself");
+    }
+  });
+});
+
+describe("window spans", () => {
+  it("each window is the W/60 minutes ending with now's minute, split into minutes and hours", () => {
+    const now = Date.parse("2026-11-21T10:37:25Z");
+    const spans = windowSpans(now);
+    assert.deepEqual(
+      spans.map((s) => [s.name, iso(s.start), iso(s.hoursFrom), iso(s.hoursTo)]),
+      [
+        ["5m", "2026-11-21T10:33:00.000Z", "2026-11-21T11:00:00.000Z", "2026-11-21T11:00:00.000Z"],
+        ["1h", "2026-11-21T09:38:00.000Z", "2026-11-21T10:00:00.000Z", "2026-11-21T10:00:00.000Z"],
+        ["6h", "2026-11-21T04:38:00.000Z", "2026-11-21T05:00:00.000Z", "2026-11-21T10:00:00.000Z"],
+        ["24h", "2026-11-20T10:38:00.000Z", "2026-11-20T11:00:00.000Z", "2026-11-21T10:00:00.000Z"],
+      ],
+    );
+  });
+
+  it("the bucket ranges are disjoint and hold every bucket of every window, and only those", () => {
+    const next = seededRandom(3);
+    for (let round = 0; round < 300; round++) {
+      const now = Date.parse("2026-11-21T00:00:00Z") + Math.floor(next() * 3 * 86_400_000);
+      const spans = windowSpans(now);
+      const ranges = bucketRanges(spans);
+      const inRange = (resolution: number, bucket: number) =>
+        ranges.filter(
+          (r) => r.resolution === resolution && bucket >= r.from && (r.to === null || bucket < r.to),
+        ).length;
+      const minute = Math.floor(now / MINUTE) * MINUTE;
+      // Every minute of the last 25 hours: in exactly the windows whose minute range holds it.
+      for (let t = minute - 25 * 3_600_000; t <= minute; t += MINUTE) {
+        const hour = Math.floor(t / 3_600_000) * 3_600_000;
+        for (const [i, name] of WINDOW_NAMES.entries()) {
+          const s = spans[i] as (typeof spans)[number];
+          const inWindow = t >= minute + MINUTE - WINDOW_MS[name];
+          // The minute is counted once: either as its minute bucket or inside its hour bucket.
+          const asMinute = t >= s.start && (t < s.hoursFrom || t >= s.hoursTo);
+          const asHour = hour >= s.hoursFrom && hour < s.hoursTo;
+          assert.equal(asMinute || asHour, inWindow, `${name} at ${iso(now)}: ${iso(t)}`);
+          assert.ok(!(asMinute && asHour), "never twice");
+          if (asMinute) assert.equal(inRange(60, t), 1, "its minute bucket is read once");
+          if (asHour) assert.equal(inRange(3600, hour), 1, "its hour bucket is read once");
+        }
+      }
+    }
+  });
+
+  it("the trades leaving the windows between two minutes", () => {
+    const from = Date.parse("2026-11-21T10:37:10Z");
+    const to = Date.parse("2026-11-21T10:39:50Z");
+    assert.deepEqual(
+      expiringRanges(from, to).map((r) => [iso(r.from), iso(r.to)]),
+      [
+        ["2026-11-20T10:38:00.000Z", "2026-11-20T10:40:00.000Z"],
+        ["2026-11-21T04:38:00.000Z", "2026-11-21T04:40:00.000Z"],
+        ["2026-11-21T09:38:00.000Z", "2026-11-21T09:40:00.000Z"],
+        ["2026-11-21T10:33:00.000Z", "2026-11-21T10:35:00.000Z"],
+      ],
+    );
+  });
+});
+
+const trade = (overrides: Partial<WindowTrade>): WindowTrade => ({
+  pool: "0xpool",
+  token0: "0xt0",
+  token1: "0xt1",
+  blockNumber: 1,
+  logIndex: 0,
+  time: Date.parse("2026-11-21T10:00:05Z"),
+  maker: "0xm1",
+  price: 2,
+  volumeUsd: 10,
+  series0Usd: 3,
+  series1Usd: 1.5,
+  amount0In: 0n,
+  amount1In: 20n,
+  amount0Out: 10n,
+  amount1Out: 0n,
+  ...overrides,
+});
+
+describe("buckets and makers", () => {
+  const trades = [
+    trade({}),
+    // token0 sold, no price, no USD volume, another maker.
+    trade({
+      blockNumber: 2,
+      amount0In: 10n,
+      amount1In: 0n,
+      amount0Out: 0n,
+      amount1Out: 19n,
+      price: null,
+      volumeUsd: null,
+      series0Usd: null,
+      maker: "0xm2",
+    }),
+    trade({ blockNumber: 3, time: Date.parse("2026-11-21T10:01:00Z"), price: 2.5, volumeUsd: 0.1 }),
+  ];
+
+  it("a pool's buckets: exact volume, token0's buys, first and last prices", () => {
+    const partials = bucketPartials(trades, "pool");
+    const minute = partials.filter((p) => p.resolution === 60);
+    assert.deepEqual(
+      minute.map((p) => [
+        iso(p.bucket),
+        p.volumeUsd,
+        p.trades,
+        p.buys,
+        p.open,
+        p.close,
+        p.firstKey,
+        p.lastKey,
+      ]),
+      [
+        ["2026-11-21T10:00:00.000Z", "10", 2, 1, 2, 2, 100_000, 200_000],
+        [
+          "2026-11-21T10:01:00.000Z",
+          "0.1000000000000000055511151231257827021181583404541015625",
+          1,
+          1,
+          2.5,
+          2.5,
+          300_000,
+          300_000,
+        ],
+      ],
+    );
+    const [hour] = partials.filter((p) => p.resolution === 3600);
+    assert.equal(hour?.trades, 3);
+    assert.equal(hour?.close, 2.5);
+    assert.equal(hour?.volumeUsd, "10.1000000000000000055511151231257827021181583404541015625");
+  });
+
+  it("each token's buckets: its own side and its series price", () => {
+    const partials = bucketPartials(trades, "token").filter((p) => p.resolution === 3600);
+    const t0 = partials.find((p) => p.owner === "0xt0");
+    const t1 = partials.find((p) => p.owner === "0xt1");
+    assert.deepEqual([t0?.buys, t0?.open, t0?.close], [2, 3, 3], "token0 left the pool twice");
+    assert.deepEqual([t1?.buys, t1?.open, t1?.close], [1, 1.5, 1.5], "token1 left the pool once");
+  });
+
+  it("makers' latest trades", () => {
+    const lasts = makerLasts(trades, "token");
+    assert.deepEqual(lasts.map((m) => [m.owner, m.maker, m.block]).sort(), [
+      ["0xt0", "0xm1", 3],
+      ["0xt0", "0xm2", 2],
+      ["0xt1", "0xm1", 3],
+      ["0xt1", "0xm2", 2],
+    ]);
+  });
+
+  it("figures: sells = trades − buys, change from before the window, else from its first trade", () => {
+    const sums = { volumeUsd: 5, trades: 4, buys: 1, makers: 2 };
+    const [a, b] = windowFigures({
+      owner: "x",
+      sums: [sums, sums],
+      before: [100, null],
+      firstIn: [90, 80],
+      last: 110,
+      firstTradeAt: 0,
+    });
+    assert.equal(a?.sells, 3);
+    assert.ok(Math.abs((a?.priceChange as number) - 10) < 1e-12, "from the price before the window");
+    assert.equal(b?.priceChange, (110 / 80 - 1) * 100, "from the window's first trade");
+  });
+});
+
+describe("trending", () => {
+  const state = {
+    reserve0: 10n ** 18n,
+    reserve1: 3000n * 10n ** 6n,
+    sqrtPriceX96: null,
+    swapBlock: 5,
+    preSwapReserve0: 10n ** 17n,
+    preSwapReserve1: 300n * 10n ** 6n,
+    stateBlock: 5,
+    stateLogIndex: 0,
+    stateTime: 0,
+  };
+  const pool = {
+    protocol: "v2" as const,
+    decimals0: 18,
+    decimals1: 6,
+    state,
+    usd0: 3000,
+    usd1: 1,
+  };
+
+  it("scores the last hour against the day's average hour", () => {
+    assert.equal(trendingScore(100, 2400), 1);
+    assert.equal(trendingScore(2400, 2400), 24);
+    assert.equal(trendingScore(0, 0), null);
+  });
+
+  it("measures liquidity at the pool's depth: one block of trades cannot lift it", () => {
+    // Now 3,000 + 3,000 USD; before the latest block's first swap 300 + 300.
+    assert.equal(trendingLiquidityUsd(pool), 600);
+  });
+
+  it("never values a side at the pool's own (pushable) price", () => {
+    // Token0 unpriced: only token1's side counts, twice; neither priced: no liquidity.
+    assert.equal(trendingLiquidityUsd({ ...pool, usd0: null }), 600);
+    assert.equal(trendingLiquidityUsd({ ...pool, usd0: null, usd1: 1000 }), 600_000);
+    assert.equal(trendingLiquidityUsd({ ...pool, usd0: null, usd1: null }), null);
+    // The smaller side decides.
+    assert.equal(trendingLiquidityUsd({ ...pool, usd0: 30 }), 6);
+  });
+
+  it("ranks only pools at or above the floor and the minimum volume, ties by address", () => {
+    const candidates = [
+      { ...pool, pool: "0xb", volumeUsd1h: 2000, volumeUsd24h: 4000 },
+      { ...pool, pool: "0xa", volumeUsd1h: 2000, volumeUsd24h: 4000 },
+      { ...pool, pool: "0xc", volumeUsd1h: 500, volumeUsd24h: 500 },
+      { ...pool, pool: "0xd", volumeUsd1h: 2000, volumeUsd24h: 2000, state: { ...state, swapBlock: null } },
+    ];
+    assert.deepEqual(rankTrending(candidates, { liquidityFloorUsd: 500, minVolumeUsd1h: 1000 }), [
+      { pool: "0xd", score: 24 },
+      { pool: "0xa", score: 12 },
+      { pool: "0xb", score: 12 },
+    ]);
+    assert.deepEqual(
+      rankTrending(candidates, { liquidityFloorUsd: 1000, minVolumeUsd1h: 1000 }).map((r) => r.pool),
+      ["0xd"],
+      "the pools measured at 600 USD of depth are below a 1,000 USD floor",
+    );
+  });
+});

@@ -1,0 +1,110 @@
+/**
+ * Tables `pool_trade_buckets` and `token_trade_buckets`: each pool's and token's trades per minute
+ * and per hour (exact USD volume, counts, first and last trade, opening and closing price), what
+ * the market windows are summed from.
+ */
+import type { BucketPartial } from "../model/index.js";
+import { chunks, type Queryable } from "./db.js";
+import { columnsOf, unnest } from "./unnest.js";
+
+export type BucketKind = "pool" | "token";
+
+/** Table and column names per kind (the owner is a pool or a token; prices are the pool's or USD). */
+export const BUCKET_TABLES = {
+  pool: { table: "pool_trade_buckets", owner: "pool", open: "open_price", close: "close_price" },
+  token: { table: "token_trade_buckets", owner: "token", open: "open_usd", close: "close_usd" },
+} as const;
+
+const PARTIAL_COLUMNS = columnsOf<BucketPartial>({
+  owner: ["text", (p) => p.owner],
+  resolution: ["int", (p) => p.resolution],
+  bucket: ["timestamptz", (p) => new Date(p.bucket)],
+  volume: ["text", (p) => p.volumeUsd],
+  trades: ["int", (p) => p.trades],
+  buys: ["int", (p) => p.buys],
+  first_key: ["bigint", (p) => p.firstKey],
+  last_key: ["bigint", (p) => p.lastKey],
+  first_time: ["timestamptz", (p) => new Date(p.firstTime)],
+  open: ["float8", (p) => p.open],
+  close: ["float8", (p) => p.close],
+});
+
+/**
+ * Adds trades to their buckets: a new bucket is inserted, an existing one grows (exact volume sum
+ * in numeric, counts added, the close replaced). A partial whose first trade is not after the
+ * bucket's last one is already in it (the same blocks seen twice) and changes nothing. Returns the
+ * number of rows written.
+ */
+export async function addToBuckets(
+  db: Queryable,
+  chainId: number,
+  kind: BucketKind,
+  partials: readonly BucketPartial[],
+): Promise<number> {
+  const t = BUCKET_TABLES[kind];
+  let written = 0;
+  for (const part of chunks(partials)) {
+    const r = unnest("r", PARTIAL_COLUMNS, part, 2);
+    const result = await db.query(
+      `INSERT INTO ${t.table} AS b (chain_id, ${t.owner}, resolution, bucket, volume_usd, trades, buys,
+         first_key, last_key, first_time, ${t.open}, ${t.close})
+       SELECT $1, r.owner, r.resolution, r.bucket, r.volume::numeric, r.trades, r.buys,
+         r.first_key, r.last_key, r.first_time, r.open, r.close
+       FROM ${r.sql}
+       ON CONFLICT (chain_id, ${t.owner}, resolution, bucket) DO UPDATE SET
+         volume_usd = trim_scale(b.volume_usd + EXCLUDED.volume_usd),
+         trades = b.trades + EXCLUDED.trades,
+         buys = b.buys + EXCLUDED.buys,
+         last_key = EXCLUDED.last_key,
+         ${t.open} = COALESCE(b.${t.open}, EXCLUDED.${t.open}),
+         ${t.close} = COALESCE(EXCLUDED.${t.close}, b.${t.close})
+       WHERE EXCLUDED.first_key > b.last_key`,
+      [chainId, ...r.params],
+    );
+    written += result.rowCount ?? 0;
+  }
+  return written;
+}
+
+/**
+ * Deletes the buckets of `owners` that hold a trade with a key above `lastKey` (a rollback removed
+ * it); returns them with the key of their first trade, from which they are rebuilt.
+ */
+export async function deleteBucketsAbove(
+  db: Queryable,
+  chainId: number,
+  kind: BucketKind,
+  owners: readonly string[],
+  lastKey: number,
+): Promise<{ owner: string; resolution: number; bucket: number; firstKey: number }[]> {
+  if (owners.length === 0) return [];
+  const t = BUCKET_TABLES[kind];
+  const { rows } = await db.query<{ owner: string; resolution: number; bucket: Date; first_key: number }>(
+    `DELETE FROM ${t.table} WHERE chain_id = $1 AND ${t.owner} = ANY($2::text[]) AND last_key > $3
+     RETURNING ${t.owner} AS owner, resolution, bucket, first_key`,
+    [chainId, [...owners], lastKey],
+  );
+  return rows.map((r) => ({
+    owner: r.owner,
+    resolution: r.resolution,
+    bucket: r.bucket.getTime(),
+    firstKey: r.first_key,
+  }));
+}
+
+/** Which of `owners` have at least one bucket (a trade). */
+export async function ownersWithBuckets(
+  db: Queryable,
+  chainId: number,
+  kind: BucketKind,
+  owners: readonly string[],
+): Promise<Set<string>> {
+  if (owners.length === 0) return new Set();
+  const t = BUCKET_TABLES[kind];
+  const { rows } = await db.query<{ owner: string }>(
+    `SELECT o.owner FROM unnest($2::text[]) AS o(owner)
+     WHERE EXISTS (SELECT 1 FROM ${t.table} b WHERE b.chain_id = $1 AND b.${t.owner} = o.owner)`,
+    [chainId, [...owners]],
+  );
+  return new Set(rows.map((r) => r.owner));
+}
