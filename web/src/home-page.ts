@@ -149,7 +149,7 @@ export function createHomePage(deps: Deps): HomePage {
             // Two lines per cell keep a list readable in a third of a desktop or on a phone.
             h(
               "td",
-              { class: "r num" },
+              { class: "r num", title: `${row.symbols[0]} in USD, and the change of the pool's price` },
               row.price,
               h("span", { class: `cell-sub change ${row.change.direction}` }, row.change.text),
             ),
