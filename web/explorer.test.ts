@@ -31,6 +31,9 @@ const chromiumArgs = [
   "--disable-sync",
 ];
 
+/** The block explorer the test's own demo is configured with. */
+const testExplorerUrl = "https://explorer.invalid";
+
 const skipReason = existsSync(chromiumPath)
   ? undefined
   : `no Chromium at ${chromiumPath}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH) to run the browser test`;
@@ -64,6 +67,8 @@ async function startService(): Promise<Service> {
     TOKENMARKET__api__port: String(apiPort),
     TOKENMARKET__devnet__port: String(devnetPort),
     LOG_LEVEL: process.env.LOG_LEVEL ?? "warn",
+    // A block explorer for the demo chain (never visited: the test checks the links' targets).
+    TOKENMARKET__chains__0__explorerUrl: testExplorerUrl,
   };
   delete env.DATABASE_URL;
   delete env.TOKENMARKET_CONFIG;
@@ -184,6 +189,51 @@ async function drawnCandlePixels(page: Page): Promise<{ up: number; down: number
   });
 }
 
+/** What went over the page's WebSockets: the stream's URL, frames sent, and pushes by kind. */
+type StreamLog = {
+  urls: string[];
+  sent: Record<string, unknown>[];
+  /** Messages received, by type. */
+  received: Map<string, number>;
+  /** Trade id (`hash:log_index`) → when its push arrived. */
+  tradePushedAt: Map<string, number>;
+};
+
+function recordStream(page: Page): StreamLog {
+  const log: StreamLog = { urls: [], sent: [], received: new Map(), tradePushedAt: new Map() };
+  page.on("websocket", (ws) => {
+    log.urls.push(ws.url());
+    ws.on("framesent", (frame) => {
+      if (typeof frame.payload === "string")
+        log.sent.push(JSON.parse(frame.payload) as Record<string, unknown>);
+    });
+    ws.on("framereceived", (frame) => {
+      if (typeof frame.payload !== "string") return;
+      const message = JSON.parse(frame.payload) as {
+        type: string;
+        data?: { hash?: string; log_index?: number };
+      };
+      log.received.set(message.type, (log.received.get(message.type) ?? 0) + 1);
+      if (message.type === "trade" && message.data) {
+        log.tradePushedAt.set(`${message.data.hash}:${message.data.log_index}`, Date.now());
+      }
+    });
+  });
+  return log;
+}
+
+/** Trade ids of the REST trades answers the page received from now on. */
+function recordRestTrades(page: Page): { ids: Set<string>; requests: number } {
+  const seen = { ids: new Set<string>(), requests: 0 };
+  page.on("response", async (response) => {
+    if (new URL(response.url()).pathname !== "/api/v1/trades" || !response.ok()) return;
+    seen.requests++;
+    const trades = (await response.json().catch(() => [])) as { hash: string; log_index: number }[];
+    for (const t of trades) seen.ids.add(`${t.hash}:${t.log_index}`);
+  });
+  return seen;
+}
+
 /** Fails the test on page errors, console errors (a CSP refusal among them) and outside requests. */
 function watchPage(page: Page, origin: string) {
   const problems: string[] = [];
@@ -230,11 +280,97 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
   const newContext = (width: number, height: number, extra: Parameters<Browser["newContext"]>[0] = {}) =>
     browser.newContext({ viewport: { width, height }, locale: "en-US", timezoneId: "UTC", ...extra });
 
+  it("lists top, trending and new pools per network on the home page, rows linking to token pages (1440 px)", async () => {
+    const context = await newContext(1440, 900);
+    const page = await context.newPage();
+    const problems = watchPage(page, service.origin);
+    // The page's own answers, to compare its rows with (the lists move with every block).
+    const answers = new Map<string, Promise<{ pair_id: string }[]>>();
+    page.on("response", (response) => {
+      const url = new URL(response.url());
+      if (url.pathname !== "/api/v1/pools/top" || !response.ok()) return;
+      const key = `${url.searchParams.get("chain")}|${url.searchParams.get("sort")}`;
+      answers.set(key, response.json() as Promise<{ pair_id: string }[]>);
+    });
+    const networksResponse = page.waitForResponse((r) => new URL(r.url()).pathname === "/v1/networks");
+    await page.goto(`${service.origin}/`);
+    const networksAnswer = await networksResponse;
+    assert.equal(networksAnswer.status(), 200, await networksAnswer.text());
+    const networks = (await networksAnswer.json()) as { chain: number; name: string }[];
+    assert.ok(networks.length > 0, "the demo has its network");
+    assert.ok(await page.locator("#search-input").isVisible(), "the search box stays at the top");
+
+    const lists = [
+      ["top", "volume"],
+      ["trending", "trending"],
+      ["new", "new"],
+    ] as const;
+    let firstLink: { href: string; pairId: string } | undefined;
+    for (const network of networks) {
+      const section = page.locator(`section.network[data-chain="${network.chain}"]`);
+      assert.match((await section.locator("h2").textContent()) ?? "", new RegExp(network.name));
+      for (const [id, sort] of lists) {
+        const card = `[data-testid=home-${id}][data-chain="${network.chain}"]`;
+        await page.waitForSelector(`${card}:is([data-state=ready], [data-state=empty])`, { timeout: 20_000 });
+        const rows = await page.locator(`${card} tbody tr`).evaluateAll((trs) =>
+          trs.map((tr) => ({
+            pairId: tr.getAttribute("data-pair-id") ?? "",
+            hrefs: Array.from(tr.querySelectorAll("a")).map((a) => a.getAttribute("href") ?? ""),
+          })),
+        );
+        const answer = await answers.get(`${network.chain}|${sort}`);
+        assert.ok(answer, `the page asked for the ${sort} pools of chain ${network.chain}`);
+        assert.deepEqual(
+          rows.map((r) => r.pairId),
+          answer.map((p) => p.pair_id),
+          `${id}: the rows are the API's answer, in its order`,
+        );
+        assert.equal(
+          await page.getAttribute(card, "data-state"),
+          answer.length === 0 ? "empty" : "ready",
+          `${id}: an empty list says so`,
+        );
+        for (const row of rows) {
+          assert.equal(row.hrefs.length, 2, "both tokens of the pool link to their pages");
+          for (const href of row.hrefs) {
+            assert.match(href, /^#\/token\/0x[0-9a-f]{40}:\d+\?pair=0x[0-9a-f]{40}:\d+$/);
+            assert.ok(href.endsWith(`pair=${row.pairId}`), "opened on that pool");
+          }
+        }
+        if (id !== "trending") {
+          // The demo has traded for days: its busiest and newest pools exist (trending depends on the hour).
+          assert.ok(rows.length > 0, `${id}: pools listed on chain ${network.chain}`);
+        }
+        const first = rows[0];
+        if (id === "top" && first && !firstLink)
+          firstLink = { href: first.hrefs[0] as string, pairId: first.pairId };
+      }
+    }
+    await page.screenshot({ path: path.join(resultsDir, "explorer-home-1440.png"), fullPage: true });
+
+    // A row's token opens its page on that pool.
+    assert.ok(firstLink);
+    await page.locator(`a[href="${firstLink.href}"]`).first().click();
+    await page.waitForURL((url) => url.hash === firstLink?.href);
+    await page.waitForSelector('#candle-chart[data-state="ready"]', { timeout: 20_000 });
+    assert.equal(
+      await page.getAttribute("#candle-chart", "data-pair"),
+      firstLink.pairId,
+      "the pool of the row is charted",
+    );
+    await page.waitForSelector('.market-card:is([data-state="ready"], [data-state="empty"])', {
+      timeout: 20_000,
+    });
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
   it("searches WETH, opens it, draws candles, switches interval, shows live trades (1440 px)", async () => {
     const context: BrowserContext = await newContext(1440, 900);
     const page = await context.newPage();
     const problems = watchPage(page, service.origin);
     const { transfers } = await recordTransfers(page);
+    const stream = recordStream(page);
 
     await page.goto(`${service.origin}/`, { waitUntil: "load" });
     await page.waitForFunction(() => (document.getElementById("api-key") as HTMLInputElement).value !== "");
@@ -259,6 +395,7 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
     const candlesResponse = page.waitForResponse(
       (r) => r.url().includes("/api/v1/candles") && r.request().method() === "GET",
     );
+    const marketResponse = page.waitForResponse((r) => new URL(r.url()).pathname === "/v1/tokens/market");
     const clicked = Date.now();
     await option.first().click();
     await page.waitForURL(/#\/token\/0x[0-9a-f]{40}:\d+/);
@@ -282,6 +419,39 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
     await page.waitForSelector('.line-card[data-state="ready"]', { timeout: 15_000 });
     assert.ok(Number(await page.getAttribute("#line-chart", "data-points")) > 0, "the line chart has points");
     assert.ok((await page.locator("[data-testid=pairs] tbody tr").count()) > 0, "pairs are listed");
+
+    // The market card: the four windows of /v1/tokens/market, as the API gave them.
+    const marketAnswer = await marketResponse;
+    assert.equal(marketAnswer.status(), 200);
+    const [market] = (await marketAnswer.json()) as {
+      windows: Record<string, { buys: number; sells: number; makers: number }>;
+      pools: number;
+    }[];
+    assert.ok(market, "WETH has market figures");
+    await page.waitForSelector('.market-card[data-state="ready"]', { timeout: 15_000 });
+    const windowRows = await page.locator("[data-testid=windows] tbody tr").evaluateAll((trs) =>
+      trs.map((tr) => ({
+        window: tr.getAttribute("data-window"),
+        cells: Array.from(tr.querySelectorAll("td")).map((td) => td.textContent ?? ""),
+      })),
+    );
+    assert.deepEqual(
+      windowRows.map((r) => r.window),
+      ["5m", "1h", "6h", "24h"],
+    );
+    const day = windowRows[3];
+    const count = (n: number) => n.toLocaleString("en-US");
+    assert.ok(
+      day?.cells[2]?.startsWith(
+        `${count(market.windows["24h"]?.buys ?? -1)} / ${count(market.windows["24h"]?.sells ?? -1)}`,
+      ),
+      `24 h buys / sells shown as answered (${day?.cells[2]})`,
+    );
+    assert.equal(day?.cells[3], count(market.windows["24h"]?.makers ?? -1));
+    assert.match(
+      (await page.textContent("[data-testid=market-facts]")) ?? "",
+      new RegExp(`Pools\\s*${market.pools}`),
+    );
 
     // Another interval: a new request, and a redraw.
     const hourly = page.waitForResponse(
@@ -329,6 +499,36 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
     const sell = sides.find((s) => s.side === "sell");
     if (buy && sell) assert.notEqual(buy.color, sell.color, "buys and sells have different colours");
 
+    // Block explorer links where the network has one (the test's own demo is given one).
+    const networks = (await (
+      await fetch(`${service.origin}/v1/networks`, { headers: { "x-api-key": service.demoKey } })
+    ).json()) as { chain: number; explorer_url: string | null }[];
+    const [tokenAddress, tokenChain] = tokenHash
+      .replace(/^#\/token\//, "")
+      .replace(/\?.*$/, "")
+      .split(":");
+    const explorer = networks.find((n) => String(n.chain) === tokenChain)?.explorer_url ?? null;
+    if (service.child)
+      assert.equal(explorer, testExplorerUrl, "the demo's network has the explorer configured");
+    if (explorer) {
+      const firstTrade = rows.first();
+      const hash = (await firstTrade.getAttribute("data-trade-id"))?.split(":")[0];
+      assert.equal(await firstTrade.locator("a.ext").last().getAttribute("href"), `${explorer}/tx/${hash}`);
+      assert.match(
+        (await firstTrade.locator("a.ext").first().getAttribute("href")) ?? "",
+        new RegExp(`^${explorer}/address/0x[0-9a-f]{40}$`),
+      );
+      assert.equal(
+        await page.locator(".token-head a.ext").first().getAttribute("href"),
+        `${explorer}/token/${tokenAddress}`,
+      );
+      assert.match(
+        (await page.locator(".live-block a.ext").getAttribute("href")) ?? "",
+        new RegExp(`^${explorer}/block/\\d+$`),
+      );
+      assert.equal(await firstTrade.locator("a.ext").last().getAttribute("rel"), "noopener noreferrer");
+    }
+
     // Paging to older trades with the cursor.
     const before = await rows.count();
     const older = page.locator("[data-testid=load-older]");
@@ -342,18 +542,40 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
       );
     }
 
-    // Live: a new trade on top within 30 s, without a reload.
+    // Live through the stream: the indicator says so, the key went in the first message (never in
+    // the URL), and a trade pushed over the WebSocket is put on top without any request.
+    await page.waitForSelector("[data-testid=live-mode][data-mode=live]", { timeout: 20_000 });
+    assert.equal(stream.urls.length, 1, "one stream connection");
+    assert.match(stream.urls[0] ?? "", /^ws:\/\/127\.0\.0\.1:\d+\/v1\/stream$/);
+    assert.ok(!(stream.urls[0] ?? "").includes(service.demoKey), "no key in the URL");
+    assert.deepEqual(
+      stream.sent[0],
+      { type: "auth", api_key: service.demoKey },
+      "the key is the first message",
+    );
+    assert.ok(
+      stream.sent.some((m) => m.type === "subscribe" && m.channel === "trades"),
+      "subscribed to the pair's trades",
+    );
     await page.evaluate(() => {
       (window as unknown as { stayed: boolean }).stayed = true;
     });
+    const rest = recordRestTrades(page);
     const newest = await rows.first().getAttribute("data-trade-id");
     const waitStarted = Date.now();
     await page.waitForFunction(
       (id) => document.querySelector("[data-testid=trades] tbody tr")?.getAttribute("data-trade-id") !== id,
       newest,
-      { timeout: 30_000, polling: 250 },
+      { timeout: 60_000, polling: 100 },
     );
-    metrics.newTradeAfterMs = Date.now() - waitStarted;
+    const shownAt = Date.now();
+    metrics.newTradeAfterMs = shownAt - waitStarted;
+    const top = (await rows.first().getAttribute("data-trade-id")) ?? "";
+    const pushedAt = stream.tradePushedAt.get(top);
+    assert.ok(pushedAt !== undefined, `the new top trade ${top} arrived in a stream frame`);
+    assert.ok(pushedAt <= shownAt, "before it was shown");
+    assert.ok(!rest.ids.has(top), "and not in an answer of /api/v1/trades");
+    metrics.streamPushToRowMs = shownAt - pushedAt;
     assert.equal(
       await page.evaluate(() => (window as unknown as { stayed?: boolean }).stayed),
       true,
@@ -366,6 +588,21 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
         .then((c) => c?.includes("is-new")),
       true,
     );
+    // The current candle and the price follow the stream too.
+    await page.waitForFunction(
+      () => Number((document.querySelector("#candle-chart") as HTMLElement).dataset.pushed) > 0,
+      null,
+      {
+        timeout: 60_000,
+      },
+    );
+    await page.waitForFunction(
+      () => Number((document.querySelector("[data-testid=token-price]") as HTMLElement).dataset.pushed) > 0,
+      null,
+      { timeout: 60_000 },
+    );
+    assert.ok((stream.received.get("candle") ?? 0) > 0 && (stream.received.get("price") ?? 0) > 0);
+    metrics.streamMessages = Object.fromEntries(stream.received);
 
     // From the top: a full-page shot draws the sticky top bar where the page is scrolled to.
     await page.evaluate(() => window.scrollTo(0, 0));
@@ -380,6 +617,12 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
     const page = await context.newPage();
     const problems = watchPage(page, service.origin);
     const { transfers } = await recordTransfers(page);
+    // The stream is down here (every connection closed at once): the page falls back to polling.
+    let streamAttempts = 0;
+    await context.routeWebSocket(/\/v1\/stream$/, (ws) => {
+      streamAttempts++;
+      void ws.close({ code: 1011, reason: "stream down (test)" });
+    });
     await page.goto(`${service.origin}/${tokenHash.replace(/\?.*$/, "")}`);
     await page.waitForSelector('#candle-chart[data-state="ready"]', { timeout: 20_000 });
     const timing = await page.evaluate(() => {
@@ -410,6 +653,25 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
         `time to first chart ${timing.firstChartMs} ms (DOMContentLoaded ${timing.domContentLoadedMs} ms)`,
     );
     assert.ok(byKind.page < 150 * 1024, `the page stays light (${byKind.page} bytes)`);
+
+    // Polling while the stream is down: the indicator says so, and a new trade comes by REST.
+    await page.waitForSelector("[data-testid=live-mode][data-mode=polling]", { timeout: 20_000 });
+    await page.waitForSelector('.trades-card[data-state="ready"]');
+    const rest = recordRestTrades(page);
+    const rows = page.locator("[data-testid=trades] tbody tr");
+    const newest = await rows.first().getAttribute("data-trade-id");
+    await page.waitForFunction(
+      (id) => document.querySelector("[data-testid=trades] tbody tr")?.getAttribute("data-trade-id") !== id,
+      newest,
+      { timeout: 60_000, polling: 250 },
+    );
+    const top = (await rows.first().getAttribute("data-trade-id")) ?? "";
+    assert.ok(rest.ids.has(top), "the new trade came from a poll of /api/v1/trades");
+    assert.ok(
+      streamAttempts >= 2,
+      `the page tried the stream again, with backoff (${streamAttempts} attempts)`,
+    );
+    assert.ok(streamAttempts < 10, `but not in a tight loop (${streamAttempts} attempts)`);
 
     // A hidden tab polls nothing; shown again, it catches up at once.
     const apiCalls: string[] = [];
@@ -451,6 +713,14 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
     await page.screenshot({ path: path.join(resultsDir, "explorer-token-375.png"), fullPage: true });
     await page.screenshot({ path: path.join(resultsDir, "explorer-token-375-top.png") });
     await page.goto(`${service.origin}/#/`);
+    await page.waitForSelector('[data-testid=home-top]:is([data-state="ready"], [data-state="empty"])', {
+      timeout: 20_000,
+    });
+    await page.waitForSelector('[data-testid=home-new]:is([data-state="ready"], [data-state="empty"])');
+    await page.waitForSelector('[data-testid=home-trending]:is([data-state="ready"], [data-state="empty"])');
+    const homeOverflow = await page.evaluate(() => document.documentElement.scrollWidth - window.innerWidth);
+    assert.ok(homeOverflow <= 0, `the home page does not scroll sideways (${homeOverflow} px too wide)`);
+    await page.screenshot({ path: path.join(resultsDir, "explorer-home-375.png"), fullPage: true });
     await page.locator("#search-input").pressSequentially("US", { delay: 40 });
     await page.locator('#search-results [role="option"]').first().waitFor();
     await page.screenshot({ path: path.join(resultsDir, "explorer-search-375.png") });

@@ -1,6 +1,6 @@
 // Builds the explorer page (web/index.html) into web/dist, which src/api/web.ts serves at `/`.
 // `npx vite --config web/vite.config.ts` serves it for development with the API proxied to
-// TOKENMARKET_API_URL (default http://127.0.0.1:8080, what `npm start` prints).
+// TOKENMARKET_API_URL (default http://127.0.0.1:8080, what `npm start` prints), the stream too.
 
 import { fileURLToPath } from "node:url";
 import { defineConfig } from "vite";
@@ -22,7 +22,8 @@ export default defineConfig({
   },
   server: {
     proxy: {
-      "/v1": api,
+      // ws: the live stream /v1/stream is a WebSocket upgrade.
+      "/v1": { target: api, ws: true },
       "/api/v1": api,
       "/web-config.json": api,
     },

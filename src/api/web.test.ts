@@ -86,6 +86,46 @@ describe("registerWeb", () => {
     assert.equal(stale.body, js);
   });
 
+  it("allows token logos from the configured logo hosts only, and tells the page which", async () => {
+    const hosts = ["https://assets.coingecko.com", "https://raw.githubusercontent.com"];
+    const withLogos = Fastify();
+    registerWeb(withLogos, { distDir: dir, logoHosts: hosts });
+    try {
+      const res = await withLogos.inject({ url: "/" });
+      const directives = String(res.headers["content-security-policy"]).split("; ");
+      assert.ok(
+        directives.includes(
+          "img-src 'self' data: https://assets.coingecko.com https://raw.githubusercontent.com",
+        ),
+        directives.join("; "),
+      );
+      for (const strict of [
+        "default-src 'self'",
+        "script-src 'self'",
+        "connect-src 'self'",
+        "style-src 'self'",
+      ]) {
+        assert.ok(directives.includes(strict), `${strict} stays as strict as before`);
+      }
+      const config = await withLogos.inject({ url: "/web-config.json" });
+      assert.deepEqual(config.json(), { logoHosts: hosts }, "no demo key here, the logo hosts for the page");
+    } finally {
+      await withLogos.close();
+    }
+    // Without logo hosts the images stay on this server.
+    const plain = await app.inject({ url: "/" });
+    assert.match(String(plain.headers["content-security-policy"]), /img-src 'self' data:;/);
+    // A value that would break out of the directive is refused at start, not sent.
+    for (const bad of [
+      "https://a.example; script-src *",
+      "http://a.example",
+      "https://a.example/logos",
+      "*",
+    ]) {
+      assert.throws(() => registerWeb(Fastify(), { distDir: dir, logoHosts: [bad] }), /not a logo host/, bad);
+    }
+  });
+
   it("serves top-level files such as the icon", async () => {
     const res = await app.inject({ url: "/favicon.svg" });
     assert.equal(res.statusCode, 200);

@@ -11,6 +11,11 @@ export type WebOptions = {
   distDir?: string;
   /** The demo API key, offered to the page by /web-config.json; leave out unless `api.demoKey` is on. */
   demoKey?: string | undefined;
+  /**
+   * Origins (`https://host`) the page may load token logos from (`web.logoHosts`): they join the
+   * policy's `img-src` and are told to the page by /web-config.json, which shows only logos it may load.
+   */
+  logoHosts?: readonly string[] | undefined;
 };
 
 const contentTypes: Record<string, string> = {
@@ -28,22 +33,32 @@ const contentTypes: Record<string, string> = {
   ".map": "application/json; charset=utf-8",
 };
 
+/** An origin the policy can name: https, a host, an optional port, nothing else (no path, no `;`). */
+const logoHostPattern = /^https:\/\/[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?$/;
+
 /**
- * The page may load and call nothing but this server: no CDN, no outside fonts or logos. The
- * charts set their styles through the CSSOM, which `style-src 'self'` allows.
+ * The page may load and call nothing but this server (its API and its stream: `connect-src
+ * 'self'` covers `ws://` and `wss://` to the same host), with one exception: token logos from the
+ * configured logo hosts (`img-src`). No CDN, no outside fonts or scripts. The charts set their
+ * styles through the CSSOM, which `style-src 'self'` allows.
  */
-const contentSecurityPolicy = [
-  "default-src 'self'",
-  "script-src 'self'",
-  "style-src 'self'",
-  "img-src 'self' data:",
-  "font-src 'self'",
-  "connect-src 'self'",
-  "object-src 'none'",
-  "base-uri 'none'",
-  "form-action 'self'",
-  "frame-ancestors 'none'",
-].join("; ");
+export function contentSecurityPolicy(logoHosts: readonly string[] = []): string {
+  for (const host of logoHosts) {
+    if (!logoHostPattern.test(host)) throw new Error(`not a logo host origin: ${JSON.stringify(host)}`);
+  }
+  return [
+    "default-src 'self'",
+    "script-src 'self'",
+    "style-src 'self'",
+    ["img-src 'self' data:", ...logoHosts].join(" "),
+    "font-src 'self'",
+    "connect-src 'self'",
+    "object-src 'none'",
+    "base-uri 'none'",
+    "form-action 'self'",
+    "frame-ancestors 'none'",
+  ].join("; ");
+}
 
 const notBuiltPage = `<!doctype html><html lang="en"><meta charset="utf-8"><title>tokenmarket</title>
 <body style="font-family:system-ui,sans-serif;max-width:40rem;margin:3rem auto;padding:0 1rem">
@@ -55,12 +70,15 @@ type CachedFile = { mtimeMs: number; size: number; body: Buffer; etag: string };
 
 /**
  * Serves the explorer page at `/` (`web/dist`: index.html, hashed /assets/*, top-level files such
- * as favicon.svg) and `GET /web-config.json` → `{ demoKey? }`. None of these need an API key.
+ * as favicon.svg) and `GET /web-config.json` → `{ demoKey?, logoHosts? }`. None of these need an
+ * API key.
  * Assets are sent brotli- or gzip-compressed when web/build.ts wrote a `.br`/`.gz` beside them.
  */
 export function registerWeb(app: FastifyInstance, options: WebOptions = {}): void {
   const distDir = path.resolve(options.distDir ?? defaultWebDistDir);
   const cache = new Map<string, CachedFile>();
+  const logoHosts = [...(options.logoHosts ?? [])];
+  const policy = contentSecurityPolicy(logoHosts);
 
   /** Reads a file of the build, from memory while its size and mtime are unchanged. */
   const load = async (file: string): Promise<CachedFile | undefined> => {
@@ -140,7 +158,7 @@ export function registerWeb(app: FastifyInstance, options: WebOptions = {}): voi
   const page = async (request: FastifyRequest, reply: FastifyReply) => {
     const sent = await send(request, reply, "index.html", {
       "cache-control": "no-cache",
-      "content-security-policy": contentSecurityPolicy,
+      "content-security-policy": policy,
       "referrer-policy": "no-referrer",
     });
     if (sent) return reply;
@@ -175,7 +193,9 @@ export function registerWeb(app: FastifyInstance, options: WebOptions = {}): voi
 
   // No CORS here (config.cors false): a page of another origin cannot read this answer.
   app.get("/web-config.json", { config: { cors: false } }, async (request, reply) => {
-    const config = options.demoKey && mayHaveDemoKey(request) ? { demoKey: options.demoKey } : {};
+    const config: { demoKey?: string; logoHosts?: string[] } =
+      options.demoKey && mayHaveDemoKey(request) ? { demoKey: options.demoKey } : {};
+    if (logoHosts.length > 0) config.logoHosts = logoHosts;
     return reply
       .header("cache-control", "no-store")
       .header("vary", "origin, host, sec-fetch-site")

@@ -70,6 +70,20 @@ describe("configuration", () => {
       errorKey(() => parseConfig({ ...fresh(), colour: "blue" })),
       "(root)",
     );
+    // A logo host joins the page's Content-Security-Policy: an origin, nothing that could widen it.
+    assert.deepEqual(fresh().web.logoHosts.slice(0, 1), ["https://assets.coingecko.com"]);
+    for (const bad of [
+      "*",
+      "https://x.example; script-src *",
+      "http://x.example",
+      "https://x.example/logos",
+    ]) {
+      assert.equal(
+        errorKey(() => parseConfig({ ...fresh(), web: { logoHosts: [bad] } })),
+        "web.logoHosts.0",
+        bad,
+      );
+    }
   });
 
   it("refuses a coin on an unconfigured chain and a duplicated chain id", () => {

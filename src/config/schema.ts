@@ -259,6 +259,26 @@ export const configSchema = z.strictObject({
     .default({}),
   /** Token lists (Token Lists format) for logos; paths relative to the project or package names. */
   tokenLists: z.array(z.string()).default([]),
+  /** The explorer page at `/`. */
+  web: z
+    .strictObject({
+      /**
+       * Origins the page may load token logos from (the token lists' logo hosts, for example
+       * `https://assets.coingecko.com`): they join its Content-Security-Policy `img-src`; a logo on
+       * any other host is not loaded (the token gets a monogram). Empty: only this server's logos.
+       */
+      logoHosts: z
+        .array(
+          z
+            .string()
+            .regex(
+              /^https:\/\/[a-z0-9]([a-z0-9.-]*[a-z0-9])?(:\d{1,5})?$/,
+              "must be an https origin like https://assets.coingecko.com (lowercase, no path)",
+            ),
+        )
+        .default([]),
+    })
+    .prefault({}),
   /** A curated JSON file of project info (website, twitter, discord, logo) keyed by token id. */
   projectInfoFile: z.string().optional(),
   chains: z.array(chainSchema).min(1),

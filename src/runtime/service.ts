@@ -200,7 +200,7 @@ async function startServing(args: Parts & { indexer?: Indexer | undefined }) {
     indexer: args.indexer,
     logger: logger.child({ component: "api" }),
     rpcMetrics,
-    extend: (app) => registerWeb(app, demoKey === undefined ? {} : { demoKey }),
+    extend: (app) => registerWeb(app, { demoKey, logoHosts: config.web.logoHosts }),
   }).catch((error: unknown) => {
     const port = (error as { port?: number }).port;
     throw portError(error, config.api.host, port === config.api.dataPort ? "api.dataPort" : "api.port");

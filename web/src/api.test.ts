@@ -2,7 +2,7 @@ import { strict as assert } from "node:assert";
 import { describe, it } from "node:test";
 import { ApiError, createApiClient, isoSeconds, parseFreshness } from "./api.js";
 import { createApiKeyStore, keyStorageName } from "./api-key.js";
-import { localLogoUrl, monogram } from "./logo.js";
+import { allowedLogoUrl, monogram } from "./logo.js";
 
 type Call = { url: string; headers: Record<string, string> };
 
@@ -144,11 +144,19 @@ describe("createApiKeyStore", () => {
 describe("logos", () => {
   const origin = "http://127.0.0.1:8080";
   it("loads only logos of the service itself or inlined ones", () => {
-    assert.equal(localLogoUrl("/logos/weth.svg", origin), "http://127.0.0.1:8080/logos/weth.svg");
-    assert.equal(localLogoUrl("data:image/svg+xml;base64,AAAA", origin), "data:image/svg+xml;base64,AAAA");
-    assert.equal(localLogoUrl("https://raw.githubusercontent.com/x.png", origin), undefined);
-    assert.equal(localLogoUrl("ipfs://Qm", origin), undefined);
-    assert.equal(localLogoUrl(null, origin), undefined);
+    assert.equal(allowedLogoUrl("/logos/weth.svg", origin), "http://127.0.0.1:8080/logos/weth.svg");
+    assert.equal(allowedLogoUrl("data:image/svg+xml;base64,AAAA", origin), "data:image/svg+xml;base64,AAAA");
+    assert.equal(allowedLogoUrl("https://raw.githubusercontent.com/x.png", origin), undefined);
+    assert.equal(allowedLogoUrl("ipfs://Qm", origin), undefined);
+    assert.equal(allowedLogoUrl(null, origin), undefined);
+  });
+  it("loads logos of the allowed token-list hosts, over https only", () => {
+    const hosts = ["https://assets.coingecko.com"];
+    const logo = "https://assets.coingecko.com/coins/images/6319/thumb/usdc.png";
+    assert.equal(allowedLogoUrl(logo, origin, hosts), logo);
+    assert.equal(allowedLogoUrl("http://assets.coingecko.com/x.png", origin, hosts), undefined);
+    assert.equal(allowedLogoUrl("https://assets.coingecko.com.evil.example/x.png", origin, hosts), undefined);
+    assert.equal(allowedLogoUrl("https://raw.githubusercontent.com/x.png", origin, hosts), undefined);
   });
   it("makes a monogram", () => {
     assert.equal(monogram("WETH").letters, "WE");

@@ -33,7 +33,30 @@ export type Trade = AnswerOf<"/api/v1/trades">[number];
 
 export type LineChart = AnswerOf<"/v1/tokens/line-chart">;
 
-export type WebConfig = { demoKey?: string };
+/** The statistics windows of `/v1/tokens/market` and the pair market records, shortest first. */
+export const windowNames = ["5m", "1h", "6h", "24h"] as const;
+export type WindowName = (typeof windowNames)[number];
+
+/** A token's market record (`GET /v1/tokens/market`): price, windows, liquidity, FDV, market cap, pools. */
+export type TokenMarket = AnswerOf<"/v1/tokens/market">[number];
+
+/** The four windows' figures (trades with `block_time > now − window`): change, volume, buys, sells, makers. */
+export type Windows = TokenMarket["windows"];
+export type WindowStats = Windows[WindowName];
+
+/** A row of `GET /api/v1/pools/top`: a pair market record with its rank. */
+export type TopPool = AnswerOf<"/api/v1/pools/top">[number];
+
+export type PoolSort = NonNullable<QueryOf<"/api/v1/pools/top">["sort"]>;
+
+/** A configured chain (`GET /v1/networks`), with its block explorer's base URL. */
+export type Network = AnswerOf<"/v1/networks">[number];
+
+export type WebConfig = {
+  demoKey?: string;
+  /** Origins (`https://host`) whose token logos the page's Content-Security-Policy allows. */
+  logoHosts?: string[];
+};
 
 /** An answer of the API that is not 2xx, or no answer at all (status 0). */
 export class ApiError extends Error {
@@ -88,6 +111,10 @@ export type ApiClient = {
   candles(query: CandleQuery, signal?: AbortSignal): Promise<Candle[]>;
   trades(query: TradesQuery, signal?: AbortSignal): Promise<TradesPage>;
   lineChart(tokenId: string, days: number, signal?: AbortSignal): Promise<LineChart>;
+  /** The token's market record; undefined when the API does not know the token. */
+  tokenMarket(tokenId: string, signal?: AbortSignal): Promise<TokenMarket | undefined>;
+  poolsTop(query: { chain: number; sort: PoolSort; limit: number }, signal?: AbortSignal): Promise<TopPool[]>;
+  networks(signal?: AbortSignal): Promise<Network[]>;
   webConfig(): Promise<WebConfig>;
 };
 
@@ -122,14 +149,15 @@ export function createApiClient(options: {
 
   async function request<P extends Path>(
     path: P,
-    params: QueryOf<P>,
+    params: [QueryOf<P>] extends [never] ? Record<string, never> : QueryOf<P>,
     signal?: AbortSignal,
   ): Promise<{ body: AnswerOf<P>; response: Response }> {
     const query = new URLSearchParams();
     for (const [name, value] of Object.entries(params as Record<string, unknown>)) {
       if (value !== undefined) query.set(name, String(value));
     }
-    const url = `${baseUrl}${path}?${query.toString()}`;
+    const search = query.toString();
+    const url = `${baseUrl}${path}${search ? `?${search}` : ""}`;
     let response: Response;
     try {
       response = await doFetch(url, {
@@ -182,6 +210,16 @@ export function createApiClient(options: {
     },
     async lineChart(tokenId, days, signal) {
       return (await request("/v1/tokens/line-chart", { tokenId, days }, signal)).body;
+    },
+    async tokenMarket(tokenId, signal) {
+      const list = (await request("/v1/tokens/market", { tokenId }, signal)).body;
+      return list.find((t) => t.token_id === tokenId) ?? list[0];
+    },
+    async poolsTop(query, signal) {
+      return (await request("/api/v1/pools/top", query, signal)).body;
+    },
+    async networks(signal) {
+      return (await request("/v1/networks", {}, signal)).body;
     },
     async webConfig() {
       try {

@@ -34,3 +34,12 @@ export function replace(parent: Node, ...children: Child[]): void {
   while (parent.firstChild) parent.removeChild(parent.firstChild);
   append(parent, children);
 }
+
+/**
+ * A link to another site (a block explorer) in a new tab, without the page's address as referrer
+ * and without a handle on this window; plain text when there is no link.
+ */
+export function externalLink(href: string | undefined, title: string, ...children: Child[]): HTMLElement {
+  if (href === undefined) return h("span", { title }, ...children);
+  return h("a", { href, title, target: "_blank", rel: "noopener noreferrer", class: "ext" }, ...children);
+}

@@ -84,6 +84,8 @@ describe("texts", () => {
     assert.equal(formatAge(0, 500), "just now");
     assert.equal(formatAge(0, 12_000), "12 s ago");
     assert.equal(formatAge(0, 180_000), "3 min ago");
+    assert.equal(formatAge(0, 47 * 3_600_000), "47 h ago");
+    assert.equal(formatAge(0, 7 * 86_400_000 + 3_600_000), "7 d ago");
   });
   it("names chains", () => {
     assert.equal(chainName("1"), "Ethereum");

@@ -121,14 +121,16 @@ export function formatTradeTime(iso: string, now: Date = new Date()): string {
   return `${day} ${time.slice(0, 5)}`;
 }
 
-/** `just now`, `12 s ago`, `3 min ago`, `2 h ago`. */
+/** `just now`, `12 s ago`, `3 min ago`, `2 h ago`, `5 d ago` (days from 48 h). */
 export function formatAge(then: number, now: number): string {
   const seconds = Math.max(0, Math.round((now - then) / 1000));
   if (seconds < 2) return "just now";
   if (seconds < 60) return `${seconds} s ago`;
   const minutes = Math.round(seconds / 60);
   if (minutes < 60) return `${minutes} min ago`;
-  return `${Math.round(minutes / 60)} h ago`;
+  const hours = Math.round(minutes / 60);
+  if (hours < 48) return `${hours} h ago`;
+  return `${Math.round(hours / 24)} d ago`;
 }
 
 /** Chain names known to the page; others are shown as `Chain <id>`. */

@@ -1,14 +1,21 @@
-// Token logos. The page talks to no host but the service, so a logo is shown only when it is
-// served by the service itself or inlined (`data:image/…`); other tokens get a monogram.
+// Token logos. The page talks to no host but the service, save the logo hosts the service
+// allows (`/web-config.json` `logoHosts`, the same list as the page's Content-Security-Policy
+// `img-src`): a logo is shown when it is served by the service itself, inlined (`data:image/…`) or
+// on an allowed https host; other tokens get a monogram, so the browser never refuses a logo.
 
-/** The logo URL to load, or undefined when loading it would reach another host. */
-export function localLogoUrl(url: string | null | undefined, origin: string): string | undefined {
+/** The logo URL to load, or undefined when loading it would reach a host that is not allowed. */
+export function allowedLogoUrl(
+  url: string | null | undefined,
+  origin: string,
+  logoHosts: readonly string[] = [],
+): string | undefined {
   if (!url) return undefined;
   const trimmed = url.trim();
   if (/^data:image\/(png|svg\+xml|webp|gif|jpeg);/i.test(trimmed)) return trimmed;
   try {
     const resolved = new URL(trimmed, origin);
-    return resolved.origin === origin ? resolved.href : undefined;
+    if (resolved.origin === origin) return resolved.href;
+    return resolved.protocol === "https:" && logoHosts.includes(resolved.origin) ? resolved.href : undefined;
   } catch {
     return undefined;
   }

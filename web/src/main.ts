@@ -1,9 +1,10 @@
 // The explorer page: wires the API key, the search box and the hash router.
 
 import "./styles.css";
-import { createApiClient } from "./api.js";
+import { createApiClient, type Network } from "./api.js";
 import { createApiKeyStore, keyStorageName } from "./api-key.js";
 import { h, replace } from "./dom.js";
+import { createHomePage, type HomePage } from "./home-page.js";
 import { formatRoute, parseRoute, type Route, type TokenRoute } from "./route.js";
 import { createSearch } from "./search.js";
 import { createTokenPage, type TokenPage } from "./token-page.js";
@@ -19,7 +20,24 @@ const searchInput = byId<HTMLInputElement>("search-input");
 let keys = createApiKeyStore(undefined, undefined);
 const api = createApiClient({ getKey: () => keys.get() });
 let page: TokenPage | undefined;
+let home: HomePage | undefined;
 let demoKey: string | undefined;
+let logoHosts: readonly string[] = [];
+/** The configured networks, asked once per key (they change only with the configuration). */
+let networks: { key: string; list: Promise<readonly Network[]> } | undefined;
+
+function loadNetworks(): Promise<readonly Network[]> {
+  const key = keys.get();
+  if (networks?.key !== key) {
+    const list = api.networks();
+    // A failure is asked again next time (a page shown later, a key typed).
+    list.catch(() => {
+      if (networks?.list === list) networks = undefined;
+    });
+    networks = { key, list };
+  }
+  return networks.list;
+}
 
 function storage(): Storage | undefined {
   try {
@@ -70,48 +88,26 @@ function applyKey(): void {
   // Everything on screen came with the previous key: start the page afresh.
   page?.destroy();
   page = undefined;
+  home?.destroy();
+  home = undefined;
   render(parseRoute(location.hash));
   if (searchInput.value.trim() !== "") searchInput.dispatchEvent(new Event("input"));
 }
 
 function renderHome(): void {
   document.title = "tokenmarket explorer";
-  const tryToken = (query: string) =>
-    h(
-      "button",
-      {
-        type: "button",
-        class: "chip chip-button",
-        onclick: () => {
-          searchInput.value = query;
-          searchInput.focus();
-          searchInput.dispatchEvent(new Event("input"));
-        },
-      },
-      query,
-    );
-  replace(
-    main,
-    h(
-      "section",
-      { class: "card home", "aria-labelledby": "home-title" },
-      h("h1", { id: "home-title" }, "Token prices, candles and trades from DEX swaps"),
-      h(
-        "p",
-        {},
-        "Search a token by name, symbol or contract address to see its USD price, the pairs it trades in, ",
-        "candlestick and hourly charts, and its trades as they happen.",
-      ),
-      h(
-        "p",
-        { class: "try" },
-        h("span", { class: "muted" }, "Try "),
-        tryToken("WETH"),
-        tryToken("USDC"),
-        tryToken("WBTC"),
-      ),
-    ),
-  );
+  home?.destroy();
+  home = createHomePage({
+    root: main,
+    api,
+    networks: loadNetworks(),
+    onAuthError: showAuthError,
+    search(query) {
+      searchInput.value = query;
+      searchInput.focus();
+      searchInput.dispatchEvent(new Event("input"));
+    },
+  });
 }
 
 function navigate(route: TokenRoute): void {
@@ -126,7 +122,17 @@ function render(route: Route): void {
       return;
     }
     page?.destroy();
-    page = createTokenPage(route, { root: main, api, navigate, onAuthError: showAuthError });
+    home?.destroy();
+    home = undefined;
+    page = createTokenPage(route, {
+      root: main,
+      api,
+      getKey: () => keys.get(),
+      networks: loadNetworks().catch(() => []),
+      logoHosts,
+      navigate,
+      onAuthError: showAuthError,
+    });
     main.focus({ preventScroll: true });
     window.scrollTo(0, 0);
     return;
@@ -135,6 +141,8 @@ function render(route: Route): void {
   page = undefined;
   if (route.name === "home") renderHome();
   else {
+    home?.destroy();
+    home = undefined;
     document.title = "Not found · tokenmarket explorer";
     replace(
       main,
@@ -156,6 +164,7 @@ function render(route: Route): void {
 async function boot(): Promise<void> {
   const config = await api.webConfig();
   demoKey = config.demoKey;
+  logoHosts = config.logoHosts ?? [];
   keys = createApiKeyStore(storage(), demoKey);
   keyInput.value = keys.get();
   keyForm.addEventListener("submit", (event) => {
@@ -178,6 +187,7 @@ async function boot(): Promise<void> {
     status: byId("search-status"),
     api,
     onAuthError: showAuthError,
+    logoHosts,
   });
   if (keys.get() === "") applyKey();
   window.addEventListener("hashchange", () => render(parseRoute(location.hash)));

@@ -7,6 +7,7 @@ import {
   candleRange,
   choosePair,
   chooseSide,
+  insertPushedTrade,
   mergeCandles,
   mergeNewTrades,
   pairName,
@@ -76,6 +77,31 @@ describe("mergeCandles", () => {
   it("drops bars older than the last one (the chart cannot update them)", () => {
     const { updates } = mergeCandles([candle(1, 1), candle(2, 2)], [candle(1, 9)]);
     assert.deepEqual(updates, []);
+  });
+});
+
+describe("insertPushedTrade", () => {
+  const order = (trades: Trade[]) => trades.map((t) => `${t.block_number}/${t.log_index}`);
+  it("puts a pushed trade on top, and pushes of one block in their order", () => {
+    let shown = [trade(10, 1), trade(10, 0)];
+    for (const pushed of [trade(11, 0), trade(11, 4)]) {
+      const next = insertPushedTrade(shown, pushed);
+      assert.equal(next.index, 0);
+      shown = next.trades;
+    }
+    assert.deepEqual(order(shown), ["11/4", "11/0", "10/1", "10/0"]);
+  });
+  it("leaves out a trade already shown (a catch-up got it first)", () => {
+    const shown = [trade(11, 0), trade(10, 1)];
+    const next = insertPushedTrade(shown, trade(10, 1));
+    assert.equal(next.index, -1);
+    assert.deepEqual(order(next.trades), ["11/0", "10/1"]);
+  });
+  it("puts a late trade where it belongs, and fills an empty list", () => {
+    const next = insertPushedTrade([trade(12, 0), trade(10, 0)], trade(11, 0));
+    assert.equal(next.index, 1);
+    assert.deepEqual(order(next.trades), ["12/0", "11/0", "10/0"]);
+    assert.equal(insertPushedTrade([], trade(1, 0)).index, 0);
   });
 });
 

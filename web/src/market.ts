@@ -105,6 +105,18 @@ export function mergeNewTrades(
   return { trades: [...added, ...shown], added, reset: false };
 }
 
+/**
+ * Puts one trade pushed by the stream into the list, newest first: usually on top; a trade the
+ * list already holds (a poll or a catch-up got it first) is left out (`index` -1).
+ */
+export function insertPushedTrade(shown: readonly Trade[], trade: Trade): { trades: Trade[]; index: number } {
+  const key = tradeKey(trade);
+  if (shown.some((t) => tradeKey(t) === key)) return { trades: shown.slice(), index: -1 };
+  let index = shown.findIndex((t) => newestFirst(trade, t) < 0);
+  if (index === -1) index = shown.length;
+  return { trades: [...shown.slice(0, index), trade, ...shown.slice(index)], index };
+}
+
 /** Appends an older page ("Load older") below the list, leaving out trades already shown. */
 export function appendOlderTrades(shown: readonly Trade[], page: readonly Trade[]): Trade[] {
   const keys = new Set(shown.map(tradeKey));

@@ -11,9 +11,11 @@ function fakes() {
     removeEventListener: (_: string, listener: () => void) => listeners.delete(listener),
   };
   const pending = new Map<number, () => void>();
+  const waits: number[] = [];
   let next = 0;
   const timers: Timers = {
-    setTimeout: (callback) => {
+    setTimeout: (callback, ms) => {
+      waits.push(ms);
       pending.set(++next, callback);
       return next;
     },
@@ -30,7 +32,7 @@ function fakes() {
     for (const listener of listeners) listener();
     await new Promise((resolve) => setImmediate(resolve));
   };
-  return { doc: doc as unknown as Document, timers, fire, setVisible, pending, listeners };
+  return { doc: doc as unknown as Document, timers, fire, setVisible, pending, listeners, waits };
 }
 
 describe("createPoller", () => {
@@ -42,6 +44,22 @@ describe("createPoller", () => {
     await f.fire();
     await f.fire();
     assert.equal(runs, 2);
+  });
+  it("reads a changing interval before each wait (slow while the stream is live)", async () => {
+    const f = fakes();
+    let live = false;
+    createPoller({
+      intervalMs: () => (live ? 15_000 : 3000),
+      task: async () => {},
+      doc: f.doc,
+      timers: f.timers,
+    });
+    await f.fire();
+    live = true;
+    await f.fire();
+    live = false;
+    await f.fire();
+    assert.deepEqual(f.waits, [3000, 3000, 15_000, 3000]);
   });
   it("stops while hidden and runs at once when visible again", async () => {
     const f = fakes();

@@ -20,9 +20,13 @@ const defaultTimers: Timers = {
   clearTimeout: (handle) => globalThis.clearTimeout(handle as number),
 };
 
-/** Calls `task` every `intervalMs` while `doc` is visible. A failing task is the task's to report. */
+/**
+ * Calls `task` every `intervalMs` while `doc` is visible. A failing task is the task's to report.
+ * `intervalMs` may be a function, read before each wait: the token page polls slowly while the
+ * stream is live and every few seconds when it is down.
+ */
 export function createPoller(options: {
-  intervalMs: number;
+  intervalMs: number | (() => number);
   task: () => Promise<void>;
   doc: VisibilitySource;
   timers?: Timers;
@@ -36,7 +40,8 @@ export function createPoller(options: {
     if (timer !== undefined) timers.clearTimeout(timer);
     timer = undefined;
     if (stopped || options.doc.visibilityState !== "visible") return;
-    timer = timers.setTimeout(run, options.intervalMs);
+    const ms = typeof options.intervalMs === "function" ? options.intervalMs() : options.intervalMs;
+    timer = timers.setTimeout(run, ms);
   };
 
   const run = () => {

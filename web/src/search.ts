@@ -4,20 +4,32 @@
 import { type ApiClient, ApiError, type SearchToken } from "./api.js";
 import { h, replace } from "./dom.js";
 import { chainName, formatChange, formatUsd, shortHex } from "./format.js";
-import { localLogoUrl, monogram } from "./logo.js";
+import { allowedLogoUrl, monogram } from "./logo.js";
 import { symbolOr } from "./market.js";
 import { tokenHref } from "./route.js";
 
 export const searchDebounceMs = 250;
 
-/** A token's logo when the service serves it, else its monogram. */
+/** A token's logo when the service serves it or its host is allowed (`logoHosts`), else its monogram. */
 export function tokenAvatar(
   symbol: string,
   logoUrl: string | null | undefined,
   size: "s" | "l" = "s",
+  logoHosts: readonly string[] = [],
 ): HTMLElement {
-  const local = localLogoUrl(logoUrl, location.origin);
-  if (local) return h("img", { class: `avatar avatar-${size}`, src: local, alt: "", width: 32, height: 32 });
+  const allowed = allowedLogoUrl(logoUrl, location.origin, logoHosts);
+  if (allowed) {
+    return h("img", {
+      class: `avatar avatar-${size}`,
+      src: allowed,
+      alt: "",
+      width: 32,
+      height: 32,
+      // No Referer to a logo host: which token page was open is nobody else's business.
+      referrerpolicy: "no-referrer",
+      loading: "lazy",
+    });
+  }
   const { letters, hue } = monogram(symbol);
   const avatar = h("span", { class: `avatar avatar-${size}`, "aria-hidden": "true" }, letters);
   // Through the CSSOM, not a style attribute: the page's Content-Security-Policy has no 'unsafe-inline'.
@@ -32,6 +44,8 @@ export function createSearch(options: {
   status: HTMLElement;
   api: ApiClient;
   onAuthError: (message: string) => void;
+  /** Logo hosts the page may load from (`/web-config.json`). */
+  logoHosts?: readonly string[];
 }): { close(): void } {
   const { input, popup, list, status, api } = options;
   let timer: ReturnType<typeof setTimeout> | undefined;
@@ -92,7 +106,12 @@ export function createSearch(options: {
             onmousedown: (event: Event) => event.preventDefault(), // keep focus in the input
             onclick: () => go(token),
           },
-          tokenAvatar(symbolOr(token.symbol, token.contract), token.project_info?.logo_url),
+          tokenAvatar(
+            symbolOr(token.symbol, token.contract),
+            token.project_info?.logo_url,
+            "s",
+            options.logoHosts,
+          ),
           h(
             "span",
             { class: "search-names" },

@@ -21,6 +21,10 @@ export type CandleCard = {
   load(): Promise<void>;
   /** A live refresh: re-reads the last bar and any newer ones. */
   refresh(): Promise<void>;
+  /** A refresh now, or right after the candles when they are still loading (the stream's gap). */
+  catchUp(): void;
+  /** A candle pushed by the stream; taken when it is of the pair, side and interval on screen. */
+  push(candle: Candle, of: { pairId: string; assetId: string; interval: string }): void;
   destroy(): void;
 };
 
@@ -31,6 +35,8 @@ export function createCandleCard(context: PageContext): CandleCard {
   let barsKey = "";
   let seq = 0;
   let chart: CandleChart | undefined;
+  let loading = false;
+  let catchUpAfterLoad = false;
 
   const pairSelect = h("select", {
     id: "pair-select",
@@ -111,6 +117,7 @@ export function createCandleCard(context: PageContext): CandleCard {
     const n = ++seq;
     const { assetId, symbol, quoteSymbol } = sideInfo(pair, side);
     const interval = selection.route.interval;
+    loading = true;
     setState("loading", `Loading ${symbol}/${quoteSymbol} candles…`);
     try {
       const range = candleRange(interval, Date.now());
@@ -136,8 +143,14 @@ export function createCandleCard(context: PageContext): CandleCard {
         setState("ready");
         markFirstChart();
       }
+      loading = false;
+      if (catchUpAfterLoad) {
+        catchUpAfterLoad = false;
+        void refresh().catch(context.reportError);
+      }
     } catch (error) {
       if (isAbort(error) || n !== seq) return;
+      loading = false;
       bars = [];
       barsKey = key;
       chart?.setCandles([]);
@@ -149,6 +162,34 @@ export function createCandleCard(context: PageContext): CandleCard {
         setState("empty", `No trades of ${symbol}/${quoteSymbol} in this range (${error.message}).`);
       } else setState("error", messageOf(error));
     }
+  };
+
+  const refresh = async () => {
+    const { pair, side, route } = selection;
+    if (!pair) return;
+    const key = `${pair.pair_id}|${side}|${route.interval}`;
+    if (key !== barsKey || bars.length === 0) {
+      if (element.dataset.state !== "loading") await load();
+      return;
+    }
+    const n = seq;
+    const now = Date.now();
+    const list = await api.candles(
+      {
+        assetId: sideInfo(pair, side).assetId,
+        pairId: pair.pair_id,
+        interval: route.interval,
+        from: refreshFrom(bars, route.interval, now),
+        to: new Date(now),
+      },
+      signal,
+    );
+    if (n !== seq || key !== barsKey) return;
+    const merged = mergeCandles(bars, list);
+    bars = merged.bars;
+    if (merged.updates.length) chart?.updateCandles(merged.updates);
+    box.dataset.bars = String(bars.length);
+    showLegend(undefined);
   };
 
   return {
@@ -191,31 +232,22 @@ export function createCandleCard(context: PageContext): CandleCard {
       intervalGroup.set(interval);
     },
     load,
-    async refresh() {
+    refresh,
+    catchUp() {
+      if (loading) catchUpAfterLoad = true;
+      else void refresh().catch(context.reportError);
+    },
+    push(candle, of) {
       const { pair, side, route } = selection;
-      if (!pair) return;
+      if (!pair || loading || bars.length === 0) return;
       const key = `${pair.pair_id}|${side}|${route.interval}`;
-      if (key !== barsKey || bars.length === 0) {
-        if (element.dataset.state !== "loading") await load();
-        return;
-      }
-      const n = seq;
-      const now = Date.now();
-      const list = await api.candles(
-        {
-          assetId: sideInfo(pair, side).assetId,
-          pairId: pair.pair_id,
-          interval: route.interval,
-          from: refreshFrom(bars, route.interval, now),
-          to: new Date(now),
-        },
-        signal,
-      );
-      if (n !== seq || key !== barsKey) return;
-      const merged = mergeCandles(bars, list);
+      if (key !== barsKey || of.pairId !== pair.pair_id || of.interval !== route.interval) return;
+      if (of.assetId !== sideInfo(pair, side).assetId) return;
+      const merged = mergeCandles(bars, [candle]);
       bars = merged.bars;
       if (merged.updates.length) chart?.updateCandles(merged.updates);
       box.dataset.bars = String(bars.length);
+      box.dataset.pushed = String(Number(box.dataset.pushed ?? 0) + 1);
       showLegend(undefined);
     },
     destroy() {

@@ -1,6 +1,7 @@
 // What the token page's cards share: the token, the API, and the choice of pair and side.
 
-import { type ApiClient, ApiError, type Pair } from "../api.js";
+import { type ApiClient, ApiError, type Network, type Pair } from "../api.js";
+import { type ExplorerLinks, explorerOf } from "../block-explorer.js";
 import type { TokenRoute } from "../route.js";
 
 /** The page's current choice; the composition (token-page.ts) updates it, the cards read it. */
@@ -22,6 +23,14 @@ export type PageContext = {
   navigate: (route: TokenRoute) => void;
   /** Passes an authentication failure (401/403) on to the key field. */
   reportError: (error: unknown) => void;
+  /** Origins of token logos the page may load (`/web-config.json`). */
+  logoHosts: readonly string[];
+  /** The token's network (from /v1/networks) once known. */
+  network: Network | undefined;
+  /** Links to the chain's block explorer, where one is configured. */
+  explorer: ExplorerLinks | undefined;
+  /** Records the configured networks: the token's network and its explorer. */
+  setNetworks(networks: readonly Network[]): void;
 };
 
 export function createPageContext(options: {
@@ -30,10 +39,11 @@ export function createPageContext(options: {
   route: TokenRoute;
   navigate: (route: TokenRoute) => void;
   onAuthError: (message: string) => void;
+  logoHosts?: readonly string[];
 }): PageContext {
   const tokenId = options.route.tokenId;
   const [tokenAddress = "", chain = ""] = tokenId.split(":");
-  return {
+  const context: PageContext = {
     api: options.api,
     signal: options.signal,
     tokenId,
@@ -46,7 +56,15 @@ export function createPageContext(options: {
         options.onAuthError(error.message);
       }
     },
+    logoHosts: options.logoHosts ?? [],
+    network: undefined,
+    explorer: undefined,
+    setNetworks(networks) {
+      context.network = networks.find((n) => String(n.chain) === chain);
+      context.explorer = explorerOf(networks, chain);
+    },
   };
+  return context;
 }
 
 export function messageOf(error: unknown): string {

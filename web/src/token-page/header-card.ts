@@ -1,8 +1,9 @@
-// The header card: logo, name, USD price, 24 h change, decimals, supply and the indexed block.
+// The header card: logo, name, USD price, 24 h change, decimals, supply, the indexed block and
+// whether the page is live (stream) or polling.
 
 import type { Freshness, TokenMetadata } from "../api.js";
 import { setCardState } from "../controls.js";
-import { h, replace } from "../dom.js";
+import { externalLink, h, replace } from "../dom.js";
 import {
   chainName,
   formatChange,
@@ -14,6 +15,7 @@ import {
 } from "../format.js";
 import { symbolOr } from "../market.js";
 import { tokenAvatar } from "../search.js";
+import type { LiveIndicator, PriceRecord } from "../stream-state.js";
 import { isAbort, messageOf, type PageContext } from "./context.js";
 
 export type HeaderCard = {
@@ -24,6 +26,12 @@ export type HeaderCard = {
   load(): Promise<void>;
   /** The logo and name come with search results (project_info), which metadata does not carry. */
   loadLogo(): Promise<void>;
+  /** A price pushed by the stream. */
+  setPrice(record: PriceRecord): void;
+  /** Shows whether updates arrive live or by polling. */
+  setLive(indicator: LiveIndicator): void;
+  /** Redraws what depends on the network (its name, explorer links) once it is known. */
+  renderNetwork(): void;
 };
 
 export function createHeaderCard(context: PageContext): HeaderCard {
@@ -33,6 +41,8 @@ export function createHeaderCard(context: PageContext): HeaderCard {
   let seq = 0;
 
   const avatarSlot = h("span", { class: "avatar-slot" }, tokenAvatar("?", null, "l"));
+  const chainChip = h("span", { class: "chip" }, chainName(chain));
+  const addressSlot = h("span", { class: "address-slot" });
   const title = h("h1", { id: "token-title", class: "token-title" }, "Loading token…");
   const symbolEl = h("span", { class: "token-symbol" });
   const priceEl = h("p", { class: "token-price num", "data-testid": "token-price", "aria-live": "off" }, "—");
@@ -40,6 +50,8 @@ export function createHeaderCard(context: PageContext): HeaderCard {
   const decimalsEl = h("dd", { class: "num" }, "—");
   const supplyEl = h("dd", { class: "num" }, "—");
   const liveEl = h("dd", { class: "live", "data-testid": "live" }, "—");
+  const modeEl = h("span", { class: "live-mode", "data-testid": "live-mode", "data-mode": "connecting" });
+  const blockEl = h("span", { class: "live-block" });
   const status = h("p", { class: "card-status", hidden: true });
   const element = h(
     "section",
@@ -52,12 +64,7 @@ export function createHeaderCard(context: PageContext): HeaderCard {
         "div",
         {},
         h("div", { class: "token-title-row" }, title, symbolEl),
-        h(
-          "p",
-          { class: "token-sub" },
-          h("span", { class: "chip" }, chainName(chain)),
-          h("code", { class: "address", title: tokenAddress }, shortHex(tokenAddress, 8, 6)),
-        ),
+        h("p", { class: "token-sub" }, chainChip, addressSlot),
       ),
     ),
     h("div", { class: "token-quote" }, priceEl, h("p", { class: "token-change" }, changeEl, " 24\u00a0h")),
@@ -70,27 +77,52 @@ export function createHeaderCard(context: PageContext): HeaderCard {
     ),
     status,
   );
+  replace(liveEl, modeEl, blockEl);
+
+  const renderAddress = () =>
+    replace(
+      addressSlot,
+      externalLink(
+        context.explorer?.token(tokenAddress),
+        context.explorer ? `${tokenAddress} on the block explorer` : tokenAddress,
+        h("code", { class: "address" }, shortHex(tokenAddress, 8, 6)),
+      ),
+    );
+  renderAddress();
+
+  const renderPrice = () => {
+    if (!meta) return;
+    const symbol = symbolOr(meta.symbol, tokenAddress);
+    document.title = `${symbol} ${formatUsd(meta.usd_price)} · tokenmarket`;
+    replace(priceEl, formatUsd(meta.usd_price));
+    const change = formatChange(meta.price_change);
+    replace(changeEl, change.text);
+    changeEl.className = `change ${change.direction} num`;
+  };
+
+  const renderBlock = () => {
+    if (freshness?.block === undefined) return;
+    const at = freshness.at ? ` · ${formatTradeTime(freshness.at)} UTC` : "";
+    replace(
+      blockEl,
+      externalLink(
+        context.explorer?.block(freshness.block),
+        "The last block indexed",
+        `Block ${freshness.block}`,
+      ),
+      at,
+    );
+  };
 
   const render = () => {
     if (!meta) return;
     const symbol = symbolOr(meta.symbol, tokenAddress);
     replace(title, meta.name ?? symbol);
     replace(symbolEl, meta.name ? symbol : "");
-    document.title = `${symbol} ${formatUsd(meta.usd_price)} · tokenmarket`;
-    replace(priceEl, formatUsd(meta.usd_price));
-    const change = formatChange(meta.price_change);
-    replace(changeEl, change.text);
-    changeEl.className = `change ${change.direction} num`;
+    renderPrice();
     replace(decimalsEl, meta.decimals === null ? missing : String(meta.decimals));
     replace(supplyEl, formatSupply(meta.total_supply), meta.total_supply === null ? "" : ` ${symbol}`);
-    if (freshness?.block !== undefined) {
-      const at = freshness.at ? ` · ${formatTradeTime(freshness.at)} UTC` : "";
-      replace(
-        liveEl,
-        h("span", { class: "live-dot", "aria-hidden": "true" }),
-        `Block ${freshness.block}${at}`,
-      );
-    }
+    renderBlock();
   };
 
   return {
@@ -119,10 +151,26 @@ export function createHeaderCard(context: PageContext): HeaderCard {
         const found = await api.search(tokenAddress, signal);
         const token = found.find((t) => `${t.contract.toLowerCase()}:${t.chain}` === tokenId);
         const symbol = symbolOr(token?.symbol ?? meta?.symbol, tokenAddress);
-        replace(avatarSlot, tokenAvatar(symbol, token?.project_info?.logo_url, "l"));
+        replace(avatarSlot, tokenAvatar(symbol, token?.project_info?.logo_url, "l", context.logoHosts));
       } catch {
         replace(avatarSlot, tokenAvatar(symbolOr(meta?.symbol, tokenAddress), null, "l"));
       }
+    },
+    setPrice(record) {
+      if (!meta || `${record.contract.toLowerCase()}:${record.chain}` !== tokenId) return;
+      meta = { ...meta, usd_price: record.usd_price, price_change: record.price_change };
+      renderPrice();
+      priceEl.dataset.pushed = String(Number(priceEl.dataset.pushed ?? 0) + 1);
+    },
+    setLive(indicator) {
+      modeEl.dataset.mode = indicator.mode;
+      modeEl.title = indicator.title;
+      replace(modeEl, h("span", { class: "live-dot", "aria-hidden": "true" }), indicator.text);
+    },
+    renderNetwork() {
+      if (context.network) replace(chainChip, context.network.name);
+      renderAddress();
+      renderBlock();
     },
   };
 }

@@ -1,10 +1,18 @@
-// The trades card: the selected pair's trades, newest first, with "Load older" and live additions.
+// The trades card: the selected pair's trades, newest first, with "Load older" and live additions
+// (pushed by the stream, or polled when it is down).
 
 import type { Trade } from "../api.js";
 import { type CardState, setCardState } from "../controls.js";
-import { h, replace } from "../dom.js";
+import { externalLink, h, replace } from "../dom.js";
 import { formatAmount, formatPrice, formatTradeTime, formatUsd, missing, shortHex } from "../format.js";
-import { appendOlderTrades, mergeNewTrades, sideInfo, tradeAmounts, tradeKey } from "../market.js";
+import {
+  appendOlderTrades,
+  insertPushedTrade,
+  mergeNewTrades,
+  sideInfo,
+  tradeAmounts,
+  tradeKey,
+} from "../market.js";
 import { isAbort, messageOf, type PageContext } from "./context.js";
 
 /** Trades of the first page (a trade record is ~0.9 KB of JSON) and of each "Load older". */
@@ -22,6 +30,12 @@ export type TradesCard = {
   load(): Promise<void>;
   /** A live refresh: puts the newest trades on top. */
   refresh(): Promise<void>;
+  /** A refresh now, or right after the first page when it is still loading (the stream's gap). */
+  catchUp(): void;
+  /** A trade pushed by the stream for the selected pair and side. */
+  push(trade: Trade): void;
+  /** Redraws the rows (the explorer's links, once the network is known). */
+  redraw(): void;
 };
 
 export function createTradesCard(context: PageContext): TradesCard {
@@ -29,6 +43,8 @@ export function createTradesCard(context: PageContext): TradesCard {
   let trades: Trade[] = [];
   let tradesKey = "";
   let cursor: string | undefined;
+  let loading = false;
+  let catchUpAfterLoad = false;
   const seq = { trades: 0, older: 0 };
 
   const body = h("tbody");
@@ -103,9 +119,19 @@ export function createTradesCard(context: PageContext): TradesCard {
       h(
         "td",
         { class: "opt" },
-        trade.maker ? h("code", { title: trade.maker }, shortHex(trade.maker)) : missing,
+        trade.maker
+          ? externalLink(
+              context.explorer?.address(trade.maker),
+              trade.maker,
+              h("code", {}, shortHex(trade.maker)),
+            )
+          : missing,
       ),
-      h("td", { class: "opt" }, h("code", { title: trade.hash }, shortHex(trade.hash))),
+      h(
+        "td",
+        { class: "opt" },
+        externalLink(context.explorer?.tx(trade.hash), trade.hash, h("code", {}, shortHex(trade.hash))),
+      ),
     );
   };
 
@@ -140,6 +166,30 @@ export function createTradesCard(context: PageContext): TradesCard {
     }
   };
 
+  const refresh = async () => {
+    const { pair, side } = selection;
+    if (!pair) return;
+    const key = `${pair.pair_id}|${side}`;
+    if (key !== tradesKey) return;
+    const n = seq.trades;
+    const page = await api.trades(
+      { assetId: sideInfo(pair, side).assetId, pairId: pair.pair_id, limit: tradesPollSize },
+      signal,
+    );
+    if (n !== seq.trades || key !== tradesKey) return;
+    const merged = mergeNewTrades(trades, page.trades);
+    trades = merged.trades;
+    if (merged.reset) {
+      seq.older++;
+      cursor = page.nextCursor;
+      replace(body, ...trades.map((t) => row(t, false)));
+      updateOlderButton();
+    } else if (merged.added.length) {
+      body.prepend(...merged.added.map((t) => row(t, true)));
+    }
+    if (trades.length) setState("ready");
+  };
+
   return {
     element,
     setState,
@@ -157,6 +207,7 @@ export function createTradesCard(context: PageContext): TradesCard {
       const key = `${pair.pair_id}|${side}`;
       const n = ++seq.trades;
       seq.older++;
+      loading = true;
       setState("loading", "Loading trades…");
       try {
         const page = await api.trades(
@@ -172,8 +223,14 @@ export function createTradesCard(context: PageContext): TradesCard {
         replace(olderStatus);
         if (trades.length === 0) setState("empty", "No trades in this pair yet.");
         else setState("ready");
+        loading = false;
+        if (catchUpAfterLoad) {
+          catchUpAfterLoad = false;
+          void refresh().catch(context.reportError);
+        }
       } catch (error) {
         if (isAbort(error) || n !== seq.trades) return;
+        loading = false;
         context.reportError(error);
         trades = [];
         tradesKey = key;
@@ -183,28 +240,25 @@ export function createTradesCard(context: PageContext): TradesCard {
         setState("error", messageOf(error));
       }
     },
-    async refresh() {
+    refresh,
+    catchUp() {
+      if (loading) catchUpAfterLoad = true;
+      else void refresh().catch(context.reportError);
+    },
+    push(trade) {
       const { pair, side } = selection;
-      if (!pair) return;
-      const key = `${pair.pair_id}|${side}`;
-      if (key !== tradesKey) return;
-      const n = seq.trades;
-      const page = await api.trades(
-        { assetId: sideInfo(pair, side).assetId, pairId: pair.pair_id, limit: tradesPollSize },
-        signal,
-      );
-      if (n !== seq.trades || key !== tradesKey) return;
-      const merged = mergeNewTrades(trades, page.trades);
-      trades = merged.trades;
-      if (merged.reset) {
-        seq.older++;
-        cursor = page.nextCursor;
-        replace(body, ...trades.map((t) => row(t, false)));
-        updateOlderButton();
-      } else if (merged.added.length) {
-        body.prepend(...merged.added.map((t) => row(t, true)));
-      }
-      if (trades.length) setState("ready");
+      if (!pair || trade.pair_id !== pair.pair_id || `${pair.pair_id}|${side}` !== tradesKey || loading)
+        return;
+      const next = insertPushedTrade(trades, trade);
+      if (next.index === -1) return;
+      // A trade older than every row while older pages exist belongs to those pages.
+      if (next.index === trades.length && cursor !== undefined) return;
+      trades = next.trades;
+      body.insertBefore(row(trade, true), body.children[next.index] ?? null);
+      setState("ready");
+    },
+    redraw() {
+      replace(body, ...trades.map((t) => row(t, false)));
     },
   };
 }

@@ -1,0 +1,105 @@
+// The home page's pool lists, pure: what each list shows (top by volume, trending, new) and the
+// cells and links of a pool's row.
+
+import type { Network, PoolSort, TopPool, WindowName } from "./api.js";
+import { type ChangeDirection, formatAge, formatChange, formatUsd, formatUsdCompact } from "./format.js";
+import { symbolOr, tokenIdOf } from "./market.js";
+import { formatCount } from "./market-stats.js";
+import { defaultDays, defaultInterval, formatRoute } from "./route.js";
+
+export type PoolList = {
+  sort: PoolSort;
+  /** `top`, `trending`, `new`: the list's test id is `home-<id>`. */
+  id: string;
+  title: string;
+  subtitle: string;
+  /** The window of the change and volume columns. */
+  window: WindowName;
+};
+
+/** The three lists of each network, in the order shown. */
+export const poolLists: readonly PoolList[] = [
+  { sort: "volume", id: "top", title: "Top pools", subtitle: "by 24 h volume", window: "24h" },
+  {
+    sort: "trending",
+    id: "trending",
+    title: "Trending",
+    subtitle: "1 h volume against the day's hourly average",
+    window: "1h",
+  },
+  { sort: "new", id: "new", title: "New pools", subtitle: "most recently created, traded", window: "24h" },
+];
+
+/** Rows per list. */
+export const poolListSize = 10;
+
+/**
+ * The token page of a pool's token, opened on that pool with the token's side charted: a click
+ * on `WETH` in `WETH/USDC` shows WETH in USDC in that very pool.
+ */
+export function poolTokenHref(
+  pool: Pick<TopPool, "pair_id" | "chain" | "token0_address" | "token1_address">,
+  side: 0 | 1,
+): string {
+  const tokenId = tokenIdOf(side === 0 ? pool.token0_address : pool.token1_address, pool.chain);
+  return formatRoute({
+    name: "token",
+    tokenId,
+    pairId: pool.pair_id.toLowerCase(),
+    interval: defaultInterval,
+    days: defaultDays,
+  });
+}
+
+export type PoolRow = {
+  pairId: string;
+  rank: string;
+  symbols: [string, string];
+  hrefs: [string, string];
+  /** The DEX, and for new pools how long ago the pool was created. */
+  venue: string;
+  /** token0's USD price. */
+  price: string;
+  change: { text: string; direction: ChangeDirection };
+  volume: string;
+  liquidity: string;
+  /** Buys and sells of token0 in the list's window. */
+  trades: string;
+};
+
+/** The cells of a pool's row in a list. */
+export function poolRow(pool: TopPool, list: PoolList, now: number): PoolRow {
+  const stats = pool.windows?.[list.window];
+  let venue = pool.factory_name;
+  if (list.sort === "new" && pool.created_at) {
+    const created = Date.parse(pool.created_at);
+    if (Number.isFinite(created)) venue = `${venue} · created ${formatAge(created, now)}`;
+  }
+  return {
+    pairId: pool.pair_id,
+    rank: String(pool.rank),
+    symbols: [
+      symbolOr(pool.token0_symbol, pool.token0_address),
+      symbolOr(pool.token1_symbol, pool.token1_address),
+    ],
+    hrefs: [poolTokenHref(pool, 0), poolTokenHref(pool, 1)],
+    venue,
+    price: formatUsd(pool.token0_usd_price),
+    change: formatChange(stats?.price_change),
+    volume: formatUsdCompact(stats?.volume_usd),
+    liquidity: formatUsdCompact(pool.liquidity_usd),
+    trades: stats ? `${formatCount(stats.buys)} / ${formatCount(stats.sells)}` : "—",
+  };
+}
+
+/** The network's line under its name: how far it is indexed and how much it holds. */
+export function networkSummary(network: Network): string {
+  const parts: string[] = [];
+  if (network.indexed_block !== null) parts.push(`block ${formatCount(network.indexed_block)}`);
+  parts.push(
+    `${formatCount(network.dexes)} ${network.dexes === 1 ? "DEX" : "DEXes"}`,
+    `${formatCount(network.pools)} pools`,
+    `${formatCount(network.tokens)} tokens`,
+  );
+  return parts.join(" · ");
+}
