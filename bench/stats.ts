@@ -118,7 +118,8 @@ async function main() {
         db,
         logger,
         derived: pricing,
-        options: { follow: false, progressBar: false },
+        // Batches of a few thousand logs: a long batch holds its transaction open while the routing runs.
+        options: { follow: false, progressBar: false, targetLogsPerBatch: 5000 },
       });
       await backfill.start();
       await backfill.done();

@@ -338,7 +338,7 @@ describe("market statistics and discovery over HTTP on the devnet", { timeout: 9
       weth["5m"].makers >= 3 && weth["5m"].makers < weth["5m"].buys + weth["5m"].sells,
       "repeat makers",
     );
-    assert.ok((weth["5m"].volume_usd as number) > 5000, "USD volume");
+    assert.ok((weth["5m"].volume_usd as number) > 3000, "USD volume");
     assert.notEqual(weth["24h"].price_change, null, "WETH has a 24 h change");
     const usdcPool = pairs.get(poolOf("v3:WETH/USDC:500").address) as Row;
     assert.notEqual(
