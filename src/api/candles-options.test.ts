@@ -10,6 +10,7 @@ import { CANDLE_USD_COLUMNS, loadSwapsWithUsd, reapplyCandleUsdMigration } from 
 import { createSilentLogger } from "../internal/logger.js";
 import { createApiKey } from "../store/api-keys.js";
 import { createApiServer } from "./server.js";
+import { CANDLE_INTERVALS, type CandleInterval } from "./times.js";
 
 /**
  * The options of /api/v1/candles beyond the specification, over real HTTP on devnet data (two
@@ -32,16 +33,7 @@ type Candle = {
 type Swap = Awaited<ReturnType<typeof loadSwapsWithUsd>>[number];
 
 const CHAIN = 31337;
-const INTERVALS = {
-  "1m": 60,
-  "5m": 300,
-  "15m": 900,
-  "30m": 1800,
-  "1h": 3600,
-  "4h": 14_400,
-  "1d": 86_400,
-} as const;
-type Interval = keyof typeof INTERVALS;
+
 /** The stored resolution an interval's candles are summed from (docs/API.md). */
 const baseOf = (seconds: number) => (seconds >= 86_400 ? 86_400 : seconds >= 3600 ? 3600 : 60);
 const bucket = (ms: number, seconds: number) => Math.floor(ms / (seconds * 1000)) * seconds * 1000;
@@ -181,7 +173,7 @@ describe("/api/v1/candles options: currency=usd, limit + before, unix seconds", 
       for (const side of [0, 1] as const) {
         const asset = side === 0 ? pool.token0 : pool.token1;
         leftOut += trades.filter((s) => (side === 0 ? s.token0_usd : s.token1_usd) === null).length;
-        for (const [interval, seconds] of Object.entries(INTERVALS)) {
+        for (const [interval, seconds] of Object.entries(CANDLE_INTERVALS)) {
           const want = referenceUsdCandles(trades, side, seconds, end);
           const query = {
             asset_id: id(asset),
@@ -262,7 +254,7 @@ describe("/api/v1/candles options: currency=usd, limit + before, unix seconds", 
   }
 
   it("limit + before page through a pair's whole history without overlap or gap, then []", async () => {
-    const cases: [string, 0 | 1, Interval, number][] = [
+    const cases: [string, 0 | 1, CandleInterval, number][] = [
       ["v2:WETH/USDC", 0, "5m", 173],
       ["v2:WETH/USDC", 1, "1h", 5],
       ["v2:LINK/USDC", 0, "15m", 64],

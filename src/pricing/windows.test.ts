@@ -228,7 +228,7 @@ describe("buckets and makers", () => {
       firstTradeAt: 0,
     });
     assert.equal(a?.sells, 3);
-    assert.ok(Math.abs((a?.priceChange as number) - 10) < 1e-12, "from the price before the window");
+    assert.equal(a?.priceChange, (110 / 100 - 1) * 100, "from the price before the window");
     assert.equal(b?.priceChange, (110 / 80 - 1) * 100, "from the window's first trade");
   });
 });

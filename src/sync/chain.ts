@@ -1,6 +1,7 @@
 import type { MultiBar } from "cli-progress";
 import type { ChainConfig, DexConfig } from "../config/schema.js";
 import type { Hex } from "../decode/types.js";
+import { backoffDelayMs } from "../internal/backoff.js";
 import {
   type BaseError,
   ChainIdMismatchError,
@@ -31,7 +32,6 @@ import { type Db, type DbClient, withTransaction } from "../store/db.js";
 import { loadPools } from "../store/pools.js";
 import { rollbackAbove } from "../store/rollback.js";
 import { loadTokens, tokensDueForSupply, updateTokenSupplies } from "../store/tokens.js";
-import { backoffDelayMs } from "./backoff.js";
 import { readBaseStates } from "./base-state.js";
 import { buildBatch } from "./batch.js";
 import { commitBatch } from "./commit.js";

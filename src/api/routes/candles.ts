@@ -6,18 +6,11 @@ import type { CandleCurrency } from "../../pricing/candles.js";
 import { countBackEnd, getPairCandles, getPairCandlesBefore } from "../../pricing/charts.js";
 import type { Queryable } from "../../store/db.js";
 import { findPool } from "../../store/pools.js";
+import { candleRecords } from "../candle-records.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
-import { finite } from "../numbers.js";
 import { errorResponses, examples, ok, params, StringEnum, timeParam } from "../schemas.js";
-import {
-  bucketCount,
-  CANDLE_INTERVALS,
-  type CandleInterval,
-  MAX_CANDLES,
-  parseTimeParam,
-  toIso,
-} from "../times.js";
+import { bucketCount, CANDLE_INTERVALS, type CandleInterval, MAX_CANDLES, parseTimeParam } from "../times.js";
 
 const intervals = Object.keys(CANDLE_INTERVALS) as CandleInterval[];
 const CURRENCIES = ["token", "usd"] as const satisfies readonly CandleCurrency[];
@@ -242,20 +235,9 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
             throw badRequest(`asset_id ${asset.id} is not one of the two tokens of pair ${pair.id}`);
           }
           const stored = await read.load(db, { chainId: pair.chainId, pool: pair.address, side, currency });
-          // The schema's prices are plain numbers (spec 2.4): a non-finite stored price (the
-          // reciprocal of a zero) has no honest value, and null would be serialised as 0, so such
-          // a candle is left out rather than answered wrong.
-          const candles = stored.filter((c) => [c.open, c.high, c.low, c.close].every(Number.isFinite));
+          const candles = candleRecords(stored);
           if (candles.length === 0 && read.empty !== null) throw notFound(read.empty);
-          return candles.map((c) => ({
-            open: c.open,
-            high: c.high,
-            low: c.low,
-            close: c.close,
-            volume: finite(c.volume) ?? 0,
-            date: toIso(new Date(c.time)),
-            time: c.time,
-          }));
+          return candles;
         },
       });
     },

@@ -7,19 +7,8 @@ import type { CandleCurrency } from "../../pricing/candles.js";
 import { getPairCandles } from "../../pricing/charts.js";
 import type { Queryable } from "../../store/db.js";
 import { findLatestSwaps, type TradePosition } from "../../store/swaps.js";
-import { finite } from "../numbers.js";
-import { CANDLE_INTERVALS, type CandleInterval, toIso } from "../times.js";
-
-/** A candle record as /api/v1/candles answers it (spec 2.4). */
-export type CandleRecord = {
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-  date: string;
-  time: number;
-};
+import { type CandleRecord, candleRecords } from "../candle-records.js";
+import { CANDLE_INTERVALS, type CandleInterval } from "../times.js";
 
 /** The pair's latest trade: its position (to tell whether anything changed) and its time. */
 export type LatestTrade = { position: TradePosition; time: Date };
@@ -68,17 +57,5 @@ export async function candlesBetween(
     to: new Date(last + size),
     now: options.now,
   });
-  return candles
-    .filter(
-      (c) => c.time >= first && c.time <= last && [c.open, c.high, c.low, c.close].every(Number.isFinite),
-    )
-    .map((c) => ({
-      open: c.open,
-      high: c.high,
-      low: c.low,
-      close: c.close,
-      volume: finite(c.volume) ?? 0,
-      date: toIso(new Date(c.time)),
-      time: c.time,
-    }));
+  return candleRecords(candles.filter((c) => c.time >= first && c.time <= last));
 }

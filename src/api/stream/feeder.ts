@@ -7,6 +7,7 @@
  * rollback, which subscribers hear of before any data of the new branch.
  */
 import type { Config } from "../../config/schema.js";
+import { backoffDelayMs } from "../../internal/backoff.js";
 import { badRequest, HttpError, notFound } from "../../internal/errors.js";
 import type { Logger } from "../../internal/logger.js";
 import { loadStoredBlocks } from "../../store/chain-state.js";
@@ -21,6 +22,11 @@ import { tokenFields } from "../token-records.js";
 import { tradeRecord } from "../trade-records.js";
 import { candlesBetween, type LatestTrade, latestTrade } from "./candles.js";
 import { type Subscription, subscriptionFields } from "./messages.js";
+
+/** The longest wait between retries of a failing feed cycle or poll (they start at the poll interval). */
+const MAX_RETRY_MS = 30_000;
+
+const isPowerOfTwo = (n: number) => n > 0 && (n & (n - 1)) === 0;
 
 /** A connection as the feeder sees it. */
 export type StreamClient = {
@@ -234,10 +240,17 @@ export function createStreamFeeder(options: {
       feed.cycleQueued = false;
       await cycle(feed);
     }).catch((error: unknown) => {
-      if (feed.failures === 0)
-        log.warn({ err: error, chain_id: feed.chainId }, "stream feed failed; retrying");
       feed.failures += 1;
-      const retry = setTimeout(() => scheduleCycle(feed), settings.pollIntervalMs);
+      const delay = backoffDelayMs(feed.failures, [settings.pollIntervalMs, MAX_RETRY_MS]);
+      // At warn on the first failure and each time the count doubles: a long outage stays visible
+      // without a line per attempt.
+      if (isPowerOfTwo(feed.failures)) {
+        log.warn(
+          { err: error, chain_id: feed.chainId, failures: feed.failures, retry_in_ms: delay },
+          "stream feed failed; retrying",
+        );
+      }
+      const retry = setTimeout(() => scheduleCycle(feed), delay);
       retry.unref();
     });
   };
@@ -634,17 +647,33 @@ export function createStreamFeeder(options: {
           for (const feed of chains.values()) feed.verify = true;
         },
       });
-      const loop = () => {
+      let pollFailures = 0;
+      const loop = (delay: number) => {
         pollTimer = setTimeout(() => {
           poll()
-            .catch((error: unknown) => log.warn({ err: error }, "stream poll failed"))
+            .then(
+              () => {
+                if (pollFailures > 0) log.info({ failures: pollFailures }, "stream poll recovered");
+                pollFailures = 0;
+              },
+              (error: unknown) => {
+                pollFailures += 1;
+                if (isPowerOfTwo(pollFailures))
+                  log.warn({ err: error, failures: pollFailures }, "stream poll failed");
+              },
+            )
             .finally(() => {
-              if (running) loop();
+              if (!running) return;
+              loop(
+                pollFailures === 0
+                  ? settings.pollIntervalMs
+                  : backoffDelayMs(pollFailures, [settings.pollIntervalMs, MAX_RETRY_MS]),
+              );
             });
-        }, settings.pollIntervalMs);
+        }, delay);
         pollTimer.unref();
       };
-      loop();
+      loop(settings.pollIntervalMs);
     },
     stop() {
       running = false;
