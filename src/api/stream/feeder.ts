@@ -437,7 +437,13 @@ export function createStreamFeeder(options: {
         onCommit({ chainId: feed.chainId, block: current.block });
         continue;
       }
-      const forkedAt = await forkPoint(feed).catch(() => null);
+      // A failed check is not "no reorg": the comparison is made again at the next poll (the
+      // poll's failure is logged and backed off) rather than feeding a branch change unannounced.
+      const forkedAt = await forkPoint(feed).catch((error: unknown) => {
+        feed.polled = previous;
+        feed.verify = true;
+        throw error;
+      });
       if (forkedAt !== null) {
         feed.pendingRollback = Math.min(feed.pendingRollback ?? forkedAt, forkedAt);
       }
