@@ -2,7 +2,13 @@
  * The pricing stage behind the indexer's derived-data seam: inside each batch's transaction it
  * prices the batch's blocks, values their swaps, grows candles and USD series, stores token
  * prices and refreshes the statistics; after a rollback it rebuilds all of them as a fresh index
- * would have them. It keeps no state between calls: everything is read in the transaction.
+ * would have them.
+ *
+ * The market (pools, their states, the routing graph, the token prices last stored) is kept in
+ * memory between batches (market-state.ts): loaded from the database at a chain's first batch,
+ * and again whenever `pricing_sync` is not the row this stage last wrote itself (a batch whose
+ * transaction rolled back, a rollback, another writer), so that it always equals what the
+ * database holds and a batch costs its own events, not the chain's pool count.
  */
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../internal/logger.js";
@@ -20,6 +26,7 @@ import { deleteTokenPricesExcept, saveTokenPrices, type TokenPriceRow } from "..
 import {
   deletePoolStates,
   getPricedBlock,
+  getPricingSync,
   loadMarketPools,
   poolsWithStateAbove,
   savePoolStates,
@@ -29,6 +36,7 @@ import { deleteOrphanStats } from "../store/stats.js";
 import { chunkEndBlock, saveSwapUsd } from "../store/swaps.js";
 import type { DerivedData } from "../sync/derived.js";
 import { foldPoolCandles, foldTokenSeries, rebuildPoolCandles, rebuildTokenSeries } from "./aggregates.js";
+import { addPools, createMarketState, type MarketState, setDecimals } from "./market-state.js";
 import { emptyStatsChanges, refreshChangedStats, refreshStats, type StatsChanges } from "./market-stats.js";
 import {
   type MarketWork,
@@ -82,17 +90,44 @@ export function createPricing(options: {
     return reference;
   };
 
+  /** Each chain's market in memory, with the pricing_sync row it is current for. */
+  const markets = new Map<number, Market>();
+
+  /** The chain's market as the database holds it: the one in memory while current, else loaded. */
+  async function marketOf(
+    client: DbClient,
+    chainId: number,
+    sync: { block: number; writer: string } | null,
+    reload: boolean,
+  ): Promise<Market> {
+    // Taken out while the batch moves it: put back once pricing_sync holds its new block, so that
+    // a batch that fails half-way leaves nothing half-moved behind.
+    const kept = markets.get(chainId);
+    markets.delete(chainId);
+    if (kept && !reload && sync && kept.block === sync.block && kept.writer === sync.writer) return kept;
+    const { pools, decimals } = await loadMarketPools(client, chainId);
+    return { state: createMarketState(pools, decimals), block: null, writer: null, stored: new Map() };
+  }
+
   /** Prices events (ascending) of one stretch of blocks and writes everything derived from them. */
   async function processEvents(
     client: DbClient,
     chainId: number,
+    market: Market,
     events: readonly MarketEvent[],
     changes: StatsChanges,
   ): Promise<number> {
     if (events.length === 0) return 0;
     const reference = referenceOf(chainId);
-    const { pools, decimals } = await loadMarketPools(client, chainId);
-    const result = priceBlocks({ pools, decimals, reference, options: pricingOptions, events });
+    const { state } = market;
+    const missing = [...new Set(events.map((e) => e.pool))].filter((pool) => !state.pools.has(pool));
+    if (missing.length > 0) {
+      // Pools stored after the market was loaded (new in a batch, found by a factory scan).
+      const loaded = await loadMarketPools(client, chainId, missing);
+      addPools(state, loaded.pools, loaded.decimals);
+    }
+    const pools = state.pools;
+    const result = priceBlocks({ market: state, reference, options: pricingOptions, events });
 
     await saveSwapUsd(
       client,
@@ -117,17 +152,37 @@ export function createPricing(options: {
     await foldTokenSeries(client, chainId, points);
     for (const pool of result.touched) changes.movedPools.add(pool);
     if (result.prices) {
-      for (const token of await saveTokenPrices(client, chainId, priceRows(result.prices, pricingOptions))) {
+      for (const token of await saveTokenPrices(client, chainId, newPriceRows(market, result.prices))) {
         changes.repricedTokens.add(token);
       }
     }
     return result.swaps.length;
   }
 
+  /**
+   * The token_prices rows that may differ from the stored ones: those of every price but the ones
+   * this market last stored unchanged (the database compares the rest itself).
+   */
+  function newPriceRows(market: Market, prices: ReadonlyMap<string, TokenPrice>): TokenPriceRow[] {
+    const fresh = new Map<string, TokenPrice>();
+    for (const [token, price] of prices) {
+      if (market.stored.get(token)?.price !== price) fresh.set(token, price);
+    }
+    const rows: TokenPriceRow[] = [];
+    for (const row of priceRows(fresh, pricingOptions)) {
+      const text = JSON.stringify(row);
+      const before = market.stored.get(row.token);
+      market.stored.set(row.token, { price: fresh.get(row.token) as TokenPrice, text });
+      if (before?.text !== text) rows.push(row);
+    }
+    return rows;
+  }
+
   /** Prices blocks (fromExclusive, toBlock] from the stored rows, in chunks. */
   async function processStored(
     client: DbClient,
     chainId: number,
+    market: Market,
     fromExclusive: number,
     toBlock: number,
     changes: StatsChanges,
@@ -139,6 +194,7 @@ export function createPricing(options: {
       swaps += await processEvents(
         client,
         chainId,
+        market,
         await loadMarketEvents(client, chainId, cursor, end),
         changes,
       );
@@ -150,23 +206,29 @@ export function createPricing(options: {
   async function afterBatch(client: DbClient, batch: IngestBatch): Promise<void> {
     const started = performance.now();
     const { chainId } = batch;
-    const priced = await getPricedBlock(client, chainId);
+    const sync = await getPricingSync(client, chainId);
+    const priced = sync?.block ?? null;
     if (priced !== null && priced >= batch.toBlock) return;
     const changes = emptyStatsChanges();
     let cursor = batch.fromBlock - 1;
     let caughtUp = 0;
+    // Blocks stored while no pricing was attached may have stored tokens too: load afresh then.
+    const market = await marketOf(client, chainId, sync, priced === null || priced < cursor);
+    for (const token of batch.newTokens) setDecimals(market.state, token.address, token.decimals);
     if (priced === null || priced < cursor) {
       // Blocks stored while no pricing was attached (or before the first batch): price them first.
-      caughtUp = await processStored(client, chainId, priced ?? -1, cursor, changes);
+      caughtUp = await processStored(client, chainId, market, priced ?? -1, cursor, changes);
     } else {
       cursor = priced;
     }
     const events = batchEvents(batch).filter((e) => e.blockNumber > cursor);
-    const swaps = await processEvents(client, chainId, events, changes);
-    await setPricedBlock(client, chainId, batch.toBlock);
+    const swaps = await processEvents(client, chainId, market, events, changes);
+    market.block = batch.toBlock;
+    market.writer = await setPricedBlock(client, chainId, batch.toBlock);
+    markets.set(chainId, market);
     await refreshChangedStats(client, chainId, changes, now().getTime(), pricingOptions.liquidityFloorUsd);
     const marketStarted = performance.now();
-    const market = await updateMarketWindows(client, chainId, batch.toBlock, () => now().getTime());
+    const windows = await updateMarketWindows(client, chainId, batch.toBlock, () => now().getTime());
     logger.debug(
       {
         chain_id: chainId,
@@ -177,10 +239,10 @@ export function createPricing(options: {
         repriced_tokens: changes.repricedTokens.size,
         ms: Math.round(performance.now() - started),
         market_ms: Math.round((performance.now() - marketStarted) * 100) / 100,
-        market_trades: market.trades,
-        market_rows: market.rows,
-        market_pools: market.pools,
-        market_tokens: market.tokens,
+        market_trades: windows.trades,
+        market_rows: windows.rows,
+        market_pools: windows.pools,
+        market_tokens: windows.tokens,
       },
       "priced batch",
     );
@@ -189,6 +251,8 @@ export function createPricing(options: {
   async function afterRollback(client: DbClient, rollback: RollbackInfo): Promise<void> {
     const started = performance.now();
     const { chainId, ancestorBlock } = rollback;
+    // Loaded again from the database at the next batch.
+    markets.delete(chainId);
     const priced = await getPricedBlock(client, chainId);
     if (priced === null) return;
     if (priced > ancestorBlock) await setPricedBlock(client, chainId, ancestorBlock);
@@ -263,6 +327,17 @@ export function createPricing(options: {
       }),
   };
 }
+
+/**
+ * A chain's market in memory: its state, the pricing_sync row (block, writing transaction) it is
+ * current for (null until stored), and per token the price last stored and its row as JSON.
+ */
+type Market = {
+  state: MarketState;
+  block: number | null;
+  writer: string | null;
+  stored: Map<string, { price: TokenPrice; text: string }>;
+};
 
 /** The token_prices rows of computed prices (tokens whose pools never had an event get none). */
 export function priceRows(prices: ReadonlyMap<string, TokenPrice>, options: PricingOptions): TokenPriceRow[] {

@@ -108,9 +108,21 @@ export type TokenPrice = {
 export type RoutingGraph = {
   /** Decimals of each token (null: unknown). */
   decimals: ReadonlyMap<string, number | null>;
-  pools: readonly GraphPool[];
+  /** Each token's pools, in address order. */
   poolsOf: ReadonlyMap<string, readonly GraphPool[]>;
 };
+
+/**
+ * The token evaluations of the previous price computation over the same graph, each with what it
+ * read: per pool of the token its routing figures and the quote's price object. An evaluation
+ * that would read the very same values returns the very same result (a pure function of them),
+ * so an unchanged token keeps its price object and the tokens priced from it see no change
+ * either: between two blocks only what a moved pool reaches costs exact arithmetic.
+ */
+export type PriceMemo = { entries: Map<string, { read: unknown[]; result: TokenPrice | null }> };
+
+/** An empty PriceMemo. */
+export const createPriceMemo = (): PriceMemo => ({ entries: new Map() });
 
 /** Indexes pools by token. Pools stay mutable: update their state and compute again. */
 export function createRoutingGraph(
@@ -128,7 +140,7 @@ export function createRoutingGraph(
       list.push(pool);
     }
   }
-  return { decimals, pools, poolsOf };
+  return { decimals, poolsOf };
 }
 
 /** Every reference token of a chain (anchors included). */
@@ -176,7 +188,12 @@ export function computeUsdPrices(
   graph: RoutingGraph,
   reference: ReferenceTokens,
   options: PricingOptions,
+  /** Reused and refilled (graph, reference and options must be those of the previous call). */
+  memo?: PriceMemo,
 ): Map<string, TokenPrice> {
+  const previous = memo?.entries ?? null;
+  const next: PriceMemo["entries"] = new Map();
+  if (memo) memo.entries = next;
   const anchors = new Set(reference.stablecoins);
   const references = referenceSet(reference);
   const priced = new Map<string, TokenPrice>();
@@ -237,7 +254,37 @@ export function computeUsdPrices(
     return { quotes, belowFloor };
   };
 
+  /** What an evaluation of `token` reads (see PriceMemo), in a flat list. */
+  const readsOf = (token: string, allowQuote: (quote: string) => boolean): unknown[] => {
+    const read: unknown[] = [graph.decimals.get(token)];
+    for (const pool of graph.poolsOf.get(token) ?? []) {
+      const quote = pool.token0 === token ? pool.token1 : pool.token0;
+      const q = quote !== token && allowQuote(quote) ? (priced.get(quote) ?? null) : null;
+      read.push(pool, pool.ratio0, pool.price0, pool.depth0, pool.depth1, pool.stateBlock, pool.stateTime, q);
+    }
+    return read;
+  };
+
   const evaluate = (
+    token: string,
+    allowQuote: (quote: string) => boolean,
+    tokenLayer: number,
+    phase: number,
+  ): TokenPrice | null => {
+    if (!previous) return evaluateNow(token, allowQuote, tokenLayer);
+    const key = `${phase}:${tokenLayer}:${token}`;
+    const read = readsOf(token, allowQuote);
+    const before = previous.get(key);
+    if (before && before.read.length === read.length && before.read.every((v, i) => v === read[i])) {
+      next.set(key, before);
+      return before.result;
+    }
+    const result = evaluateNow(token, allowQuote, tokenLayer);
+    next.set(key, { read, result });
+    return result;
+  };
+
+  const evaluateNow = (
     token: string,
     allowQuote: (quote: string) => boolean,
     tokenLayer: number,
@@ -286,6 +333,7 @@ export function computeUsdPrices(
 
   /** Prices layer after layer the eligible tokens next to the last layer, until none is added. */
   const runLayers = (
+    phase: number,
     frontier: string[],
     eligible: (token: string) => boolean,
     allowQuote: (quote: string) => boolean,
@@ -301,7 +349,7 @@ export function computeUsdPrices(
       // Evaluated against the tokens of earlier layers only, then added together.
       const found: TokenPrice[] = [];
       for (const token of candidates) {
-        const price = evaluate(token, allowQuote, layer + 1);
+        const price = evaluate(token, allowQuote, layer + 1, phase);
         if (price) found.push(price);
       }
       if (found.length > 0) layer += 1;
@@ -313,7 +361,15 @@ export function computeUsdPrices(
   for (const anchor of anchors) {
     if (!graph.poolsOf.has(anchor)) continue;
     const [asOfBlock, asOfTime] = asOfOwn(anchor);
-    priced.set(anchor, {
+    // The same object as before when nothing it holds changed, so the memo sees the tokens above it unchanged.
+    const key = `0:0:${anchor}`;
+    const before = previous?.get(key);
+    if (before?.result && before.read[0] === asOfBlock && before.read[1] === asOfTime) {
+      next.set(key, before);
+      priced.set(anchor, before.result);
+      continue;
+    }
+    const anchorPrice: TokenPrice = {
       token: anchor,
       usdPrice: 1,
       usdRatio: { num: 1n, den: 1n },
@@ -327,14 +383,18 @@ export function computeUsdPrices(
       belowFloor: 0,
       asOfBlock,
       asOfTime,
-    });
+    };
+    next.set(key, { read: [asOfBlock, asOfTime], result: anchorPrice });
+    priced.set(anchor, anchorPrice);
   }
   runLayers(
+    1,
     [...priced.keys()],
     (token) => references.has(token),
     (quote) => references.has(quote),
   );
   runLayers(
+    2,
     [...priced.keys()],
     () => true,
     () => true,
