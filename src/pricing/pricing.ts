@@ -13,6 +13,7 @@
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../internal/logger.js";
 import type {
+  BatchSwap,
   IngestBatch,
   MarketEvent,
   MarketPool,
@@ -36,6 +37,7 @@ import { deleteOrphanStats } from "../store/stats.js";
 import { chunkEndBlock, saveSwapUsd } from "../store/swaps.js";
 import type { DerivedData } from "../sync/derived.js";
 import { foldPoolCandles, foldTokenSeries, rebuildPoolCandles, rebuildTokenSeries } from "./aggregates.js";
+import type { CandleTrade } from "./candles.js";
 import { addPools, createMarketState, type MarketState, setDecimals } from "./market-state.js";
 import { emptyStatsChanges, refreshChangedStats, refreshStats, type StatsChanges } from "./market-stats.js";
 import {
@@ -44,9 +46,17 @@ import {
   slideMarketWindows,
   updateMarketWindows,
 } from "./market-windows.js";
-import { candleTradeOf, priceBlocks, pricesOfPools, seriesPointsOf } from "./price-blocks.js";
+import {
+  candleTradeOf,
+  type PriceBlocksResult,
+  priceBlocks,
+  pricesOfPools,
+  seriesPointsOf,
+} from "./price-blocks.js";
 import { provenanceOf } from "./provenance.js";
-import { balanceBeforeSwap } from "./trade.js";
+import type { SeriesPoint } from "./series.js";
+import { balanceBeforeSwap, eventKey } from "./trade.js";
+import type { TradeUsd } from "./trade-usd.js";
 import type { PricingOptions, ReferenceTokens, TokenPrice } from "./usd-prices.js";
 
 export type Pricing = DerivedData & {
@@ -90,6 +100,17 @@ export function createPricing(options: {
     return reference;
   };
 
+  /** Milliseconds spent per step of the current batch (logged with it: where a batch's time goes). */
+  let steps: Record<string, number> = {};
+  async function step<T>(name: string, run: () => Promise<T> | T): Promise<T> {
+    const started = performance.now();
+    try {
+      return await run();
+    } finally {
+      steps[name] = (steps[name] ?? 0) + performance.now() - started;
+    }
+  }
+
   /** Each chain's market in memory, with the pricing_sync row it is current for. */
   const markets = new Map<number, Market>();
 
@@ -105,7 +126,7 @@ export function createPricing(options: {
     const kept = markets.get(chainId);
     markets.delete(chainId);
     if (kept && !reload && sync && kept.block === sync.block && kept.writer === sync.writer) return kept;
-    const { pools, decimals } = await loadMarketPools(client, chainId);
+    const { pools, decimals } = await step("load", () => loadMarketPools(client, chainId));
     return { state: createMarketState(pools, decimals), block: null, writer: null, stored: new Map() };
   }
 
@@ -118,29 +139,58 @@ export function createPricing(options: {
     changes: StatsChanges,
   ): Promise<number> {
     if (events.length === 0) return 0;
+    const result = await priceEvents(client, chainId, market, events);
+    return writePriced(client, chainId, market, result, changes, false);
+  }
+
+  /** Moves the market by events (ascending) and prices their swaps; writes nothing but missing pools' reads. */
+  async function priceEvents(
+    client: DbClient,
+    chainId: number,
+    market: Market,
+    events: readonly MarketEvent[],
+  ): Promise<PriceBlocksResult> {
     const reference = referenceOf(chainId);
     const { state } = market;
     const missing = [...new Set(events.map((e) => e.pool))].filter((pool) => !state.pools.has(pool));
     if (missing.length > 0) {
       // Pools stored after the market was loaded (new in a batch, found by a factory scan).
-      const loaded = await loadMarketPools(client, chainId, missing);
+      const loaded = await step("load", () => loadMarketPools(client, chainId, missing));
       addPools(state, loaded.pools, loaded.decimals);
     }
-    const pools = state.pools;
-    const result = priceBlocks({ market: state, reference, options: pricingOptions, events });
+    return step("price", () => priceBlocks({ market: state, reference, options: pricingOptions, events }));
+  }
 
-    await saveSwapUsd(
-      client,
-      chainId,
-      result.swaps.map((s) => ({ blockNumber: s.blockNumber, logIndex: s.logIndex, ...s.usd })),
+  /**
+   * Writes what priced events derive: the swaps' USD figures (unless their rows were inserted
+   * with them), pool states, candles, series and token prices.
+   */
+  async function writePriced(
+    client: DbClient,
+    chainId: number,
+    market: Market,
+    result: PriceBlocksResult,
+    changes: StatsChanges,
+    usdWritten: boolean,
+  ): Promise<number> {
+    const pools = market.state.pools;
+    if (!usdWritten)
+      await step("swaps", () =>
+        saveSwapUsd(
+          client,
+          chainId,
+          result.swaps.map((s) => ({ blockNumber: s.blockNumber, logIndex: s.logIndex, ...s.usd })),
+        ),
+      );
+    await step("pool_states", () =>
+      savePoolStates(
+        client,
+        chainId,
+        [...result.touched].map((address) => pools.get(address) as MarketPool),
+      ),
     );
-    await savePoolStates(
-      client,
-      chainId,
-      [...result.touched].map((address) => pools.get(address) as MarketPool),
-    );
-    const trades = [];
-    const points = [];
+    const trades: { pool: string; trade: CandleTrade }[] = [];
+    const points: { token: string; point: SeriesPoint }[] = [];
     for (const s of result.swaps) {
       const trade = candleTradeOf({ key: s.key, time: s.time, trade: s.trade, ...s.usd });
       if (trade) trades.push({ pool: s.pool, trade });
@@ -148,11 +198,14 @@ export function createPricing(options: {
       points.push(...seriesPointsOf({ ...s, ...s.usd }, pool.token0, pool.token1));
       changes.tradedPools.add(s.pool);
     }
-    await foldPoolCandles(client, chainId, trades);
-    await foldTokenSeries(client, chainId, points);
+    await step("candles", () => foldPoolCandles(client, chainId, trades));
+    await step("series", () => foldTokenSeries(client, chainId, points));
     for (const pool of result.touched) changes.movedPools.add(pool);
     if (result.prices) {
-      for (const token of await saveTokenPrices(client, chainId, newPriceRows(market, result.prices))) {
+      const rows = await step("price_rows", () =>
+        newPriceRows(market, result.prices as Map<string, TokenPrice>),
+      );
+      for (const token of await step("token_prices", () => saveTokenPrices(client, chainId, rows))) {
         changes.repricedTokens.add(token);
       }
     }
@@ -203,9 +256,64 @@ export function createPricing(options: {
     return swaps;
   }
 
-  async function afterBatch(client: DbClient, batch: IngestBatch): Promise<void> {
+  /** A batch priced before its rows were inserted (see `swapUsd`), awaiting its afterBatch. */
+  let pending: {
+    chainId: number;
+    toBlock: number;
+    events: number;
+    market: Market;
+    result: PriceBlocksResult;
+    ms: Record<string, number>;
+    started: number;
+  } | null = null;
+
+  /**
+   * Prices a batch before its swaps are inserted, when the market in memory is current and the
+   * batch continues the last priced block (the common case), so that each swap row is written
+   * once, with its USD figures. Otherwise (first batch, blocks to catch up) null: afterBatch
+   * prices the inserted rows and updates them, as it always did.
+   */
+  async function swapUsd(
+    client: DbClient,
+    batch: Pick<IngestBatch, "chainId" | "fromBlock" | "toBlock" | "swaps" | "poolEvents" | "newTokens">,
+  ): Promise<((swap: BatchSwap) => TradeUsd | undefined) | null> {
     const started = performance.now();
+    pending = null;
+    steps = {};
     const { chainId } = batch;
+    const sync = await getPricingSync(client, chainId);
+    const kept = markets.get(chainId);
+    if (!sync || sync.block !== batch.fromBlock - 1 || !kept) return null;
+    if (kept.block !== sync.block || kept.writer !== sync.writer) return null;
+    const market = await marketOf(client, chainId, sync, false);
+    for (const token of batch.newTokens) setDecimals(market.state, token.address, token.decimals);
+    const events = batchEvents(batch);
+    const result = await priceEvents(client, chainId, market, events);
+    pending = { chainId, toBlock: batch.toBlock, events: events.length, market, result, ms: steps, started };
+    const usd = new Map(result.swaps.map((s) => [s.key, s.usd]));
+    return (swap) => usd.get(eventKey(swap.blockNumber, swap.logIndex));
+  }
+
+  async function afterBatch(client: DbClient, batch: IngestBatch): Promise<void> {
+    const early = pending;
+    const started = early?.started ?? performance.now();
+    const { chainId } = batch;
+    pending = null;
+    steps = early?.ms ?? {};
+    if (early) {
+      // Every row of the batch was inserted (none was there already): the prices stand.
+      if (
+        early.chainId === chainId &&
+        early.toBlock === batch.toBlock &&
+        early.events === batch.swaps.length + batch.poolEvents.length
+      ) {
+        const changes = emptyStatsChanges();
+        const swaps = await writePriced(client, chainId, early.market, early.result, changes, true);
+        await finishBatch(client, batch, early.market, changes, started, swaps, 0);
+        return;
+      }
+      // Otherwise the market moved by events that were not inserted: left out, loaded afresh below.
+    }
     const sync = await getPricingSync(client, chainId);
     const priced = sync?.block ?? null;
     if (priced !== null && priced >= batch.toBlock) return;
@@ -223,10 +331,26 @@ export function createPricing(options: {
     }
     const events = batchEvents(batch).filter((e) => e.blockNumber > cursor);
     const swaps = await processEvents(client, chainId, market, events, changes);
+    await finishBatch(client, batch, market, changes, started, swaps, caughtUp);
+  }
+
+  /** Stores the new priced block (and keeps the market for the next batch), then the statistics. */
+  async function finishBatch(
+    client: DbClient,
+    batch: IngestBatch,
+    market: Market,
+    changes: StatsChanges,
+    started: number,
+    swaps: number,
+    caughtUp: number,
+  ): Promise<void> {
+    const { chainId } = batch;
     market.block = batch.toBlock;
     market.writer = await setPricedBlock(client, chainId, batch.toBlock);
     markets.set(chainId, market);
-    await refreshChangedStats(client, chainId, changes, now().getTime(), pricingOptions.liquidityFloorUsd);
+    await step("stats", () =>
+      refreshChangedStats(client, chainId, changes, now().getTime(), pricingOptions.liquidityFloorUsd),
+    );
     const marketStarted = performance.now();
     const windows = await updateMarketWindows(client, chainId, batch.toBlock, () => now().getTime());
     logger.debug(
@@ -243,6 +367,7 @@ export function createPricing(options: {
         market_rows: windows.rows,
         market_pools: windows.pools,
         market_tokens: windows.tokens,
+        steps_ms: Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, Math.round(v * 100) / 100])),
       },
       "priced batch",
     );
@@ -253,6 +378,7 @@ export function createPricing(options: {
     const { chainId, ancestorBlock } = rollback;
     // Loaded again from the database at the next batch.
     markets.delete(chainId);
+    pending = null;
     const priced = await getPricedBlock(client, chainId);
     if (priced === null) return;
     if (priced > ancestorBlock) await setPricedBlock(client, chainId, ancestorBlock);
@@ -316,6 +442,7 @@ export function createPricing(options: {
   }
 
   return {
+    swapUsd,
     afterBatch,
     afterRollback,
     refreshStats: (db, chainId, at) =>
