@@ -119,7 +119,9 @@ export type RoutingGraph = {
  * so an unchanged token keeps its price object and the tokens priced from it see no change
  * either: between two blocks only what a moved pool reaches costs exact arithmetic.
  */
-export type PriceMemo = { entries: Map<string, { read: unknown[]; result: TokenPrice | null }> };
+export type PriceMemo = {
+  entries: Map<string, { layer: number; phase: number; read: unknown[]; result: TokenPrice | null }>;
+};
 
 /** An empty PriceMemo. */
 export const createPriceMemo = (): PriceMemo => ({ entries: new Map() });
@@ -254,15 +256,51 @@ export function computeUsdPrices(
     return { quotes, belowFloor };
   };
 
+  /** The value an evaluation of `token` reads from one of its pools' quote (see PriceMemo). */
+  const quoteRead = (token: string, pool: GraphPool, allowQuote: (quote: string) => boolean) => {
+    const quote = pool.token0 === token ? pool.token1 : pool.token0;
+    return quote !== token && allowQuote(quote) ? (priced.get(quote) ?? null) : null;
+  };
+
   /** What an evaluation of `token` reads (see PriceMemo), in a flat list. */
   const readsOf = (token: string, allowQuote: (quote: string) => boolean): unknown[] => {
     const read: unknown[] = [graph.decimals.get(token)];
     for (const pool of graph.poolsOf.get(token) ?? []) {
-      const quote = pool.token0 === token ? pool.token1 : pool.token0;
-      const q = quote !== token && allowQuote(quote) ? (priced.get(quote) ?? null) : null;
-      read.push(pool, pool.ratio0, pool.price0, pool.depth0, pool.depth1, pool.stateBlock, pool.stateTime, q);
+      read.push(
+        pool,
+        pool.ratio0,
+        pool.price0,
+        pool.depth0,
+        pool.depth1,
+        pool.stateBlock,
+        pool.stateTime,
+        quoteRead(token, pool, allowQuote),
+      );
     }
     return read;
+  };
+
+  /** Whether an evaluation of `token` would read `read` again (compared in place: no allocation). */
+  const readsSame = (read: unknown[], token: string, allowQuote: (quote: string) => boolean): boolean => {
+    const pools = graph.poolsOf.get(token) ?? [];
+    if (read.length !== 1 + 8 * pools.length || read[0] !== graph.decimals.get(token)) return false;
+    let i = 1;
+    for (const pool of pools) {
+      if (
+        read[i] !== pool ||
+        read[i + 1] !== pool.ratio0 ||
+        read[i + 2] !== pool.price0 ||
+        read[i + 3] !== pool.depth0 ||
+        read[i + 4] !== pool.depth1 ||
+        read[i + 5] !== pool.stateBlock ||
+        read[i + 6] !== pool.stateTime ||
+        read[i + 7] !== quoteRead(token, pool, allowQuote)
+      ) {
+        return false;
+      }
+      i += 8;
+    }
+    return true;
   };
 
   const evaluate = (
@@ -272,15 +310,20 @@ export function computeUsdPrices(
     phase: number,
   ): TokenPrice | null => {
     if (!previous) return evaluateNow(token, allowQuote, tokenLayer);
-    const key = `${phase}:${tokenLayer}:${token}`;
-    const read = readsOf(token, allowQuote);
-    const before = previous.get(key);
-    if (before && before.read.length === read.length && before.read.every((v, i) => v === read[i])) {
-      next.set(key, before);
+    // One entry per token: a token evaluated again in a later layer replaces its earlier entry.
+    const before = previous.get(token);
+    if (
+      before &&
+      before.layer === tokenLayer &&
+      before.phase === phase &&
+      readsSame(before.read, token, allowQuote)
+    ) {
+      next.set(token, before);
       return before.result;
     }
+    const read = readsOf(token, allowQuote);
     const result = evaluateNow(token, allowQuote, tokenLayer);
-    next.set(key, { read, result });
+    next.set(token, { layer: tokenLayer, phase, read, result });
     return result;
   };
 
@@ -362,10 +405,9 @@ export function computeUsdPrices(
     if (!graph.poolsOf.has(anchor)) continue;
     const [asOfBlock, asOfTime] = asOfOwn(anchor);
     // The same object as before when nothing it holds changed, so the memo sees the tokens above it unchanged.
-    const key = `0:0:${anchor}`;
-    const before = previous?.get(key);
-    if (before?.result && before.read[0] === asOfBlock && before.read[1] === asOfTime) {
-      next.set(key, before);
+    const before = previous?.get(anchor);
+    if (before?.result && before.phase === 0 && before.read[0] === asOfBlock && before.read[1] === asOfTime) {
+      next.set(anchor, before);
       priced.set(anchor, before.result);
       continue;
     }
@@ -384,7 +426,7 @@ export function computeUsdPrices(
       asOfBlock,
       asOfTime,
     };
-    next.set(key, { read: [asOfBlock, asOfTime], result: anchorPrice });
+    next.set(anchor, { layer: 0, phase: 0, read: [asOfBlock, asOfTime], result: anchorPrice });
     priced.set(anchor, anchorPrice);
   }
   runLayers(
