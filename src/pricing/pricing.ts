@@ -100,7 +100,10 @@ export function createPricing(options: {
     return reference;
   };
 
-  /** Milliseconds spent per step of the current batch (logged with it: where a batch's time goes). */
+  /**
+   * Milliseconds spent per step of the current batch (logged with it: where a batch's time goes;
+   * mixed when several chains commit at once).
+   */
   let steps: Record<string, number> = {};
   async function step<T>(name: string, run: () => Promise<T> | T): Promise<T> {
     const started = performance.now();
@@ -256,16 +259,21 @@ export function createPricing(options: {
     return swaps;
   }
 
-  /** A batch priced before its rows were inserted (see `swapUsd`), awaiting its afterBatch. */
-  let pending: {
-    chainId: number;
-    toBlock: number;
-    events: number;
-    market: Market;
-    result: PriceBlocksResult;
-    ms: Record<string, number>;
-    started: number;
-  } | null = null;
+  /** Per chain, a batch priced before its rows were inserted (see `swapUsd`), awaiting its afterBatch. */
+  const pending = new Map<
+    number,
+    {
+      client: DbClient;
+      toBlock: number;
+      /** The batch's swaps as priced (the very objects `afterBatch` gets once they are inserted). */
+      swaps: readonly BatchSwap[];
+      poolEvents: number;
+      market: Market;
+      result: PriceBlocksResult;
+      ms: Record<string, number>;
+      started: number;
+    }
+  >();
 
   /**
    * Prices a batch before its swaps are inserted, when the market in memory is current and the
@@ -278,9 +286,9 @@ export function createPricing(options: {
     batch: Pick<IngestBatch, "chainId" | "fromBlock" | "toBlock" | "swaps" | "poolEvents" | "newTokens">,
   ): Promise<((swap: BatchSwap) => TradeUsd | undefined) | null> {
     const started = performance.now();
-    pending = null;
-    steps = {};
     const { chainId } = batch;
+    pending.delete(chainId);
+    steps = {};
     const sync = await getPricingSync(client, chainId);
     const kept = markets.get(chainId);
     if (!sync || sync.block !== batch.fromBlock - 1 || !kept) return null;
@@ -289,23 +297,35 @@ export function createPricing(options: {
     for (const token of batch.newTokens) setDecimals(market.state, token.address, token.decimals);
     const events = batchEvents(batch);
     const result = await priceEvents(client, chainId, market, events);
-    pending = { chainId, toBlock: batch.toBlock, events: events.length, market, result, ms: steps, started };
+    pending.set(chainId, {
+      client,
+      toBlock: batch.toBlock,
+      swaps: batch.swaps,
+      poolEvents: batch.poolEvents.length,
+      market,
+      result,
+      ms: steps,
+      started,
+    });
     const usd = new Map(result.swaps.map((s) => [s.key, s.usd]));
     return (swap) => usd.get(eventKey(swap.blockNumber, swap.logIndex));
   }
 
   async function afterBatch(client: DbClient, batch: IngestBatch): Promise<void> {
-    const early = pending;
-    const started = early?.started ?? performance.now();
     const { chainId } = batch;
-    pending = null;
+    const early = pending.get(chainId);
+    pending.delete(chainId);
+    const started = early?.started ?? performance.now();
     steps = early?.ms ?? {};
     if (early) {
-      // Every row of the batch was inserted (none was there already): the prices stand.
+      // The same transaction and batch, and every row of it was inserted (none was there
+      // already): the prices stand.
       if (
-        early.chainId === chainId &&
+        early.client === client &&
         early.toBlock === batch.toBlock &&
-        early.events === batch.swaps.length + batch.poolEvents.length
+        early.poolEvents === batch.poolEvents.length &&
+        early.swaps.length === batch.swaps.length &&
+        early.swaps.every((swap, i) => swap === batch.swaps[i])
       ) {
         const changes = emptyStatsChanges();
         const swaps = await writePriced(client, chainId, early.market, early.result, changes, true);
@@ -378,7 +398,7 @@ export function createPricing(options: {
     const { chainId, ancestorBlock } = rollback;
     // Loaded again from the database at the next batch.
     markets.delete(chainId);
-    pending = null;
+    pending.delete(chainId);
     const priced = await getPricedBlock(client, chainId);
     if (priced === null) return;
     if (priced > ancestorBlock) await setPricedBlock(client, chainId, ancestorBlock);
