@@ -51,6 +51,8 @@ type BatchLine = {
   market_rows: number;
   market_pools: number;
   market_tokens: number;
+  /** Milliseconds per step of the pricing (pricing.ts `step`). */
+  steps_ms?: Record<string, number>;
 };
 
 const median = (values: number[]) => {
@@ -188,6 +190,13 @@ async function main() {
           marketRows: summary(live.map((l) => l.market_rows)),
           poolsRecomputed: summary(live.map((l) => l.market_pools)),
           tokensRecomputed: summary(live.map((l) => l.market_tokens)),
+          /** Median milliseconds per step of the pricing (where a batch's time goes). */
+          stepsMs: Object.fromEntries(
+            [...new Set(live.flatMap((l) => Object.keys(l.steps_ms ?? {})))].map((k) => [
+              k,
+              summary(live.map((l) => l.steps_ms?.[k] ?? 0)).median,
+            ]),
+          ),
         },
         perMinuteSlide: {
           slides: slides.length,

@@ -12,6 +12,7 @@ import {
 } from "../_test/synthetic-chain.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
+import type { DerivedData } from "../sync/derived.js";
 import { createPricing } from "./pricing.js";
 
 const CHAIN = 902;
@@ -168,5 +169,65 @@ describe("aggregates equal those of a fresh index", () => {
       await snapshotAggregates(freshBranch.db, CHAIN),
       "on the new branch: a fresh index of it",
     );
+  });
+
+  it("after a batch whose transaction failed once priced: the market kept in memory is not ahead", async () => {
+    const market = createMarket();
+    trade(market, seededRandom(11), 80);
+    const blocks = market.chain.blocks;
+    const now = new Date(((blocks[blocks.length - 1]?.timestamp as number) + 90) * 1000);
+    const makePricing = () =>
+      createPricing({
+        config: {
+          pricing: { liquidityFloorUsd: 10_000, maxDeviation: 0.1 },
+          chains: [
+            {
+              id: CHAIN,
+              referenceTokens: {
+                stablecoins: [market.tokens.USDC as Hex, market.tokens.USDT as Hex],
+                wrappedNative: market.tokens.WETH as Hex,
+                wrappedBtc: [market.tokens.WBTC as Hex],
+                others: [],
+              },
+            },
+          ],
+        },
+        logger: createSilentLogger(),
+        now: () => now,
+      });
+    const pricing = makePricing();
+    const a = await createTestDb();
+    dbs.push(a);
+    await prepareSyntheticChain(a.db, CHAIN, 1);
+    const middle = blocks[Math.floor(blocks.length / 2)]?.number as number;
+    await ingestSyntheticChain(a.db, pricing, market.chain, { toBlock: middle, batchSize: () => 5 });
+
+    // The next batch is priced (before and after its rows), then its transaction fails.
+    let priced = 0;
+    const failing: DerivedData = {
+      swapUsd: async (client, batch) => {
+        priced += 1;
+        return (await pricing.swapUsd?.(client, batch)) ?? null;
+      },
+      afterBatch: async (client, batch) => {
+        await pricing.afterBatch(client, batch);
+        throw new Error("the commit fails after the pricing");
+      },
+      afterRollback: (client, rollback) => pricing.afterRollback(client, rollback),
+    };
+    await assert.rejects(
+      ingestSyntheticChain(a.db, failing, market.chain, { batchSize: () => 10 }),
+      /the commit fails/,
+    );
+    assert.equal(priced, 1, "the failed batch was priced before its swaps were inserted");
+    await ingestSyntheticChain(a.db, pricing, market.chain, { batchSize: () => 7 });
+
+    const whole = await createTestDb();
+    dbs.push(whole);
+    await prepareSyntheticChain(whole.db, CHAIN, 1);
+    await ingestSyntheticChain(whole.db, makePricing(), market.chain);
+    const snapshot = await snapshotAggregates(a.db, CHAIN);
+    assert.ok((snapshot.swaps?.length ?? 0) > 50, `${snapshot.swaps?.length} swaps`);
+    assert.deepEqual(snapshot, await snapshotAggregates(whole.db, CHAIN), "as a fresh index");
   });
 });

@@ -1,5 +1,6 @@
 import type { MarketEvent, MarketPool } from "../model/index.js";
 import type { CandleTrade } from "./candles.js";
+import type { MarketState } from "./market-state.js";
 import { applyEvent, updateGraphPool } from "./pool-state.js";
 import type { SeriesPoint } from "./series.js";
 import { eventKey, sideVolumes, type Trade, tradeOf } from "./trade.js";
@@ -42,17 +43,15 @@ export type PriceBlocksResult = {
  * inside a block (a sandwich's front-run, a flash loan).
  */
 export function priceBlocks(input: {
-  pools: ReadonlyMap<string, MarketPool>;
-  decimals: ReadonlyMap<string, number | null>;
+  /** Moved in place by the events (pool states, routing graph, memo). */
+  market: MarketState;
   reference: ReferenceTokens;
   options: PricingOptions;
   events: readonly MarketEvent[];
 }): PriceBlocksResult {
-  const { pools, decimals, reference, options, events } = input;
+  const { market, reference, options, events } = input;
+  const { pools, decimals, graphPools, graph, memo } = market;
   const decimalsOf = (token: string) => decimals.get(token) ?? null;
-  const graphPools = new Map<string, GraphPool>();
-  for (const pool of pools.values()) graphPools.set(pool.address, graphPoolOf(pool, decimals));
-  const graph = createRoutingGraph(decimals, [...graphPools.values()]);
 
   const swaps: PricedSwap[] = [];
   const touched = new Set<string>();
@@ -78,7 +77,7 @@ export function priceBlocks(input: {
     }
     stale = true;
     if (blockSwaps.length === 0) continue;
-    prices = computeUsdPrices(graph, reference, options);
+    prices = computeUsdPrices(graph, reference, options, memo);
     stale = false;
     for (const event of blockSwaps) {
       const pool = pools.get(event.pool) as MarketPool;
@@ -104,7 +103,7 @@ export function priceBlocks(input: {
       });
     }
   }
-  if (stale) prices = computeUsdPrices(graph, reference, options);
+  if (stale) prices = computeUsdPrices(graph, reference, options, memo);
   return { swaps, prices, touched };
 }
 

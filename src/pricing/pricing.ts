@@ -2,11 +2,18 @@
  * The pricing stage behind the indexer's derived-data seam: inside each batch's transaction it
  * prices the batch's blocks, values their swaps, grows candles and USD series, stores token
  * prices and refreshes the statistics; after a rollback it rebuilds all of them as a fresh index
- * would have them. It keeps no state between calls: everything is read in the transaction.
+ * would have them.
+ *
+ * The market (pools, their states, the routing graph, the token prices last stored) is kept in
+ * memory between batches (market-state.ts): loaded from the database at a chain's first batch,
+ * and again whenever `pricing_sync` is not the row this stage last wrote itself (a batch whose
+ * transaction rolled back, a rollback, another writer), so that it always equals what the
+ * database holds and a batch costs its own events, not the chain's pool count.
  */
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../internal/logger.js";
 import type {
+  BatchSwap,
   IngestBatch,
   MarketEvent,
   MarketPool,
@@ -20,6 +27,7 @@ import { deleteTokenPricesExcept, saveTokenPrices, type TokenPriceRow } from "..
 import {
   deletePoolStates,
   getPricedBlock,
+  getPricingSync,
   loadMarketPools,
   poolsWithStateAbove,
   savePoolStates,
@@ -29,6 +37,8 @@ import { deleteOrphanStats } from "../store/stats.js";
 import { chunkEndBlock, saveSwapUsd } from "../store/swaps.js";
 import type { DerivedData } from "../sync/derived.js";
 import { foldPoolCandles, foldTokenSeries, rebuildPoolCandles, rebuildTokenSeries } from "./aggregates.js";
+import type { CandleTrade } from "./candles.js";
+import { addPools, createMarketState, type MarketState, setDecimals } from "./market-state.js";
 import { emptyStatsChanges, refreshChangedStats, refreshStats, type StatsChanges } from "./market-stats.js";
 import {
   type MarketWork,
@@ -36,9 +46,17 @@ import {
   slideMarketWindows,
   updateMarketWindows,
 } from "./market-windows.js";
-import { candleTradeOf, priceBlocks, pricesOfPools, seriesPointsOf } from "./price-blocks.js";
+import {
+  candleTradeOf,
+  type PriceBlocksResult,
+  priceBlocks,
+  pricesOfPools,
+  seriesPointsOf,
+} from "./price-blocks.js";
 import { provenanceOf } from "./provenance.js";
-import { balanceBeforeSwap } from "./trade.js";
+import type { SeriesPoint } from "./series.js";
+import { balanceBeforeSwap, eventKey } from "./trade.js";
+import type { TradeUsd } from "./trade-usd.js";
 import type { PricingOptions, ReferenceTokens, TokenPrice } from "./usd-prices.js";
 
 export type Pricing = DerivedData & {
@@ -82,30 +100,100 @@ export function createPricing(options: {
     return reference;
   };
 
+  /**
+   * Milliseconds spent per step of the current batch (logged with it: where a batch's time goes;
+   * mixed when several chains commit at once).
+   */
+  let steps: Record<string, number> = {};
+  async function step<T>(name: string, run: () => Promise<T> | T): Promise<T> {
+    const started = performance.now();
+    try {
+      return await run();
+    } finally {
+      steps[name] = (steps[name] ?? 0) + performance.now() - started;
+    }
+  }
+
+  /** Each chain's market in memory, with the pricing_sync row it is current for. */
+  const markets = new Map<number, Market>();
+
+  /** The chain's market as the database holds it: the one in memory while current, else loaded. */
+  async function marketOf(
+    client: DbClient,
+    chainId: number,
+    sync: { block: number; writer: string } | null,
+    reload: boolean,
+  ): Promise<Market> {
+    // Taken out while the batch moves it: put back once pricing_sync holds its new block, so that
+    // a batch that fails half-way leaves nothing half-moved behind.
+    const kept = markets.get(chainId);
+    markets.delete(chainId);
+    if (kept && !reload && sync && kept.block === sync.block && kept.writer === sync.writer) return kept;
+    const { pools, decimals } = await step("load", () => loadMarketPools(client, chainId));
+    return { state: createMarketState(pools, decimals), block: null, writer: null, stored: new Map() };
+  }
+
   /** Prices events (ascending) of one stretch of blocks and writes everything derived from them. */
   async function processEvents(
     client: DbClient,
     chainId: number,
+    market: Market,
     events: readonly MarketEvent[],
     changes: StatsChanges,
   ): Promise<number> {
     if (events.length === 0) return 0;
-    const reference = referenceOf(chainId);
-    const { pools, decimals } = await loadMarketPools(client, chainId);
-    const result = priceBlocks({ pools, decimals, reference, options: pricingOptions, events });
+    const result = await priceEvents(client, chainId, market, events);
+    return writePriced(client, chainId, market, result, changes, false);
+  }
 
-    await saveSwapUsd(
-      client,
-      chainId,
-      result.swaps.map((s) => ({ blockNumber: s.blockNumber, logIndex: s.logIndex, ...s.usd })),
+  /** Moves the market by events (ascending) and prices their swaps; writes nothing but missing pools' reads. */
+  async function priceEvents(
+    client: DbClient,
+    chainId: number,
+    market: Market,
+    events: readonly MarketEvent[],
+  ): Promise<PriceBlocksResult> {
+    const reference = referenceOf(chainId);
+    const { state } = market;
+    const missing = [...new Set(events.map((e) => e.pool))].filter((pool) => !state.pools.has(pool));
+    if (missing.length > 0) {
+      // Pools stored after the market was loaded (new in a batch, found by a factory scan).
+      const loaded = await step("load", () => loadMarketPools(client, chainId, missing));
+      addPools(state, loaded.pools, loaded.decimals);
+    }
+    return step("price", () => priceBlocks({ market: state, reference, options: pricingOptions, events }));
+  }
+
+  /**
+   * Writes what priced events derive: the swaps' USD figures (unless their rows were inserted
+   * with them), pool states, candles, series and token prices.
+   */
+  async function writePriced(
+    client: DbClient,
+    chainId: number,
+    market: Market,
+    result: PriceBlocksResult,
+    changes: StatsChanges,
+    usdWritten: boolean,
+  ): Promise<number> {
+    const pools = market.state.pools;
+    if (!usdWritten)
+      await step("swaps", () =>
+        saveSwapUsd(
+          client,
+          chainId,
+          result.swaps.map((s) => ({ blockNumber: s.blockNumber, logIndex: s.logIndex, ...s.usd })),
+        ),
+      );
+    await step("pool_states", () =>
+      savePoolStates(
+        client,
+        chainId,
+        [...result.touched].map((address) => pools.get(address) as MarketPool),
+      ),
     );
-    await savePoolStates(
-      client,
-      chainId,
-      [...result.touched].map((address) => pools.get(address) as MarketPool),
-    );
-    const trades = [];
-    const points = [];
+    const trades: { pool: string; trade: CandleTrade }[] = [];
+    const points: { token: string; point: SeriesPoint }[] = [];
     for (const s of result.swaps) {
       const trade = candleTradeOf({ key: s.key, time: s.time, trade: s.trade, ...s.usd });
       if (trade) trades.push({ pool: s.pool, trade });
@@ -113,21 +201,44 @@ export function createPricing(options: {
       points.push(...seriesPointsOf({ ...s, ...s.usd }, pool.token0, pool.token1));
       changes.tradedPools.add(s.pool);
     }
-    await foldPoolCandles(client, chainId, trades);
-    await foldTokenSeries(client, chainId, points);
+    await step("candles", () => foldPoolCandles(client, chainId, trades));
+    await step("series", () => foldTokenSeries(client, chainId, points));
     for (const pool of result.touched) changes.movedPools.add(pool);
     if (result.prices) {
-      for (const token of await saveTokenPrices(client, chainId, priceRows(result.prices, pricingOptions))) {
+      const rows = await step("price_rows", () =>
+        newPriceRows(market, result.prices as Map<string, TokenPrice>),
+      );
+      for (const token of await step("token_prices", () => saveTokenPrices(client, chainId, rows))) {
         changes.repricedTokens.add(token);
       }
     }
     return result.swaps.length;
   }
 
+  /**
+   * The token_prices rows that may differ from the stored ones: those of every price but the ones
+   * this market last stored unchanged (the database compares the rest itself).
+   */
+  function newPriceRows(market: Market, prices: ReadonlyMap<string, TokenPrice>): TokenPriceRow[] {
+    const fresh = new Map<string, TokenPrice>();
+    for (const [token, price] of prices) {
+      if (market.stored.get(token)?.price !== price) fresh.set(token, price);
+    }
+    const rows: TokenPriceRow[] = [];
+    for (const row of priceRows(fresh, pricingOptions)) {
+      const text = JSON.stringify(row);
+      const before = market.stored.get(row.token);
+      market.stored.set(row.token, { price: fresh.get(row.token) as TokenPrice, text });
+      if (before?.text !== text) rows.push(row);
+    }
+    return rows;
+  }
+
   /** Prices blocks (fromExclusive, toBlock] from the stored rows, in chunks. */
   async function processStored(
     client: DbClient,
     chainId: number,
+    market: Market,
     fromExclusive: number,
     toBlock: number,
     changes: StatsChanges,
@@ -139,6 +250,7 @@ export function createPricing(options: {
       swaps += await processEvents(
         client,
         chainId,
+        market,
         await loadMarketEvents(client, chainId, cursor, end),
         changes,
       );
@@ -147,26 +259,120 @@ export function createPricing(options: {
     return swaps;
   }
 
-  async function afterBatch(client: DbClient, batch: IngestBatch): Promise<void> {
+  /** Per chain, a batch priced before its rows were inserted (see `swapUsd`), awaiting its afterBatch. */
+  const pending = new Map<
+    number,
+    {
+      client: DbClient;
+      toBlock: number;
+      /** The batch's swaps as priced (the very objects `afterBatch` gets once they are inserted). */
+      swaps: readonly BatchSwap[];
+      poolEvents: number;
+      market: Market;
+      result: PriceBlocksResult;
+      ms: Record<string, number>;
+      started: number;
+    }
+  >();
+
+  /**
+   * Prices a batch before its swaps are inserted, when the market in memory is current and the
+   * batch continues the last priced block (the common case), so that each swap row is written
+   * once, with its USD figures. Otherwise (first batch, blocks to catch up) null: afterBatch
+   * prices the inserted rows and updates them, as it always did.
+   */
+  async function swapUsd(
+    client: DbClient,
+    batch: Pick<IngestBatch, "chainId" | "fromBlock" | "toBlock" | "swaps" | "poolEvents" | "newTokens">,
+  ): Promise<((swap: BatchSwap) => TradeUsd | undefined) | null> {
     const started = performance.now();
     const { chainId } = batch;
-    const priced = await getPricedBlock(client, chainId);
+    pending.delete(chainId);
+    steps = {};
+    const sync = await getPricingSync(client, chainId);
+    const kept = markets.get(chainId);
+    if (!sync || sync.block !== batch.fromBlock - 1 || !kept) return null;
+    if (kept.block !== sync.block || kept.writer !== sync.writer) return null;
+    const market = await marketOf(client, chainId, sync, false);
+    for (const token of batch.newTokens) setDecimals(market.state, token.address, token.decimals);
+    const events = batchEvents(batch);
+    const result = await priceEvents(client, chainId, market, events);
+    pending.set(chainId, {
+      client,
+      toBlock: batch.toBlock,
+      swaps: batch.swaps,
+      poolEvents: batch.poolEvents.length,
+      market,
+      result,
+      ms: steps,
+      started,
+    });
+    const usd = new Map(result.swaps.map((s) => [s.key, s.usd]));
+    return (swap) => usd.get(eventKey(swap.blockNumber, swap.logIndex));
+  }
+
+  async function afterBatch(client: DbClient, batch: IngestBatch): Promise<void> {
+    const { chainId } = batch;
+    const early = pending.get(chainId);
+    pending.delete(chainId);
+    const started = early?.started ?? performance.now();
+    steps = early?.ms ?? {};
+    if (early) {
+      // The same transaction and batch, and every row of it was inserted (none was there
+      // already): the prices stand.
+      if (
+        early.client === client &&
+        early.toBlock === batch.toBlock &&
+        early.poolEvents === batch.poolEvents.length &&
+        early.swaps.length === batch.swaps.length &&
+        early.swaps.every((swap, i) => swap === batch.swaps[i])
+      ) {
+        const changes = emptyStatsChanges();
+        const swaps = await writePriced(client, chainId, early.market, early.result, changes, true);
+        await finishBatch(client, batch, early.market, changes, started, swaps, 0);
+        return;
+      }
+      // Otherwise the market moved by events that were not inserted: left out, loaded afresh below.
+    }
+    const sync = await getPricingSync(client, chainId);
+    const priced = sync?.block ?? null;
     if (priced !== null && priced >= batch.toBlock) return;
     const changes = emptyStatsChanges();
     let cursor = batch.fromBlock - 1;
     let caughtUp = 0;
+    // Blocks stored while no pricing was attached may have stored tokens too: load afresh then.
+    const market = await marketOf(client, chainId, sync, priced === null || priced < cursor);
+    for (const token of batch.newTokens) setDecimals(market.state, token.address, token.decimals);
     if (priced === null || priced < cursor) {
       // Blocks stored while no pricing was attached (or before the first batch): price them first.
-      caughtUp = await processStored(client, chainId, priced ?? -1, cursor, changes);
+      caughtUp = await processStored(client, chainId, market, priced ?? -1, cursor, changes);
     } else {
       cursor = priced;
     }
     const events = batchEvents(batch).filter((e) => e.blockNumber > cursor);
-    const swaps = await processEvents(client, chainId, events, changes);
-    await setPricedBlock(client, chainId, batch.toBlock);
-    await refreshChangedStats(client, chainId, changes, now().getTime(), pricingOptions.liquidityFloorUsd);
+    const swaps = await processEvents(client, chainId, market, events, changes);
+    await finishBatch(client, batch, market, changes, started, swaps, caughtUp);
+  }
+
+  /** Stores the new priced block (and keeps the market for the next batch), then the statistics. */
+  async function finishBatch(
+    client: DbClient,
+    batch: IngestBatch,
+    market: Market,
+    changes: StatsChanges,
+    started: number,
+    swaps: number,
+    caughtUp: number,
+  ): Promise<void> {
+    const { chainId } = batch;
+    market.block = batch.toBlock;
+    market.writer = await setPricedBlock(client, chainId, batch.toBlock);
+    markets.set(chainId, market);
+    await step("stats", () =>
+      refreshChangedStats(client, chainId, changes, now().getTime(), pricingOptions.liquidityFloorUsd),
+    );
     const marketStarted = performance.now();
-    const market = await updateMarketWindows(client, chainId, batch.toBlock, () => now().getTime());
+    const windows = await updateMarketWindows(client, chainId, batch.toBlock, () => now().getTime());
     logger.debug(
       {
         chain_id: chainId,
@@ -177,10 +383,11 @@ export function createPricing(options: {
         repriced_tokens: changes.repricedTokens.size,
         ms: Math.round(performance.now() - started),
         market_ms: Math.round((performance.now() - marketStarted) * 100) / 100,
-        market_trades: market.trades,
-        market_rows: market.rows,
-        market_pools: market.pools,
-        market_tokens: market.tokens,
+        market_trades: windows.trades,
+        market_rows: windows.rows,
+        market_pools: windows.pools,
+        market_tokens: windows.tokens,
+        steps_ms: Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, Math.round(v * 100) / 100])),
       },
       "priced batch",
     );
@@ -189,6 +396,9 @@ export function createPricing(options: {
   async function afterRollback(client: DbClient, rollback: RollbackInfo): Promise<void> {
     const started = performance.now();
     const { chainId, ancestorBlock } = rollback;
+    // Loaded again from the database at the next batch.
+    markets.delete(chainId);
+    pending.delete(chainId);
     const priced = await getPricedBlock(client, chainId);
     if (priced === null) return;
     if (priced > ancestorBlock) await setPricedBlock(client, chainId, ancestorBlock);
@@ -252,6 +462,7 @@ export function createPricing(options: {
   }
 
   return {
+    swapUsd,
     afterBatch,
     afterRollback,
     refreshStats: (db, chainId, at) =>
@@ -263,6 +474,17 @@ export function createPricing(options: {
       }),
   };
 }
+
+/**
+ * A chain's market in memory: its state, the pricing_sync row (block, writing transaction) it is
+ * current for (null until stored), and per token the price last stored and its row as JSON.
+ */
+type Market = {
+  state: MarketState;
+  block: number | null;
+  writer: string | null;
+  stored: Map<string, { price: TokenPrice; text: string }>;
+};
 
 /** The token_prices rows of computed prices (tokens whose pools never had an event get none). */
 export function priceRows(prices: ReadonlyMap<string, TokenPrice>, options: PricingOptions): TokenPriceRow[] {

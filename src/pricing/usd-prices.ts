@@ -108,9 +108,23 @@ export type TokenPrice = {
 export type RoutingGraph = {
   /** Decimals of each token (null: unknown). */
   decimals: ReadonlyMap<string, number | null>;
-  pools: readonly GraphPool[];
+  /** Each token's pools, in address order. */
   poolsOf: ReadonlyMap<string, readonly GraphPool[]>;
 };
+
+/**
+ * The token evaluations of the previous price computation over the same graph, each with what it
+ * read: per pool of the token its routing figures and the quote's price object. An evaluation
+ * that would read the very same values returns the very same result (a pure function of them),
+ * so an unchanged token keeps its price object and the tokens priced from it see no change
+ * either: between two blocks only what a moved pool reaches costs exact arithmetic.
+ */
+export type PriceMemo = {
+  entries: Map<string, { layer: number; phase: number; read: unknown[]; result: TokenPrice | null }>;
+};
+
+/** An empty PriceMemo. */
+export const createPriceMemo = (): PriceMemo => ({ entries: new Map() });
 
 /** Indexes pools by token. Pools stay mutable: update their state and compute again. */
 export function createRoutingGraph(
@@ -128,7 +142,7 @@ export function createRoutingGraph(
       list.push(pool);
     }
   }
-  return { decimals, pools, poolsOf };
+  return { decimals, poolsOf };
 }
 
 /** Every reference token of a chain (anchors included). */
@@ -176,7 +190,12 @@ export function computeUsdPrices(
   graph: RoutingGraph,
   reference: ReferenceTokens,
   options: PricingOptions,
+  /** Reused and refilled (graph, reference and options must be those of the previous call). */
+  memo?: PriceMemo,
 ): Map<string, TokenPrice> {
+  const previous = memo?.entries ?? null;
+  const next: PriceMemo["entries"] = new Map();
+  if (memo) memo.entries = next;
   const anchors = new Set(reference.stablecoins);
   const references = referenceSet(reference);
   const priced = new Map<string, TokenPrice>();
@@ -237,7 +256,78 @@ export function computeUsdPrices(
     return { quotes, belowFloor };
   };
 
+  /** The value an evaluation of `token` reads from one of its pools' quote (see PriceMemo). */
+  const quoteRead = (token: string, pool: GraphPool, allowQuote: (quote: string) => boolean) => {
+    const quote = pool.token0 === token ? pool.token1 : pool.token0;
+    return quote !== token && allowQuote(quote) ? (priced.get(quote) ?? null) : null;
+  };
+
+  /** What an evaluation of `token` reads (see PriceMemo), in a flat list. */
+  const readsOf = (token: string, allowQuote: (quote: string) => boolean): unknown[] => {
+    const read: unknown[] = [graph.decimals.get(token)];
+    for (const pool of graph.poolsOf.get(token) ?? []) {
+      read.push(
+        pool,
+        pool.ratio0,
+        pool.price0,
+        pool.depth0,
+        pool.depth1,
+        pool.stateBlock,
+        pool.stateTime,
+        quoteRead(token, pool, allowQuote),
+      );
+    }
+    return read;
+  };
+
+  /** Whether an evaluation of `token` would read `read` again (compared in place: no allocation). */
+  const readsSame = (read: unknown[], token: string, allowQuote: (quote: string) => boolean): boolean => {
+    const pools = graph.poolsOf.get(token) ?? [];
+    if (read.length !== 1 + 8 * pools.length || read[0] !== graph.decimals.get(token)) return false;
+    let i = 1;
+    for (const pool of pools) {
+      if (
+        read[i] !== pool ||
+        read[i + 1] !== pool.ratio0 ||
+        read[i + 2] !== pool.price0 ||
+        read[i + 3] !== pool.depth0 ||
+        read[i + 4] !== pool.depth1 ||
+        read[i + 5] !== pool.stateBlock ||
+        read[i + 6] !== pool.stateTime ||
+        read[i + 7] !== quoteRead(token, pool, allowQuote)
+      ) {
+        return false;
+      }
+      i += 8;
+    }
+    return true;
+  };
+
   const evaluate = (
+    token: string,
+    allowQuote: (quote: string) => boolean,
+    tokenLayer: number,
+    phase: number,
+  ): TokenPrice | null => {
+    if (!previous) return evaluateNow(token, allowQuote, tokenLayer);
+    // One entry per token: a token evaluated again in a later layer replaces its earlier entry.
+    const before = previous.get(token);
+    if (
+      before &&
+      before.layer === tokenLayer &&
+      before.phase === phase &&
+      readsSame(before.read, token, allowQuote)
+    ) {
+      next.set(token, before);
+      return before.result;
+    }
+    const read = readsOf(token, allowQuote);
+    const result = evaluateNow(token, allowQuote, tokenLayer);
+    next.set(token, { layer: tokenLayer, phase, read, result });
+    return result;
+  };
+
+  const evaluateNow = (
     token: string,
     allowQuote: (quote: string) => boolean,
     tokenLayer: number,
@@ -286,6 +376,7 @@ export function computeUsdPrices(
 
   /** Prices layer after layer the eligible tokens next to the last layer, until none is added. */
   const runLayers = (
+    phase: number,
     frontier: string[],
     eligible: (token: string) => boolean,
     allowQuote: (quote: string) => boolean,
@@ -301,7 +392,7 @@ export function computeUsdPrices(
       // Evaluated against the tokens of earlier layers only, then added together.
       const found: TokenPrice[] = [];
       for (const token of candidates) {
-        const price = evaluate(token, allowQuote, layer + 1);
+        const price = evaluate(token, allowQuote, layer + 1, phase);
         if (price) found.push(price);
       }
       if (found.length > 0) layer += 1;
@@ -313,7 +404,14 @@ export function computeUsdPrices(
   for (const anchor of anchors) {
     if (!graph.poolsOf.has(anchor)) continue;
     const [asOfBlock, asOfTime] = asOfOwn(anchor);
-    priced.set(anchor, {
+    // The same object as before when nothing it holds changed, so the memo sees the tokens above it unchanged.
+    const before = previous?.get(anchor);
+    if (before?.result && before.phase === 0 && before.read[0] === asOfBlock && before.read[1] === asOfTime) {
+      next.set(anchor, before);
+      priced.set(anchor, before.result);
+      continue;
+    }
+    const anchorPrice: TokenPrice = {
       token: anchor,
       usdPrice: 1,
       usdRatio: { num: 1n, den: 1n },
@@ -327,14 +425,18 @@ export function computeUsdPrices(
       belowFloor: 0,
       asOfBlock,
       asOfTime,
-    });
+    };
+    next.set(anchor, { layer: 0, phase: 0, read: [asOfBlock, asOfTime], result: anchorPrice });
+    priced.set(anchor, anchorPrice);
   }
   runLayers(
+    1,
     [...priced.keys()],
     (token) => references.has(token),
     (quote) => references.has(quote),
   );
   runLayers(
+    2,
     [...priced.keys()],
     () => true,
     () => true,

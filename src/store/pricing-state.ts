@@ -18,12 +18,32 @@ export async function getPricedBlock(db: Queryable, chainId: number): Promise<nu
   return rows[0]?.priced_block ?? null;
 }
 
-export async function setPricedBlock(db: Queryable, chainId: number, block: number): Promise<void> {
-  await db.query(
+/**
+ * The last priced block and the id of the transaction that wrote it (the row's `xmin`): the
+ * in-memory market state is current only while both are what it last wrote itself, so a batch
+ * whose transaction rolled back (or another writer's) is noticed at the next read.
+ */
+export async function getPricingSync(
+  db: Queryable,
+  chainId: number,
+): Promise<{ block: number; writer: string } | null> {
+  const { rows } = await db.query<{ priced_block: number; writer: string }>(
+    "SELECT priced_block, xmin::text AS writer FROM pricing_sync WHERE chain_id = $1",
+    [chainId],
+  );
+  const row = rows[0];
+  return row ? { block: row.priced_block, writer: row.writer } : null;
+}
+
+/** Sets the last priced block; returns the writing transaction's id (see getPricingSync). */
+export async function setPricedBlock(db: Queryable, chainId: number, block: number): Promise<string> {
+  const { rows } = await db.query<{ writer: string }>(
     `INSERT INTO pricing_sync (chain_id, priced_block) VALUES ($1, $2)
-     ON CONFLICT (chain_id) DO UPDATE SET priced_block = EXCLUDED.priced_block, updated_at = now()`,
+     ON CONFLICT (chain_id) DO UPDATE SET priced_block = EXCLUDED.priced_block, updated_at = now()
+     RETURNING xmin::text AS writer`,
     [chainId, block],
   );
+  return (rows[0] as { writer: string }).writer;
 }
 
 // ---------------------------------------------------------------------------------------------
@@ -79,8 +99,15 @@ export type MarketPoolsAndTokens = {
   decimals: Map<string, number | null>;
 };
 
-/** Every pool of a chain with its pricing state (empty before its first event), and token decimals. */
-export async function loadMarketPools(db: Queryable, chainId: number): Promise<MarketPoolsAndTokens> {
+/**
+ * Every pool of a chain (or those of `addresses`) with its pricing state (empty before its first
+ * event), and their tokens' decimals.
+ */
+export async function loadMarketPools(
+  db: Queryable,
+  chainId: number,
+  addresses?: readonly string[],
+): Promise<MarketPoolsAndTokens> {
   const { rows } = await db.query<
     PoolStateDbRow & {
       address: string;
@@ -98,9 +125,9 @@ export async function loadMarketPools(db: Queryable, chainId: number): Promise<M
      LEFT JOIN pool_price_state s ON s.chain_id = p.chain_id AND s.pool = p.address
      LEFT JOIN tokens t0 ON t0.chain_id = p.chain_id AND t0.address = p.token0
      LEFT JOIN tokens t1 ON t1.chain_id = p.chain_id AND t1.address = p.token1
-     WHERE p.chain_id = $1
+     WHERE p.chain_id = $1 ${addresses ? "AND p.address = ANY($2::text[])" : ""}
      ORDER BY p.address`,
-    [chainId],
+    addresses ? [chainId, addresses] : [chainId],
   );
   const pools = new Map<string, MarketPool>();
   const decimals = new Map<string, number | null>();

@@ -33,21 +33,51 @@ const SWAP_COLUMNS = columnsOf<BatchSwap>({
 });
 
 /** Inserts swaps (ON CONFLICT DO NOTHING on the natural key); returns those actually inserted. */
+/** The USD columns of a swap row (null: no price). */
+export type SwapUsdFigures = Omit<SwapUsd, "blockNumber" | "logIndex">;
+
+type SwapWithUsd = BatchSwap & { usd: SwapUsdFigures | undefined };
+
+const SWAP_WITH_USD_COLUMNS = columnsOf<SwapWithUsd>({
+  ...SWAP_COLUMNS,
+  token0_usd: ["float8", (r) => finite(r.usd?.token0Usd ?? null)],
+  token1_usd: ["float8", (r) => finite(r.usd?.token1Usd ?? null)],
+  volume_usd: ["float8", (r) => finite(r.usd?.volumeUsd ?? null)],
+  token0_series_usd: ["float8", (r) => finite(r.usd?.series0Usd ?? null)],
+  token1_series_usd: ["float8", (r) => finite(r.usd?.series1Usd ?? null)],
+});
+
+/**
+ * Inserts swaps not stored yet; returns those inserted. `usd`: a swap's USD figures, written
+ * with its row (the pricing computed them before the insert), so that the row is written once.
+ */
 export async function insertSwaps(
   client: Queryable,
   chainId: number,
   swaps: readonly BatchSwap[],
+  usd?: ((swap: BatchSwap) => SwapUsdFigures | undefined) | null,
 ): Promise<BatchSwap[]> {
-  const rows = await bulkInsert<BatchSwap, { block_number: number; log_index: number }>(
-    client,
-    {
-      table: "swaps",
-      chainId,
-      columns: SWAP_COLUMNS,
-      tail: "ON CONFLICT DO NOTHING RETURNING block_number, log_index",
-    },
-    swaps,
-  );
+  const rows = usd
+    ? await bulkInsert<SwapWithUsd, { block_number: number; log_index: number }>(
+        client,
+        {
+          table: "swaps",
+          chainId,
+          columns: SWAP_WITH_USD_COLUMNS,
+          tail: "ON CONFLICT DO NOTHING RETURNING block_number, log_index",
+        },
+        swaps.map((swap) => ({ ...swap, usd: usd(swap) })),
+      )
+    : await bulkInsert<BatchSwap, { block_number: number; log_index: number }>(
+        client,
+        {
+          table: "swaps",
+          chainId,
+          columns: SWAP_COLUMNS,
+          tail: "ON CONFLICT DO NOTHING RETURNING block_number, log_index",
+        },
+        swaps,
+      );
   if (rows.length === swaps.length) return [...swaps];
   const inserted = new Set(rows.map((r) => key(r.block_number, r.log_index)));
   return swaps.filter((s) => inserted.has(key(s.blockNumber, s.logIndex)));

@@ -59,7 +59,16 @@ export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrit
     const insertedTokens = new Set<Hex>(await insertTokens(client, chainId, write.newTokens));
     const insertedPools = new Set<Hex>(await insertPools(client, chainId, write.newPools));
     await updatePoolBases(client, chainId, write.basedPools);
-    const swaps = await insertSwaps(client, chainId, write.built.swaps);
+    // The swaps' USD figures when the pricing can give them now: each row is then written once.
+    const usd = await derived.swapUsd?.(client, {
+      chainId,
+      fromBlock: write.fromBlock,
+      toBlock: write.checkpoint.block,
+      swaps: write.built.swaps,
+      poolEvents: write.built.poolEvents,
+      newTokens: write.newTokens.filter((t) => insertedTokens.has(t.address)).map(toBatchToken),
+    });
+    const swaps = await insertSwaps(client, chainId, write.built.swaps, usd);
     const poolEvents = await insertPoolEvents(client, chainId, write.built.poolEvents);
     await updatePoolStates(client, chainId, write.built.states);
     if (write.blocks.length > 0 || write.keepBlocksAbove !== null) {
