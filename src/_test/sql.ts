@@ -166,3 +166,41 @@ export async function snapshotAggregates(db: Queryable, chainId: number): Promis
     ),
   };
 }
+
+// ---------------------------------------------------------------------------------------------
+// Whole-database copies (the upgrade tests: a database at an older version filled with rows)
+
+/** The tables of the schema (partitioned ones as one table, their partitions left out), by name. */
+export async function listTables(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+       AND c.relname <> 'schema_migrations'
+     ORDER BY 1`,
+  );
+  return rows.map((r) => r.name);
+}
+
+/** Every row of `table` as JSON text, in the order of that text (a stable order over all columns). */
+export async function dumpRows(db: Queryable, table: string): Promise<string[]> {
+  const { rows } = await db.query<{ row: string }>(
+    `SELECT row_to_json(t)::text AS row FROM ${table} t ORDER BY 1`,
+  );
+  return rows.map((r) => r.row);
+}
+
+/** Inserts rows dumped by dumpRows into `table` (same columns; JSON keeps numeric and float8 exact). */
+export async function insertDumpedRows(db: Queryable, table: string, rows: readonly string[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(`INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, $1::json)`, [
+    `[${rows.join(",")}]`,
+  ]);
+}
+
+/** Rows of a partitioned table per partition (those holding rows), by partition name. */
+export async function rowsPerPartition(db: Queryable, parent: string): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ name: string; n: number }>(
+    `SELECT tableoid::regclass::text AS name, count(*)::int AS n FROM ${parent} GROUP BY 1`,
+  );
+  return new Map(rows.map((r) => [r.name, r.n]));
+}

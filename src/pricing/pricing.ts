@@ -86,7 +86,7 @@ export function createPricing(options: {
     await saveSwapUsd(
       client,
       chainId,
-      result.swaps.map((s) => ({ blockNumber: s.blockNumber, logIndex: s.logIndex, ...s.usd })),
+      result.swaps.map((s) => ({ blockNumber: s.blockNumber, logIndex: s.logIndex, time: s.time, ...s.usd })),
     );
     await savePoolStates(
       client,

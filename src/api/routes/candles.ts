@@ -3,7 +3,12 @@ import type { FastifyInstance } from "fastify";
 import { badRequest, notFound } from "../../internal/errors.js";
 import type { ChartCandle } from "../../model/index.js";
 import type { CandleCurrency } from "../../pricing/candles.js";
-import { countBackEnd, getPairCandles, getPairCandlesBefore } from "../../pricing/charts.js";
+import {
+  countBackEnd,
+  getPairCandles,
+  getPairCandlesBefore,
+  pairCandlesRetainedFrom,
+} from "../../pricing/charts.js";
 import type { Queryable } from "../../store/db.js";
 import { findPool } from "../../store/pools.js";
 import type { ApiContext } from "../context.js";
@@ -194,6 +199,8 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
         load: (db: Queryable, base: PairSide) => Promise<ChartCandle[]>;
         /** The 404's message when no candle is found; null: an empty page is the answer. */
         empty: string | null;
+        /** Where the range starts (ms), to tell a range older than the retention from one without trades. */
+        from?: number;
       };
       if (query.limit !== undefined) {
         const limit = query.limit;
@@ -228,6 +235,7 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
             currency === "usd"
               ? `pair ${pair.id} has no trade with a USD price of asset_id ${asset.id} between from and to`
               : `pair ${pair.id} has no trade between from and to`,
+          from: from.getTime(),
         };
       }
       return ctx.answer(reply, {
@@ -246,7 +254,16 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
           // reciprocal of a zero) has no honest value, and null would be serialised as 0, so such
           // a candle is left out rather than answered wrong.
           const candles = stored.filter((c) => [c.open, c.high, c.low, c.close].every(Number.isFinite));
-          if (candles.length === 0 && read.empty !== null) throw notFound(read.empty);
+          if (candles.length === 0 && read.empty !== null) {
+            // A range that starts before the 1-minute candles' retention (docs/API.md, "Retention").
+            const retained = await pairCandlesRetainedFrom(db, intervalSeconds);
+            if (retained !== null && read.from !== undefined && read.from < retained) {
+              throw notFound(
+                `${read.empty}: ${interval} candles are kept from ${toIso(new Date(retained))} on (1h, 4h and 1d candles reach further back)`,
+              );
+            }
+            throw notFound(read.empty);
+          }
           return candles.map((c) => ({
             open: c.open,
             high: c.high,
