@@ -181,22 +181,27 @@ export async function loadRetainedFrom(db: Queryable): Promise<Map<RangeTable["p
 }
 
 /**
- * Bytes on disk of the tables that grow with the trades, each with all its partitions and indexes
- * (pg_total_relation_size over the partition tree): swaps, candles, token_usd_candles.
+ * Bytes on disk of each table of `roots` with all its partitions and indexes
+ * (pg_total_relation_size over its partition tree), by root.
  */
-export async function tradeTablesBytes(
+export async function partitionTreeBytes(
   db: Queryable,
-): Promise<{ swaps: number; candles: number; token_usd_candles: number }> {
-  const { rows } = await db.query<{ relation: "swaps" | "candles" | "token_usd_candles"; bytes: string }>(
-    `SELECT t.relation, sum(pg_total_relation_size(p.relid))::text AS bytes
-     FROM unnest(ARRAY['swaps', 'candles', 'token_usd_candles']) AS t(relation)
-     CROSS JOIN LATERAL pg_partition_tree(t.relation::regclass) p
-     GROUP BY t.relation`,
+  roots: readonly string[],
+): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ root: string; bytes: string }>(
+    `SELECT t.root, sum(pg_total_relation_size(p.relid))::text AS bytes
+     FROM unnest($1::text[]) AS t(root)
+     CROSS JOIN LATERAL pg_partition_tree(t.root::regclass) p
+     GROUP BY t.root`,
+    [[...roots]],
   );
-  const bytes = new Map(rows.map((r) => [r.relation, Number(r.bytes)]));
-  return {
-    swaps: bytes.get("swaps") ?? 0,
-    candles: bytes.get("candles") ?? 0,
-    token_usd_candles: bytes.get("token_usd_candles") ?? 0,
-  };
+  return new Map(rows.map((r) => [r.root, Number(r.bytes)]));
+}
+
+/**
+ * Vacuums and analyses a table outside any transaction: a DEFAULT partition whose rows were moved
+ * out keeps their dead space (and misleading statistics) until then.
+ */
+export async function vacuumTable(db: Db, name: string): Promise<void> {
+  await db.query(`VACUUM (ANALYZE) ${name}`);
 }

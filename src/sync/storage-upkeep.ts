@@ -11,6 +11,7 @@ import type { Logger } from "../internal/logger.js";
 import { sleep } from "../rpc/retry.js";
 import type { Db } from "../store/db.js";
 import {
+  defaultPartitionName,
   expiredPartitions,
   missingPeriods,
   type Period,
@@ -27,8 +28,9 @@ import {
   existingTables,
   isLockTimeout,
   loadPartitions,
+  partitionTreeBytes,
   periodsInDefault,
-  tradeTablesBytes,
+  vacuumTable,
 } from "../store/partitions.js";
 
 export type StorageOptions = Config["storage"];
@@ -39,6 +41,9 @@ export const defaultStorageOptions: StorageOptions = {
   partitionsAhead: 3,
   upkeepIntervalMs: 3_600_000,
 };
+
+/** The tables whose size the upkeep logs when it changed something. */
+const TREES = ["swaps", "candles", "token_usd_candles"];
 
 /** Each DDL statement waits at most this long for its locks (readers would queue behind it). */
 const LOCK_TIMEOUT_MS = 2000;
@@ -81,14 +86,13 @@ export async function runStorageUpkeep(db: Db, options: StorageOptions, now: num
   for (const table of RANGE_TABLES) {
     if (!catalog.partitioned.has(table.parent)) continue;
     const existing = catalog.partitions.filter((p) => p.table === table);
-    const wanted: Period[] = [
-      ...(await periodsInDefault(db, table)).map((from) => ({ from, to: from + table.widthMs })),
-      ...periodsAhead(table, now, options.partitionsAhead),
-    ];
+    const stray = (await periodsInDefault(db, table)).map((from) => ({ from, to: from + table.widthMs }));
+    const wanted: Period[] = [...stray, ...periodsAhead(table, now, options.partitionsAhead)];
     for (const period of missingPeriods(existing, wanted)) {
       await createOne(db, table, period, result);
       existing.push({ table, name: partitionName(table, period.from), ...period });
     }
+    if (stray.length > 0) await vacuumTable(db, defaultPartitionName(table));
     const cutoff = retentionCutoff(options.retention[table.retention], now);
     if (cutoff === null) continue;
     for (const partition of expiredPartitions(existing, cutoff)) {
@@ -171,19 +175,13 @@ export function createStorageUpkeep(args: {
       try {
         const result = await runStorageUpkeep(args.db, args.options, now());
         const changed = result.created.length + result.dropped.length + result.skipped > 0;
-        const bytes = changed ? await tradeTablesBytes(args.db) : undefined;
+        const bytes = changed ? await partitionTreeBytes(args.db, TREES) : undefined;
         logger[changed ? "info" : "debug"](
           {
             created: result.created,
             dropped: result.dropped,
             skipped: result.skipped,
-            ...(bytes
-              ? {
-                  swaps_bytes: bytes.swaps,
-                  candles_bytes: bytes.candles,
-                  series_bytes: bytes.token_usd_candles,
-                }
-              : {}),
+            ...(bytes ? { bytes: Object.fromEntries(bytes) } : {}),
             ms: Math.round(performance.now() - started),
           },
           "partitions upkeep",
