@@ -281,13 +281,10 @@ export type SwapRow = {
 export type TradePosition = { block: number; logIndex: number; time?: number | undefined };
 
 const DAY = 86_400_000;
-/**
- * The time windows a page of trades is read in, newest first, in days back from the cursor's time
- * (or now): most pages of an active pool are filled from the first window's one or two partitions;
- * a quiet pool's reads widen (straight to the last window after one without a trade), and only the
- * last window reaches back to the oldest partition.
- */
-const TRADE_WINDOWS_DAYS = [1, 8, 64];
+/** The first window of a trades page: a day back from the cursor's time (or now). */
+const FIRST_WINDOW = DAY;
+/** A window that would reach further back than this from the first one's end gives way to the rest. */
+const WIDEST_WINDOW = 64 * DAY;
 
 const SWAP_ROW_COLUMNS = `block_number, log_index, block_time, tx_hash, maker, exchange,
   amount0_in, amount1_in, amount0_out, amount1_out, reserve0, reserve1,
@@ -295,9 +292,13 @@ const SWAP_ROW_COLUMNS = `block_number, log_index, block_time, tx_hash, maker, e
 
 /**
  * Swaps of one pool, newest first by (block, log index), strictly older than `before` when given;
- * none older than the swaps' retention (`retained_from`). Read window by window back in time (see
- * TRADE_WINDOWS_DAYS) so that each statement is planned and run over a few partitions only, with
- * the index swaps_pool_idx (chain_id, pool, block_number DESC, log_index DESC) of each.
+ * none older than the swaps' retention (`retained_from`). Read in time windows back from the
+ * cursor's block time (or now), so that each statement is planned and run over a few partitions
+ * only, with the index swaps_pool_idx (chain_id, pool, block_number DESC, log_index DESC) of each:
+ * first a day, which fills most pages of an active pool from one or two partitions; then a window
+ * sized from the trades found so far (twice the time they suggest the rest of the page takes);
+ * the rest of the history at once when that would reach more than 64 days back or nothing was
+ * found (a quiet pool: one statement over the older partitions rather than many small ones).
  *
  * The windows rest on the chain's own rule that a block's time is never below its parent's: the
  * trades before (block, log index) lie at or before that block's time, and an older window's
@@ -314,13 +315,11 @@ export async function findSwaps(
   const retainedSince = (await loadRetainedFrom(db)).get("swaps") ?? null;
   const rows: SwapRow[] = [];
   let newer: number | null = null;
-  const windows = [...TRADE_WINDOWS_DAYS, null];
-  for (let w = 0; w < windows.length; w++) {
-    const days = windows[w] ?? null;
-    const window = days === null ? null : base - days * DAY;
+  let lower: number | null = base - FIRST_WINDOW;
+  for (;;) {
     // Never below the retention's start: rows there are leftovers of a partition being dropped.
-    const since =
-      retainedSince !== null && (window === null || window < retainedSince) ? retainedSince : window;
+    const since: number | null =
+      retainedSince !== null && (lower === null || lower < retainedSince) ? retainedSince : lower;
     if (newer !== null && since !== null && since >= newer) break;
     const { rows: found } = await db.query<SwapRow>(
       `SELECT ${SWAP_ROW_COLUMNS}
@@ -345,8 +344,12 @@ export async function findSwaps(
     rows.push(...found);
     if (rows.length >= options.limit || since === null || since === retainedSince) break;
     newer = since;
-    // A window without a trade: the pool is quiet, widening step by step would cost more statements.
-    if (found.length === 0) w = windows.length - 2;
+    const covered: number = base - since;
+    const span =
+      rows.length === 0
+        ? Number.POSITIVE_INFINITY
+        : (2 * covered * (options.limit - rows.length)) / rows.length;
+    lower = covered + span > WIDEST_WINDOW ? null : since - Math.max(span, FIRST_WINDOW);
   }
   return rows;
 }
