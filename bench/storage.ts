@@ -164,6 +164,7 @@ async function pagingAndRetention(db: Db) {
     );
   }
   const before = (await partitionTreeBytes(db, ["swaps"])).get("swaps") ?? 0;
+  const partitionsBefore = (await treeSizes(db, "swaps")).partitions;
   const upkeepStarted = performance.now();
   const result = await runStorageUpkeep(
     db,
@@ -182,9 +183,16 @@ async function pagingAndRetention(db: Db) {
     swapsPerDay: perDay,
     pools: poolCount,
     fillSeconds,
-    partitions: (await treeSizes(db, "swaps")).partitions,
+    partitions: partitionsBefore,
     paging,
-    retention: { days: 30, upkeepMs, dropped: result.dropped.length, bytesBefore: before, bytesAfter: after },
+    retention: {
+      days: 30,
+      upkeepMs,
+      dropped: result.dropped.length,
+      partitionsAfter: (await treeSizes(db, "swaps")).partitions,
+      bytesBefore: before,
+      bytesAfter: after,
+    },
   };
 }
 
