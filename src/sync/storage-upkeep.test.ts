@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
+import { createApiClient } from "../_test/http-client.js";
 import { dumpRows, rowsPerPartition } from "../_test/sql.js";
 import {
   ingestSyntheticChain,
@@ -8,12 +9,16 @@ import {
   rollbackSyntheticChain,
 } from "../_test/synthetic-chain.js";
 import { createSyntheticMarket, type SyntheticMarket } from "../_test/synthetic-market.js";
+import { createApiServer } from "../api/server.js";
+import { parseConfig } from "../config/load.js";
 import type { Hex } from "../decode/types.js";
+import { createSilentLogger } from "../internal/logger.js";
 import type { BatchSwap } from "../model/index.js";
 import { CANDLE_INTERVALS } from "../pricing/candles.js";
 import { getPairCandles, getPairCandlesBefore, getTokenUsdCandles } from "../pricing/charts.js";
 import { refreshPairStats, refreshTokenStats } from "../pricing/market-stats.js";
 import type { Pricing } from "../pricing/pricing.js";
+import { createApiKey } from "../store/api-keys.js";
 import { saveCandles } from "../store/candles.js";
 import type { Db } from "../store/db.js";
 import {
@@ -338,6 +343,102 @@ describe("partition upkeep and retention over 24 days of a synthetic market", ()
           `${token} ${intervalMinutes}m`,
         );
       }
+    }
+  });
+
+  it("answers over HTTP: trades paging ends at the oldest kept trade, old minute ranges say where they start", async () => {
+    const { key } = await createApiKey(kept.db, "retention");
+    const app = createApiServer({
+      config: parseConfig({
+        devnet: { enabled: false },
+        chains: [
+          {
+            id: CHAIN,
+            name: "Synthetic",
+            rpc: ["http://127.0.0.1:9"],
+            dexes: [
+              { name: "Uniswap V2", protocol: "v2", factory: "0x00000000000000000000000000000000000000fa" },
+            ],
+            referenceTokens: { stablecoins: [market.usdc], wrappedNative: market.weth, wrappedBtc: [] },
+          },
+        ],
+      }),
+      db: kept.db,
+      logger: createSilentLogger(),
+      now: () => new Date(END),
+    });
+    try {
+      await app.listen({ host: "127.0.0.1", port: 0 });
+      const api = await createApiClient(app, { key });
+      const pool = market.pools[0] as Hex;
+      const token0 = (market.chain.reserves(pool).token0 as string).toLowerCase();
+      const pair = { asset_id: `${token0}:${CHAIN}`, pair_id: `${pool}:${CHAIN}` };
+      const since = await loadRetainedFrom(kept.db);
+
+      let cursor: string | null = null;
+      let trades = 0;
+      let pages = 0;
+      do {
+        const answer = await api.get("/api/v1/trades", {
+          ...pair,
+          limit: 40,
+          ...(cursor ? { cursor } : {}),
+        });
+        assert.equal(answer.status, 200);
+        const page = answer.body as { date: string }[];
+        trades += page.length;
+        assert.ok(
+          page.every((t) => Date.parse(t.date) >= (since.get("swaps") as number)),
+          "only kept trades",
+        );
+        cursor = answer.headers.get("x-next-cursor");
+        if (cursor)
+          assert.equal(Buffer.from(cursor, "base64url").toString().split(".").length, 3, "with the time");
+        pages += 1;
+      } while (cursor && pages < 1000);
+      const { rows } = await kept.db.query<{ n: number }>(
+        "SELECT count(*)::int AS n FROM swaps WHERE chain_id = $1 AND pool = $2",
+        [CHAIN, pool],
+      );
+      assert.equal(trades, rows[0]?.n, "every kept trade, then no cursor");
+      assert.ok(pages > 2, `${pages} pages`);
+      const older = Buffer.from(`${BLOCKS_PER_DAY}.0.${START / 1000 + 86_400}`).toString("base64url");
+      const past = await api.get("/api/v1/trades", { ...pair, cursor: older });
+      assert.deepEqual(
+        [past.status, past.body],
+        [200, []],
+        "a cursor older than what is kept: an empty page",
+      );
+
+      const oldRange = {
+        ...pair,
+        from: new Date(START + DAY).toISOString(),
+        to: new Date(START + 2 * DAY).toISOString(),
+      };
+      const minutes = await api.get("/api/v1/candles", { ...oldRange, interval: "5m" });
+      assert.equal(minutes.status, 404);
+      const start = new Date(since.get("candles_1m") as number).toISOString().replace(".000Z", "Z");
+      assert.match(
+        (minutes.body as { message: string }).message,
+        new RegExp(`5m candles are kept from ${start} on`),
+      );
+      const hours = await api.get("/api/v1/candles", { ...oldRange, interval: "1h" });
+      assert.equal(hours.status, 200, "hourly candles reach further back");
+      assert.ok((hours.body as unknown[]).length >= 24);
+      const across = await api.get("/api/v1/candles", {
+        ...pair,
+        interval: "15m",
+        from: new Date(START).toISOString(),
+        to: new Date(END).toISOString(),
+      });
+      assert.equal(across.status, 200);
+      const dates = (across.body as { time: number }[]).map((c) => c.time);
+      assert.ok(
+        dates.length > 0 && dates.every((t) => t >= (since.get("candles_1m") as number)),
+        "from the start on",
+      );
+    } finally {
+      await app.close();
     }
   });
 
