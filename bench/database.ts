@@ -38,10 +38,13 @@ export async function openBenchServer(
 
 let scratchCount = 0;
 
-/** Runs `fn` with a fresh, migrated database on the server of `url` (a pool of `max`), dropped afterwards. */
+/**
+ * Runs `fn` with a fresh, migrated database on the server of `url` (a pool of `max`), dropped
+ * afterwards; `until`: migrated only that far (migrate's option).
+ */
 export async function withScratchDb<T>(
   url: string,
-  options: { name: string; max: number },
+  options: { name: string; max: number; until?: string },
   fn: (db: Db) => Promise<T>,
 ): Promise<T> {
   const database = `tokenmarket_bench_${options.name}_${process.pid}_${Date.now().toString(36)}_${++scratchCount}`;
@@ -63,7 +66,7 @@ export async function withScratchDb<T>(
     applicationName: `tokenmarket-bench-${options.name}`,
   });
   try {
-    await migrate(db);
+    await migrate(db, options.until === undefined ? {} : { until: options.until });
     return await fn(db);
   } finally {
     await db.end().catch(() => {});

@@ -16,9 +16,10 @@ let created = 0;
 
 /**
  * A fresh database for one test file, copied from the migrated template that `npm test`
- * (src/_test/run.ts) prepared: the full schema, no rows, its own name.
+ * (src/_test/run.ts) prepared: the full schema, no rows, its own name. `empty`: a database
+ * without any schema instead (to migrate by hand, for example to an older version).
  */
-export async function createTestDb(options: { max?: number } = {}): Promise<TestDb> {
+export async function createTestDb(options: { max?: number; empty?: boolean } = {}): Promise<TestDb> {
   const adminUrl = process.env.TEST_PG_URL;
   const template = process.env.TEST_TEMPLATE_DB;
   if (!adminUrl || !template) {
@@ -27,7 +28,7 @@ export async function createTestDb(options: { max?: number } = {}): Promise<Test
   created += 1;
   // ≤ 63 bytes; unique across the test processes of a run and across runs on a shared server.
   const name = `${template.replace(/_template$/, "")}_${process.pid}_${created}_${randomBytes(2).toString("hex")}`;
-  await withAdmin(adminUrl, (admin) => createDatabase(admin, name, template));
+  await withAdmin(adminUrl, (admin) => createDatabase(admin, name, options.empty ? undefined : template));
   const url = new URL(adminUrl);
   url.pathname = `/${name}`;
   const db = createDb({ url: url.toString(), max: options.max ?? 5, applicationName: "tokenmarket-test" });

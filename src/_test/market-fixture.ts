@@ -165,6 +165,7 @@ export async function loadMarketFixture(db: Db): Promise<{ key: string; revokedK
     swaps.map((s) => ({
       blockNumber: s.blockNumber,
       logIndex: s.logIndex,
+      time: s.blockTime.getTime(),
       token0Usd: 1,
       token1Usd: 3000,
       volumeUsd: 3000,

@@ -182,3 +182,123 @@ export async function loadSwapsForMarket(db: Queryable, chainId: number): Promis
   );
   return rows;
 }
+
+// ---------------------------------------------------------------------------------------------
+// Whole-database copies (the upgrade tests: a database at an older version filled with rows)
+
+/** The tables of the schema (partitioned ones as one table, their partitions left out), by name. */
+export async function listTables(db: Queryable): Promise<string[]> {
+  const { rows } = await db.query<{ name: string }>(
+    `SELECT c.relname AS name FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace
+     WHERE n.nspname = current_schema() AND c.relkind IN ('r', 'p') AND NOT c.relispartition
+       AND c.relname <> 'schema_migrations'
+     ORDER BY 1`,
+  );
+  return rows.map((r) => r.name);
+}
+
+/** Every row of `table` as JSON text, in the order of that text (a stable order over all columns). */
+export async function dumpRows(db: Queryable, table: string): Promise<string[]> {
+  const { rows } = await db.query<{ row: string }>(
+    `SELECT row_to_json(t)::text AS row FROM ${table} t ORDER BY 1`,
+  );
+  return rows.map((r) => r.row);
+}
+
+/** Inserts rows dumped by dumpRows into `table` (same columns; JSON keeps numeric and float8 exact). */
+export async function insertDumpedRows(db: Queryable, table: string, rows: readonly string[]): Promise<void> {
+  if (rows.length === 0) return;
+  await db.query(`INSERT INTO ${table} SELECT * FROM json_populate_recordset(NULL::${table}, $1::json)`, [
+    `[${rows.join(",")}]`,
+  ]);
+}
+
+/** Rows of a partitioned table per partition (those holding rows), by partition name. */
+export async function rowsPerPartition(db: Queryable, parent: string): Promise<Map<string, number>> {
+  const { rows } = await db.query<{ name: string; n: number }>(
+    `SELECT tableoid::regclass::text AS name, count(*)::int AS n FROM ${parent} GROUP BY 1`,
+  );
+  return new Map(rows.map((r) => [r.name, r.n]));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Storage benchmark (bench/storage.ts)
+
+/** Rows, table bytes (heap, TOAST, maps) and index bytes of a table with all its partitions. */
+export async function treeSizes(
+  db: Queryable,
+  root: string,
+): Promise<{ rows: number; tableBytes: number; indexBytes: number; partitions: number }> {
+  const { rows } = await db.query<{ table_bytes: string; index_bytes: string; partitions: number }>(
+    `SELECT sum(pg_table_size(relid))::text AS table_bytes, sum(pg_indexes_size(relid))::text AS index_bytes,
+       (count(*) FILTER (WHERE isleaf))::int AS partitions
+     FROM pg_partition_tree($1::regclass)`,
+    [root],
+  );
+  const count = await db.query<{ n: string }>(`SELECT count(*)::text AS n FROM ${root}`);
+  return {
+    rows: Number(count.rows[0]?.n ?? 0),
+    tableBytes: Number(rows[0]?.table_bytes ?? 0),
+    indexBytes: Number(rows[0]?.index_bytes ?? 0),
+    partitions: rows[0]?.partitions ?? 0,
+  };
+}
+
+/**
+ * Fills `swaps` with `days` × `perDay` synthetic swaps from `from` (ms, a day start) on, blocks
+ * 12 s apart, pools drawn from `pools` addresses by a Zipf-like law (pool i about 1 / (i + 1) of
+ * the trades), with distinct hashes and senders and every USD column set: the query benchmark's
+ * history, written by SQL because the indexer would take hours for it.
+ */
+export async function fillSwapsHistory(
+  db: Queryable,
+  options: { chainId: number; from: number; days: number; perDay: number; pools: number },
+): Promise<void> {
+  const perBlock = Math.max(1, Math.round(options.perDay / 7200));
+  for (let day = 0; day < options.days; day++) {
+    await db.query(
+      `INSERT INTO swaps (chain_id, block_number, log_index, block_hash, block_time, tx_hash, tx_index, pool, maker,
+         exchange, sender, recipient, amount0_in, amount1_in, amount0_out, amount1_out, reserve0, reserve1, price,
+         token0_usd, token1_usd, volume_usd, token0_series_usd, token1_series_usd)
+       SELECT $1, b, l, '0x' || md5(b::text) || md5('h' || b), to_timestamp($2::float8 / 1000 + b * 12),
+         '0x' || md5(b || '.' || l) || md5(l || '.' || b), l,
+         '0x' || lpad(to_hex(floor(exp(random() * ln($5::float8)))::int - 1), 40, '0'),
+         '0x' || left(md5(random()::text), 40), '0x' || left(md5('router'), 40), '0x' || left(md5('router'), 40),
+         '0x' || left(md5(random()::text), 40),
+         floor(random() * 1e21)::numeric, 0, 0, floor(random() * 1e12)::numeric,
+         floor(random() * 1e24)::numeric, floor(random() * 1e15)::numeric, random() * 3000,
+         random(), random() * 3000, random() * 10000, random(), random() * 3000
+       FROM generate_series($3::int, $4::int) AS b, generate_series(0, $6::int - 1) AS l`,
+      [options.chainId, options.from, day * 7200, (day + 1) * 7200 - 1, options.pools, perBlock],
+    );
+  }
+}
+
+/** A pool's trades page as read before migration 011: one statement, no time bound. */
+export async function findSwapsUnbounded(
+  db: Queryable,
+  options: {
+    chainId: number;
+    pool: string;
+    before: { block: number; logIndex: number } | null;
+    limit: number;
+  },
+): Promise<{ block_number: number; log_index: number; block_time: Date }[]> {
+  const { rows } = await db.query<{ block_number: number; log_index: number; block_time: Date }>(
+    `SELECT block_number, log_index, block_time, tx_hash, maker, exchange,
+       amount0_in, amount1_in, amount0_out, amount1_out, reserve0, reserve1, token0_usd, token1_usd, volume_usd
+     FROM swaps
+     WHERE chain_id = $1 AND pool = $2
+       AND ($3::bigint IS NULL OR (block_number, log_index) < ($3::bigint, $4::int))
+     ORDER BY block_number DESC, log_index DESC
+     LIMIT $5`,
+    [
+      options.chainId,
+      options.pool,
+      options.before?.block ?? null,
+      options.before?.logIndex ?? null,
+      options.limit,
+    ],
+  );
+  return rows;
+}

@@ -63,17 +63,33 @@ export function tradeRecord(pool: PoolRow, swap: SwapRow, assetIsToken0: boolean
   };
 }
 
-/** The opaque cursor of the page after `position`: base64url of `<block>.<logIndex>`. */
+/** Longest cursor the trades route accepts (its schema's pattern). */
+const MAX_CURSOR_LENGTH = 40;
+
+/**
+ * The opaque cursor of the page after `position`: base64url of `<block>.<logIndex>.<block time,
+ * unix seconds>`, the time letting the next page read only the partitions at or before it (see
+ * findSwaps); `<block>.<logIndex>` alone when that would not fit the route's 40 characters.
+ */
 export function encodeCursor(position: TradePosition): string {
-  return Buffer.from(`${position.block}.${position.logIndex}`).toString("base64url");
+  const plain = `${position.block}.${position.logIndex}`;
+  if (position.time !== undefined) {
+    const timed = Buffer.from(`${plain}.${Math.floor(position.time / 1000)}`).toString("base64url");
+    if (timed.length <= MAX_CURSOR_LENGTH) return timed;
+  }
+  return Buffer.from(plain).toString("base64url");
 }
 
-/** Reads a cursor made by encodeCursor; anything else is a 400. */
+/** Reads a cursor made by encodeCursor (with or without the time); anything else is a 400. */
 export function decodeCursor(cursor: string): TradePosition {
-  const match = /^(\d{1,15})\.(\d{1,9})$/.exec(Buffer.from(cursor, "base64url").toString("latin1"));
+  const match = /^(\d{1,15})\.(\d{1,9})(?:\.(\d{1,11}))?$/.exec(
+    Buffer.from(cursor, "base64url").toString("latin1"),
+  );
   if (!match)
     throw badRequest(
       "query parameter cursor is not valid: pass the X-Next-Cursor value of a previous answer",
     );
-  return { block: Number(match[1]), logIndex: Number(match[2]) };
+  const position = { block: Number(match[1]), logIndex: Number(match[2]) };
+  // The block's time ends the page's reads from above (rounded up: the cursor keeps whole seconds).
+  return match[3] === undefined ? position : { ...position, time: (Number(match[3]) + 1) * 1000 - 1 };
 }

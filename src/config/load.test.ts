@@ -171,6 +171,30 @@ describe("configuration", () => {
     );
   });
 
+  it("keeps every row by default and refuses a retention shorter than the statistics need", () => {
+    const config = loadConfig({ env: {} });
+    assert.deepEqual(config.storage.retention, { swapsDays: null, candles1mDays: null, series5mDays: null });
+    const fresh = () => JSON.parse(JSON.stringify(loadConfig({ env: {} })));
+    const raw = fresh();
+    raw.storage.retention = { swapsDays: 90, candles1mDays: 0, series5mDays: 30 };
+    assert.deepEqual(parseConfig(raw).storage.retention, {
+      swapsDays: 90,
+      candles1mDays: 0,
+      series5mDays: 30,
+    });
+    for (const bad of [1, -1, 2.5, "30"]) {
+      const value = fresh();
+      value.storage.retention.candles1mDays = bad;
+      assert.equal(
+        errorKey(() => parseConfig(value)),
+        "storage.retention.candles1mDays",
+        `${bad} is refused`,
+      );
+    }
+    const env = loadConfig({ env: { TOKENMARKET__storage__retention__swapsDays: "90" } });
+    assert.equal(env.storage.retention.swapsDays, 90, "set from the environment");
+  });
+
   it("says which file it cannot read", () => {
     assert.equal(
       errorKey(() => loadConfig({ file: "/nonexistent/config.json", env: {} })),

@@ -83,6 +83,18 @@ export const chainSchema = z.strictObject({
   referenceTokens: referenceTokensSchema,
 });
 
+/** A retention in whole days: null or 0 keeps forever, anything else at least 2 (storage.retention). */
+const retentionDays = z
+  .number()
+  .int()
+  .min(0)
+  .nullable()
+  .default(null)
+  .refine(
+    (days) => days === null || days === 0 || days >= 2,
+    "must be null or 0 (keep forever) or at least 2 days",
+  );
+
 export const configSchema = z.strictObject({
   database: z
     .strictObject({
@@ -122,6 +134,34 @@ export const configSchema = z.strictObject({
       primaryReadWeight: z.number().min(0).default(0),
       /** A replica further behind the primary than this (seconds of replay) is skipped until it catches up. */
       replicaMaxLagSeconds: z.number().positive().default(5),
+    })
+    .prefault({}),
+  /**
+   * The time-partitioned tables (migration 011, docs/ARCHITECTURE.md "Partitions and retention"):
+   * how far ahead their partitions are made and how long their rows are kept.
+   */
+  storage: z
+    .strictObject({
+      /**
+       * Days kept, enforced by dropping whole partitions (a partition goes once all its rows are
+       * older); null or 0: kept forever (the default). Hourly and daily candles and the hourly
+       * USD series are always kept. At least 2 days: the 24-hour statistics read the last day of
+       * 1-minute candles and 5-minute series, and a rollback rebuilds the day's candles from its swaps.
+       */
+      retention: z
+        .strictObject({
+          /** Swaps (trades): GET /api/v1/trades pages end at the oldest kept. */
+          swapsDays: retentionDays,
+          /** 1-minute pool candles: the 1m, 5m, 15m and 30m candles of GET /api/v1/candles. */
+          candles1mDays: retentionDays,
+          /** 5-minute USD series of tokens: the 5, 15 and 30 minute intervals of /v1/tokens/candle-chart. */
+          series5mDays: retentionDays,
+        })
+        .prefault({}),
+      /** Partitions made ahead of the current one, per table (a swaps partition is a day, the others a week). */
+      partitionsAhead: z.number().int().min(1).max(60).default(3),
+      /** How often the indexer's upkeep runs (partitions ahead, rows out of DEFAULT, retention); also at start. */
+      upkeepIntervalMs: z.number().int().min(1000).default(3_600_000),
     })
     .prefault({}),
   api: z

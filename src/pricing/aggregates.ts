@@ -132,19 +132,21 @@ export async function rebuildPoolCandles(
 ): Promise<number> {
   const deleted = await deleteCandlesAbove(db, chainId, pools, lastKeyOfBlock(ancestorBlock));
   if (deleted.length === 0) return 0;
-  const fromBlock = new Map<string, number>();
+  // Per pool: the first block and the earliest bucket start of its deleted candles. A bucket is the
+  // fold of its own trades only, so trades older than every wanted bucket are not needed.
+  const from = new Map<string, { pool: string; fromBlock: number; fromTime: number }>();
   const wanted = new Set<string>();
   for (const d of deleted) {
     const block = Math.floor(d.firstKey / KEY_BLOCK_FACTOR);
-    fromBlock.set(d.pool, Math.min(fromBlock.get(d.pool) ?? block, block));
+    const f = from.get(d.pool);
+    from.set(d.pool, {
+      pool: d.pool,
+      fromBlock: Math.min(f?.fromBlock ?? block, block),
+      fromTime: Math.min(f?.fromTime ?? d.bucket, d.bucket),
+    });
     wanted.add(keyOf(d.pool, d.resolution, d.bucket));
   }
-  const stored = await loadPoolTrades(
-    db,
-    chainId,
-    [...fromBlock].map(([pool, block]) => ({ pool, fromBlock: block })),
-    ancestorBlock,
-  );
+  const stored = await loadPoolTrades(db, chainId, [...from.values()], ancestorBlock);
   const byPool = new Map<string, CandleTrade[]>();
   for (const s of stored) {
     const trade = candleTradeOfStored(s);
@@ -179,13 +181,21 @@ export async function rebuildTokenSeries(
   if (deleted.length === 0) return 0;
   const wanted = new Set<string>();
   let fromBlock = Number.POSITIVE_INFINITY;
+  let fromTime = Number.POSITIVE_INFINITY;
   const affectedTokens = new Set<string>();
   for (const d of deleted) {
     fromBlock = Math.min(fromBlock, Math.floor(d.firstKey / KEY_BLOCK_FACTOR));
+    fromTime = Math.min(fromTime, d.bucket);
     wanted.add(keyOf(d.token, d.resolution, d.bucket));
     affectedTokens.add(d.token);
   }
-  const stored = await loadSeriesTrades(db, chainId, [...affectedTokens], fromBlock, ancestorBlock);
+  const stored = await loadSeriesTrades(
+    db,
+    chainId,
+    [...affectedTokens],
+    { block: fromBlock, time: fromTime },
+    ancestorBlock,
+  );
   const byToken = new Map<string, SeriesPoint[]>();
   for (const s of stored) {
     for (const { token, point } of seriesPointsOfStored(s)) {

@@ -6,6 +6,7 @@
 import type { ChartCandle } from "../model/index.js";
 import { loadChartCandleBefore, loadChartCandles } from "../store/candles.js";
 import type { Queryable } from "../store/db.js";
+import { loadRetainedFrom } from "../store/partitions.js";
 import { loadHourlyAverageBefore, loadHourlyAverages, loadSeriesRange } from "../store/series.js";
 import {
   baseResolutionOf,
@@ -46,7 +47,10 @@ export async function getPairCandles(
 ): Promise<ChartCandle[]> {
   const interval = options.intervalSeconds;
   const size = interval * 1000;
-  const start = bucketOf(options.from.getTime(), interval);
+  const retained = await pairCandlesRetainedFrom(db, interval);
+  // Intervals before the retention's start are not answered (their 1-minute candles are gone); it
+  // is a partition bound, a whole number of days, so every interval is wholly before or after it.
+  const start = Math.max(bucketOf(options.from.getTime(), interval), retained ?? Number.NEGATIVE_INFINITY);
   const toMs = options.to.getTime();
   // The interval holding `to` is in range when it starts before `to`: read up to its end.
   const end = Math.ceil(toMs / size) * size;
@@ -99,7 +103,10 @@ export async function getPairCandlesBefore(
   },
 ): Promise<ChartCandle[]> {
   const interval = options.intervalSeconds;
-  const start = options.end - options.limit * interval * 1000;
+  const retained = await pairCandlesRetainedFrom(db, interval);
+  // The history of the intervals rolled up from 1-minute candles starts where these are kept.
+  const start = Math.max(options.end - options.limit * interval * 1000, retained ?? Number.NEGATIVE_INFINITY);
+  if (options.end <= start) return [];
   const read = {
     chainId: options.chainId,
     pool: options.pool.toLowerCase(),
@@ -112,14 +119,33 @@ export async function getPairCandlesBefore(
   if (candles[0]?.time !== start) {
     // The page opens on empty intervals: they carry the close of the last candle before it (a
     // base-resolution candle before `start` lies in an earlier interval, so its close is that
-    // interval's close). None before: the history starts inside the page.
-    const previous = await loadChartCandleBefore(db, { ...read, before: start });
+    // interval's close). None before: the history starts inside the page. Before the 1-minute
+    // candles' retention start (an hour start), the hourly candles hold that last close.
+    const previous =
+      (await loadChartCandleBefore(db, { ...read, before: start, from: retained ?? undefined })) ??
+      (retained === null
+        ? undefined
+        : await loadChartCandleBefore(db, { ...read, resolution: 3600, before: retained }));
     if (previous) {
       const close = previous.close;
       candles.unshift({ time: start, open: close, high: close, low: close, close, volume: 0 });
     }
   }
   return fillCandleGaps(candles, interval, options.end);
+}
+
+/**
+ * Where the pair candles of an interval start being answered: for the intervals rolled up from
+ * 1-minute candles (1m, 5m, 15m, 30m), the start of those kept by the retention
+ * (storage.retention.candles1mDays); null when nothing was ever dropped, and for 1h, 4h and 1d
+ * (hourly and daily candles are kept forever).
+ */
+export async function pairCandlesRetainedFrom(
+  db: Queryable,
+  intervalSeconds: CandleInterval,
+): Promise<number | null> {
+  if (baseResolutionOf(intervalSeconds) !== 60) return null;
+  return (await loadRetainedFrom(db)).get("candles_1m") ?? null;
 }
 
 /**
@@ -173,7 +199,13 @@ export async function getTokenUsdCandles(
 ): Promise<TokenUsdCandle[]> {
   const interval = options.intervalMinutes * 60;
   const nowMs = (options.now ?? new Date()).getTime();
-  const start = bucketOf(nowMs - options.days * DAY, interval);
+  // 5, 15 and 30 minutes: from where the 5-minute series are kept (a retention's start is a whole
+  // number of days, so no interval straddles it).
+  const retained = interval === 3600 ? null : await tokenUsdCandlesRetainedFrom(db);
+  const start = Math.max(
+    bucketOf(nowMs - options.days * DAY, interval),
+    retained ?? Number.NEGATIVE_INFINITY,
+  );
   const base = await loadSeriesRange(db, {
     chainId: options.chainId,
     token: options.token.toLowerCase(),
@@ -191,4 +223,12 @@ export async function getTokenUsdCandles(
     c: c.close,
     v: c.volume,
   }));
+}
+
+/**
+ * Where the 5-minute USD series of tokens start (storage.retention.series5mDays): the 5, 15 and
+ * 30 minute intervals of the token USD candles begin there; null when nothing was ever dropped.
+ */
+export async function tokenUsdCandlesRetainedFrom(db: Queryable): Promise<number | null> {
+  return (await loadRetainedFrom(db)).get("token_usd_candles_5m") ?? null;
 }

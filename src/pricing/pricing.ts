@@ -182,7 +182,12 @@ export function createPricing(options: {
         saveSwapUsd(
           client,
           chainId,
-          result.swaps.map((s) => ({ blockNumber: s.blockNumber, logIndex: s.logIndex, ...s.usd })),
+          result.swaps.map((s) => ({
+            blockNumber: s.blockNumber,
+            logIndex: s.logIndex,
+            time: s.time,
+            ...s.usd,
+          })),
         ),
       );
     await step("pool_states", () =>

@@ -3,7 +3,7 @@
  * the USD candles of both tokens (migration 010).
  */
 import type { Candle, ChartCandle, UsdOhlcv } from "../model/index.js";
-import { chunks, iso, type Queryable } from "./db.js";
+import { chunks, iso, maxOf, minOf, type Queryable } from "./db.js";
 import { bulkInsert, columnsOf, setExcluded, unnest } from "./unnest.js";
 
 export type CandleKey = { pool: string; resolution: number; bucket: number };
@@ -81,7 +81,10 @@ const KEY_COLUMNS = columnsOf<CandleKey>({
   bucket: ["timestamptz", (k) => new Date(k.bucket)],
 });
 
-/** The stored candles of the given keys. */
+/**
+ * The stored candles of the given keys. The statement's bucket bounds (the chunk's earliest and
+ * latest) let the planner keep only the 1-minute partitions of those weeks.
+ */
 export async function loadCandles(
   db: Queryable,
   chainId: number,
@@ -89,7 +92,8 @@ export async function loadCandles(
 ): Promise<CandleRow[]> {
   const out: CandleRow[] = [];
   for (const part of chunks(keys)) {
-    const k = unnest("k", KEY_COLUMNS, part, 2);
+    const buckets = part.map((key) => key.bucket);
+    const k = unnest("k", KEY_COLUMNS, part, 4);
     const { rows } = await db.query<CandleDbRow>(
       `SELECT c.pool, c.resolution, c.bucket, c.open, c.high, c.low, c.close, c.open1, c.high1, c.low1, c.close1,
          c.volume0, c.volume1, c.volume_usd,
@@ -97,8 +101,9 @@ export async function loadCandles(
          c.open_usd1, c.high_usd1, c.low_usd1, c.close_usd1, c.volume_usd1,
          c.trades, c.buys0, c.first_key, c.last_key
        FROM ${k.sql}
-       JOIN candles c ON c.chain_id = $1 AND c.pool = k.pool AND c.resolution = k.resolution AND c.bucket = k.bucket`,
-      [chainId, ...k.params],
+       JOIN candles c ON c.chain_id = $1 AND c.pool = k.pool AND c.resolution = k.resolution AND c.bucket = k.bucket
+         AND c.bucket >= $2 AND c.bucket <= $3`,
+      [chainId, iso(minOf(buckets)), iso(maxOf(buckets)), ...k.params],
     );
     out.push(...rows.map(toCandleRow));
   }
@@ -250,9 +255,10 @@ export async function loadChartCandles(
 }
 
 /**
- * The last stored candle of a pair at one resolution with its bucket before `before` (ms), from
- * one side (and currency, as `loadChartCandles`): the close that empty intervals after it carry.
- * Undefined when the pair has none before (its first trade is later). Walks the primary key backwards.
+ * The last stored candle of a pair at one resolution with its bucket before `before` (ms) and, when
+ * given, at or after `from`, from one side (and currency, as `loadChartCandles`): the close that
+ * empty intervals after it carry. Undefined when the pair has none there (its first trade is
+ * later). Walks the primary key backwards.
  */
 export async function loadChartCandleBefore(
   db: Queryable,
@@ -263,16 +269,24 @@ export async function loadChartCandleBefore(
     currency?: "token" | "usd";
     resolution: number;
     before: number;
+    from?: number | undefined;
   },
 ): Promise<ChartCandle | undefined> {
   const columns = chartColumns(options.side, options.currency ?? "token");
   const { rows } = await db.query<ChartCandle>(
     `SELECT extract(epoch FROM bucket)::float8 * 1000 AS time, ${columns.select}
      FROM candles
-     WHERE chain_id = $1 AND pool = $2 AND resolution = $3 AND bucket < $4 ${columns.where}
+     WHERE chain_id = $1 AND pool = $2 AND resolution = $3 AND bucket < $4
+       AND ($5::timestamptz IS NULL OR bucket >= $5) ${columns.where}
      ORDER BY bucket DESC
      LIMIT 1`,
-    [options.chainId, options.pool, options.resolution, iso(options.before)],
+    [
+      options.chainId,
+      options.pool,
+      options.resolution,
+      iso(options.before),
+      options.from === undefined ? null : iso(options.from),
+    ],
   );
   return rows[0];
 }

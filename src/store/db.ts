@@ -150,5 +150,19 @@ export const fromNumeric = (v: string | null | undefined): bigint | null =>
 /** A float8 parameter: NaN and ±Infinity (which Postgres would store as such) become null. */
 export const finite = (v: number | null): number | null => (v !== null && Number.isFinite(v) ? v : null);
 
+/** The least of `values` (non-empty; no spread, which overflows the stack on large arrays). */
+export function minOf(values: readonly number[]): number {
+  let min = Number.POSITIVE_INFINITY;
+  for (const v of values) if (v < min) min = v;
+  return min;
+}
+
+/** The greatest of `values` (non-empty). */
+export function maxOf(values: readonly number[]): number {
+  let max = Number.NEGATIVE_INFINITY;
+  for (const v of values) if (v > max) max = v;
+  return max;
+}
+
 /** A time in ms as a timestamptz parameter. */
 export const iso = (ms: number): string => new Date(ms).toISOString();

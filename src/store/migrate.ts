@@ -9,9 +9,10 @@ const MIGRATION_LOCK = 727_001;
 /**
  * Applies the SQL files of `migrations/` that the database has not seen, in name order, each in
  * its own transaction with its record in `schema_migrations`. Safe to run from several
- * processes at once (advisory lock). Returns the names applied.
+ * processes at once (advisory lock). `until`: only the files whose name sorts at or before it
+ * (a database left at an older version, for the tests of an upgrade). Returns the names applied.
  */
-export async function migrate(db: Db): Promise<string[]> {
+export async function migrate(db: Db, options: { until?: string } = {}): Promise<string[]> {
   const client = await db.connect();
   try {
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
@@ -22,7 +23,7 @@ export async function migrate(db: Db): Promise<string[]> {
       (await client.query<{ name: string }>("SELECT name FROM schema_migrations")).rows.map((r) => r.name),
     );
     const files = readdirSync(migrationsDir)
-      .filter((f) => f.endsWith(".sql"))
+      .filter((f) => f.endsWith(".sql") && (options.until === undefined || f <= options.until))
       .sort();
     const applied: string[] = [];
     for (const file of files) {

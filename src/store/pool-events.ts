@@ -75,7 +75,10 @@ export type PoolStateAt = {
     | null;
 };
 
-/** The state of pools after their latest event at or below `block`, read from swaps and pool_events. */
+/**
+ * The state of pools after their latest event at or below `block`, read from swaps, pool_events
+ * and pool_last_swaps (a pool's latest block of swaps among those a retention dropped).
+ */
 export async function loadPoolStatesAt(
   db: Queryable,
   chainId: number,
@@ -109,16 +112,28 @@ export async function loadPoolStatesAt(
          UNION ALL
          (SELECT block_number, log_index, block_time, reserve0, reserve1, sqrt_price_x96 FROM pool_events
            WHERE chain_id = $1 AND pool = a.pool AND block_number <= $3 ORDER BY block_number DESC, log_index DESC LIMIT 1)
+         UNION ALL
+         (SELECT block_number, log_index, block_time, reserve0, reserve1, sqrt_price_x96 FROM pool_last_swaps
+           WHERE chain_id = $1 AND pool = a.pool AND block_number <= $3 ORDER BY block_number DESC, log_index DESC LIMIT 1)
        ) latest ORDER BY block_number DESC, log_index DESC LIMIT 1
      ) l ON true
      LEFT JOIN LATERAL (
-       SELECT block_number FROM swaps WHERE chain_id = $1 AND pool = a.pool AND block_number <= $3
-       ORDER BY block_number DESC, log_index DESC LIMIT 1
+       SELECT block_number FROM (
+         (SELECT block_number, log_index FROM swaps WHERE chain_id = $1 AND pool = a.pool AND block_number <= $3
+           ORDER BY block_number DESC, log_index DESC LIMIT 1)
+         UNION ALL
+         (SELECT block_number, log_index FROM pool_last_swaps WHERE chain_id = $1 AND pool = a.pool AND block_number <= $3
+           ORDER BY block_number DESC, log_index DESC LIMIT 1)
+       ) latest ORDER BY block_number DESC, log_index DESC LIMIT 1
      ) sb ON true
      LEFT JOIN LATERAL (
-       SELECT block_number, reserve0, reserve1, amount0_in, amount1_in, amount0_out, amount1_out FROM swaps
-       WHERE chain_id = $1 AND pool = a.pool AND block_number = sb.block_number
-       ORDER BY block_number, log_index LIMIT 1
+       SELECT block_number, reserve0, reserve1, amount0_in, amount1_in, amount0_out, amount1_out FROM (
+         (SELECT block_number, log_index, reserve0, reserve1, amount0_in, amount1_in, amount0_out, amount1_out FROM swaps
+           WHERE chain_id = $1 AND pool = a.pool AND block_number = sb.block_number ORDER BY log_index LIMIT 1)
+         UNION ALL
+         (SELECT block_number, log_index, reserve0, reserve1, amount0_in, amount1_in, amount0_out, amount1_out FROM pool_last_swaps
+           WHERE chain_id = $1 AND pool = a.pool AND block_number = sb.block_number ORDER BY log_index LIMIT 1)
+       ) first ORDER BY log_index LIMIT 1
      ) f ON true`,
     [chainId, [...pools], block],
   );

@@ -162,8 +162,9 @@ export async function deletePoolsCreatedAbove(
 }
 
 /**
- * Sets the latest state of `pools` from their latest remaining swap or pool event, or their base
- * state when none is left (after a rollback deleted their events above the ancestor).
+ * Sets the latest state of `pools` from their latest remaining swap or pool event (or kept swap of
+ * pool_last_swaps, when the retention dropped its later ones), or their base state when none is
+ * left (after a rollback deleted their events above the ancestor).
  */
 export async function restorePoolStates(
   client: Queryable,
@@ -187,6 +188,9 @@ export async function restorePoolStates(
            WHERE chain_id = $1 AND pool = a.address ORDER BY block_number DESC, log_index DESC LIMIT 1)
          UNION ALL
          (SELECT block_number, log_index, reserve0, reserve1, sqrt_price_x96, liquidity, tick FROM pool_events
+           WHERE chain_id = $1 AND pool = a.address ORDER BY block_number DESC, log_index DESC LIMIT 1)
+         UNION ALL
+         (SELECT block_number, log_index, reserve0, reserve1, sqrt_price_x96, liquidity, tick FROM pool_last_swaps
            WHERE chain_id = $1 AND pool = a.address ORDER BY block_number DESC, log_index DESC LIMIT 1)
        ) latest ORDER BY block_number DESC, log_index DESC LIMIT 1
      ) l ON true
@@ -289,7 +293,7 @@ export async function findPoolsOfToken(
   return rows;
 }
 
-/** The block of a pool's earliest stored swap or pool event; null when it has none. */
+/** The block of a pool's earliest stored swap (kept ones included) or pool event; null when it has none. */
 export async function firstStoredEventBlock(
   db: Queryable,
   chainId: number,
@@ -297,6 +301,7 @@ export async function firstStoredEventBlock(
 ): Promise<number | null> {
   const { rows } = await db.query<{ block: string | null }>(
     `SELECT least((SELECT min(block_number) FROM swaps WHERE chain_id = $1 AND pool = $2),
+                  (SELECT min(block_number) FROM pool_last_swaps WHERE chain_id = $1 AND pool = $2),
                   (SELECT min(block_number) FROM pool_events WHERE chain_id = $1 AND pool = $2)) AS block`,
     [chainId, pool],
   );

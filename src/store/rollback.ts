@@ -5,6 +5,7 @@
 import type { Hex } from "../model/index.js";
 import { deleteBlocksAbove, lowerCheckpoint } from "./chain-state.js";
 import type { Queryable } from "./db.js";
+import { deleteLastSwapsAbove } from "./partitions.js";
 import { deletePoolEventsAbove } from "./pool-events.js";
 import { deletePoolsCreatedAbove, restorePoolStates } from "./pools.js";
 import { deleteSwapsAbove } from "./swaps.js";
@@ -26,6 +27,7 @@ export async function rollbackAbove(
   // First, to lock the chain's checkpoint row against a concurrent writer.
   await lowerCheckpoint(client, chainId, previous, ancestor);
   const swapPools = await deleteSwapsAbove(client, chainId, ancestor.block);
+  await deleteLastSwapsAbove(client, chainId, ancestor.block);
   const eventPools = await deletePoolEventsAbove(client, chainId, ancestor.block);
   await deletePoolsCreatedAbove(client, chainId, ancestor.block);
   await deleteUnusedTokens(client, chainId);

@@ -1,6 +1,6 @@
 /** Table `token_usd_candles`: the USD series of tokens (5 min, 1 h) over their qualifying pools. */
 import type { SeriesCandle } from "../model/index.js";
-import { chunks, iso, type Queryable } from "./db.js";
+import { chunks, iso, maxOf, minOf, type Queryable } from "./db.js";
 import { bulkInsert, columnsOf, setExcluded, unnest } from "./unnest.js";
 
 export type SeriesKey = { token: string; resolution: number; bucket: number };
@@ -48,6 +48,7 @@ const KEY_COLUMNS = columnsOf<SeriesKey>({
   bucket: ["timestamptz", (k) => new Date(k.bucket)],
 });
 
+/** The stored series candles of the given keys (bucket-bounded, as `loadCandles`). */
 export async function loadSeriesCandles(
   db: Queryable,
   chainId: number,
@@ -55,14 +56,15 @@ export async function loadSeriesCandles(
 ): Promise<SeriesRow[]> {
   const out: SeriesRow[] = [];
   for (const part of chunks(keys)) {
-    const k = unnest("k", KEY_COLUMNS, part, 2);
+    const buckets = part.map((key) => key.bucket);
+    const k = unnest("k", KEY_COLUMNS, part, 4);
     const { rows } = await db.query<SeriesDbRow>(
       `SELECT c.token, c.resolution, c.bucket, c.open, c.high, c.low, c.close, c.volume, c.sum_pv, c.sum_v,
          c.first_key, c.last_key
        FROM ${k.sql}
        JOIN token_usd_candles c ON c.chain_id = $1 AND c.token = k.token AND c.resolution = k.resolution
-         AND c.bucket = k.bucket`,
-      [chainId, ...k.params],
+         AND c.bucket = k.bucket AND c.bucket >= $2 AND c.bucket <= $3`,
+      [chainId, iso(minOf(buckets)), iso(maxOf(buckets)), ...k.params],
     );
     out.push(...rows.map(toSeriesRow));
   }

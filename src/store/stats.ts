@@ -1,6 +1,7 @@
 /** Tables `pair_stats` and `token_stats`: the 24-hour figures of pairs and tokens. */
 import type { PoolPriceState } from "../model/index.js";
 import { chunks, finite, iso, type Queryable } from "./db.js";
+import { loadRetainedFrom } from "./partitions.js";
 import { type PoolStateDbRow, poolStateColumns, poolStateOf } from "./pricing-state.js";
 import { bulkInsert, columnsOf, setExcluded } from "./unnest.js";
 
@@ -44,14 +45,22 @@ export async function loadPairStatsInputs(
   withWindow: boolean,
 ): Promise<PairStatsInputRow[]> {
   const out: PairStatsInputRow[] = [];
+  const retained = withWindow ? ((await loadRetainedFrom(db)).get("candles_1m") ?? null) : null;
+  // With a retention of the 1-minute candles ($6: where they start), the last trade before a time
+  // that no kept minute holds is the last one before $6: the hourly candle before $6 (an hour start)
+  // holds it. The 24-hour window itself always lies after $6 (storage.retention: at least 2 days).
+  const lastHourBeforeRetained = `(SELECT close FROM candles c WHERE $6::timestamptz IS NOT NULL AND c.chain_id = $1
+          AND c.pool = p.address AND c.resolution = 3600 AND c.bucket < $6 ORDER BY c.bucket DESC LIMIT 1)`;
   const windowSql = withWindow
     ? `w.volume_usd, w.buys, w.sells,
-       (SELECT close FROM candles c WHERE c.chain_id = $1 AND c.pool = p.address AND c.resolution = 60
-          AND c.bucket < $3 ORDER BY c.bucket DESC LIMIT 1) AS close_before,
+       COALESCE((SELECT close FROM candles c WHERE c.chain_id = $1 AND c.pool = p.address AND c.resolution = 60
+          AND c.bucket < $3 AND ($6::timestamptz IS NULL OR c.bucket >= $6) ORDER BY c.bucket DESC LIMIT 1),
+          ${lastHourBeforeRetained}) AS close_before,
        (SELECT open FROM candles c WHERE c.chain_id = $1 AND c.pool = p.address AND c.resolution = 60
           AND c.bucket >= $3 ORDER BY c.bucket LIMIT 1) AS open_in,
-       (SELECT close FROM candles c WHERE c.chain_id = $1 AND c.pool = p.address AND c.resolution = 60
-          ORDER BY c.bucket DESC LIMIT 1) AS close_last`
+       COALESCE((SELECT close FROM candles c WHERE c.chain_id = $1 AND c.pool = p.address AND c.resolution = 60
+          AND ($6::timestamptz IS NULL OR c.bucket >= $6) ORDER BY c.bucket DESC LIMIT 1),
+          ${lastHourBeforeRetained}) AS close_last`
     : "NULL::float8 AS volume_usd, NULL::bigint AS buys, NULL::bigint AS sells, NULL::float8 AS close_before, NULL::float8 AS open_in, NULL::float8 AS close_last";
   const windowJoin = withWindow
     ? `LEFT JOIN LATERAL (
@@ -94,7 +103,14 @@ export async function loadPairStatsInputs(
        WHERE p.chain_id = $1 AND p.address = ANY($2::text[])
        ORDER BY p.address`,
       withWindow
-        ? [chainId, part, iso(window.start), iso(window.fullHoursFrom), iso(window.fullHoursTo)]
+        ? [
+            chainId,
+            part,
+            iso(window.start),
+            iso(window.fullHoursFrom),
+            iso(window.fullHoursTo),
+            retained === null ? null : iso(retained),
+          ]
         : [chainId, part],
     );
     for (const r of rows) {
@@ -214,6 +230,7 @@ export async function loadTokenStatsInputs(
   liquidityFloorUsd: number,
 ): Promise<TokenStatsInputRow[]> {
   const out: TokenStatsInputRow[] = [];
+  const retained = (await loadRetainedFrom(db)).get("token_usd_candles_5m") ?? null;
   for (const part of chunks(tokens)) {
     const { rows } = await db.query<{
       token: string;
@@ -242,15 +259,19 @@ export async function loadTokenStatsInputs(
          GROUP BY tp.token
        )
        SELECT t.token, pr.usd_price, agg.volume_usd, agg.liquidity_usd,
-         (SELECT close FROM token_usd_candles c WHERE c.chain_id = $1 AND c.token = t.token AND c.resolution = 300
-            AND c.bucket < $3 ORDER BY c.bucket DESC LIMIT 1) AS close_before,
+         -- As the pairs' (loadPairStatsInputs): before $5, where a retention has the 5-minute series
+         -- start, the hourly series holds the last price.
+         COALESCE((SELECT close FROM token_usd_candles c WHERE c.chain_id = $1 AND c.token = t.token AND c.resolution = 300
+            AND c.bucket < $3 AND ($5::timestamptz IS NULL OR c.bucket >= $5) ORDER BY c.bucket DESC LIMIT 1),
+           (SELECT close FROM token_usd_candles c WHERE $5::timestamptz IS NOT NULL AND c.chain_id = $1
+            AND c.token = t.token AND c.resolution = 3600 AND c.bucket < $5 ORDER BY c.bucket DESC LIMIT 1)) AS close_before,
          (SELECT open FROM token_usd_candles c WHERE c.chain_id = $1 AND c.token = t.token AND c.resolution = 300
             AND c.bucket >= $3 ORDER BY c.bucket LIMIT 1) AS open_in
        FROM t
        LEFT JOIN agg ON agg.token = t.token
        LEFT JOIN token_prices pr ON pr.chain_id = $1 AND pr.token = t.token
        ORDER BY t.token`,
-      [chainId, part, iso(windowStart), liquidityFloorUsd],
+      [chainId, part, iso(windowStart), liquidityFloorUsd, retained === null ? null : iso(retained)],
     );
     for (const r of rows) {
       out.push({

@@ -3,7 +3,8 @@
  * the pricing's reads of stored trades and the API's trade reads.
  */
 import type { BatchSwap, Hex, SwapAmounts } from "../model/index.js";
-import { chunks, finite, type Queryable } from "./db.js";
+import { chunks, finite, iso, maxOf, minOf, type Queryable } from "./db.js";
+import { loadRetainedFrom } from "./partitions.js";
 import { bulkInsert, columnsOf, unnest } from "./unnest.js";
 
 const key = (blockNumber: number, logIndex: number) => `${blockNumber}:${logIndex}`;
@@ -34,7 +35,7 @@ const SWAP_COLUMNS = columnsOf<BatchSwap>({
 
 /** Inserts swaps (ON CONFLICT DO NOTHING on the natural key); returns those actually inserted. */
 /** The USD columns of a swap row (null: no price). */
-export type SwapUsdFigures = Omit<SwapUsd, "blockNumber" | "logIndex">;
+export type SwapUsdFigures = Omit<SwapUsd, "blockNumber" | "logIndex" | "time">;
 
 type SwapWithUsd = BatchSwap & { usd: SwapUsdFigures | undefined };
 
@@ -181,14 +182,19 @@ function toStoredTrade(r: StoredTradeRow): StoredTrade {
   };
 }
 
-type PoolFrom = { pool: string; fromBlock: number };
+/** Where a pool's rebuild starts: its first block, and the earliest time of a trade it needs (ms). */
+type PoolFrom = { pool: string; fromBlock: number; fromTime: number };
 
 const POOL_FROM_COLUMNS = columnsOf<PoolFrom>({
   pool: ["text", (f) => f.pool],
   from_block: ["bigint", (f) => f.fromBlock],
+  from_time: ["timestamptz", (f) => new Date(f.fromTime)],
 });
 
-/** Swaps of each pool from its block on, up to `toBlock`, ascending (per pool). */
+/**
+ * Swaps of each pool from its block and time on, up to `toBlock`, ascending (per pool). The times
+ * (the start of the earliest bucket a rebuild needs) keep the read to the partitions of those days.
+ */
 export async function loadPoolTrades(
   db: Queryable,
   chainId: number,
@@ -196,35 +202,39 @@ export async function loadPoolTrades(
   toBlock: number,
 ): Promise<StoredTrade[]> {
   if (from.length === 0) return [];
-  const a = unnest("a", POOL_FROM_COLUMNS, from, 3);
+  const a = unnest("a", POOL_FROM_COLUMNS, from, 4);
   const { rows } = await db.query<StoredTradeRow>(
     `SELECT ${storedTradeColumns}
      FROM ${a.sql}
      JOIN swaps s ON s.chain_id = $1 AND s.pool = a.pool AND s.block_number >= a.from_block AND s.block_number <= $2
+       AND s.block_time >= a.from_time AND s.block_time >= $3
      ${storedTradeJoins}
      ORDER BY s.pool, s.block_number, s.log_index`,
-    [chainId, toBlock, ...a.params],
+    [chainId, toBlock, iso(minOf(from.map((f) => f.fromTime))), ...a.params],
   );
   return rows.map(toStoredTrade);
 }
 
-/** Swaps of blocks [fromBlock, toBlock] that enter a USD series of one of `tokens`, ascending. */
+/**
+ * Swaps of blocks [fromBlock, toBlock] at or after `fromTime` (ms) that enter a USD series of one
+ * of `tokens`, ascending.
+ */
 export async function loadSeriesTrades(
   db: Queryable,
   chainId: number,
   tokens: readonly string[],
-  fromBlock: number,
+  from: { block: number; time: number },
   toBlock: number,
 ): Promise<StoredTrade[]> {
   if (tokens.length === 0) return [];
   const { rows } = await db.query<StoredTradeRow>(
     `SELECT ${storedTradeColumns}
      FROM swaps s ${storedTradeJoins}
-     WHERE s.chain_id = $1 AND s.block_number >= $2 AND s.block_number <= $3
+     WHERE s.chain_id = $1 AND s.block_number >= $2 AND s.block_number <= $3 AND s.block_time >= $5
        AND ((s.token0_series_usd IS NOT NULL AND p.token0 = ANY($4::text[]))
          OR (s.token1_series_usd IS NOT NULL AND p.token1 = ANY($4::text[])))
      ORDER BY s.block_number, s.log_index`,
-    [chainId, fromBlock, toBlock, [...tokens]],
+    [chainId, from.block, toBlock, [...tokens], iso(from.time)],
   );
   return rows.map(toStoredTrade);
 }
@@ -233,6 +243,8 @@ export async function loadSeriesTrades(
 export type SwapUsd = {
   blockNumber: number;
   logIndex: number;
+  /** The swap's block time (ms): part of the swaps' key, and what prunes the update to its partitions. */
+  time: number;
   token0Usd: number | null;
   token1Usd: number | null;
   volumeUsd: number | null;
@@ -243,6 +255,7 @@ export type SwapUsd = {
 const SWAP_USD_COLUMNS = columnsOf<SwapUsd>({
   block_number: ["bigint", (s) => s.blockNumber],
   log_index: ["int", (s) => s.logIndex],
+  block_time: ["timestamptz", (s) => new Date(s.time)],
   t0: ["float8", (s) => finite(s.token0Usd)],
   t1: ["float8", (s) => finite(s.token1Usd)],
   v: ["float8", (s) => finite(s.volumeUsd)],
@@ -250,16 +263,21 @@ const SWAP_USD_COLUMNS = columnsOf<SwapUsd>({
   s1: ["float8", (s) => finite(s.series1Usd)],
 });
 
-/** Writes the USD figures of swaps. */
+/**
+ * Writes the USD figures of swaps. The statement's time bounds (the chunk's earliest and latest
+ * swap) let the planner keep only the partitions of those days.
+ */
 export async function saveSwapUsd(db: Queryable, chainId: number, swaps: readonly SwapUsd[]): Promise<void> {
   for (const part of chunks(swaps)) {
-    const u = unnest("u", SWAP_USD_COLUMNS, part, 2);
+    const times = part.map((s) => s.time);
+    const u = unnest("u", SWAP_USD_COLUMNS, part, 4);
     await db.query(
       `UPDATE swaps s SET token0_usd = u.t0, token1_usd = u.t1, volume_usd = u.v,
          token0_series_usd = u.s0, token1_series_usd = u.s1
        FROM ${u.sql}
-       WHERE s.chain_id = $1 AND s.block_number = u.block_number AND s.log_index = u.log_index`,
-      [chainId, ...u.params],
+       WHERE s.chain_id = $1 AND s.block_time >= $2 AND s.block_time <= $3
+         AND s.block_number = u.block_number AND s.log_index = u.log_index AND s.block_time = u.block_time`,
+      [chainId, iso(minOf(times)), iso(maxOf(times)), ...u.params],
     );
   }
 }
@@ -286,40 +304,85 @@ export type SwapRow = {
   volume_usd: number | null;
 };
 
-/** Position of a trade in the newest-first order: (block, log index). */
-export type TradePosition = { block: number; logIndex: number };
+/**
+ * Position of a trade in the newest-first order: (block, log index), and the time of its block
+ * (ms) when known, which bounds the next page to the partitions at or before it.
+ */
+export type TradePosition = { block: number; logIndex: number; time?: number | undefined };
+
+const DAY = 86_400_000;
+/** The first window of a trades page: a day back from the cursor's time (or now). */
+const FIRST_WINDOW = DAY;
+/** A window that would reach further back than this from the first one's end gives way to the rest. */
+const WIDEST_WINDOW = 64 * DAY;
+
+const SWAP_ROW_COLUMNS = `block_number, log_index, block_time, tx_hash, maker, exchange,
+  amount0_in, amount1_in, amount0_out, amount1_out, reserve0, reserve1,
+  token0_usd, token1_usd, volume_usd`;
 
 /**
- * Swaps of one pool, newest first by (block, log index), strictly older than `before` when given.
- * Uses the index swaps_pool_idx (chain_id, pool, block_number DESC, log_index DESC).
+ * Swaps of one pool, newest first by (block, log index), strictly older than `before` when given;
+ * none older than the swaps' retention (`retained_from`). Read in time windows back from the
+ * cursor's block time (or now), so that each statement is planned and run over a few partitions
+ * only, with the index swaps_pool_idx (chain_id, pool, block_number DESC, log_index DESC) of each:
+ * first a day, which fills most pages of an active pool from one or two partitions; then a window
+ * sized from the trades found so far (twice the time they suggest the rest of the page takes);
+ * the rest of the history at once when that would reach more than 64 days back or nothing was
+ * found (a quiet pool: one statement over the older partitions rather than many small ones).
+ *
+ * The windows rest on the chain's own rule that a block's time is never below its parent's: the
+ * trades before (block, log index) lie at or before that block's time, and an older window's
+ * trades all come before a newer one's. `before.time` (the cursor's) bounds the first window
+ * from above; without it the first window reaches up to any time.
  */
 export async function findSwaps(
   db: Queryable,
-  options: { chainId: number; pool: string; before: TradePosition | null; limit: number },
+  options: { chainId: number; pool: string; before: TradePosition | null; limit: number; now?: number },
 ): Promise<SwapRow[]> {
-  const { rows } = await db.query<SwapRow>(
-    `SELECT block_number, log_index, block_time, tx_hash, maker, exchange,
-       amount0_in, amount1_in, amount0_out, amount1_out, reserve0, reserve1,
-       token0_usd, token1_usd, volume_usd
-     FROM swaps
-     WHERE chain_id = $1 AND pool = $2
-       AND ($3::bigint IS NULL OR (block_number, log_index) < ($3::bigint, $4::int))
-     ORDER BY block_number DESC, log_index DESC
-     LIMIT $5`,
-    [
-      options.chainId,
-      options.pool,
-      options.before?.block ?? null,
-      options.before?.logIndex ?? null,
-      options.limit,
-    ],
-  );
+  const { before } = options;
+  const upper = before?.time ?? null;
+  const base = upper ?? options.now ?? Date.now();
+  const retainedSince = (await loadRetainedFrom(db)).get("swaps") ?? null;
+  const rows: SwapRow[] = [];
+  let newer: number | null = null;
+  let lower: number | null = base - FIRST_WINDOW;
+  for (;;) {
+    // Never below the retention's start: rows there are leftovers of a partition being dropped.
+    const since: number | null =
+      retainedSince !== null && (lower === null || lower < retainedSince) ? retainedSince : lower;
+    if (newer !== null && since !== null && since >= newer) break;
+    const { rows: found } = await db.query<SwapRow>(
+      `SELECT ${SWAP_ROW_COLUMNS}
+       FROM swaps
+       WHERE chain_id = $1 AND pool = $2
+         AND ($3::bigint IS NULL OR (block_number, log_index) < ($3::bigint, $4::int))
+         AND ($5::timestamptz IS NULL OR block_time >= $5) AND ($6::timestamptz IS NULL OR block_time < $6)
+         AND ($7::timestamptz IS NULL OR block_time <= $7)
+       ORDER BY block_number DESC, log_index DESC
+       LIMIT $8`,
+      [
+        options.chainId,
+        options.pool,
+        before?.block ?? null,
+        before?.logIndex ?? null,
+        since === null ? null : iso(since),
+        newer === null ? null : iso(newer),
+        upper === null ? null : iso(upper),
+        options.limit - rows.length,
+      ],
+    );
+    rows.push(...found);
+    if (rows.length >= options.limit || since === null || since === retainedSince) break;
+    newer = since;
+    const covered: number = base - since;
+    const span =
+      rows.length === 0
+        ? Number.POSITIVE_INFINITY
+        : (2 * covered * (options.limit - rows.length)) / rows.length;
+    lower = covered + span > WIDEST_WINDOW ? null : since - Math.max(span, FIRST_WINDOW);
+  }
   return rows;
 }
-
-const SWAP_ROW_COLUMNS = `block_number, log_index, block_time, tx_hash, maker, exchange,
-       amount0_in, amount1_in, amount0_out, amount1_out, reserve0, reserve1,
-       token0_usd, token1_usd, volume_usd`;
 
 /** Where a pool's reading resumes: after this (block, log index). */
 export type PoolCursor = { pool: string; after: TradePosition };

@@ -10,7 +10,7 @@ import type {
 } from "../model/index.js";
 import { advanceCheckpoint, storeBlocks } from "../store/chain-state.js";
 import { notifyCommit } from "../store/commit-notify.js";
-import { type Db, type DbClient, withTransaction } from "../store/db.js";
+import { type Db, type DbClient, maxOf, minOf, withTransaction } from "../store/db.js";
 import { insertPoolEvents } from "../store/pool-events.js";
 import { insertPools, updatePoolBases, updatePoolStates } from "../store/pools.js";
 import { insertSwaps } from "../store/swaps.js";
@@ -18,6 +18,7 @@ import { insertTokens } from "../store/tokens.js";
 import type { BuiltBatch } from "./batch.js";
 import type { DerivedData } from "./derived.js";
 import type { Pool } from "./pools.js";
+import { ensureBatchPartitions } from "./storage-upkeep.js";
 
 export type BatchWrite = {
   chainId: number;
@@ -44,9 +45,12 @@ export type BatchWrite = {
  * Writes one batch in one transaction: the checkpoint first (it locks the chain's row and
  * fails if another writer moved it), then tokens, pools, swaps and pool events with
  * ON CONFLICT DO NOTHING on their natural keys, the pools' latest state, the window's block
- * hashes, and the derived data. A crash at any point leaves all of it or none of it.
+ * hashes, and the derived data. A crash at any point leaves all of it or none of it. The
+ * partitions of the batch's days are made first, in their own transaction (storage-upkeep.ts).
  */
 export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrite): Promise<IngestBatch> {
+  const times = write.built.swaps.map((s) => s.blockTime.getTime());
+  if (times.length > 0) await ensureBatchPartitions(db, { from: minOf(times), to: maxOf(times) });
   return withTransaction(db, async (client) => {
     const { chainId } = write;
     await write.fence?.(client);

@@ -8,6 +8,7 @@ import { type ChainSync, createChainSync } from "./chain.js";
 import type { DerivedData } from "./derived.js";
 import { defaultIndexerOptions, type IndexerOptions } from "./options.js";
 import type { ChainStatus } from "./progress.js";
+import { createStorageUpkeep, defaultStorageOptions } from "./storage-upkeep.js";
 
 export type Indexer = {
   /** Starts every configured chain, concurrently and independently; resolves once they are launched. */
@@ -24,9 +25,11 @@ export type Indexer = {
  * The ingestion runtime: one chain indexer per configured chain, each with its own RPC client,
  * checkpoint and failure handling, so that one failing chain never stops the others. `derived`
  * is called inside every batch and rollback transaction (use `noDerivedData` for raw ingestion).
+ * The indexer also keeps the time partitions (storage-upkeep.ts): at start, before any chain
+ * runs, and every `storage.upkeepIntervalMs`.
  */
 export function createIndexer(args: {
-  config: Pick<Config, "chains">;
+  config: Pick<Config, "chains"> & Partial<Pick<Config, "storage">>;
   db: Db;
   logger: Logger;
   derived: DerivedData;
@@ -61,6 +64,11 @@ export function createIndexer(args: {
     }),
   );
   let runs: Promise<void> | undefined;
+  const upkeep = createStorageUpkeep({
+    db: args.db,
+    options: args.config.storage ?? defaultStorageOptions,
+    logger,
+  });
 
   // Each chain's status, written every few seconds for API processes that run no indexer
   // (`tokenmarket serve`): their /readyz reads the head as seen at the node and a fatal stop from
@@ -99,6 +107,7 @@ export function createIndexer(args: {
 
   return {
     start: async () => {
+      await upkeep.start();
       runs ??= Promise.all(chains.map((c) => c.run())).then(() => {
         bars?.stop();
       });
@@ -107,7 +116,7 @@ export function createIndexer(args: {
     },
     stop: async () => {
       clearInterval(reportTimer);
-      await Promise.all(chains.map((c) => c.stop()));
+      await Promise.all([...chains.map((c) => c.stop()), upkeep.stop()]);
       bars?.stop();
       // The last word: a stopped indexer says so rather than going stale.
       report();

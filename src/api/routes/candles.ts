@@ -3,14 +3,26 @@ import type { FastifyInstance } from "fastify";
 import { badRequest, notFound } from "../../internal/errors.js";
 import type { ChartCandle } from "../../model/index.js";
 import type { CandleCurrency } from "../../pricing/candles.js";
-import { countBackEnd, getPairCandles, getPairCandlesBefore } from "../../pricing/charts.js";
+import {
+  countBackEnd,
+  getPairCandles,
+  getPairCandlesBefore,
+  pairCandlesRetainedFrom,
+} from "../../pricing/charts.js";
 import type { Queryable } from "../../store/db.js";
 import { findPool } from "../../store/pools.js";
 import { candleRecords } from "../candle-records.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
 import { errorResponses, examples, ok, params, StringEnum, timeParam } from "../schemas.js";
-import { bucketCount, CANDLE_INTERVALS, type CandleInterval, MAX_CANDLES, parseTimeParam } from "../times.js";
+import {
+  bucketCount,
+  CANDLE_INTERVALS,
+  type CandleInterval,
+  MAX_CANDLES,
+  parseTimeParam,
+  toIso,
+} from "../times.js";
 
 const intervals = Object.keys(CANDLE_INTERVALS) as CandleInterval[];
 const CURRENCIES = ["token", "usd"] as const satisfies readonly CandleCurrency[];
@@ -187,6 +199,8 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
         load: (db: Queryable, base: PairSide) => Promise<ChartCandle[]>;
         /** The 404's message when no candle is found; null: an empty page is the answer. */
         empty: string | null;
+        /** Where the range starts (ms), to tell a range older than the retention from one without trades. */
+        from?: number;
       };
       if (query.limit !== undefined) {
         const limit = query.limit;
@@ -221,6 +235,7 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
             currency === "usd"
               ? `pair ${pair.id} has no trade with a USD price of asset_id ${asset.id} between from and to`
               : `pair ${pair.id} has no trade between from and to`,
+          from: from.getTime(),
         };
       }
       return ctx.answer(reply, {
@@ -236,7 +251,16 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
           }
           const stored = await read.load(db, { chainId: pair.chainId, pool: pair.address, side, currency });
           const candles = candleRecords(stored);
-          if (candles.length === 0 && read.empty !== null) throw notFound(read.empty);
+          if (candles.length === 0 && read.empty !== null) {
+            // A range that starts before the 1-minute candles' retention (docs/API.md, "Retention").
+            const retained = await pairCandlesRetainedFrom(db, intervalSeconds);
+            if (retained !== null && read.from !== undefined && read.from < retained) {
+              throw notFound(
+                `${read.empty}: ${interval} candles are kept from ${toIso(new Date(retained))} on (1h, 4h and 1d candles reach further back)`,
+              );
+            }
+            throw notFound(read.empty);
+          }
           return candles;
         },
       });

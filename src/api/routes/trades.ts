@@ -167,7 +167,11 @@ export function registerTrades(app: FastifyInstance, ctx: ApiContext) {
           const trades = page.map((swap) => tradeRecord(pool, swap, assetIsToken0));
           const last = page[page.length - 1];
           if (rows.length <= limit || !last) return trades;
-          const cursor = encodeCursor({ block: Number(last.block_number), logIndex: last.log_index });
+          const cursor = encodeCursor({
+            block: Number(last.block_number),
+            logIndex: last.log_index,
+            time: last.block_time.getTime(),
+          });
           const next = new URLSearchParams({
             asset_id: asset.id,
             pair_id: pair.id,
