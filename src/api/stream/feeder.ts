@@ -197,6 +197,11 @@ export function createStreamFeeder(options: {
     });
   };
 
+  /** Drops the known checkpoints above `block` (they were undone). */
+  const forgetAbove = (feed: ChainFeed, block: number) => {
+    feed.seen = feed.seen.filter((s) => s.block <= block);
+  };
+
   /** Tells the chain's subscribers that data after `block` was undone, and rewinds every topic to it. */
   const rollback = (feed: ChainFeed, block: number) => {
     const text = JSON.stringify({ type: "rollback", chain: feed.chainId, block });
@@ -222,6 +227,9 @@ export function createStreamFeeder(options: {
       topic.text = null;
       for (const client of topic.subscribers) tell(client);
     }
+    // The checkpoints known above the block belong to the undone branch: forgotten, so that a
+    // later poll does not read their replaced hashes as a second reorg at the same fork.
+    forgetAbove(feed, block);
     // The next cycle reads even when the snapshot is at this very block: topics were reset.
     feed.fedBlock = -1;
     feed.high = Math.min(feed.high, block);
@@ -434,6 +442,7 @@ export function createStreamFeeder(options: {
       if (current.block === previous.block && current.hash === previous.hash) continue;
       if (current.block < previous.block) {
         feed.pendingRollback = Math.min(feed.pendingRollback ?? current.block, current.block);
+        forgetAbove(feed, current.block);
         onCommit({ chainId: feed.chainId, block: current.block });
         continue;
       }
