@@ -51,6 +51,8 @@ type BatchLine = {
   market_rows: number;
   market_pools: number;
   market_tokens: number;
+  /** Tokens whose USD price moved (their pools' liquidity and their own statistics are refreshed). */
+  repriced_tokens?: number;
   /** Milliseconds per step of the pricing (pricing.ts `step`). */
   steps_ms?: Record<string, number>;
 };
@@ -190,6 +192,7 @@ async function main() {
           marketRows: summary(live.map((l) => l.market_rows)),
           poolsRecomputed: summary(live.map((l) => l.market_pools)),
           tokensRecomputed: summary(live.map((l) => l.market_tokens)),
+          repricedTokens: summary(live.map((l) => l.repriced_tokens ?? 0)),
           /** Median milliseconds per step of the pricing (where a batch's time goes). */
           stepsMs: Object.fromEntries(
             [...new Set(live.flatMap((l) => Object.keys(l.steps_ms ?? {})))].map((k) => [

@@ -13,6 +13,7 @@ import {
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
 import type { DerivedData } from "../sync/derived.js";
+import { refreshPairStats } from "./market-stats.js";
 import { createPricing } from "./pricing.js";
 
 const CHAIN = 902;
@@ -141,6 +142,26 @@ describe("aggregates equal those of a fresh index", () => {
       "a thin token without USD price leaves its side null",
     );
     assert.deepEqual(snapshot, await snapshotAggregates(whole.db, CHAIN), "batch by batch = one batch");
+    // The batches computed the pools' USD liquidity from the market in memory: the same figures
+    // as the database's own inputs give (the liquidity-only refresh, every pool).
+    const { rows: allPools } = await a.db.query<{ address: string }>(
+      "SELECT address FROM pools WHERE chain_id = $1",
+      [CHAIN],
+    );
+    const pairStats = (s: Record<string, unknown[]>) => s.pair_stats;
+    assert.ok((pairStats(snapshot)?.length ?? 0) >= 8, "pair statistics");
+    await refreshPairStats(
+      a.db,
+      CHAIN,
+      allPools.map((p) => p.address),
+      now.getTime(),
+      false,
+    );
+    assert.deepEqual(
+      pairStats(await snapshotAggregates(a.db, CHAIN)),
+      pairStats(snapshot),
+      "liquidity from memory = liquidity from the database",
+    );
 
     const later = new Date(now.getTime() + 5 * 3600_000);
     await pricing.refreshStats(a.db, CHAIN, later);

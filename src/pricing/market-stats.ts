@@ -2,6 +2,8 @@
  * 24-hour statistics of pairs and tokens, recomputed for the pools and tokens a batch touched
  * and, as the window slides, for those with trades in it. Never per request.
  */
+
+import type { MarketPool } from "../model/index.js";
 import type { Db, DbClient, Queryable } from "../store/db.js";
 import { withTransaction } from "../store/db.js";
 import { poolsOfTokens, tokensOfPools } from "../store/pools.js";
@@ -16,6 +18,7 @@ import {
 } from "../store/stats.js";
 import { balancesOf, spotPrice0 } from "./pool-state.js";
 import { pairLiquidityUsd, percentChange, statsWindow } from "./stats.js";
+import type { GraphPool } from "./usd-prices.js";
 
 /**
  * Recomputes pair statistics at `now` (ms). `withWindow`: the 24-hour figures too (volume,
@@ -93,6 +96,70 @@ export function emptyStatsChanges(): StatsChanges {
   return { tradedPools: new Set(), movedPools: new Set(), repricedTokens: new Set() };
 }
 
+/**
+ * The market in memory as the statistics read it (pricing.ts keeps it equal to the database):
+ * the pools with their states, the tokens' decimals, the routing graph (each token's pools, each
+ * pool's spot price) and `token_prices.usd_price` as stored (absent: no row). With it, the pools
+ * of repriced tokens and their USD liquidity are found and computed without reading the
+ * database — the liquidity-only refresh otherwise reads every such pool with six joins.
+ */
+export type StatsMarket = {
+  pools: ReadonlyMap<string, MarketPool>;
+  decimals: ReadonlyMap<string, number | null>;
+  graphPools: ReadonlyMap<string, GraphPool>;
+  poolsOf: ReadonlyMap<string, readonly GraphPool[]>;
+  usd: ReadonlyMap<string, number | null>;
+  /** Decimal-adjusted balances per pool, kept while its raw reserves and decimals stay the same. */
+  balances: Map<string, BalancesMemo>;
+};
+
+type BalancesMemo = {
+  reserve0: bigint | null;
+  reserve1: bigint | null;
+  decimals0: number | null;
+  decimals1: number | null;
+  balances: [number | null, number | null];
+};
+
+/**
+ * A pool's USD liquidity from the market in memory: the very inputs `loadPairStatsInputs` reads
+ * (state, decimals, stored USD prices), through the same functions. Undefined: the pool has no
+ * stored state (no row to update), as the liquidity-only refresh skips it.
+ */
+export function memoryPairLiquidity(market: StatsMarket, address: string): number | null | undefined {
+  const pool = market.pools.get(address);
+  if (!pool || pool.state.stateBlock === null) return undefined;
+  const decimals0 = market.decimals.get(pool.token0) ?? null;
+  const decimals1 = market.decimals.get(pool.token1) ?? null;
+  const { reserve0, reserve1 } = pool.state;
+  let memo = market.balances.get(address);
+  if (
+    !memo ||
+    memo.reserve0 !== reserve0 ||
+    memo.reserve1 !== reserve1 ||
+    memo.decimals0 !== decimals0 ||
+    memo.decimals1 !== decimals1
+  ) {
+    memo = {
+      reserve0,
+      reserve1,
+      decimals0,
+      decimals1,
+      balances: balancesOf(pool.state, decimals0, decimals1),
+    };
+    market.balances.set(address, memo);
+  }
+  const graphPool = market.graphPools.get(address);
+  const price0 = graphPool ? graphPool.price0 : spotPrice0(pool.protocol, pool.state, decimals0, decimals1);
+  return pairLiquidityUsd({
+    reserve0: memo.balances[0],
+    reserve1: memo.balances[1],
+    price0,
+    usd0: market.usd.get(pool.token0) ?? null,
+    usd1: market.usd.get(pool.token1) ?? null,
+  });
+}
+
 /** Brings the statistics touched by `changes` up to date at `now` (ms). */
 export async function refreshChangedStats(
   client: DbClient,
@@ -100,21 +167,49 @@ export async function refreshChangedStats(
   changes: StatsChanges,
   now: number,
   liquidityFloorUsd: number,
+  step: <T>(name: string, run: () => Promise<T>) => Promise<T> = (_name, run) => run(),
+  market?: StatsMarket,
 ): Promise<void> {
-  const repricedPools = await poolsOfTokens(client, chainId, [...changes.repricedTokens]);
-  const liquidityPools = new Set([...changes.movedPools, ...repricedPools.map((p) => p.pool)]);
+  const liquidityPools = new Set(changes.movedPools);
+  if (market) {
+    for (const token of changes.repricedTokens) {
+      for (const pool of market.poolsOf.get(token) ?? []) liquidityPools.add(pool.address);
+    }
+  } else {
+    const repricedPools = await step("stats_pools_of", () =>
+      poolsOfTokens(client, chainId, [...changes.repricedTokens]),
+    );
+    for (const p of repricedPools) liquidityPools.add(p.pool);
+  }
   for (const pool of changes.tradedPools) liquidityPools.delete(pool);
   const touchedPools = [...changes.tradedPools, ...liquidityPools];
   if (touchedPools.length === 0 && changes.repricedTokens.size === 0) return;
   await lockChainStats(client, chainId);
-  await refreshPairStats(client, chainId, [...changes.tradedPools], now, true);
-  await refreshPairStats(client, chainId, [...liquidityPools], now, false);
+  await step("stats_traded", () => refreshPairStats(client, chainId, [...changes.tradedPools], now, true));
   const tokens = new Set(changes.repricedTokens);
-  for (const p of await tokensOfPools(client, chainId, touchedPools)) {
-    tokens.add(p.token0);
-    tokens.add(p.token1);
+  if (market) {
+    await step("stats_liquidity", async () => {
+      const rows: PairStatsRow[] = [];
+      for (const pool of [...liquidityPools].sort()) {
+        const liquidityUsd = memoryPairLiquidity(market, pool);
+        if (liquidityUsd !== undefined) rows.push({ pool, liquidityUsd, window: null });
+      }
+      await savePairStats(client, chainId, rows, now);
+    });
+    for (const address of touchedPools) {
+      const pool = market.pools.get(address);
+      if (!pool) continue;
+      tokens.add(pool.token0);
+      tokens.add(pool.token1);
+    }
+  } else {
+    await step("stats_liquidity", () => refreshPairStats(client, chainId, [...liquidityPools], now, false));
+    for (const p of await step("stats_tokens_of", () => tokensOfPools(client, chainId, touchedPools))) {
+      tokens.add(p.token0);
+      tokens.add(p.token1);
+    }
   }
-  await refreshTokenStats(client, chainId, [...tokens], now, liquidityFloorUsd);
+  await step("stats_tokens", () => refreshTokenStats(client, chainId, [...tokens], now, liquidityFloorUsd));
 }
 
 /**

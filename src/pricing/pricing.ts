@@ -21,9 +21,14 @@ import type {
   RollbackInfo,
   StateEvent,
 } from "../model/index.js";
-import { type Db, type DbClient, withTransaction } from "../store/db.js";
+import { type Db, type DbClient, finite, withTransaction } from "../store/db.js";
 import { loadMarketEvents, loadPoolStatesAt, type PoolStateAt } from "../store/pool-events.js";
-import { deleteTokenPricesExcept, saveTokenPrices, type TokenPriceRow } from "../store/prices.js";
+import {
+  deleteTokenPricesExcept,
+  loadTokenUsdPrices,
+  saveTokenPrices,
+  type TokenPriceRow,
+} from "../store/prices.js";
 import {
   deletePoolStates,
   getPricedBlock,
@@ -39,7 +44,13 @@ import type { DerivedData } from "../sync/derived.js";
 import { foldPoolCandles, foldTokenSeries, rebuildPoolCandles, rebuildTokenSeries } from "./aggregates.js";
 import type { CandleTrade } from "./candles.js";
 import { addPools, createMarketState, type MarketState, setDecimals } from "./market-state.js";
-import { emptyStatsChanges, refreshChangedStats, refreshStats, type StatsChanges } from "./market-stats.js";
+import {
+  emptyStatsChanges,
+  refreshChangedStats,
+  refreshStats,
+  type StatsChanges,
+  type StatsMarket,
+} from "./market-stats.js";
 import {
   type MarketWork,
   rollbackMarketWindows,
@@ -130,7 +141,14 @@ export function createPricing(options: {
     markets.delete(chainId);
     if (kept && !reload && sync && kept.block === sync.block && kept.writer === sync.writer) return kept;
     const { pools, decimals } = await step("load", () => loadMarketPools(client, chainId));
-    return { state: createMarketState(pools, decimals), block: null, writer: null, stored: new Map() };
+    return {
+      state: createMarketState(pools, decimals),
+      block: null,
+      writer: null,
+      stored: new Map(),
+      usd: null,
+      balances: new Map(),
+    };
   }
 
   /** Prices events (ascending) of one stretch of blocks and writes everything derived from them. */
@@ -210,11 +228,16 @@ export function createPricing(options: {
     await step("series", () => foldTokenSeries(client, chainId, points));
     for (const pool of result.touched) changes.movedPools.add(pool);
     if (result.prices) {
-      const rows = await step("price_rows", () =>
+      const { rows, usdMoved } = await step("price_rows", () =>
         newPriceRows(market, result.prices as Map<string, TokenPrice>),
       );
-      for (const token of await step("token_prices", () => saveTokenPrices(client, chainId, rows))) {
-        changes.repricedTokens.add(token);
+      const saved = await step("token_prices", () => saveTokenPrices(client, chainId, rows));
+      // The database now holds every row sent (the ones it skipped were equal).
+      if (market.usd) for (const row of rows) market.usd.set(row.token, storedUsd(row.usdPrice));
+      for (const token of saved) {
+        // The statistics read only a token's USD price: a row that changed only its block or
+        // provenance (a quote's pool moved, not the price) changes no statistic.
+        if (usdMoved.has(token)) changes.repricedTokens.add(token);
       }
     }
     return result.swaps.length;
@@ -224,19 +247,26 @@ export function createPricing(options: {
    * The token_prices rows that may differ from the stored ones: those of every price but the ones
    * this market last stored unchanged (the database compares the rest itself).
    */
-  function newPriceRows(market: Market, prices: ReadonlyMap<string, TokenPrice>): TokenPriceRow[] {
+  function newPriceRows(
+    market: Market,
+    prices: ReadonlyMap<string, TokenPrice>,
+  ): { rows: TokenPriceRow[]; usdMoved: Set<string> } {
     const fresh = new Map<string, TokenPrice>();
     for (const [token, price] of prices) {
       if (market.stored.get(token)?.price !== price) fresh.set(token, price);
     }
     const rows: TokenPriceRow[] = [];
+    const usdMoved = new Set<string>();
     for (const row of priceRows(fresh, pricingOptions)) {
       const text = JSON.stringify(row);
       const before = market.stored.get(row.token);
       market.stored.set(row.token, { price: fresh.get(row.token) as TokenPrice, text });
-      if (before?.text !== text) rows.push(row);
+      if (before?.text === text) continue;
+      rows.push(row);
+      // Unknown before (the first rows of a market loaded afresh): counted as moved.
+      if (!before || !Object.is(finite(before.price.usdPrice), finite(row.usdPrice))) usdMoved.add(row.token);
     }
-    return rows;
+    return { rows, usdMoved };
   }
 
   /** Prices blocks (fromExclusive, toBlock] from the stored rows, in chunks. */
@@ -373,8 +403,18 @@ export function createPricing(options: {
     market.block = batch.toBlock;
     market.writer = await setPricedBlock(client, chainId, batch.toBlock);
     markets.set(chainId, market);
+    // The stored USD prices, read once per market load (then kept by writePriced).
+    if (!market.usd) market.usd = await step("stats_usd", () => loadTokenUsdPrices(client, chainId));
+    const usd = market.usd;
     await step("stats", () =>
-      refreshChangedStats(client, chainId, changes, now().getTime(), pricingOptions.liquidityFloorUsd),
+      refreshChangedStats(client, chainId, changes, now().getTime(), pricingOptions.liquidityFloorUsd, step, {
+        pools: market.state.pools,
+        decimals: market.state.decimals,
+        graphPools: market.state.graphPools,
+        poolsOf: market.state.graph.poolsOf,
+        usd,
+        balances: market.balances,
+      }),
     );
     const marketStarted = performance.now();
     const windows = await updateMarketWindows(client, chainId, batch.toBlock, () => now().getTime());
@@ -386,6 +426,7 @@ export function createPricing(options: {
         swaps,
         caught_up_swaps: caughtUp,
         repriced_tokens: changes.repricedTokens.size,
+        moved_pools: changes.movedPools.size,
         ms: Math.round(performance.now() - started),
         market_ms: Math.round((performance.now() - marketStarted) * 100) / 100,
         market_trades: windows.trades,
@@ -489,7 +530,17 @@ type Market = {
   block: number | null;
   writer: string | null;
   stored: Map<string, { price: TokenPrice; text: string }>;
+  /** `token_prices.usd_price` per token as stored (absent: no row); null until first read. */
+  usd: Map<string, number | null> | null;
+  /** The statistics' memo of pools' decimal-adjusted balances (market-stats.ts). */
+  balances: StatsMarket["balances"];
 };
+
+/** A USD price as `saveTokenPrices` stores it: not finite → null; -0 → 0 (JSON carries it so). */
+function storedUsd(value: number | null): number | null {
+  const f = finite(value);
+  return f === null ? null : f + 0;
+}
 
 /** The token_prices rows of computed prices (tokens whose pools never had an event get none). */
 export function priceRows(prices: ReadonlyMap<string, TokenPrice>, options: PricingOptions): TokenPriceRow[] {

@@ -47,6 +47,18 @@ export async function saveTokenPrices(
   return changed;
 }
 
+/** Every stored USD price of a chain (the pricing's market in memory mirrors them). */
+export async function loadTokenUsdPrices(
+  db: Queryable,
+  chainId: number,
+): Promise<Map<string, number | null>> {
+  const { rows } = await db.query<{ token: string; usd_price: number | null }>(
+    "SELECT token, usd_price FROM token_prices WHERE chain_id = $1",
+    [chainId],
+  );
+  return new Map(rows.map((r) => [r.token, r.usd_price]));
+}
+
 /** Deletes the price rows of tokens not in `keep`; returns the deleted tokens. */
 export async function deleteTokenPricesExcept(
   db: Queryable,
