@@ -37,8 +37,17 @@ export type FetchRangeArgs = {
   /** The last block the indexer will go to now (head − confirmations); the window is (target − reorgWindow, target]. */
   target: number;
   reorgWindow: number;
-  /** The checkpoint the range continues: block from − 1 and its hash (null: not known, no check). */
-  parentHash: Hex | null;
+  /**
+   * The hash of block from − 1, which the range must continue (null: not known, no check). A
+   * promise when the range before is still being fetched (fetch-ahead.ts): it is awaited only for
+   * the check, after this range's own reads.
+   */
+  parentHash: Hex | null | Promise<Hex | null>;
+  /**
+   * Called once the range's logs are read (before its headers and transactions): how many, and
+   * the pools created in it. The next range's logs can then be asked (it needs those pools).
+   */
+  onLogs?: ((found: { logs: number; newPools: readonly Hex[] }) => void) | undefined;
   /** Up to this many addresses go into eth_getLogs' address filter; more: topic filter only. */
   addressFilterLimit: number;
   /** Where the swaps' senders and targets are read (see block-data.ts). */
@@ -93,6 +102,8 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
     logs = mergeLogs(logs, extra);
   }
 
+  args.onLogs?.({ logs: logs.length, newPools: [...newPools] });
+
   const outside = logs.find((log) => log.blockNumber < from || log.blockNumber > to);
   if (outside) {
     throw new InconsistentAnswerError(
@@ -131,7 +142,8 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
   });
 
   const first = headers.get(from) as BlockHeader;
-  if (args.parentHash !== null && first.parentHash !== args.parentHash)
+  const parentHash = await args.parentHash;
+  if (parentHash !== null && first.parentHash !== parentHash)
     return { reorg: true, from, parentHash: first.parentHash };
   for (const log of kept) {
     const block = blocks.get(log.blockNumber);
@@ -184,4 +196,38 @@ function mergeLogs(a: readonly RawLog[], b: readonly RawLog[]): RawLog[] {
     out.push(log);
   }
   return out.sort((x, y) => x.blockNumber - y.blockNumber || x.logIndex - y.logIndex);
+}
+
+/**
+ * Consecutive ranges (each continuing the one before: fetched with its last hash as parent) as one,
+ * to be committed in one transaction: their logs, creations and transactions in order, their
+ * headers and block times, and their canonical headers (an earlier range's last header below the
+ * reorg window is stored and dropped again in the same commit).
+ */
+export function mergeRanges(ranges: readonly RangeData[]): RangeData {
+  const [first, ...rest] = ranges;
+  if (!first) throw new RangeError("mergeRanges: no range");
+  if (rest.length === 0) return first;
+  const merged: RangeData = {
+    from: first.from,
+    to: first.to,
+    logs: [...first.logs],
+    creations: [...first.creations],
+    headers: new Map(first.headers),
+    blocks: new Map(first.blocks),
+    canonical: [...first.canonical],
+    transactions: new Map(first.transactions),
+  };
+  for (const range of rest) {
+    if (range.from !== merged.to + 1)
+      throw new RangeError(`mergeRanges: block ${range.from} does not follow block ${merged.to}`);
+    merged.to = range.to;
+    for (const log of range.logs) merged.logs.push(log);
+    for (const creation of range.creations) merged.creations.push(creation);
+    for (const [n, header] of range.headers) merged.headers.set(n, header);
+    for (const [n, block] of range.blocks) merged.blocks.set(n, block);
+    for (const header of range.canonical) merged.canonical.push(header);
+    for (const [hash, tx] of range.transactions) merged.transactions.set(hash, tx);
+  }
+  return merged;
 }
