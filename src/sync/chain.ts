@@ -359,8 +359,8 @@ export function createChainSync(args: {
    * those already fetched when a commit starts go into it together.
    */
   const ahead = createFetchAhead({
-    fetch: ({ from, to, target, parentHash, newPools, onLogs }) =>
-      fetchRange({
+    fetch: async ({ from, to, target, parentHash, newPools, onLogs }) => {
+      const data = await fetchRange({
         rpc,
         dexes,
         isKnownPool: (a) => pools.has(a) || newPools.has(a),
@@ -378,7 +378,16 @@ export function createChainSync(args: {
         addressFilterLimit: options.addressFilterLimit,
         transactionSource: transactionSource ?? "transactions",
         onLogs,
-      }),
+      });
+      if ("reorg" in data) return data;
+      // The new pools' tokens, read here so that the read overlaps the commits before (a token
+      // also read by an earlier range in the queue is inserted once: ON CONFLICT DO NOTHING).
+      const wanted = new Set<Hex>();
+      for (const { creation } of data.creations)
+        for (const token of [creation.token0, creation.token1]) if (!tokens.has(token)) wanted.add(token);
+      data.tokens = await readTokens(rpc, [...wanted], "latest", { multicall: hasMulticall === true });
+      return data;
+    },
     size: () => sizer.size(),
     succeeded: (blocks, logs, clipped) => sizer.succeeded(blocks, logs, clipped),
     maxRanges: options.fetchAheadRanges,
@@ -445,14 +454,21 @@ export function createChainSync(args: {
         basedPools.push(based);
       }
     }
+    const readAhead = new Map((data.tokens ?? []).map((t) => [t.address, t]));
     const wantedTokens = new Set<Hex>();
     for (const pool of [...newPools, ...touched.values()]) {
       for (const token of [pool.token0, pool.token1]) if (!tokens.has(token)) wantedTokens.add(token);
     }
     // At the head: metadata does not change, and any node (not only an archive) answers there.
-    const newTokens = await readTokens(rpc, [...wantedTokens], "latest", {
-      multicall: hasMulticall === true,
-    });
+    const read = await readTokens(
+      rpc,
+      [...wantedTokens].filter((t) => !readAhead.has(t)),
+      "latest",
+      { multicall: hasMulticall === true },
+    );
+    for (const token of read) readAhead.set(token.address, token);
+    // In the order they were wanted, read ahead or now.
+    const newTokens = [...wantedTokens].map((t) => readAhead.get(t) as Token);
     const newTokenMap = new Map(newTokens.map((t) => [t.address, t]));
     const built = buildBatch({
       logs: data.logs,

@@ -3,6 +3,7 @@ import { creationTopic, poolTopics, topics } from "../decode/abi.js";
 import { decodePoolCreation } from "../decode/factory-events.js";
 import type { Hex, PoolCreation, RawLog } from "../decode/types.js";
 import { InconsistentAnswerError } from "../internal/errors.js";
+import type { Token } from "../model/index.js";
 import type { RpcClient } from "../rpc/client.js";
 import type { BlockHeader, TransactionInfo, TransactionSource } from "../rpc/types.js";
 import type { BlockInfo } from "./batch.js";
@@ -23,6 +24,11 @@ export type RangeData = {
   /** Headers to store as the canonical chain: the range's part of the reorg window, and `to`. */
   canonical: BlockHeader[];
   transactions: Map<Hex, TransactionInfo>;
+  /**
+   * Tokens of the range's new pools read ahead with it (fetch-ahead: while earlier batches
+   * commit); whatever else the batch needs is read when it is built.
+   */
+  tokens?: Token[] | undefined;
 };
 
 export type FetchRangeArgs = {
@@ -39,8 +45,8 @@ export type FetchRangeArgs = {
   reorgWindow: number;
   /**
    * The hash of block from − 1, which the range must continue (null: not known, no check). A
-   * promise when the range before is still being fetched (fetch-ahead.ts): it is awaited only for
-   * the check, after this range's own reads.
+   * promise when the range before is still being fetched (fetch-ahead.ts): awaited after this
+   * range's logs, before its headers and transactions.
    */
   parentHash: Hex | null | Promise<Hex | null>;
   /**
@@ -132,6 +138,9 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
     if (logged[logged.length - 1] !== log.blockNumber) logged.push(log.blockNumber);
     if (swapTopics.has(log.topics[0] ?? "")) swapLogByTx.set(log.transactionHash, log);
   }
+  // The range before must be in first (its last hash, for the link check below), which also keeps
+  // the block-level reads of one range at a time in flight: the node is not asked more at once.
+  const parentHash = await args.parentHash;
   // Headers and transactions at once: viem batches them into shared JSON-RPC requests.
   const { headers, blocks, transactions } = await fetchBlockData({
     rpc,
@@ -142,7 +151,6 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
   });
 
   const first = headers.get(from) as BlockHeader;
-  const parentHash = await args.parentHash;
   if (parentHash !== null && first.parentHash !== parentHash)
     return { reorg: true, from, parentHash: first.parentHash };
   for (const log of kept) {
@@ -217,6 +225,7 @@ export function mergeRanges(ranges: readonly RangeData[]): RangeData {
     blocks: new Map(first.blocks),
     canonical: [...first.canonical],
     transactions: new Map(first.transactions),
+    tokens: [...(first.tokens ?? [])],
   };
   for (const range of rest) {
     if (range.from !== merged.to + 1)
@@ -228,6 +237,7 @@ export function mergeRanges(ranges: readonly RangeData[]): RangeData {
     for (const [n, block] of range.blocks) merged.blocks.set(n, block);
     for (const header of range.canonical) merged.canonical.push(header);
     for (const [hash, tx] of range.transactions) merged.transactions.set(hash, tx);
+    for (const token of range.tokens ?? []) merged.tokens?.push(token);
   }
   return merged;
 }
