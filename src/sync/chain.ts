@@ -406,7 +406,10 @@ export function createChainSync(args: {
         if (!sizer.tooLarge(outcome.to - outcome.from + 1)) {
           throw new RetryableRpcError(`a one-block range is refused: ${error.message}`, { cause: error });
         }
-        logger.debug({ from_block: from, next_range: sizer.size() }, "range too large; halving");
+        logger.debug(
+          { from_block: from, to_block: outcome.to, next_range: sizer.size() },
+          "range too large; halving",
+        );
         return;
       }
       throw error;
