@@ -21,14 +21,16 @@
  *   npm run bench:ingest                     embedded Postgres in a temporary folder, 3 rounds
  *   BENCH_INGEST_ROUNDS=5 npm run bench:ingest
  *   BENCH_INGEST_BLOCKS=8000 npm run bench:ingest   a shorter history (default: the profile's)
- *   BENCH_INGEST_CPU_PROF=dir npm run bench:ingest  also writes a CPU profile of the last "auto" backfill
+ *   BENCH_INGEST_CPU_PROF=dir npm run bench:ingest  also writes CPU profiles of the last round's backfills
+ *   BENCH_INGEST_QUICK=1 npm run bench:ingest       skips the per-transaction backfill (while iterating;
+ *                                                   its calls per swap are then not measured)
  *
  * Writes bench/results/ingest.json.
  */
 import { type ChildProcess, spawn } from "node:child_process";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
-import { cpus } from "node:os";
+import { cpus, tmpdir } from "node:os";
 import * as path from "node:path";
 import { freePort } from "../src/_test/free-port.js";
 import { chainSchema } from "../src/config/schema.js";
@@ -47,6 +49,7 @@ const profile = shapeProfiles["uniswap-v2"];
 const rounds = Number(process.env.BENCH_INGEST_ROUNDS ?? 3);
 const historyBlocks = Number(process.env.BENCH_INGEST_BLOCKS ?? profile.defaults.historyBlocks);
 const cpuProfileDir = process.env.BENCH_INGEST_CPU_PROF;
+const quick = process.env.BENCH_INGEST_QUICK === "1";
 const logger = createSilentLogger();
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -159,7 +162,8 @@ async function backfill(
       if (session && profileTo) {
         const { profile: cpu } = await session.post("Profiler.stop");
         mkdirSync(profileTo, { recursive: true });
-        writeFileSync(path.join(profileTo, `ingest-${Date.now()}.cpuprofile`), JSON.stringify(cpu));
+        const kind = pricing ? "pricing" : "raw-ingest";
+        writeFileSync(path.join(profileTo, `${kind}-${Date.now()}.cpuprofile`), JSON.stringify(cpu));
         session.disconnect();
       }
       const [status] = indexer.status();
@@ -263,10 +267,11 @@ async function main(): Promise<number> {
   const server = await openBenchServer(undefined, logger, "ingest");
   try {
     say(`bench:ingest: uniswap-v2 profile, ${historyBlocks + 2} blocks, ${rounds} rounds`);
-    const before = await backfill(server.url, "transactions");
-    say(
-      `  per transaction: ${before.swaps} swaps, ${before.calls} calls (${before.callsPerSwap.toFixed(3)}/swap), ${before.swapsPerSecond.toFixed(0)} swaps/s`,
-    );
+    const before = quick ? null : await backfill(server.url, "transactions");
+    if (before)
+      say(
+        `  per transaction: ${before.swaps} swaps, ${before.calls} calls (${before.callsPerSwap.toFixed(3)}/swap), ${before.swapsPerSecond.toFixed(0)} swaps/s`,
+      );
     const runs: { backfill: Backfill; ingest: Backfill; raw: Raw; ratio: number; ingestRatio: number }[] = [];
     for (let round = 0; round < rounds; round++) {
       const last = round === rounds - 1;
@@ -278,7 +283,10 @@ async function main(): Promise<number> {
           b = await backfill(server.url, "auto", { profileTo: last ? cpuProfileDir : undefined });
         },
         async () => {
-          i = await backfill(server.url, "auto", { pricing: false });
+          i = await backfill(server.url, "auto", {
+            pricing: false,
+            profileTo: last ? cpuProfileDir : undefined,
+          });
         },
         async () => {
           r = await rawFetch();
@@ -321,7 +329,7 @@ async function main(): Promise<number> {
         transactions: before,
         auto: after,
         /** Calls of the "auto" backfill over those of the per-transaction one. */
-        reduction: after.calls / before.calls,
+        reduction: before ? after.calls / before.calls : null,
       },
       throughput: {
         /** "auto", with pricing. */
@@ -345,10 +353,15 @@ async function main(): Promise<number> {
         })),
       },
     };
-    mkdirSync(path.join(root, "bench", "results"), { recursive: true });
-    writeFileSync(path.join(root, "bench", "results", "ingest.json"), `${JSON.stringify(result, null, 2)}\n`);
+    // A quick run measures no per-transaction baseline: it does not replace the recorded results.
+    const out = path.join(
+      quick ? tmpdir() : path.join(root, "bench", "results"),
+      quick ? "ingest-quick.json" : "ingest.json",
+    );
+    mkdirSync(path.dirname(out), { recursive: true });
+    writeFileSync(out, `${JSON.stringify(result, null, 2)}\n`);
     say(
-      `bench:ingest: calls per swap ${before.callsPerSwap.toFixed(3)} → ${after.callsPerSwap.toFixed(3)}; backfill ${result.throughput.backfillSwapsPerSecond.toFixed(0)} swaps/s with pricing (${result.throughput.ratio.toFixed(2)}× raw), ${result.throughput.ingestSwapsPerSecond.toFixed(0)} without (${result.throughput.ingestRatio.toFixed(2)}×), raw ${result.throughput.rawSwapsPerSecond.toFixed(0)} swaps/s; wrote bench/results/ingest.json`,
+      `bench:ingest: calls per swap ${before?.callsPerSwap.toFixed(3) ?? "(not measured)"} → ${after.callsPerSwap.toFixed(3)}; backfill ${result.throughput.backfillSwapsPerSecond.toFixed(0)} swaps/s with pricing (${result.throughput.ratio.toFixed(2)}× raw), ${result.throughput.ingestSwapsPerSecond.toFixed(0)} without (${result.throughput.ingestRatio.toFixed(2)}×), raw ${result.throughput.rawSwapsPerSecond.toFixed(0)} swaps/s; wrote ${out}`,
     );
     return 0;
   } finally {

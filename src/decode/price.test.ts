@@ -112,6 +112,20 @@ describe("ratioToNumber", () => {
     assert.equal(ratioToNumber(1n, 1n << 5000n), 0);
   });
 
+  it("equals the reference next to powers of two, where a value's double rounds up a binade", () => {
+    // 2^k − 1 has k bits but its nearest double is 2^k above 53 bits (the bit count is read from
+    // the double's exponent); both terms below 2^53 take the plain division. Both paths, checked.
+    for (let k = 1; k <= 1100; k += k < 64 ? 1 : 7) {
+      const p = 1n << BigInt(k);
+      for (const num of [p - 1n, p, p + 1n]) {
+        for (const den of [1n, 3n, (1n << 53n) - 1n, 1n << 53n, p - 1n, p + 1n, 10n ** 18n]) {
+          assert.equal(ratioToNumber(num, den), referenceRatioToNumber(num, den), `${num} / ${den}`);
+          assert.equal(ratioToNumber(den, num), referenceRatioToNumber(den, num), `${den} / ${num}`);
+        }
+      }
+    }
+  });
+
   it("equals the long-division reference on random bigints of many sizes", () => {
     const random = seededRandom(20240105);
     for (let i = 0; i < 4000; i++) {

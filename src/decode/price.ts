@@ -93,6 +93,11 @@ export function ratioToNumber(num: bigint, den: bigint): number {
   const n = num < 0n ? -num : num;
   const d = den < 0n ? -den : den;
   const sign = negative ? -1 : 1;
+  // Both below 2^53: each is exactly a double, and IEEE division rounds their quotient correctly
+  // (to nearest, ties to even). Small amounts and reserves take this path, without bigint division.
+  const x = Number(n);
+  const y = Number(d);
+  if (x < TWO_53 && y < TWO_53) return sign * (x / y);
   // e = floor(log2(n / d)): 2^(bits(n) − bits(d) − 1) < n / d < 2^(bits(n) − bits(d) + 1).
   let e = bitLength(n) - bitLength(d);
   if (e >= 0 ? n < d << BigInt(e) : n << BigInt(-e) < d) e -= 1;
@@ -111,10 +116,29 @@ export function ratioToNumber(num: bigint, den: bigint): number {
   return sign * Number(q) * 2 ** k;
 }
 
-/** Number of bits of a positive bigint. */
+const TWO_53 = 2 ** 53;
+/** Scratch space to read a double's exponent bits (big-endian, whatever the platform). */
+const scratch = new DataView(new ArrayBuffer(8));
+
+/**
+ * Number of bits of a positive bigint, from the exponent of its nearest double (no string, no
+ * allocation): a value of b bits is in [2^(b−1), 2^b), and its double in the same binade unless
+ * rounding carried it up to 2^b, which only a double that is a power of two above 2^53 can be
+ * (checked exactly). Past the double range (≥ 2^1024), through its hexadecimal digits.
+ */
 function bitLength(value: bigint): number {
-  const hex = value.toString(16);
-  return (hex.length - 1) * 4 + (32 - Math.clz32(Number.parseInt(hex[0] as string, 16)));
+  const x = Number(value);
+  if (x === Number.POSITIVE_INFINITY) {
+    const hex = value.toString(16);
+    return (hex.length - 1) * 4 + (32 - Math.clz32(Number.parseInt(hex[0] as string, 16)));
+  }
+  scratch.setFloat64(0, x);
+  const high = scratch.getUint32(0);
+  const exponent = ((high >>> 20) & 0x7ff) - 1023;
+  if (exponent > 53 && (high & 0xfffff) === 0 && scratch.getUint32(4) === 0) {
+    return value < 1n << BigInt(exponent) ? exponent : exponent + 1;
+  }
+  return exponent + 1;
 }
 
 /**

@@ -37,7 +37,8 @@ import { buildBatch } from "./batch.js";
 import { commitBatch } from "./commit.js";
 import type { DerivedData } from "./derived.js";
 import { scanFactories } from "./factory-scan.js";
-import { fetchRange, type RangeData, type RangeReorg } from "./fetch-range.js";
+import { createFetchAhead, type Fetched } from "./fetch-ahead.js";
+import { fetchRange, mergeRanges, type RangeData } from "./fetch-range.js";
 import { checkGenesis } from "./genesis.js";
 import type { IndexerOptions } from "./options.js";
 import { type Pool, poolFromCreation, unknownState } from "./pools.js";
@@ -217,7 +218,7 @@ export function createChainSync(args: {
 
   /** Loads the chain's checkpoint, pools and tokens from the database. */
   const reload = async () => {
-    prefetched = null;
+    ahead.clear();
     checkpoint = (await loadCheckpoint(db, chain.id)) ?? checkpoint;
     const scans = await loadFactoryScans(db, chain.id);
     pools = new Map();
@@ -353,88 +354,76 @@ export function createChainSync(args: {
     await reload();
   };
 
-  type FetchJob = {
-    from: number;
-    to: number;
-    result: Promise<{ ok: true; data: RangeData | RangeReorg } | { ok: false; error: unknown }>;
-  };
-  /** The next range, fetched while the current one is prepared and committed. */
-  let prefetched: FetchJob | null = null;
-
-  const startFetch = (
-    from: number,
-    to: number,
-    target: number,
-    parentHash: Hex | null,
-    newPools: ReadonlySet<Hex>,
-  ): FetchJob => ({
-    from,
-    to,
-    result: fetchRange({
-      rpc,
-      dexes,
-      isKnownPool: (a) => pools.has(a) || newPools.has(a),
-      knownPools: () => [...pools.keys(), ...newPools],
-      knownPoolCount: pools.size + newPools.size,
-      from,
-      to,
-      target,
-      reorgWindow: chain.reorgWindow,
-      parentHash,
-      addressFilterLimit: options.addressFilterLimit,
-      transactionSource: transactionSource ?? "transactions",
-    }).then(
-      (data) => ({ ok: true as const, data }),
-      (error: unknown) => ({ ok: false as const, error }),
-    ),
+  /**
+   * The backfill's prefetch queue (fetch-ahead.ts): ranges are fetched ahead of the commits, and
+   * those already fetched when a commit starts go into it together.
+   */
+  const ahead = createFetchAhead({
+    fetch: async ({ from, to, target, parentHash, newPools, onLogs }) => {
+      const data = await fetchRange({
+        rpc,
+        dexes,
+        isKnownPool: (a) => pools.has(a) || newPools.has(a),
+        knownPools: () => {
+          const known = [...pools.keys()];
+          for (const address of newPools) if (!pools.has(address)) known.push(address);
+          return known;
+        },
+        knownPoolCount: pools.size + [...newPools].filter((a) => !pools.has(a)).length,
+        from,
+        to,
+        target,
+        reorgWindow: chain.reorgWindow,
+        parentHash,
+        addressFilterLimit: options.addressFilterLimit,
+        transactionSource: transactionSource ?? "transactions",
+        onLogs,
+      });
+      if ("reorg" in data) return data;
+      // The new pools' tokens, read here so that the read overlaps the commits before (a token
+      // also read by an earlier range in the queue is inserted once: ON CONFLICT DO NOTHING).
+      const wanted = new Set<Hex>();
+      for (const { creation } of data.creations)
+        for (const token of [creation.token0, creation.token1]) if (!tokens.has(token)) wanted.add(token);
+      data.tokens = await readTokens(rpc, [...wanted], "latest", { multicall: hasMulticall === true });
+      return data;
+    },
+    size: () => sizer.size(),
+    succeeded: (blocks, logs, clipped) => sizer.succeeded(blocks, logs, clipped),
+    maxRanges: options.fetchAheadRanges,
+    maxLogs: options.targetLogsPerBatch,
   });
 
-  /** Fetches (or takes the prefetched), builds and commits the next range. */
+  /** Takes the next fetched ranges (waiting for the first), builds them and commits them as one batch. */
   const ingestNext = async (target: number) => {
     const startedAt = performance.now();
     const from = checkpoint.block + 1;
-    let job = prefetched;
-    prefetched = null;
-    if (!job || job.from !== from || job.to > target) {
-      job = startFetch(from, Math.min(target, from + sizer.size() - 1), target, checkpoint.hash, new Set());
-    }
-    const { to } = job;
-    const outcome = await job.result;
+    const taken = await ahead.take(from, target, checkpoint.hash, options.targetLogsPerBatch);
+    const outcome = taken[0] as Fetched;
     if (!outcome.ok) {
       const { error } = outcome;
       if (error instanceof RangeTooLargeError) {
-        if (!sizer.tooLarge(to - from + 1)) {
+        if (!sizer.tooLarge(outcome.to - outcome.from + 1)) {
           throw new RetryableRpcError(`a one-block range is refused: ${error.message}`, { cause: error });
         }
         logger.debug(
-          { from_block: from, to_block: to, next_range: sizer.size() },
+          { from_block: from, to_block: outcome.to, next_range: sizer.size() },
           "range too large; halving",
         );
         return;
       }
       throw error;
     }
-    const data = outcome.data;
-    if ("reorg" in data) {
+    if ("reorg" in outcome.data) {
       await handleReorg(`block ${from} does not link to the checkpoint ${checkpoint.block}`, {
         block: from,
-        parentHash: data.parentHash,
+        parentHash: outcome.data.parentHash,
       });
       return;
     }
+    const data = mergeRanges(taken.map((t) => (t as { data: RangeData }).data));
+    const { to } = data;
     const fetchedAt = performance.now();
-    sizer.succeeded(to - from + 1, data.logs.length, to === target);
-    if (to < target && !stopped) {
-      const nextTo = Math.min(target, to + sizer.size());
-      const toHash = (data.headers.get(to) as BlockHeader).hash;
-      prefetched = startFetch(
-        to + 1,
-        nextTo,
-        target,
-        toHash,
-        new Set(data.creations.map((c) => c.creation.pool)),
-      );
-    }
 
     // Pools created in the range, and pools older than the range touched for the first time.
     const overlay = new Map<Hex, Pool>();
@@ -468,14 +457,21 @@ export function createChainSync(args: {
         basedPools.push(based);
       }
     }
+    const readAhead = new Map((data.tokens ?? []).map((t) => [t.address, t]));
     const wantedTokens = new Set<Hex>();
     for (const pool of [...newPools, ...touched.values()]) {
       for (const token of [pool.token0, pool.token1]) if (!tokens.has(token)) wantedTokens.add(token);
     }
     // At the head: metadata does not change, and any node (not only an archive) answers there.
-    const newTokens = await readTokens(rpc, [...wantedTokens], "latest", {
-      multicall: hasMulticall === true,
-    });
+    const read = await readTokens(
+      rpc,
+      [...wantedTokens].filter((t) => !readAhead.has(t)),
+      "latest",
+      { multicall: hasMulticall === true },
+    );
+    for (const token of read) readAhead.set(token.address, token);
+    // In the order they were wanted, read ahead or now.
+    const newTokens = [...wantedTokens].map((t) => readAhead.get(t) as Token);
     const newTokenMap = new Map(newTokens.map((t) => [t.address, t]));
     const built = buildBatch({
       logs: data.logs,
@@ -533,6 +529,7 @@ export function createChainSync(args: {
         fetch_ms: Math.round(fetchedAt - startedAt),
         prepare_ms: Math.round(builtAt - fetchedAt),
         commit_ms: Math.round(performance.now() - builtAt),
+        ranges: taken.length,
         elapsed_ms: Math.round(elapsedMs),
       },
       "batch committed",

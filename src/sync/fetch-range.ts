@@ -3,6 +3,7 @@ import { creationTopic, poolTopics, topics } from "../decode/abi.js";
 import { decodePoolCreation } from "../decode/factory-events.js";
 import type { Hex, PoolCreation, RawLog } from "../decode/types.js";
 import { InconsistentAnswerError } from "../internal/errors.js";
+import type { Token } from "../model/index.js";
 import type { RpcClient } from "../rpc/client.js";
 import type { BlockHeader, TransactionInfo, TransactionSource } from "../rpc/types.js";
 import type { BlockInfo } from "./batch.js";
@@ -23,6 +24,11 @@ export type RangeData = {
   /** Headers to store as the canonical chain: the range's part of the reorg window, and `to`. */
   canonical: BlockHeader[];
   transactions: Map<Hex, TransactionInfo>;
+  /**
+   * Tokens of the range's new pools read ahead with it (fetch-ahead: while earlier batches
+   * commit); whatever else the batch needs is read when it is built.
+   */
+  tokens?: Token[] | undefined;
 };
 
 export type FetchRangeArgs = {
@@ -37,8 +43,17 @@ export type FetchRangeArgs = {
   /** The last block the indexer will go to now (head − confirmations); the window is (target − reorgWindow, target]. */
   target: number;
   reorgWindow: number;
-  /** The checkpoint the range continues: block from − 1 and its hash (null: not known, no check). */
-  parentHash: Hex | null;
+  /**
+   * The hash of block from − 1, which the range must continue (null: not known, no check). A
+   * promise when the range before is still being fetched (fetch-ahead.ts): awaited after this
+   * range's logs, before its headers and transactions.
+   */
+  parentHash: Hex | null | Promise<Hex | null>;
+  /**
+   * Called once the range's logs are read (before its headers and transactions): how many, and
+   * the pools created in it. The next range's logs can then be asked (it needs those pools).
+   */
+  onLogs?: ((found: { logs: number; newPools: readonly Hex[] }) => void) | undefined;
   /** Up to this many addresses go into eth_getLogs' address filter; more: topic filter only. */
   addressFilterLimit: number;
   /** Where the swaps' senders and targets are read (see block-data.ts). */
@@ -93,6 +108,8 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
     logs = mergeLogs(logs, extra);
   }
 
+  args.onLogs?.({ logs: logs.length, newPools: [...newPools] });
+
   const outside = logs.find((log) => log.blockNumber < from || log.blockNumber > to);
   if (outside) {
     throw new InconsistentAnswerError(
@@ -121,6 +138,9 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
     if (logged[logged.length - 1] !== log.blockNumber) logged.push(log.blockNumber);
     if (swapTopics.has(log.topics[0] ?? "")) swapLogByTx.set(log.transactionHash, log);
   }
+  // The range before must be in first (its last hash, for the link check below), which also keeps
+  // the block-level reads of one range at a time in flight: the node is not asked more at once.
+  const parentHash = await args.parentHash;
   // Headers and transactions at once: viem batches them into shared JSON-RPC requests.
   const { headers, blocks, transactions } = await fetchBlockData({
     rpc,
@@ -131,7 +151,7 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
   });
 
   const first = headers.get(from) as BlockHeader;
-  if (args.parentHash !== null && first.parentHash !== args.parentHash)
+  if (parentHash !== null && first.parentHash !== parentHash)
     return { reorg: true, from, parentHash: first.parentHash };
   for (const log of kept) {
     const block = blocks.get(log.blockNumber);
@@ -184,4 +204,40 @@ function mergeLogs(a: readonly RawLog[], b: readonly RawLog[]): RawLog[] {
     out.push(log);
   }
   return out.sort((x, y) => x.blockNumber - y.blockNumber || x.logIndex - y.logIndex);
+}
+
+/**
+ * Consecutive ranges (each continuing the one before: fetched with its last hash as parent) as one,
+ * to be committed in one transaction: their logs, creations and transactions in order, their
+ * headers and block times, and their canonical headers (an earlier range's last header below the
+ * reorg window is stored and dropped again in the same commit).
+ */
+export function mergeRanges(ranges: readonly RangeData[]): RangeData {
+  const [first, ...rest] = ranges;
+  if (!first) throw new RangeError("mergeRanges: no range");
+  if (rest.length === 0) return first;
+  const merged: RangeData = {
+    from: first.from,
+    to: first.to,
+    logs: [...first.logs],
+    creations: [...first.creations],
+    headers: new Map(first.headers),
+    blocks: new Map(first.blocks),
+    canonical: [...first.canonical],
+    transactions: new Map(first.transactions),
+    tokens: [...(first.tokens ?? [])],
+  };
+  for (const range of rest) {
+    if (range.from !== merged.to + 1)
+      throw new RangeError(`mergeRanges: block ${range.from} does not follow block ${merged.to}`);
+    merged.to = range.to;
+    for (const log of range.logs) merged.logs.push(log);
+    for (const creation of range.creations) merged.creations.push(creation);
+    for (const [n, header] of range.headers) merged.headers.set(n, header);
+    for (const [n, block] of range.blocks) merged.blocks.set(n, block);
+    for (const header of range.canonical) merged.canonical.push(header);
+    for (const [hash, tx] of range.transactions) merged.transactions.set(hash, tx);
+    for (const token of range.tokens ?? []) merged.tokens?.push(token);
+  }
+  return merged;
 }

@@ -9,6 +9,12 @@ export type IndexerOptions = {
   initialBlockRange: number;
   /** A range that brought more logs than this makes the next one smaller (bounds a batch's memory and transaction). */
   targetLogsPerBatch: number;
+  /**
+   * Backfill ranges fetched ahead of the commits (fetch-ahead.ts), at most; fetching also pauses
+   * while those hold `targetLogsPerBatch` logs. The ones fetched when a commit starts are
+   * committed together, up to `targetLogsPerBatch` logs. 1: one range ahead, one range a commit.
+   */
+  fetchAheadRanges: number;
   /** Known pools plus factories up to this many are named in eth_getLogs' address filter; above, topics only. */
   addressFilterLimit: number;
   /** Upper bound of the ranges of the factory scan below startBlock (creation logs are sparse). */
@@ -45,6 +51,7 @@ export const defaultIndexerOptions: IndexerOptions = {
   follow: true,
   initialBlockRange: 100,
   targetLogsPerBatch: 20_000,
+  fetchAheadRanges: 4,
   addressFilterLimit: 1000,
   factoryScanMaxRange: 100_000,
   supplyRefreshMs: 3_600_000,
