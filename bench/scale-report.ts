@@ -49,15 +49,62 @@ export function renderFigures(out: Record<string, unknown>): string {
     "",
   ];
   if (out.api) lines.push(...apiTable(out.api as Record<string, unknown>), "");
+  if (out.retention) lines.push(...retentionLines(out.retention as Record<string, unknown>), "");
   if (out.live) lines.push(...liveLines(out.live as Record<string, unknown>), "");
   lines.push(...subTable("ingest", out.ingest as Record<string, unknown> | undefined));
-  lines.push(...subTable("stats", out.stats as Record<string, unknown> | undefined));
+  for (const run of (out.stats as Record<string, unknown>[] | undefined) ?? [])
+    lines.push(...subTable("stats", run));
   lines.push(END);
   return lines.join("\n");
 }
 
 function liveLines(live: Record<string, unknown>): string[] {
-  return ["```json", JSON.stringify(live, null, 2), "```"];
+  if (live.reachedHead === false) {
+    const rss = live.rssMb as { peakHwm: number };
+    return [
+      `Live following: ${live.profile} profile (${live.blockTimeMs} ms blocks, ≈ ${live.swapsPerBlock} swaps a block), ${fmt(Number(live.pools))} pools: **the indexer did not reach the head**: it indexed ${live.indexedBlocksPerSecond} blocks/s against the node's ${live.nodeBlocksPerSecond} (lag ${live.lastLag} blocks at the end). Service peak RSS ${rss.peakHwm} MB.`,
+    ];
+  }
+  const d = live.delayMs as {
+    samples: number;
+    p50: number;
+    p99: number;
+    max: number | null;
+    missing: number;
+  };
+  const lag = live.headLagBlocks as { maxWhileFollowing: number; secondHalfMean: number; keptUp: boolean };
+  const rss = live.rssMb as { peakHwm: number; last: number | null };
+  const h = live.healthzMs as { p50: number; p99: number };
+  return [
+    `Live following: ${live.profile} profile (${live.blockTimeMs} ms blocks, ≈ ${live.swapsPerBlock} swaps a block), ${fmt(Number(live.pools))} pools, ${live.blocksFollowed} blocks after the indexer first reached the head (catch-up from block 0: ${live.catchUpSeconds} s).`,
+    "",
+    "| figure | value | baseline |",
+    "|---|---:|---|",
+    `| block at the node → its trade in \`GET /api/v1/trades\`, p50 / p99 / max | ${d.p50} / **${d.p99}** / ${d.max} ms (${d.samples} blocks, ${d.missing} not seen in 60 s) | block time ${live.blockTimeMs} ms (p99 = ${live.p99OverBlockTime} blocks); service \`/healthz\` p50 ${h.p50}, p99 ${h.p99} ms |`,
+    `| head lag while following, max / mean of the second half | ${lag.maxWhileFollowing} / ${lag.secondHalfMean} blocks | kept up (≤ 5 blocks over the second half): ${lag.keptUp ? "yes" : "**no**"} |`,
+    `| service RSS, peak (VmHWM) / last | **${rss.peakHwm}** / ${rss.last} MB | acceptance: ≤ 1,536 MB |`,
+  ];
+}
+
+function retentionLines(r: Record<string, unknown>): string[] {
+  const series = r.series as {
+    day: number;
+    swapsRows: number;
+    swapsBytes: number;
+    databaseBytes: number;
+    dropped: number;
+  }[];
+  const mb = (b: number) => fmt(Math.round(b / 1e5) / 10);
+  return [
+    `Retention: ${r.days} days × ${fmt(Number(r.swapsPerDay))} swaps, swaps kept ${r.retentionDays} days; the upkeep after each day. A day of swaps adds ${mb(Number(r.swapsBytesPerDayWhileFilling))} MB while the window fills (keeping everything would end at ${mb(Number(r.keepForeverSwapsBytesAtEnd))} MB); once full, the swaps' bytes move within ${mb(Number(r.swapsBytesSpreadWhenFull))} MB (${r.spreadOverDailyGrowth} of a day's growth). ${fmt(Math.round(Number(r.bytesPerMillionSwaps) / 1e6))} MB of swaps (with indexes) per million swaps.`,
+    "",
+    "| day | swaps stored | swaps MB | database MB | partitions dropped |",
+    "|---:|---:|---:|---:|---:|",
+    ...series.map(
+      (p) =>
+        `| ${p.day} | ${fmt(p.swapsRows)} | ${mb(p.swapsBytes)} | ${mb(p.databaseBytes)} | ${p.dropped} |`,
+    ),
+  ];
 }
 
 /** BENCHMARKS.md with the figures block replaced (or a "Scale" section appended). */

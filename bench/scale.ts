@@ -1,16 +1,19 @@
 /**
- * `npm run bench:scale [-- --profile small|full] [--skip-ingest] [--skip-api] [--skip-live]`:
- * issue 10's mainnet-scale figures, each beside a baseline measured in the same run. Writes
- * bench/results/scale.json and the "Scale" section of BENCHMARKS.md (the other sections kept).
+ * `npm run bench:scale [-- --profile small|full] [--skip-api] [--skip-retention] [--skip-live]
+ * [--skip-ingest]`: issue 10's mainnet-scale figures, each beside a baseline measured in the same
+ * run. Writes bench/results/scale.json (a part left out keeps the figures of the profile's last
+ * run that had it, dated in `meta`) and the figures of the "Scale" section of BENCHMARKS.md.
  *
  * 1. The API at scale (bench/scale-api.ts): bench/loader.ts fills a database (full: 200,000
  *    tokens, 400,000 pools, 10 M swaps over 90 days; small: 1 M swaps), then p50/p99 over real HTTP
  *    of candles, trades, pairs of WETH and search, the cache off, beside `/healthz`. The database's
  *    bytes per million swaps come with it.
- * 2. Live following, RSS and retention (bench/scale-live.ts): the shape node advancing at the BNB
+ * 2. Retention (bench/scale-retention.ts): days written one after another with the storage upkeep
+ *    after each, the database's size over time levelling off once the window is full.
+ * 3. Live following and RSS (bench/scale-live.ts): the shape node advancing at the BNB
  *    profile's block time, the service (indexer + API) in a child process, per block the delay from
  *    the block's appearance at the node to its trades in `GET /api/v1/trades`.
- * 3. Backfill and pricing (`npm run bench:ingest`, `npm run bench:stats`, other engineers' own
+ * 4. Backfill and pricing (`npm run bench:ingest`, `npm run bench:stats`, other engineers' own
  *    benchmarks) run as subprocesses, their results read back from bench/results/.
  */
 import { spawnSync } from "node:child_process";
@@ -31,10 +34,11 @@ export type Profile = {
   load: { tokens: number; pools: number; swaps: number; days: number; minuteDays: number };
   samples: number;
   warmup: number;
-  /** Seconds of each subprocess benchmark's run (environment handed to it). */
+  /** The environment of each run of the subprocess benchmarks (their own settings). */
   ingestEnv: Record<string, string>;
-  statsEnv: Record<string, string>;
+  statsEnvs: Record<string, string>[];
   live: { shape: "bnb" | "ethereum"; pools: number; blocks: number };
+  retention: { days: number; retentionDays: number; perDay: number };
 };
 
 export const PROFILES: Record<string, Profile> = {
@@ -43,9 +47,17 @@ export const PROFILES: Record<string, Profile> = {
     load: { tokens: 200_000, pools: 400_000, swaps: 1_000_000, days: 90, minuteDays: 2 },
     samples: 200,
     warmup: 20,
-    ingestEnv: { BENCH_INGEST_SWAPS: "2000" },
-    statsEnv: { BENCH_STATS_POOLS: "1000,100000" },
-    live: { shape: "bnb", pools: 20_000, blocks: 80 },
+    ingestEnv: { BENCH_INGEST_ROUNDS: "1", BENCH_INGEST_BLOCKS: "4000" },
+    statsEnvs: [
+      {
+        BENCH_STATS_POOLS: "20000",
+        BENCH_STATS_HISTORY: "40",
+        BENCH_STATS_BLOCKS: "8",
+        BENCH_STATS_SLIDES: "3",
+      },
+    ],
+    live: { shape: "bnb", pools: 2_000, blocks: 80 },
+    retention: { days: 8, retentionDays: 3, perDay: 20_000 },
   },
   full: {
     name: "full",
@@ -53,8 +65,12 @@ export const PROFILES: Record<string, Profile> = {
     samples: 400,
     warmup: 40,
     ingestEnv: {},
-    statsEnv: { BENCH_STATS_POOLS: "1000,1000000" },
+    statsEnvs: [
+      { BENCH_STATS_POOLS: "1000" },
+      { BENCH_STATS_POOLS: "1000000", BENCH_STATS_TOKENS: "300000" },
+    ],
     live: { shape: "bnb", pools: 300_000, blocks: 400 },
+    retention: { days: 20, retentionDays: 7, perDay: 100_000 },
   },
 };
 
@@ -139,6 +155,12 @@ async function main() {
         };
       });
     }
+    if (!skip("retention")) {
+      const { benchRetention } = await import("./scale-retention.js");
+      out.retention = await withScratchDb(server.url, { name: "retention", max: 2 }, (db) =>
+        benchRetention(db, { ...profile.retention, log: say }),
+      );
+    }
     if (!skip("live")) {
       const { benchLive } = await import("./scale-live.js");
       out.live = await benchLive({ serverUrl: server.url, ...profile.live, log: say });
@@ -147,7 +169,7 @@ async function main() {
       say("scale: npm run bench:ingest …");
       out.ingest = runSubBench("bench:ingest", "ingest.json", profile.ingestEnv);
       say("scale: npm run bench:stats …");
-      out.stats = runSubBench("bench:stats", "stats.json", profile.statsEnv);
+      out.stats = profile.statsEnvs.map((env) => runSubBench("bench:stats", "stats.json", env));
     }
   } finally {
     await server.close();
@@ -155,7 +177,21 @@ async function main() {
   (out.meta as Record<string, unknown>).seconds = Math.round((Date.now() - started) / 1000);
   (out.meta as Record<string, unknown>).loadAverageAtEnd = loadavg().map((l) => Math.round(l * 100) / 100);
   mkdirSync(path.join(root, "bench", "results"), { recursive: true });
-  writeFileSync(path.join(root, "bench", "results", "scale.json"), `${JSON.stringify(out, null, 2)}\n`);
+  const resultsFile = path.join(root, "bench", "results", "scale.json");
+  // Parts left out (--skip-…) keep their figures of the last run of the same profile, with its date.
+  if (existsSync(resultsFile)) {
+    const previous = JSON.parse(readFileSync(resultsFile, "utf8")) as Record<string, unknown>;
+    const previousMeta = previous.meta as { profile?: string; date?: string } | undefined;
+    if (previousMeta?.profile === profile.name) {
+      for (const part of ["api", "retention", "live", "ingest", "stats"]) {
+        if (out[part] === undefined && previous[part] !== undefined) {
+          out[part] = previous[part];
+          (out.meta as Record<string, unknown>)[`${part}From`] = previousMeta.date;
+        }
+      }
+    }
+  }
+  writeFileSync(resultsFile, `${JSON.stringify(out, null, 2)}\n`);
   const file = path.join(root, "BENCHMARKS.md");
   const previous = existsSync(file) ? readFileSync(file, "utf8") : "";
   writeFileSync(file, renderScaleSection(previous, out));
