@@ -3,7 +3,9 @@
  * token page makes, against a database filled by bench/loader.ts, the answer cache off so every
  * request reaches Postgres. One request at a time (the latency of one query, not the throughput
  * of many), each endpoint after a warm-up, with parameters varied over pairs, days, tokens and
- * cursors; beside `/healthz` measured the same way in the same run (the HTTP round trip's floor).
+ * cursors; beside `/healthz` measured the same way in the same run (the HTTP round trip's floor)
+ * and a `SELECT 1` round trip to the same Postgres (the floor of each of the few statements an
+ * answer makes: on a machine loaded well past its cores, each waits its turn for a CPU).
  */
 
 import { createApiServer } from "../src/api/server.js";
@@ -19,6 +21,8 @@ const DAY = 86_400_000;
 export type Latency = { samples: number; p50Ms: number; p99Ms: number; maxMs: number; non200: number };
 export type ApiScaleResult = {
   baseline: Latency;
+  /** One `SELECT 1` round trip to the same Postgres from this process: the floor of each query an answer makes. */
+  databaseRoundTrip: Latency;
   endpoints: Record<string, Latency & { p99OverBaseline: number; example: string }>;
 };
 
@@ -181,6 +185,21 @@ export async function benchApiAtScale(
     const count = Math.max(...Object.values(requests).map((r) => r.length));
     const baseline = await timeRequests(base, key, Array(count).fill("/healthz"), options.warmup);
     log(`api: /healthz p50 ${baseline.p50Ms} ms, p99 ${baseline.p99Ms} ms`);
+    const trips: number[] = [];
+    for (let i = 0; i < count + options.warmup; i++) {
+      const t = performance.now();
+      await db.query("SELECT 1");
+      if (i >= options.warmup) trips.push(performance.now() - t);
+    }
+    trips.sort((a, b) => a - b);
+    const databaseRoundTrip: Latency = {
+      samples: trips.length,
+      p50Ms: round(percentile(trips, 50)),
+      p99Ms: round(percentile(trips, 99)),
+      maxMs: round(trips.at(-1) ?? Number.NaN),
+      non200: 0,
+    };
+    log(`api: SELECT 1 round trip p50 ${databaseRoundTrip.p50Ms} ms, p99 ${databaseRoundTrip.p99Ms} ms`);
     const endpoints: ApiScaleResult["endpoints"] = {};
     for (const [name, paths] of Object.entries(requests)) {
       const figures = await timeRequests(base, key, paths, options.warmup);
@@ -193,7 +212,7 @@ export async function benchApiAtScale(
         `api: ${name}: p50 ${figures.p50Ms} ms, p99 ${figures.p99Ms} ms, max ${figures.maxMs} ms, non-200 ${figures.non200}`,
       );
     }
-    return { baseline, endpoints };
+    return { baseline, databaseRoundTrip, endpoints };
   } finally {
     await app.close();
   }

@@ -21,6 +21,12 @@ function apiTable(api: Record<string, unknown>): string[] {
     "|---|---:|---:|---:|---:|---:|---:|",
     `| \`/healthz\` (baseline) | ${baseline.samples} | ${baseline.p50Ms} | ${baseline.p99Ms} | ${baseline.maxMs} | 1 | ${baseline.non200} |`,
   ];
+  const trip = api.databaseRoundTrip as Latency | undefined;
+  if (trip) {
+    lines.push(
+      `| \`SELECT 1\` from the benchmark (baseline: one database round trip) | ${trip.samples} | ${trip.p50Ms} | ${trip.p99Ms} | ${trip.maxMs} | ${Math.round((trip.p99Ms / baseline.p99Ms) * 100) / 100} | – |`,
+    );
+  }
   for (const [name, e] of Object.entries(endpoints)) {
     lines.push(
       `| ${name} | ${e.samples} | ${e.p50Ms} | **${e.p99Ms}** | ${e.maxMs} | ${e.p99OverBaseline} | ${e.non200} |`,
