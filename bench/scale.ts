@@ -98,15 +98,26 @@ function runSubBench(script: string, results: string, env: Record<string, string
   const run = spawnSync("npm", ["run", "--silent", script], {
     cwd: root,
     env: { ...process.env, ...env },
-    stdio: ["ignore", "ignore", "inherit"],
+    stdio: ["ignore", "ignore", "pipe"],
     timeout: 45 * 60_000,
+    maxBuffer: 64 * 1024 * 1024,
   });
+  const stderr = run.stderr?.toString() ?? "";
+  process.stderr.write(stderr);
+  // Its closing line states its figures (calls per swap, rates and ratios): kept for the report.
+  const summary =
+    stderr
+      .trim()
+      .split("\n")
+      .filter((line) => !line.startsWith("npm warn"))
+      .at(-1) ?? null;
   const file = path.join(root, "bench", "results", results);
   const ok = run.status === 0 && existsSync(file);
   return {
     script,
     env,
     exitCode: run.status,
+    summary,
     seconds: Math.round((performance.now() - started) / 1000),
     results: ok ? (JSON.parse(readFileSync(file, "utf8")) as unknown) : null,
   };
