@@ -42,7 +42,7 @@ function subTable(name: string, sub: Record<string, unknown> | undefined): strin
       Object.entries(sub.env as Record<string, string>)
         .map(([k, v]) => `${k}=${v}`)
         .join(" ") || "defaults"
-    }): exit ${sub.exitCode}, ${sub.seconds} s; ${name} in \`bench/results/${name}.json\`.`,
+    }): exit ${sub.exitCode}, ${sub.seconds} s; ${name} in \`bench/results/${name}.json\`${sub.summary ? `: “${sub.summary}”` : ""}.`,
   ];
 }
 
