@@ -15,7 +15,7 @@ function apiTable(api: Record<string, unknown>): string[] {
   const endpoints = api.endpoints as Record<string, Latency & { p99OverBaseline: number }>;
   const load = api.load as { tokens: number; pools: number; swaps: number; days: number };
   const lines = [
-    `API at ${fmt(load.swaps)} swaps (${fmt(load.tokens)} tokens, ${fmt(load.pools)} pools, ${load.days} days; database ${fmt(Math.round(Number(api.databaseBytes) / 1e6))} MB, ${fmt(Math.round(Number(api.bytesPerMillionSwaps) / 1e6))} MB per million swaps with candles, series and indexes; loaded in ${fmt(Math.round(Object.values(api.loaderSeconds as Record<string, number>).reduce((a, b) => a + b, 0)))} s). One request at a time over HTTP, cache off:`,
+    `API at ${fmt(load.swaps)} swaps (${fmt(load.tokens)} tokens, ${fmt(load.pools)} pools, ${load.days} days; database ${fmt(Math.round(Number(api.databaseBytes) / 1e6))} MB in all, the tokens', pools' and their statistics' rows included; loaded in ${fmt(Math.round(Object.values(api.loaderSeconds as Record<string, number>).reduce((a, b) => a + b, 0)))} s). One request at a time over HTTP, cache off:`,
     "",
     "| query | samples | p50 ms | p99 ms | max ms | p99 / `/healthz` p99 | non-200 |",
     "|---|---:|---:|---:|---:|---:|---:|",
@@ -52,6 +52,9 @@ export function renderFigures(out: Record<string, unknown>): string {
   const lines = [
     START,
     `Last run: ${meta.date}, profile \`${meta.profile}\`, ${meta.machine}, Node ${meta.node}, load average ${(meta.loadAverageAtStart as number[]).join(" ")} at start, ${(meta.loadAverageAtEnd as number[] | undefined)?.join(" ") ?? "–"} at the end, ${meta.seconds} s in all.`,
+    ...["api", "retention", "live", "ingest", "stats"]
+      .filter((part) => meta[`${part}From`] !== undefined)
+      .map((part) => `The ${part} figures are from the run of ${meta[`${part}From`]} (left out of this one).`),
     "",
   ];
   if (out.api) lines.push(...apiTable(out.api as Record<string, unknown>), "");

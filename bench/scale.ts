@@ -197,7 +197,8 @@ async function main() {
       for (const part of ["api", "retention", "live", "ingest", "stats"]) {
         if (out[part] === undefined && previous[part] !== undefined) {
           out[part] = previous[part];
-          (out.meta as Record<string, unknown>)[`${part}From`] = previousMeta.date;
+          const from = (previousMeta as Record<string, unknown>)[`${part}From`] ?? previousMeta.date;
+          (out.meta as Record<string, unknown>)[`${part}From`] = from;
         }
       }
     }
