@@ -54,7 +54,9 @@ export function renderFigures(out: Record<string, unknown>): string {
     `Last run: ${meta.date}, profile \`${meta.profile}\`, ${meta.machine}, Node ${meta.node}, load average ${(meta.loadAverageAtStart as number[]).join(" ")} at start, ${(meta.loadAverageAtEnd as number[] | undefined)?.join(" ") ?? "–"} at the end, ${meta.seconds} s in all.`,
     ...["api", "retention", "live", "ingest", "stats"]
       .filter((part) => meta[`${part}From`] !== undefined)
-      .map((part) => `The ${part} figures are from the run of ${meta[`${part}From`]} (left out of this one).`),
+      .map(
+        (part) => `The ${part} figures are from the run of ${meta[`${part}From`]} (left out of this one).`,
+      ),
     "",
   ];
   if (out.api) lines.push(...apiTable(out.api as Record<string, unknown>), "");
