@@ -248,14 +248,16 @@ export async function treeSizes(
  * Fills `swaps` with `days` × `perDay` synthetic swaps from `from` (ms, a day start) on, blocks
  * 12 s apart, pools drawn from `pools` addresses by a Zipf-like law (pool i about 1 / (i + 1) of
  * the trades), with distinct hashes and senders and every USD column set: the query benchmark's
- * history, written by SQL because the indexer would take hours for it.
+ * history, written by SQL because the indexer would take hours for it. `firstDay`: the history
+ * starts that many days after `from` (its blocks numbered on from there), to write it a day at a time.
  */
 export async function fillSwapsHistory(
   db: Queryable,
-  options: { chainId: number; from: number; days: number; perDay: number; pools: number },
+  options: { chainId: number; from: number; days: number; perDay: number; pools: number; firstDay?: number },
 ): Promise<void> {
   const perBlock = Math.max(1, Math.round(options.perDay / 7200));
-  for (let day = 0; day < options.days; day++) {
+  const first = options.firstDay ?? 0;
+  for (let day = first; day < first + options.days; day++) {
     await db.query(
       `INSERT INTO swaps (chain_id, block_number, log_index, block_hash, block_time, tx_hash, tx_index, pool, maker,
          exchange, sender, recipient, amount0_in, amount1_in, amount0_out, amount1_out, reserve0, reserve1, price,

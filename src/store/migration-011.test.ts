@@ -64,8 +64,11 @@ describe("migration 011: the growing tables partitioned in place", () => {
     for (const table of tables) {
       await insertDumpedRows(upgraded.db, table, await dumpRows(source.db, table));
     }
-    const applied = await migrate(upgraded.db);
+    // Up to 011 only: later migrations (013: indexes) are not what this test is about.
+    const applied = await migrate(upgraded.db, { until: "011_partitions.sql" });
     assert.deepEqual(applied, ["011_partitions.sql"], "only 011 runs on a database at 010");
+    // Then the later ones, as an upgrade to the current version runs them (the schema compared below).
+    await migrate(upgraded.db);
   });
   after(async () => {
     await source?.drop();

@@ -278,19 +278,35 @@ export async function findPool(
   return rows[0];
 }
 
-/** The pools holding `token`, by 24 h USD volume, then USD liquidity, then address. */
+/**
+ * The pools holding `token`, by 24 h USD volume, then USD liquidity, then address (a pool without
+ * statistics ranks as volume 0, liquidity unknown). Read in two steps so that a token in hundreds
+ * of thousands of pools (WETH) does not sort them all: first the pools whose statistics rank them
+ * above (0, unknown), walking pair_stats_rank_idx (migration 013) in the answer's order and stopping
+ * at `limit`; only when those are fewer than `limit`, the rest, all ranked (0, unknown), by address.
+ */
 export async function findPoolsOfToken(
   db: Queryable,
   options: { chainId: number; token: string; limit: number },
 ): Promise<PoolRow[]> {
-  const { rows } = await db.query<PoolRow>(
+  const { rows: ranked } = await db.query<PoolRow>(
     `${POOL_SELECT}
      WHERE p.chain_id = $1 AND (p.token0 = $2 OR p.token1 = $2)
-     ORDER BY COALESCE(ps.volume_usd_24h, 0) DESC, ps.liquidity_usd DESC NULLS LAST, p.address
+       AND ps.pool IS NOT NULL AND (ps.volume_usd_24h <> 0 OR ps.liquidity_usd IS NOT NULL)
+     ORDER BY ps.volume_usd_24h DESC, ps.liquidity_usd DESC NULLS LAST, ps.pool
      LIMIT $3`,
     [options.chainId, options.token, options.limit],
   );
-  return rows;
+  if (ranked.length >= options.limit) return ranked;
+  const { rows: rest } = await db.query<PoolRow>(
+    `${POOL_SELECT}
+     WHERE p.chain_id = $1 AND (p.token0 = $2 OR p.token1 = $2)
+       AND (ps.pool IS NULL OR (ps.volume_usd_24h = 0 AND ps.liquidity_usd IS NULL))
+     ORDER BY p.address
+     LIMIT $3`,
+    [options.chainId, options.token, options.limit - ranked.length],
+  );
+  return [...ranked, ...rest];
 }
 
 /** The block of a pool's earliest stored swap (kept ones included) or pool event; null when it has none. */

@@ -140,13 +140,21 @@ export async function findTokens(
   return new Map(rows.map((row) => [`${row.address}:${row.chain_id}`, row]));
 }
 
+/**
+ * Text that can begin a stored address (`0x` and lowercase hex): only then is the address
+ * compared, so that other text is looked up by the symbol's and name's trigram indexes alone
+ * (migration 013) instead of also scanning every address.
+ */
+const ADDRESS_PREFIX = /^0(x[0-9a-f]*)?$/i;
+
 /** Escapes LIKE's wildcards so user text matches literally (with ESCAPE '\'). */
 const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
 
 /**
  * Token search by text: exact symbol first, then prefix of symbol, name or address, then
  * substring; ties by USD liquidity over qualifying pools (so the real token comes before its
- * look-alikes), then by chain and address for a stable order. Case-insensitive.
+ * look-alikes), then by chain and address for a stable order. Case-insensitive. Substrings are
+ * found through the trigram indexes of migration 013 (text of three characters or more).
  */
 export async function searchTokensByText(
   db: Queryable,
@@ -166,10 +174,16 @@ export async function searchTokensByText(
      WHERE t.chain_id = ANY($3::int[])
        AND (lower(t.symbol) LIKE '%' || lower($2) || '%' ESCAPE '\\'
          OR lower(t.name) LIKE '%' || lower($2) || '%' ESCAPE '\\'
-         OR t.address LIKE lower($2) || '%' ESCAPE '\\')
+         OR ($5 AND t.address LIKE lower($2) || '%' ESCAPE '\\'))
      ORDER BY rank, s.liquidity_usd DESC NULLS LAST, t.chain_id, t.address
      LIMIT $4`,
-    [options.text, escapeLike(options.text), options.chains, options.limit],
+    [
+      options.text,
+      escapeLike(options.text),
+      options.chains,
+      options.limit,
+      ADDRESS_PREFIX.test(options.text),
+    ],
   );
   return rows;
 }

@@ -1,0 +1,279 @@
+/**
+ * Live following at the node's speed (acceptances 2 and 3 of issue 10): the synthetic node
+ * (src/shape, in this process) advancing at its profile's block time, and the service
+ * (`tokenmarket start`: indexer and API) as a child process of its own, so that its RSS is its
+ * own, configured on that node with a fresh database. Measured:
+ *
+ * - per block, the delay from the block's appearance at the node (the node's clock makes block N
+ *   the head at a known instant, observed here every 10 ms) to the first trade of that block being
+ *   listed by `GET /api/v1/trades` of one of its pools (real HTTP, polled every 25 ms): p50, p99, max;
+ * - the head lag (node head − indexed block) sampled every second, and whether it stayed bounded
+ *   (kept up) over the run's second half;
+ * - the service's RSS (VmRSS) and peak (VmHWM) from /proc/<pid>/status, every second;
+ * - the baseline: the round trip of `/healthz` on the same service, and the profile's block time.
+ *
+ * The indexer starts at block 0: it first takes in the creation era (every pool's creation) and
+ * the history blocks, then follows; the delays are counted only for blocks that appeared after it
+ * first reached the head.
+ */
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import * as path from "node:path";
+import pg from "pg";
+import { cleanEnv, runCli } from "../src/_test/cli-process.js";
+import { freePort } from "../src/_test/free-port.js";
+import { shapeChainConfig, shapeProfiles } from "../src/shape/profiles.js";
+import { startShapeServer } from "../src/shape/server.js";
+import { createApiKey } from "../src/store/api-keys.js";
+import { createDb } from "../src/store/db.js";
+import { percentile } from "./scale-api.js";
+
+const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+const round = (n: number) => Math.round(n * 10) / 10;
+
+/** VmRSS and VmHWM of a process, in MB; null when it is gone. */
+function memoryOf(pid: number): { rssMb: number; hwmMb: number } | null {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? 0);
+    return { rssMb: Math.round(kb("VmRSS") / 1024), hwmMb: Math.round(kb("VmHWM") / 1024) };
+  } catch {
+    return null;
+  }
+}
+
+export async function benchLive(options: {
+  serverUrl: string;
+  shape: "bnb" | "ethereum";
+  pools: number;
+  /** Blocks to follow after the indexer first reached the head. */
+  blocks: number;
+  historyBlocks?: number;
+  /** Longest wait for the indexer to reach the head the first time (ms). */
+  catchUpMs?: number;
+  log?: (line: string) => void;
+}) {
+  const log = options.log ?? (() => {});
+  const profile = shapeProfiles[options.shape];
+  const node = await startShapeServer({
+    profile: options.shape,
+    pools: options.pools,
+    tokens: Math.max(1000, Math.round(options.pools / 3)),
+    historyBlocks: options.historyBlocks ?? 20,
+    live: true,
+    limits: "none",
+    port: await freePort(),
+  });
+  const u = node.chain.universe;
+  const database = `tokenmarket_bench_live_${process.pid}_${Date.now().toString(36)}`;
+  const admin = new pg.Client({ connectionString: options.serverUrl });
+  await admin.connect();
+  await admin.query(`CREATE DATABASE ${database}`);
+  await admin.end();
+  const dbUrl = new URL(options.serverUrl);
+  dbUrl.pathname = `/${database}`;
+  const dir = mkdtempSync(path.join(tmpdir(), "tokenmarket-bench-live-"));
+  const apiPort = await freePort();
+  const configFile = path.join(dir, "config.json");
+  writeFileSync(
+    configFile,
+    JSON.stringify({
+      devnet: { enabled: false },
+      tokenLists: [],
+      api: { host: "127.0.0.1", port: apiPort, rateLimit: { max: 100_000_000, windowMs: 60_000 } },
+      chains: [{ ...shapeChainConfig(profile, node.url), confirmations: 0 }],
+    }),
+  );
+  const service = runCli(["start", "--config", configFile], cleanEnv({ DATABASE_URL: dbUrl.toString() }), {
+    name: "service",
+    keepChars: 20_000,
+  });
+  const pid = service.child.pid as number;
+  const base = `http://127.0.0.1:${apiPort}`;
+  const db = createDb({ url: dbUrl.toString(), max: 2, applicationName: "tokenmarket-bench-live" });
+  const memory: { t: number; rssMb: number; hwmMb: number }[] = [];
+  const lag: { t: number; head: number; indexed: number }[] = [];
+  const started = Date.now();
+  let stopped = false;
+  let exited: number | null | undefined;
+  void service.exited.then((code) => {
+    exited = code;
+  });
+  // RSS and head lag every second, for the whole run.
+  const sampler = (async () => {
+    while (!stopped) {
+      const m = memoryOf(pid);
+      if (m) memory.push({ t: Date.now() - started, ...m });
+      const { rows } = await db
+        .query<{ indexed_block: number }>("SELECT indexed_block FROM sync_state WHERE chain_id = $1", [
+          profile.chainId,
+        ])
+        .catch(() => ({ rows: [] as { indexed_block: number }[] }));
+      if (rows[0])
+        lag.push({ t: Date.now() - started, head: node.chain.head(), indexed: rows[0].indexed_block });
+      await sleep(1000);
+    }
+  })();
+  try {
+    // The API up and the schema migrated: then a key.
+    for (;;) {
+      if (exited !== undefined)
+        throw new Error(`service exited (${exited}):\n${service.output().slice(-3000)}`);
+      const ok = await fetch(`${base}/healthz`)
+        .then((r) => r.ok)
+        .catch(() => false);
+      if (ok) break;
+      await sleep(200);
+    }
+    const { key } = await createApiKey(db, "scale-live");
+    const healthz: number[] = [];
+    for (let i = 0; i < 50; i++) {
+      const t = performance.now();
+      await (await fetch(`${base}/healthz`)).arrayBuffer();
+      healthz.push(performance.now() - t);
+    }
+    healthz.sort((a, b) => a - b);
+    // Catch-up: the creation era and the history, then the head.
+    const catchUpStart = Date.now();
+    for (;;) {
+      const last = lag.at(-1);
+      if (last && node.chain.head() - last.indexed <= 2) break;
+      if (exited !== undefined)
+        throw new Error(`service exited (${exited}):\n${service.output().slice(-3000)}`);
+      if (Date.now() - catchUpStart > (options.catchUpMs ?? 600_000)) {
+        // Not a crash of the benchmark: the finding is that the service did not keep up.
+        const rate = (s: { t: number; indexed: number }[]) =>
+          s.length > 1
+            ? ((s.at(-1)?.indexed ?? 0) - (s[0]?.indexed ?? 0)) /
+              (((s.at(-1)?.t ?? 0) - (s[0]?.t ?? 0)) / 1000)
+            : 0;
+        const result = {
+          profile: options.shape,
+          blockTimeMs: profile.blockTimeMs,
+          swapsPerBlock: profile.swapsPerBlock,
+          pools: options.pools,
+          reachedHead: false,
+          catchUpSeconds: null,
+          indexedBlocksPerSecond: round(rate(lag.slice(-60))),
+          nodeBlocksPerSecond: round(1000 / profile.blockTimeMs),
+          lastLag: last ? last.head - last.indexed : null,
+          rssMb: {
+            peakHwm: memory.reduce((m, x) => Math.max(m, x.hwmMb), 0),
+            last: memory.at(-1)?.rssMb ?? null,
+          },
+          lagSamples: lag
+            .filter((_, i) => i % 10 === 0)
+            .map((x) => [Math.round(x.t / 1000), x.head - x.indexed]),
+        };
+        log(
+          `live: the indexer did not reach the head in ${Math.round((Date.now() - catchUpStart) / 1000)} s: ${JSON.stringify(result)}`,
+        );
+        return result;
+      }
+      await sleep(250);
+    }
+    const catchUpSeconds = round((Date.now() - catchUpStart) / 1000);
+    log(`live: at the head after ${catchUpSeconds} s (block ${node.chain.head()})`);
+    // Following: each new block's appearance, then one of its swaps' pools polled until listed.
+    const first = node.chain.head() + 1;
+    const last = first + options.blocks - 1;
+    const appeared = new Map<number, number>();
+    const delays: { block: number; ms: number }[] = [];
+    const missing: number[] = [];
+    const watcher = (async () => {
+      let seen = node.chain.head();
+      while (seen < last && !stopped) {
+        const h = node.chain.head();
+        for (let n = seen + 1; n <= Math.min(h, last); n++) appeared.set(n, Date.now());
+        seen = Math.max(seen, h);
+        await sleep(10);
+      }
+    })();
+    const poolOf = (n: number) => {
+      const swap = node.chain.plannedTxs(n).find((tx) => tx.kind === "swap");
+      if (!swap) return null;
+      const info = u.poolInfo(swap.pool);
+      return { pool: info.address, token0: u.tokenAddress(info.token0) };
+    };
+    for (let n = first; n <= last; n++) {
+      while (!appeared.has(n)) await sleep(5);
+      const target = poolOf(n);
+      if (!target) continue;
+      const query = new URLSearchParams({
+        asset_id: `${target.token0}:${profile.chainId}`,
+        pair_id: `${target.pool}:${profile.chainId}`,
+        limit: "1",
+      });
+      const deadline = (appeared.get(n) as number) + 60_000;
+      for (;;) {
+        const response = await fetch(`${base}/api/v1/trades?${query}`, { headers: { "x-api-key": key } });
+        const body = (await response.json().catch(() => [])) as { block_number?: number }[];
+        if (response.ok && (body[0]?.block_number ?? -1) >= n) {
+          delays.push({ block: n, ms: Date.now() - (appeared.get(n) as number) });
+          break;
+        }
+        if (Date.now() > deadline || exited !== undefined) {
+          missing.push(n);
+          break;
+        }
+        await sleep(25);
+      }
+    }
+    await watcher;
+    const sorted = delays.map((d) => d.ms).sort((a, b) => a - b);
+    const followFrom = lag.findIndex((s) => s.head >= first);
+    const following = followFrom < 0 ? [] : lag.slice(followFrom);
+    const half = following.slice(Math.floor(following.length / 2));
+    const lagOf = (s: { head: number; indexed: number }) => s.head - s.indexed;
+    const peak = memory.reduce((m, s) => Math.max(m, s.hwmMb), 0);
+    const result = {
+      profile: options.shape,
+      blockTimeMs: profile.blockTimeMs,
+      swapsPerBlock: profile.swapsPerBlock,
+      pools: options.pools,
+      catchUpSeconds,
+      blocksFollowed: options.blocks,
+      delayMs: {
+        samples: sorted.length,
+        p50: percentile(sorted, 50),
+        p99: percentile(sorted, 99),
+        max: sorted.at(-1) ?? null,
+        missing: missing.length,
+      },
+      healthzMs: { p50: round(percentile(healthz, 50)), p99: round(percentile(healthz, 99)) },
+      p99OverBlockTime: round(percentile(sorted, 99) / profile.blockTimeMs),
+      headLagBlocks: {
+        maxWhileFollowing: following.reduce((m, s) => Math.max(m, lagOf(s)), 0),
+        firstHalfMean: round(
+          following.slice(0, Math.floor(following.length / 2)).reduce((a, s) => a + lagOf(s), 0) /
+            Math.max(1, Math.floor(following.length / 2)),
+        ),
+        secondHalfMean: round(half.reduce((a, s) => a + lagOf(s), 0) / Math.max(1, half.length)),
+        keptUp: half.length > 0 && half.every((s) => lagOf(s) <= 5),
+        samples: following.map((s) => [Math.round(s.t / 1000), lagOf(s)]),
+      },
+      rssMb: {
+        peakHwm: peak,
+        last: memory.at(-1)?.rssMb ?? null,
+        samples: memory.filter((_, i) => i % 10 === 0).map((s) => [Math.round(s.t / 1000), s.rssMb]),
+      },
+    };
+    log(
+      `live: delay p50 ${result.delayMs.p50} ms, p99 ${result.delayMs.p99} ms, max ${result.delayMs.max} ms (${missing.length} missing); lag max ${result.headLagBlocks.maxWhileFollowing}; peak RSS ${peak} MB`,
+    );
+    return result;
+  } finally {
+    stopped = true;
+    await sampler.catch(() => {});
+    service.child.kill("SIGTERM");
+    await Promise.race([service.exited, sleep(15_000)]);
+    if (exited === undefined) service.child.kill("SIGKILL");
+    await db.end().catch(() => {});
+    await node.close();
+    const drop = new pg.Client({ connectionString: options.serverUrl });
+    await drop.connect();
+    await drop.query(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`).catch(() => {});
+    await drop.end();
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
