@@ -41,6 +41,11 @@ export type ShapeServer = {
    * as a SIGSTOPped devnet does): lets a test look at the client while it is stuck at a known point.
    */
   pause(): void;
+  /**
+   * Pauses (as `pause()`) when a request holding a call that `match`es arrives, that request
+   * included, and resolves then: a client stopped at a known point of its work (a batch in flight).
+   */
+  pauseAt(match: (method: string, params: unknown[]) => boolean): Promise<void>;
   resume(): void;
   close(): Promise<void>;
 };
@@ -110,12 +115,29 @@ export async function startShapeServer(options: ShapeServerOptions): Promise<Sha
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
+      if (trap && !held && matches(trap.match, chunks)) {
+        held = [];
+        trap.resolve();
+        trap = null;
+      }
       if (held) held.push(() => respond(res, chunks));
       else respond(res, chunks);
     });
   };
 
   let held: (() => void)[] | null = null;
+  let trap: { match: (method: string, params: unknown[]) => boolean; resolve: () => void } | null = null;
+  const matches = (match: (method: string, params: unknown[]) => boolean, chunks: Buffer[]) => {
+    try {
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+      return (Array.isArray(body) ? body : [body]).some((c) => {
+        const { method, params } = (c ?? {}) as { method?: unknown; params?: unknown };
+        return typeof method === "string" && match(method, Array.isArray(params) ? params : []);
+      });
+    } catch {
+      return false;
+    }
+  };
   const respond = (res: ServerResponse, chunks: Buffer[]) => {
     let body: unknown;
     try {
@@ -155,6 +177,10 @@ export async function startShapeServer(options: ShapeServerOptions): Promise<Sha
     pause: () => {
       held ??= [];
     },
+    pauseAt: (match) =>
+      new Promise<void>((resolve) => {
+        trap = { match, resolve };
+      }),
     resume: () => {
       const waiting = held ?? [];
       held = null;
