@@ -30,7 +30,8 @@ const TARGET_LOGS = 10_000;
  * Finds the pools that configured factories created below the indexed range: scans each
  * factory's creation events from its deployment up to `checkpoint` (startBlock − 1 on a new
  * chain, or the current checkpoint for a DEX added later), in adaptive ranges (creation logs are
- * sparse, except in a chain's first blocks), split whenever the provider refuses one.
+ * sparse, except in a chain's first blocks), split whenever the provider refuses one; factories
+ * at the same point are scanned together (one eth_getLogs for all).
  *
  * Bounded memory at any pool count: each range's pools are stored with the factory's progress in
  * one transaction (a restart resumes from there, every pool stored once) and handed to `onPools`,
@@ -99,7 +100,7 @@ export async function scanFactories(args: {
   const startedAt = now();
   const blocksAtStart = blocksDone;
   let lastLog = startedAt;
-  const logProgress = (dex: DexConfig, scan: FactoryScan, force: boolean) => {
+  const logProgress = (dex: string, factory: readonly Hex[], scan: FactoryScan, force: boolean) => {
     const at = now();
     if (!force && at - lastLog < logIntervalMs) return;
     lastLog = at;
@@ -108,8 +109,8 @@ export async function scanFactories(args: {
     const etaSeconds = blocksPerSecond > 0 ? (blocksTotal - blocksDone) / blocksPerSecond : null;
     logger.info(
       {
-        dex: dex.name,
-        factory: dex.factory,
+        dex,
+        factory,
         scanned_block: scan.scannedBlock,
         target_block: scan.targetBlock,
         percent: Math.floor(progress().fraction * 1000) / 10,
@@ -122,14 +123,26 @@ export async function scanFactories(args: {
     );
   };
 
+  // Factories at the same point (all of them on a new chain) are scanned together: one
+  // eth_getLogs for all their creation events, so that each block is read once, not once a factory.
+  const groups = new Map<string, { scan: FactoryScan; dexes: DexConfig[] }>();
   for (const plan of plans) {
-    const { dex } = plan;
-    let scan = plan.scan;
-    if (scan.scannedBlock >= scan.targetBlock) continue;
+    if (plan.scan.scannedBlock >= plan.scan.targetBlock) continue;
+    const key = `${plan.scan.scannedBlock}:${plan.scan.targetBlock}`;
+    const group = groups.get(key) ?? { scan: plan.scan, dexes: [] };
+    group.dexes.push(plan.dex);
+    groups.set(key, group);
+  }
+  for (const group of groups.values()) {
+    let { scan } = group;
+    const byFactory = new Map(group.dexes.map((d) => [d.factory.toLowerCase(), d]));
+    const names = group.dexes.map((d) => d.name).join(", ");
+    const factories = group.dexes.map((d) => d.factory);
     logger.info(
-      { dex: dex.name, factory: dex.factory, from_block: scan.scannedBlock + 1, to_block: scan.targetBlock },
-      "scanning factory for older pools",
+      { dex: names, factory: factories, from_block: scan.scannedBlock + 1, to_block: scan.targetBlock },
+      "scanning factories for older pools",
     );
+    const topics = [...new Set(group.dexes.map((d) => creationTopic(d.protocol)))];
     const sizer = createRangeSizer({ initial: args.maxRange, max: args.maxRange, targetLogs: TARGET_LOGS });
     while (scan.scannedBlock < scan.targetBlock && !args.isStopped()) {
       const target: number = scan.targetBlock;
@@ -137,17 +150,12 @@ export async function scanFactories(args: {
       const to = Math.min(target, from + sizer.size() - 1);
       let logs: Awaited<ReturnType<RpcClient["getLogs"]>>;
       try {
-        logs = await rpc.getLogs({
-          fromBlock: from,
-          toBlock: to,
-          address: [dex.factory],
-          topic0: [creationTopic(dex.protocol)],
-        });
+        logs = await rpc.getLogs({ fromBlock: from, toBlock: to, address: factories, topic0: topics });
       } catch (error) {
         if (error instanceof RangeTooLargeError && sizer.tooLarge(to - from + 1)) {
           logger.debug(
             {
-              dex: dex.name,
+              dex: names,
               from_block: from,
               to_block: to,
               next_blocks: sizer.size(),
@@ -164,23 +172,24 @@ export async function scanFactories(args: {
       sizer.succeeded(to - from + 1, logs.length, false);
       const pools: Pool[] = [];
       for (const log of logs) {
-        const creation = decodePoolCreation(log, dex.protocol);
-        if (creation && !args.isKnownPool?.(creation.pool))
+        const dex = byFactory.get(log.address.toLowerCase());
+        const creation = dex && decodePoolCreation(log, dex.protocol);
+        if (dex && creation && !args.isKnownPool?.(creation.pool))
           pools.push(poolFromCreation(creation, dex, target));
       }
       const next: FactoryScan = { scannedBlock: to, targetBlock: target };
       const inserted = await withTransaction(db, async (client) => {
         await args.fence?.(client);
         const addresses = await insertPools(client, chainId, pools);
-        await saveFactoryScan(client, chainId, dex.factory, next);
+        for (const factory of factories) await saveFactoryScan(client, chainId, factory, next);
         return addresses.length;
       });
-      blocksDone += to - scan.scannedBlock;
+      blocksDone += (to - scan.scannedBlock) * factories.length;
       poolsFound += inserted;
       scan = next;
       if (pools.length > 0) args.onPools?.(pools);
       args.onProgress?.(progress());
-      logProgress(dex, scan, scan.scannedBlock >= scan.targetBlock);
+      logProgress(names, factories, scan, scan.scannedBlock >= scan.targetBlock);
     }
   }
   return { poolsFound };
