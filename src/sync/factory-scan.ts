@@ -6,6 +6,7 @@ import { RangeTooLargeError, RetryableRpcError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import type { FactoryScan } from "../model/index.js";
 import type { RpcClient } from "../rpc/client.js";
+import { RpcTimeoutError } from "../rpc/errors.js";
 import { loadFactoryScans, saveFactoryScan } from "../store/chain-state.js";
 import { type Db, type DbClient, withTransaction } from "../store/db.js";
 import { insertPools } from "../store/pools.js";
@@ -152,7 +153,10 @@ export async function scanFactories(args: {
       try {
         logs = await rpc.getLogs({ fromBlock: from, toBlock: to, address: factories, topic0: topics });
       } catch (error) {
-        if (error instanceof RangeTooLargeError && sizer.tooLarge(to - from + 1)) {
+        // A range the node cannot answer in time (after the client's retries) is as good as
+        // refused: smaller ones are asked, rather than the same one again after a restart.
+        const tooLarge = error instanceof RangeTooLargeError || error instanceof RpcTimeoutError;
+        if (tooLarge && sizer.tooLarge(to - from + 1)) {
           logger.debug(
             {
               dex: names,
@@ -160,7 +164,7 @@ export async function scanFactories(args: {
               to_block: to,
               next_blocks: sizer.size(),
               error: error.message,
-              detail: providerDetail(error),
+              detail: providerDetail(error as Error),
             },
             "factory scan range refused; splitting it",
           );
