@@ -139,6 +139,11 @@ export function createApiMetrics(options: {
     },
   );
   perChain(
+    "tokenmarket_indexer_factory_scan_ratio",
+    "Share (0 to 1) of the scan of the factories for pools created before the start block, while it runs.",
+    (id) => readinessOf(id)?.factoryScan ?? undefined,
+  );
+  perChain(
     "tokenmarket_indexer_stopped",
     "1 when the chain's indexing has stopped on a fatal error (an operator must act), else 0.",
     (id) => {

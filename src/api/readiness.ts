@@ -18,6 +18,8 @@ export type IndexerChainHealth = {
   etaSeconds?: number | null;
   /** The node's answers contradict each other: since when, how many in a row, the last one. */
   inconsistent?: { since: Date; count: number; message: string } | null;
+  /** While the indexer scans the factories for pools older than the start block (0…1 done). */
+  factoryScan?: { fraction: number; poolsFound: number } | null;
 };
 
 /**
@@ -51,6 +53,8 @@ export type ChainReadiness = {
   indexer: "running" | "node-unreachable" | "stopped" | "unknown";
   /** Since when indexing of the chain has not progressed (stopped or node unreachable); null otherwise. */
   stalledSince: Date | null;
+  /** Share (0…1) of the factory scan done while the indexer scans for older pools; null otherwise. */
+  factoryScan: number | null;
 };
 
 export type Readiness = {
@@ -109,6 +113,9 @@ export function createReadiness(options: {
       } else if (live?.inconsistent && live.inconsistent.count >= INCONSISTENT_NOT_READY_AFTER) {
         const { since, count, message } = live.inconsistent;
         reason = `the node of chain ${chain.id} has answered inconsistently ${count} times in a row since ${toIso(since)} (retrying with backoff): ${message}`;
+      } else if (live?.phase === "scanning-factories" && live.factoryScan) {
+        const { fraction, poolsFound } = live.factoryScan;
+        reason = `chain ${chain.id} is scanning factories ${Math.floor(fraction * 100)}% (${poolsFound} pools created before the start block found so far)`;
       } else if (lagBlocks === null) {
         reason = `nothing indexed on chain ${chain.id} yet`;
       } else if (lagBlocks > chain.maxLagBlocks) {
@@ -129,6 +136,7 @@ export function createReadiness(options: {
         headAgeSeconds: headAgeSeconds === null ? null : Math.round(headAgeSeconds * 10) / 10,
         indexer: state,
         stalledSince,
+        factoryScan: live?.phase === "scanning-factories" ? (live.factoryScan?.fraction ?? null) : null,
       };
     });
   };

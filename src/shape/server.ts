@@ -32,7 +32,23 @@ export type ShapeServerOptions = {
   port?: number;
 };
 
-export type ShapeServer = { url: string; port: number; chain: ShapeChain; close(): Promise<void> };
+export type ShapeServer = {
+  url: string;
+  port: number;
+  chain: ShapeChain;
+  /**
+   * Holds every request received from now on unanswered until `resume()` (a node that stalls,
+   * as a SIGSTOPped devnet does): lets a test look at the client while it is stuck at a known point.
+   */
+  pause(): void;
+  /**
+   * Pauses (as `pause()`) when a request holding a call that `match`es arrives, that request
+   * included, and resolves then: a client stopped at a known point of its work (a batch in flight).
+   */
+  pauseAt(match: (method: string, params: unknown[]) => boolean): Promise<void>;
+  resume(): void;
+  close(): Promise<void>;
+};
 
 const RATE_LIMITED =
   "Your app has exceeded its compute units per second capacity. If you have retries enabled, you can safely ignore this message. If not, check out https://docs.alchemy.com/reference/throughput";
@@ -99,29 +115,52 @@ export async function startShapeServer(options: ShapeServerOptions): Promise<Sha
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      let body: unknown;
-      try {
-        body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
-      } catch {
-        send(res, 200, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } });
+      if (trap && !held && matches(trap.match, chunks)) {
+        held = [];
+        trap.resolve();
+        trap = null;
+      }
+      if (held) held.push(() => respond(res, chunks));
+      else respond(res, chunks);
+    });
+  };
+
+  let held: (() => void)[] | null = null;
+  let trap: { match: (method: string, params: unknown[]) => boolean; resolve: () => void } | null = null;
+  const matches = (match: (method: string, params: unknown[]) => boolean, chunks: Buffer[]) => {
+    try {
+      const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
+      return (Array.isArray(body) ? body : [body]).some((c) => {
+        const { method, params } = (c ?? {}) as { method?: unknown; params?: unknown };
+        return typeof method === "string" && match(method, Array.isArray(params) ? params : []);
+      });
+    } catch {
+      return false;
+    }
+  };
+  const respond = (res: ServerResponse, chunks: Buffer[]) => {
+    let body: unknown;
+    try {
+      body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
+    } catch {
+      send(res, 200, { jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } });
+      return;
+    }
+    const calls = Array.isArray(body) ? body.length : 1;
+    if (rateLimit > 0) {
+      const now = Date.now();
+      if (now - windowStart >= 1000) {
+        windowStart = now;
+        used = 0;
+      }
+      if (used + calls > rateLimit) {
+        res.setHeader("retry-after", "1");
+        send(res, 429, { jsonrpc: "2.0", id: null, error: { code: 429, message: RATE_LIMITED } });
         return;
       }
-      const calls = Array.isArray(body) ? body.length : 1;
-      if (rateLimit > 0) {
-        const now = Date.now();
-        if (now - windowStart >= 1000) {
-          windowStart = now;
-          used = 0;
-        }
-        if (used + calls > rateLimit) {
-          res.setHeader("retry-after", "1");
-          send(res, 429, { jsonrpc: "2.0", id: null, error: { code: 429, message: RATE_LIMITED } });
-          return;
-        }
-        used += calls;
-      }
-      send(res, 200, Array.isArray(body) ? body.map(answer) : answer(body));
-    });
+      used += calls;
+    }
+    send(res, 200, Array.isArray(body) ? body.map(answer) : answer(body));
   };
 
   const server = createServer(onRequest);
@@ -135,6 +174,18 @@ export async function startShapeServer(options: ShapeServerOptions): Promise<Sha
     url: `http://${options.host ?? "127.0.0.1"}:${port}`,
     port,
     chain,
+    pause: () => {
+      held ??= [];
+    },
+    pauseAt: (match) =>
+      new Promise<void>((resolve) => {
+        trap = { match, resolve };
+      }),
+    resume: () => {
+      const waiting = held ?? [];
+      held = null;
+      for (const go of waiting) go();
+    },
     close: () =>
       new Promise<void>((resolve) => {
         server.closeAllConnections();

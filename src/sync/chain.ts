@@ -262,20 +262,25 @@ export function createChainSync(args: {
     await verifyCheckpoint();
     await probeNode();
     progress.phase("scanning-factories");
-    const found = await scanFactories({
+    const { poolsFound } = await scanFactories({
       db,
       rpc,
       chainId: chain.id,
       dexes,
       checkpoint: checkpoint.block,
       isKnownPool: (a) => pools.has(a),
+      onPools: (found) => {
+        for (const pool of found) pools.set(pool.address, pool);
+      },
+      onProgress: (p) => progress.factoryScan(p),
       maxRange: Math.max(options.factoryScanMaxRange, chain.maxBlockRange),
       logger,
+      logIntervalMs: options.progressLogIntervalMs,
       isStopped: () => stopped || writer?.lost.aborted !== false,
       fence,
     });
-    for (const pool of found) pools.set(pool.address, pool);
-    if (found.length > 0) logger.info({ pools: found.length }, "pools created before the start block found");
+    progress.factoryScan(null);
+    if (poolsFound > 0) logger.info({ pools: poolsFound }, "pools created before the start block found");
     unwatch ??= rpc.watchHeads(() => wake?.());
     return true;
   };

@@ -2,6 +2,7 @@ import type { MultiBar, SingleBar } from "cli-progress";
 import { formatDuration } from "../internal/duration.js";
 import type { Logger } from "../internal/logger.js";
 import { type Checkpoint, lagOf, type SyncFigures } from "../model/index.js";
+import type { FactoryScanProgress } from "./factory-scan.js";
 
 /** `standby`: another process holds the chain's writer lock; this one waits to take over. */
 export type ChainPhase =
@@ -41,6 +42,8 @@ export type ChainStatus = {
    * since when, how many times in a row, the last one in words. Null once an answer is consistent.
    */
   inconsistent: { since: Date; count: number; message: string } | null;
+  /** While the factories are scanned for older pools (phase "scanning-factories"); null otherwise. */
+  factoryScan: FactoryScanProgress | null;
 };
 
 export type Progress = {
@@ -52,6 +55,8 @@ export type Progress = {
   inconsistent(message: string): void;
   /** The node's answers are consistent again. */
   consistent(): void;
+  /** Where the factory scan stands; null once it is over. */
+  factoryScan(progress: FactoryScanProgress | null): void;
   batch(batch: { blocks: number; swaps: number; events: number; elapsedMs: number }): void;
   figures(): SyncFigures;
   stop(): void;
@@ -94,6 +99,7 @@ export function createProgress(args: {
     stoppedAt: null,
     etaSeconds: null,
     inconsistent: null,
+    factoryScan: null,
   };
 
   const refresh = () => {
@@ -185,6 +191,9 @@ export function createProgress(args: {
     },
     consistent() {
       s.inconsistent = null;
+    },
+    factoryScan(progress) {
+      s.factoryScan = progress;
     },
     batch(batch) {
       samples.push({ at: Date.now(), blocks: batch.blocks, swaps: batch.swaps, ms: batch.elapsedMs });
