@@ -403,7 +403,10 @@ export function createChainSync(args: {
   const ingestNext = async (target: number) => {
     const startedAt = performance.now();
     const from = checkpoint.block + 1;
-    const taken = await ahead.take(from, target, checkpoint.hash, options.targetLogsPerBatch);
+    const taken = await ahead.take(from, target, checkpoint.hash, {
+      maxLogs: options.targetLogsPerBatch,
+      maxRanges: options.rangesPerCommit,
+    });
     const outcome = taken[0] as Fetched;
     if (!outcome.ok) {
       const { error } = outcome;

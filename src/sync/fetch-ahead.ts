@@ -41,7 +41,12 @@ export type FetchAhead = {
    * `maxLogs` (one commit). A failed or unlinked first range comes alone and empties the queue
    * (the caller halves the range or rolls back, then asks again).
    */
-  take(from: number, target: number, parentHash: Hex | null, maxLogs: number): Promise<Fetched[]>;
+  take(
+    from: number,
+    target: number,
+    parentHash: Hex | null,
+    limits: { maxLogs: number; maxRanges: number },
+  ): Promise<Fetched[]>;
   /** Drops every queued range (a rollback, a restart): what is in flight is ignored when it lands. */
   clear(): void;
 };
@@ -139,7 +144,7 @@ export function createFetchAhead(args: FetchAheadArgs): FetchAhead {
 
   return {
     clear,
-    take: async (from, target, parentHash, maxLogs) => {
+    take: async (from, target, parentHash, { maxLogs, maxRanges }) => {
       const first = queue[0];
       if (!first || first.from !== from || first.to > target || target < next.target) {
         // Nothing queued for this checkpoint (the start, after a rollback), or the head went back.
@@ -158,7 +163,7 @@ export function createFetchAhead(args: FetchAheadArgs): FetchAhead {
       queue.shift();
       const taken: Fetched[] = [fetched];
       let logs = fetched.data.logs.length;
-      while (queue[0]?.done) {
+      while (queue[0]?.done && taken.length < maxRanges) {
         const job = queue[0];
         const settled = await job.result;
         if (!settled.ok || "reorg" in settled.data) break;

@@ -11,10 +11,15 @@ export type IndexerOptions = {
   targetLogsPerBatch: number;
   /**
    * Backfill ranges fetched ahead of the commits (fetch-ahead.ts), at most; fetching also pauses
-   * while those hold `targetLogsPerBatch` logs. The ones fetched when a commit starts are
-   * committed together, up to `targetLogsPerBatch` logs. 1: one range ahead, one range a commit.
+   * while those hold `targetLogsPerBatch` logs. 1: one range ahead.
    */
   fetchAheadRanges: number;
+  /**
+   * Fetched ranges committed together in one transaction, at most (up to `targetLogsPerBatch`
+   * logs): fewer commits amortise each commit's fixed work in a backfill, at the price of coarser
+   * progress. Default 1: one range a commit, as the crash tests' kill points expect.
+   */
+  rangesPerCommit: number;
   /** Known pools plus factories up to this many are named in eth_getLogs' address filter; above, topics only. */
   addressFilterLimit: number;
   /** Upper bound of the ranges of the factory scan below startBlock (creation logs are sparse). */
@@ -52,6 +57,7 @@ export const defaultIndexerOptions: IndexerOptions = {
   initialBlockRange: 100,
   targetLogsPerBatch: 20_000,
   fetchAheadRanges: 4,
+  rangesPerCommit: 1,
   addressFilterLimit: 1000,
   factoryScanMaxRange: 100_000,
   supplyRefreshMs: 3_600_000,
