@@ -70,9 +70,38 @@ export function createDb(options: {
   return pool;
 }
 
+/**
+ * A client checked out of the pool, with a listener for its errors until it is released. The
+ * pool listens to an idle client's errors only: a connection lost between two statements of a
+ * checked-out client (the server restarted, a backend terminated, EPIPE) would otherwise be an
+ * unhandled 'error' event that ends the process. Kept as `failure()`, the next statement fails
+ * anyway, and the client is dropped rather than pooled when released.
+ */
+export async function checkOut(db: Db): Promise<{
+  client: DbClient;
+  failure(): Error | undefined;
+  release(error?: Error): void;
+}> {
+  const client = await db.connect();
+  let failed: Error | undefined;
+  const onError = (error: Error) => {
+    failed ??= error;
+  };
+  client.on("error", onError);
+  return {
+    client,
+    failure: () => failed,
+    release: (error) => {
+      client.off("error", onError);
+      client.release(error ?? failed);
+    },
+  };
+}
+
 /** Runs `fn` in a transaction: committed when it resolves, rolled back when it throws. */
 export async function withTransaction<T>(db: Db, fn: (client: DbClient) => Promise<T>): Promise<T> {
-  const client = await db.connect();
+  const checkedOut = await checkOut(db);
+  const { client } = checkedOut;
   let broken: Error | undefined;
   try {
     await client.query("BEGIN");
@@ -88,7 +117,7 @@ export async function withTransaction<T>(db: Db, fn: (client: DbClient) => Promi
     );
     throw error;
   } finally {
-    client.release(broken);
+    checkedOut.release(broken);
   }
 }
 

@@ -1,6 +1,6 @@
 import { readdirSync, readFileSync } from "node:fs";
 import path from "node:path";
-import type { Db } from "./db.js";
+import { checkOut, type Db } from "./db.js";
 
 const migrationsDir = path.join(import.meta.dirname, "migrations");
 /** Any fixed number: the advisory lock that serialises concurrent migrators. */
@@ -13,7 +13,8 @@ const MIGRATION_LOCK = 727_001;
  * (a database left at an older version, for the tests of an upgrade). Returns the names applied.
  */
 export async function migrate(db: Db, options: { until?: string } = {}): Promise<string[]> {
-  const client = await db.connect();
+  const checkedOut = await checkOut(db);
+  const { client } = checkedOut;
   try {
     await client.query("SELECT pg_advisory_lock($1)", [MIGRATION_LOCK]);
     await client.query(
@@ -43,6 +44,6 @@ export async function migrate(db: Db, options: { until?: string } = {}): Promise
     return applied;
   } finally {
     await client.query("SELECT pg_advisory_unlock($1)", [MIGRATION_LOCK]).catch(() => {});
-    client.release();
+    checkedOut.release();
   }
 }

@@ -5,7 +5,7 @@
  * the answering database holds.
  */
 import type pg from "pg";
-import type { Db, DbClient, Queryable } from "./db.js";
+import { checkOut, type Db, type DbClient, type Queryable } from "./db.js";
 
 /** The primary's current WAL position (text, e.g. `0/3000148`). */
 export async function currentWalLsn(db: Queryable): Promise<string> {
@@ -50,7 +50,8 @@ export async function withReadSnapshot<T>(
   db: Db,
   fn: (client: DbClient, states: SnapshotSyncState[]) => Promise<T>,
 ): Promise<T> {
-  const client = await db.connect();
+  const checkedOut = await checkOut(db);
+  const { client } = checkedOut;
   let broken: Error | undefined;
   try {
     const results = (await client.query(
@@ -74,6 +75,6 @@ export async function withReadSnapshot<T>(
     });
     throw error;
   } finally {
-    client.release(broken);
+    checkedOut.release(broken);
   }
 }
