@@ -326,9 +326,11 @@ const SWAP_ROW_COLUMNS = `block_number, log_index, block_time, tx_hash, maker, e
  * cursor's block time (or now), so that each statement is planned and run over a few partitions
  * only, with the index swaps_pool_idx (chain_id, pool, block_number DESC, log_index DESC) of each:
  * first a day, which fills most pages of an active pool from one or two partitions; then a window
- * sized from the trades found so far (twice the time they suggest the rest of the page takes);
- * the rest of the history at once when that would reach more than 64 days back or nothing was
- * found (a quiet pool: one statement over the older partitions rather than many small ones).
+ * sized from the trades found so far (twice the time they suggest the rest of the page takes),
+ * and at least as wide as all the windows before it, so that a pool whose trades thin out (dense
+ * lately, sparse before) takes a few doubling statements rather than one a day; the rest of the
+ * history at once when that would reach more than 64 days back or nothing was found (a quiet
+ * pool: one statement over the older partitions rather than many small ones).
  *
  * The windows rest on the chain's own rule that a block's time is never below its parent's: the
  * trades before (block, log index) lie at or before that block's time, and an older window's
@@ -379,7 +381,8 @@ export async function findSwaps(
       rows.length === 0
         ? Number.POSITIVE_INFINITY
         : (2 * covered * (options.limit - rows.length)) / rows.length;
-    lower = covered + span > WIDEST_WINDOW ? null : since - Math.max(span, FIRST_WINDOW);
+    const width = Math.max(span, FIRST_WINDOW, covered);
+    lower = covered + width > WIDEST_WINDOW ? null : since - width;
   }
   return rows;
 }
