@@ -54,6 +54,28 @@ function createMarket(): Market {
 }
 
 /** Random trades (and the odd mint) over `blocks` blocks. */
+/** The pricing stage of the market's chain, its clock stopped at `now`. */
+function pricingOf(market: Market, now: Date) {
+  return createPricing({
+    config: {
+      pricing: { liquidityFloorUsd: 10_000, maxDeviation: 0.1 },
+      chains: [
+        {
+          id: CHAIN,
+          referenceTokens: {
+            stablecoins: [market.tokens.USDC as Hex, market.tokens.USDT as Hex],
+            wrappedNative: market.tokens.WETH as Hex,
+            wrappedBtc: [market.tokens.WBTC as Hex],
+            others: [],
+          },
+        },
+      ],
+    },
+    logger: createSilentLogger(),
+    now: () => now,
+  });
+}
+
 function trade(market: Market, random: () => number, blocks: number) {
   const { chain, pools } = market;
   for (let b = 0; b < blocks; b++) {
@@ -96,24 +118,7 @@ describe("aggregates equal those of a fresh index", () => {
       ...[market, branch].map((m) => m.chain.blocks[m.chain.blocks.length - 1]?.timestamp as number),
     );
     const now = new Date((lastTime + 90) * 1000);
-    const pricing = createPricing({
-      config: {
-        pricing: { liquidityFloorUsd: 10_000, maxDeviation: 0.1 },
-        chains: [
-          {
-            id: CHAIN,
-            referenceTokens: {
-              stablecoins: [market.tokens.USDC as Hex, market.tokens.USDT as Hex],
-              wrappedNative: market.tokens.WETH as Hex,
-              wrappedBtc: [market.tokens.WBTC as Hex],
-              others: [],
-            },
-          },
-        ],
-      },
-      logger: createSilentLogger(),
-      now: () => now,
-    });
+    const pricing = pricingOf(market, now);
     const fresh = async (chain: SyntheticChain, toBlock?: number) => {
       const t = await createTestDb();
       dbs.push(t);
@@ -197,25 +202,7 @@ describe("aggregates equal those of a fresh index", () => {
     trade(market, seededRandom(11), 80);
     const blocks = market.chain.blocks;
     const now = new Date(((blocks[blocks.length - 1]?.timestamp as number) + 90) * 1000);
-    const makePricing = () =>
-      createPricing({
-        config: {
-          pricing: { liquidityFloorUsd: 10_000, maxDeviation: 0.1 },
-          chains: [
-            {
-              id: CHAIN,
-              referenceTokens: {
-                stablecoins: [market.tokens.USDC as Hex, market.tokens.USDT as Hex],
-                wrappedNative: market.tokens.WETH as Hex,
-                wrappedBtc: [market.tokens.WBTC as Hex],
-                others: [],
-              },
-            },
-          ],
-        },
-        logger: createSilentLogger(),
-        now: () => now,
-      });
+    const makePricing = () => pricingOf(market, now);
     const pricing = makePricing();
     const a = await createTestDb();
     dbs.push(a);

@@ -52,18 +52,7 @@ export function addPools(
   for (const pool of pools.values()) {
     if (state.pools.has(pool.address)) continue;
     state.pools.set(pool.address, pool);
-    const graphPool: GraphPool = {
-      address: pool.address,
-      dex: pool.dex,
-      token0: pool.token0,
-      token1: pool.token1,
-      price0: null,
-      depth0: null,
-      depth1: null,
-      stateBlock: null,
-      stateTime: null,
-    };
-    refreshGraphPool(state, pool, graphPool);
+    const graphPool = graphPoolOf(pool, state.decimals);
     state.graphPools.set(pool.address, graphPool);
     // Both sides, as a fresh graph lists them (a pool of one token twice in its list).
     for (const token of [pool.token0, pool.token1]) {
@@ -97,6 +86,29 @@ export function refreshGraphPool(state: MarketState, pool: MarketPool, graphPool
     state.decimals.get(pool.token0) ?? null,
     state.decimals.get(pool.token1) ?? null,
   );
+}
+
+/** A pool as the routing graph sees it, from its current state. */
+export function graphPoolOf(pool: MarketPool, decimals: ReadonlyMap<string, number | null>): GraphPool {
+  const graphPool: GraphPool = {
+    address: pool.address,
+    dex: pool.dex,
+    token0: pool.token0,
+    token1: pool.token1,
+    price0: null,
+    depth0: null,
+    depth1: null,
+    stateBlock: null,
+    stateTime: null,
+  };
+  updateGraphPool(
+    graphPool,
+    pool.protocol,
+    pool.state,
+    decimals.get(pool.token0) ?? null,
+    decimals.get(pool.token1) ?? null,
+  );
+  return graphPool;
 }
 
 /** Inserts a pool into a token's list, keeping address order (after equal addresses). */

@@ -1,6 +1,6 @@
 import type { MarketEvent, MarketPool } from "../model/index.js";
 import type { CandleTrade } from "./candles.js";
-import type { MarketState } from "./market-state.js";
+import { graphPoolOf, type MarketState } from "./market-state.js";
 import { applyEvent, updateGraphPool } from "./pool-state.js";
 import type { SeriesPoint } from "./series.js";
 import { eventKey, sideVolumes, type Trade, tradeOf } from "./trade.js";
@@ -116,29 +116,6 @@ export function pricesOfPools(input: {
 }): Map<string, TokenPrice> {
   const graphPools = [...input.pools.values()].map((pool) => graphPoolOf(pool, input.decimals));
   return computeUsdPrices(createRoutingGraph(input.decimals, graphPools), input.reference, input.options);
-}
-
-/** A pool as the routing graph sees it, from its current state. */
-function graphPoolOf(pool: MarketPool, decimals: ReadonlyMap<string, number | null>): GraphPool {
-  const graphPool: GraphPool = {
-    address: pool.address,
-    dex: pool.dex,
-    token0: pool.token0,
-    token1: pool.token1,
-    price0: null,
-    depth0: null,
-    depth1: null,
-    stateBlock: null,
-    stateTime: null,
-  };
-  updateGraphPool(
-    graphPool,
-    pool.protocol,
-    pool.state,
-    decimals.get(pool.token0) ?? null,
-    decimals.get(pool.token1) ?? null,
-  );
-  return graphPool;
 }
 
 /** A stored figure as the candles fold it: a non-finite value is stored as null (store `finite`). */
