@@ -23,9 +23,15 @@ export type IndexerDevnet = {
   revert(id: string): Promise<void>;
   /**
    * Mines `blocks` blocks, 12 s apart, each with `swapsPerBlock` single-pool swaps of random
-   * deployed pools (V2 and V3, either direction, 20 to 220 USD), deterministic from `seed`.
+   * deployed pools (V2 and V3, either direction, 20 to 220 USD), deterministic from `seed`;
+   * only among `pools` when given.
    */
-  mineSwaps(options: { blocks: number; swapsPerBlock: number; seed: number }): Promise<void>;
+  mineSwaps(options: {
+    blocks: number;
+    swapsPerBlock: number;
+    seed: number;
+    pools?: readonly Deployment["pools"][number][];
+  }): Promise<void>;
   stop(): Promise<void>;
 };
 
@@ -98,7 +104,7 @@ export async function startIndexerDevnet(
       head: async () => (await devnet.latestBlock()).number,
       snapshot: () => devnet.snapshot(),
       revert: (id) => devnet.revert(id as `0x${string}`),
-      mineSwaps: async ({ blocks, swapsPerBlock, seed: tradeSeed }) => {
+      mineSwaps: async ({ blocks, swapsPerBlock, seed: tradeSeed, pools = deployment.pools }) => {
         let state = tradeSeed >>> 0 || 1;
         const next = () => {
           state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
@@ -107,9 +113,7 @@ export async function startIndexerDevnet(
         const traders = deployment.accounts.traders;
         for (let b = 0; b < blocks; b++) {
           for (let s = 0; s < swapsPerBlock; s++) {
-            const pool = deployment.pools[
-              Math.floor(next() * deployment.pools.length)
-            ] as Deployment["pools"][number];
+            const pool = pools[Math.floor(next() * pools.length)] as Deployment["pools"][number];
             const tokenIn = next() < 0.5 ? pool.token0 : pool.token1;
             const token = tokenByAddress.get(tokenIn.toLowerCase());
             if (!token) continue;
