@@ -43,8 +43,9 @@ export type SnapshotSyncState = { chainId: number; indexedBlock: number; indexed
 /**
  * Runs `fn` in one read-only REPEATABLE READ transaction of a connection of `db`, with the
  * `sync_state` of every chain read by the statement that takes the snapshot (one round trip), so
- * both see the same data. Committed when `fn` resolves, rolled back when it throws; a connection
- * that cannot even roll back is dropped, not pooled. Without parallel workers (SET LOCAL, in the
+ * both see the same data. Committed when `fn` resolves (its value returned without waiting for
+ * the COMMIT), rolled back when it throws; a connection that cannot commit or even roll back is
+ * dropped, not pooled. Without parallel workers (SET LOCAL, in the
  * same round trip): the answers' statements are index walks of a few milliseconds, and starting
  * a worker alone took 5–8 ms (search over 200,000 tokens: 14 ms with one, 6 without).
  */
@@ -55,6 +56,7 @@ export async function withReadSnapshot<T>(
   const checkedOut = await checkOut(db);
   const { client } = checkedOut;
   let broken: Error | undefined;
+  let handedOff = false;
   try {
     const results = (await client.query(
       "BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT chain_id, indexed_block, indexed_block_time FROM sync_state; SET LOCAL max_parallel_workers_per_gather = 0",
@@ -69,7 +71,14 @@ export async function withReadSnapshot<T>(
       indexedBlockTime: row.indexed_block_time,
     }));
     const value = await fn(client, states);
-    await client.query("COMMIT");
+    // The value does not wait for COMMIT's round trip (a read-only snapshot has nothing to make
+    // durable): the connection goes back to the pool once it has committed, or is dropped when
+    // it could not; anything sent on it later queues behind the COMMIT.
+    handedOff = true;
+    client.query("COMMIT").then(
+      () => checkedOut.release(),
+      (e: unknown) => checkedOut.release(e instanceof Error ? e : new Error(String(e))),
+    );
     return value;
   } catch (error) {
     await client.query("ROLLBACK").catch((e: unknown) => {
@@ -77,6 +86,6 @@ export async function withReadSnapshot<T>(
     });
     throw error;
   } finally {
-    checkedOut.release(broken);
+    if (!handedOff) checkedOut.release(broken);
   }
 }
