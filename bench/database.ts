@@ -93,8 +93,6 @@ export async function withKeptDb<T, L>(
     logger: options.logger,
     database: options.name,
     ephemeral: true,
-    // A server already running on the folder (another run, or one kept up to inspect it) is used.
-    attach: true,
   });
   const db = createDb({
     url: server.url,
