@@ -73,3 +73,55 @@ export async function withScratchDb<T>(
     await admin(`DROP DATABASE IF EXISTS ${database} WITH (FORCE)`);
   }
 }
+
+/**
+ * A database kept between runs (`BENCH_SCALE_KEEP=<folder>` of bench/scale.ts): an embedded
+ * server on the data folder `dataDir`, left in place when closed, and in it the database `name`.
+ * `load` fills it once (after migrating) and returns what later runs need to know about it (stored
+ * as JSON in the table `bench_kept`, written last, so a load that died is redone); a later run with
+ * the same `key` migrates it (new migrations, e.g. an index, apply as on a deployment) and gets
+ * that JSON back without loading. Loading 10 M swaps takes ~10 min; reusing them, seconds.
+ */
+export async function withKeptDb<T, L>(
+  options: { dataDir: string; name: string; key: string; max: number; logger: Logger },
+  load: (db: Db) => Promise<L>,
+  fn: (db: Db, loaded: L) => Promise<T>,
+): Promise<T> {
+  const server = await startEmbeddedPostgres({
+    dataDir: options.dataDir,
+    port: await freePort(),
+    logger: options.logger,
+    database: options.name,
+    ephemeral: true,
+  });
+  const db = createDb({
+    url: server.url,
+    max: options.max,
+    applicationName: `tokenmarket-bench-${options.name}`,
+  });
+  try {
+    await db.query("CREATE TABLE IF NOT EXISTS bench_kept (key text PRIMARY KEY, loaded jsonb NOT NULL)");
+    const { rows } = await db.query<{ loaded: L }>("SELECT loaded FROM bench_kept WHERE key = $1", [
+      options.key,
+    ]);
+    await migrate(db);
+    let loaded = rows[0]?.loaded;
+    if (loaded === undefined) {
+      const { rows: any } = await db.query("SELECT 1 FROM tokens LIMIT 1");
+      if (any.length > 0) {
+        throw new Error(
+          `database ${options.name} in ${options.dataDir} holds another or a half-done load: drop it (or the folder) first`,
+        );
+      }
+      loaded = await load(db);
+      await db.query("INSERT INTO bench_kept (key, loaded) VALUES ($1, $2)", [
+        options.key,
+        JSON.stringify(loaded),
+      ]);
+    }
+    return await fn(db, loaded);
+  } finally {
+    await db.end().catch(() => {});
+    await server.stop();
+  }
+}

@@ -13,6 +13,8 @@
  * 3. Live following and RSS (bench/scale-live.ts): the shape node advancing at the BNB
  *    profile's block time, the service (indexer + API) in a child process, per block the delay from
  *    the block's appearance at the node to its trades in `GET /api/v1/trades`.
+ *    `BENCH_SCALE_KEEP=<folder>`: the loaded database is kept in that Postgres data folder and
+ *    reused by the next run of the same load (bench/database.ts `withKeptDb`).
  * 4. Backfill and pricing (`npm run bench:ingest`, `npm run bench:stats`, other engineers' own
  *    benchmarks) run as subprocesses, their results read back from bench/results/.
  */
@@ -21,8 +23,9 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { cpus, loadavg } from "node:os";
 import * as path from "node:path";
 import { createSilentLogger } from "../src/internal/logger.js";
-import { openBenchServer, withScratchDb } from "./database.js";
-import { loadScaleDatabase } from "./loader.js";
+import type { Db } from "../src/store/db.js";
+import { openBenchServer, withKeptDb, withScratchDb } from "./database.js";
+import { type LoadedDatabase, loadScaleDatabase } from "./loader.js";
 import { benchApiAtScale, scaleRequests } from "./scale-api.js";
 import { renderScaleSection } from "./scale-report.js";
 
@@ -139,8 +142,7 @@ async function main() {
   const out: Record<string, unknown> = { meta };
   try {
     if (!skip("api")) {
-      out.api = await withScratchDb(server.url, { name: "scale", max: 8 }, async (db) => {
-        const loaded = await loadScaleDatabase(db, { ...profile.load, log: say });
+      const measure = async (db: Db, loaded: LoadedDatabase) => {
         const { rows } = await db.query<{ bytes: string }>(
           "SELECT pg_database_size(current_database())::text AS bytes",
         );
@@ -164,7 +166,25 @@ async function main() {
           loadAverageAfter: loadavg().map((l) => Math.round(l * 100) / 100),
           ...api,
         };
-      });
+      };
+      const load = (db: Db) => loadScaleDatabase(db, { ...profile.load, log: say });
+      // BENCH_SCALE_KEEP=<folder>: the loaded database is kept there between runs (see withKeptDb).
+      const keep = process.env.BENCH_SCALE_KEEP;
+      out.api = keep
+        ? await withKeptDb(
+            {
+              dataDir: path.resolve(keep),
+              name: `scale_${profile.load.swaps}`,
+              key: JSON.stringify(profile.load),
+              max: 8,
+              logger,
+            },
+            load,
+            measure,
+          )
+        : await withScratchDb(server.url, { name: "scale", max: 8 }, async (db) =>
+            measure(db, await load(db)),
+          );
     }
     if (!skip("retention")) {
       const { benchRetention } = await import("./scale-retention.js");

@@ -54,6 +54,13 @@ export type AnswerOptions<S extends TSchema> = {
   compute: (db: Queryable) => Promise<NoInfer<Static<S>> | WithHeaders<NoInfer<Static<S>>>>;
   /** False for answers that must not be cached (read from a node at request time). */
   cache?: boolean;
+  /**
+   * True: the payload is written by JSON.stringify instead of the schema's serializer, which
+   * checks and converts every field (4.2 against 1.8 ms for 2,160 candles). Only for payloads
+   * built to the schema exactly — its properties in its order, finite numbers, integers where it
+   * says integer — for which both write the same bytes (candle-records.test.ts shows it).
+   */
+  plainJson?: boolean;
 };
 
 const WITH_HEADERS = Symbol("withHeaders");
@@ -86,7 +93,7 @@ export function createContext(parts: Omit<ApiContext, "requireChain" | "answer" 
     ...parts,
     chainIds,
     requireChain: chainRequirement(parts.config),
-    async answer(reply, { schema, key, chains, compute, cache = true }) {
+    async answer(reply, { schema, key, chains, compute, cache = true, plainJson = false }) {
       const response = reply.request.routeOptions.schema?.response as Record<number, unknown> | undefined;
       if (response?.[200] !== schema) {
         throw new Error(
@@ -100,10 +107,12 @@ export function createContext(parts: Omit<ApiContext, "requireChain" | "answer" 
       // Not cached with the answer: it says whether the data can still be trusted to move.
       const stopped = parts.readiness.stoppedHeader(chains);
       if (stopped) reply.header("x-indexing-stopped", stopped);
+      const write = (payload: unknown) =>
+        plainJson ? JSON.stringify(payload) : (reply.serialize(payload) as string);
       const serialise = (result: unknown, extra?: Record<string, string>) =>
         isWithHeaders(result)
-          ? { body: reply.serialize(result.payload) as string, headers: { ...extra, ...result.headers } }
-          : { body: reply.serialize(result) as string, ...(extra ? { headers: extra } : {}) };
+          ? { body: write(result.payload), headers: { ...extra, ...result.headers } }
+          : { body: write(result), ...(extra ? { headers: extra } : {}) };
       const run = (version?: (blocks: readonly number[]) => void) =>
         parts.reads.read(async (db, snapshot) => {
           version?.(chains.map((chain) => snapshot.blockOf(chain)));

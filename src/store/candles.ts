@@ -206,6 +206,13 @@ export async function deleteCandlesAbove(
   }));
 }
 
+/**
+ * A bucket's start in ms as float8: date_part is float8 arithmetic, where extract() computes a
+ * numeric for every row (a third of the statement's time over 2,160 hourly candles). Exact either
+ * way: buckets are whole seconds.
+ */
+const BUCKET_MS = "date_part('epoch', bucket) * 1000 AS time";
+
 /** The columns of one side's chart candle (prices and the matching volume), and the filter it needs. */
 function chartColumns(side: 0 | 1, currency: "token" | "usd"): { select: string; where: string } {
   if (currency === "usd") {
@@ -245,7 +252,7 @@ export async function loadChartCandles(
 ): Promise<ChartCandle[]> {
   const columns = chartColumns(options.side, options.currency ?? "token");
   const { rows } = await db.query<ChartCandle>(
-    `SELECT extract(epoch FROM bucket)::float8 * 1000 AS time, ${columns.select}
+    `SELECT ${BUCKET_MS}, ${columns.select}
      FROM candles
      WHERE chain_id = $1 AND pool = $2 AND resolution = $3 AND bucket >= $4 AND bucket < $5 ${columns.where}
      ORDER BY bucket`,
@@ -274,7 +281,7 @@ export async function loadChartCandleBefore(
 ): Promise<ChartCandle | undefined> {
   const columns = chartColumns(options.side, options.currency ?? "token");
   const { rows } = await db.query<ChartCandle>(
-    `SELECT extract(epoch FROM bucket)::float8 * 1000 AS time, ${columns.select}
+    `SELECT ${BUCKET_MS}, ${columns.select}
      FROM candles
      WHERE chain_id = $1 AND pool = $2 AND resolution = $3 AND bucket < $4
        AND ($5::timestamptz IS NULL OR bucket >= $5) ${columns.where}

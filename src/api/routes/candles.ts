@@ -82,7 +82,7 @@ const Candle = Type.Object(
 );
 
 /** The 200 answer: registered as the route's response schema and typing its payload. */
-const OkResponse = ok(
+export const OkResponse = ok(
   Type.Array(Candle, {
     examples: [
       [
@@ -242,6 +242,8 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
         schema: OkResponse,
         key: `candles|${pair.id}|${asset.id}|${interval}|${currency}|${read.key}`,
         chains: [pair.chainId],
+        // candleRecords builds each record to the schema exactly (up to 2,160 of them).
+        plainJson: true,
         compute: async (db) => {
           const pool = await findPool(db, pair.chainId, pair.address);
           if (!pool) throw notFound(`pair_id ${pair.id} is not a known pair`);
