@@ -3,7 +3,7 @@ import type { PoolPriceState } from "../model/index.js";
 import { chunks, finite, iso, type Queryable } from "./db.js";
 import { loadRetainedFrom } from "./partitions.js";
 import { type PoolStateDbRow, poolStateColumns, poolStateOf } from "./pricing-state.js";
-import { bulkInsert, columnsOf, setExcluded } from "./unnest.js";
+import { bulkInsert, columnsOf, setExcluded, unnest } from "./unnest.js";
 
 /** Any fixed number: with the chain id, the advisory lock that serialises writers of a chain's statistics. */
 const STATS_LOCK = 727_003;
@@ -198,6 +198,31 @@ export async function savePairStats(
   );
 }
 
+/**
+ * Sets the USD liquidity of pools that have a pair_stats row (rows equal to the stored ones are
+ * not rewritten): a liquidity-only `savePairStats` for rows known to exist, as one
+ * `UPDATE … FROM unnest(…)` per chunk (cheaper for Postgres than the upsert's conflict path).
+ */
+export async function updatePairLiquidity(
+  db: Queryable,
+  chainId: number,
+  rows: readonly { pool: string; liquidityUsd: number | null }[],
+): Promise<void> {
+  for (const part of chunks(rows)) {
+    const u = unnest("r", PAIR_LIQUIDITY_UPDATE_COLUMNS, part, 2);
+    await db.query(
+      `UPDATE pair_stats ps SET liquidity_usd = r.liquidity_usd FROM ${u.sql}
+       WHERE ps.chain_id = $1 AND ps.pool = r.pool AND ps.liquidity_usd IS DISTINCT FROM r.liquidity_usd`,
+      [chainId, ...u.params],
+    );
+  }
+}
+
+const PAIR_LIQUIDITY_UPDATE_COLUMNS = columnsOf<{ pool: string; liquidityUsd: number | null }>({
+  pool: ["text", (r) => r.pool],
+  liquidity_usd: ["float8", (r) => finite(r.liquidityUsd)],
+});
+
 /** Pools whose 24-hour window holds trades (their figures change as the window slides). */
 export async function poolsWithTradesInWindow(db: Queryable, chainId: number): Promise<string[]> {
   const { rows } = await db.query<{ pool: string }>(
@@ -287,7 +312,61 @@ export async function loadTokenStatsInputs(
   return out;
 }
 
-type TokenStatsRow = { token: string; priceChange: number | null; volumeUsd: number; liquidityUsd: number };
+/** A pair's stored 24-hour volume and USD liquidity, as the token statistics sum them. */
+export type PairStatsFigures = { volumeUsd: number; liquidityUsd: number | null };
+
+/** Every pair_stats row's volume and liquidity of a chain (the pricing's mirror of them, market-stats.ts). */
+export async function loadPairStatsFigures(
+  db: Queryable,
+  chainId: number,
+): Promise<Map<string, PairStatsFigures>> {
+  const { rows } = await db.query<{ pool: string; volume_usd_24h: number; liquidity_usd: number | null }>(
+    "SELECT pool, volume_usd_24h, liquidity_usd FROM pair_stats WHERE chain_id = $1",
+    [chainId],
+  );
+  return new Map(rows.map((r) => [r.pool, { volumeUsd: r.volume_usd_24h, liquidityUsd: r.liquidity_usd }]));
+}
+
+/** A token's USD series at the 24-hour window's start (see loadTokenStatsInputs). */
+export type TokenSeriesEnds = { closeBefore: number | null; openIn: number | null };
+
+/** The 5-minute series candles that bound tokens' 24-hour windows: the parts of loadTokenStatsInputs that read the series. */
+export async function loadTokenSeriesEnds(
+  db: Queryable,
+  chainId: number,
+  tokens: readonly string[],
+  windowStart: number,
+  retained: number | null,
+): Promise<Map<string, TokenSeriesEnds>> {
+  const out = new Map<string, TokenSeriesEnds>();
+  for (const part of chunks(tokens)) {
+    const { rows } = await db.query<{ token: string; close_before: number | null; open_in: number | null }>(
+      `SELECT t.token,
+         COALESCE((SELECT close FROM token_usd_candles c WHERE c.chain_id = $1 AND c.token = t.token AND c.resolution = 300
+            AND c.bucket < $3 AND ($4::timestamptz IS NULL OR c.bucket >= $4) ORDER BY c.bucket DESC LIMIT 1),
+           (SELECT close FROM token_usd_candles c WHERE $4::timestamptz IS NOT NULL AND c.chain_id = $1
+            AND c.token = t.token AND c.resolution = 3600 AND c.bucket < $4 ORDER BY c.bucket DESC LIMIT 1)) AS close_before,
+         (SELECT open FROM token_usd_candles c WHERE c.chain_id = $1 AND c.token = t.token AND c.resolution = 300
+            AND c.bucket >= $3 ORDER BY c.bucket LIMIT 1) AS open_in
+       FROM unnest($2::text[]) AS t(token)`,
+      [chainId, part, iso(windowStart), retained === null ? null : iso(retained)],
+    );
+    for (const r of rows) out.set(r.token, { closeBefore: r.close_before, openIn: r.open_in });
+  }
+  return out;
+}
+
+/** Where a chain's kept 5-minute USD series starts (null: all kept), as loadTokenStatsInputs reads it. */
+export async function loadSeriesRetainedFrom(db: Queryable): Promise<number | null> {
+  return (await loadRetainedFrom(db)).get("token_usd_candles_5m") ?? null;
+}
+
+export type TokenStatsRow = {
+  token: string;
+  priceChange: number | null;
+  volumeUsd: number;
+  liquidityUsd: number;
+};
 
 const TOKEN_STATS_COLUMNS = columnsOf<{ row: TokenStatsRow; now: number }>({
   token: ["text", ({ row }) => row.token],
