@@ -121,10 +121,12 @@ export type RoutingGraph = {
  */
 export type PriceMemo = {
   entries: Map<string, { layer: number; phase: number; read: unknown[]; result: TokenPrice | null }>;
+  /** The entries of unpriced tokens last returned: the same object again while equal. */
+  unpriced: Map<string, TokenPrice>;
 };
 
 /** An empty PriceMemo. */
-export const createPriceMemo = (): PriceMemo => ({ entries: new Map() });
+export const createPriceMemo = (): PriceMemo => ({ entries: new Map(), unpriced: new Map() });
 
 /** Indexes pools by token. Pools stay mutable: update their state and compute again. */
 export function createRoutingGraph(
@@ -192,6 +194,11 @@ export function computeUsdPrices(
   options: PricingOptions,
   /** Reused and refilled (graph, reference and options must be those of the previous call). */
   memo?: PriceMemo,
+  /**
+   * Only the priced tokens (no entry for the others): what valuing a block's trades reads, since
+   * an unpriced token's entry values a trade as no entry does. The full map: `withUnpriced`.
+   */
+  pricedOnly = false,
 ): Map<string, TokenPrice> {
   const previous = memo?.entries ?? null;
   const next: PriceMemo["entries"] = new Map();
@@ -442,6 +449,50 @@ export function computeUsdPrices(
     () => true,
   );
 
+  return pricedOnly ? priced : withUnpriced(graph, options, priced, memo);
+}
+
+/**
+ * Every token of the graph's price: the priced ones (`computeUsdPrices` with `pricedOnly`), the
+ * others with why they have none. An unpriced token's entry is the previous call's object while
+ * it holds the same, so that its stored row is seen unchanged without being compared.
+ */
+export function withUnpriced(
+  graph: RoutingGraph,
+  options: PricingOptions,
+  priced: ReadonlyMap<string, TokenPrice>,
+  memo?: PriceMemo,
+): Map<string, TokenPrice> {
+  const asOfOwn = (token: string): [number | null, number | null] => {
+    let block: number | null = null;
+    let time: number | null = null;
+    for (const pool of graph.poolsOf.get(token) ?? []) {
+      if (pool.stateBlock !== null && (block === null || pool.stateBlock > block)) {
+        block = pool.stateBlock;
+        time = pool.stateTime;
+      }
+    }
+    return [block, time];
+  };
+  /** Pools against priced tokens whose liquidity is below the floor (as `quotesOf` counts them). */
+  const belowFloorOf = (token: string): number => {
+    let count = 0;
+    for (const pool of graph.poolsOf.get(token) ?? []) {
+      const quote = pool.token0 === token ? pool.token1 : pool.token0;
+      if (quote === token) continue;
+      const q = priced.get(quote);
+      if (!q || q.usdPrice === null) continue;
+      const price0 = pool.price0;
+      if (price0 === null || !(price0 > 0) || !Number.isFinite(price0)) continue;
+      const depth = pool.token0 === token ? pool.depth1 : pool.depth0;
+      if (depth === null) continue;
+      const liquidityUsd = 2 * depth * q.usdPrice;
+      if (!(liquidityUsd > 0) || liquidityUsd < options.liquidityFloorUsd) count += 1;
+    }
+    return count;
+  };
+  const previous = memo?.unpriced ?? null;
+  const next = new Map<string, TokenPrice>();
   const out = new Map<string, TokenPrice>();
   for (const token of graph.poolsOf.keys()) {
     const price = priced.get(token);
@@ -451,22 +502,35 @@ export function computeUsdPrices(
     }
     const [asOfBlock, asOfTime] = asOfOwn(token);
     const known = graph.decimals.get(token) != null;
-    out.set(token, {
-      token,
-      usdPrice: null,
-      usdRatio: null,
-      method: "none",
-      reason: known ? "no-qualifying-pool" : "decimals-unknown",
-      layer: null,
-      confidence: 0,
-      route: [],
-      median: null,
-      pools: [],
-      dropped: [],
-      belowFloor: known ? quotesOf(token, () => true).belowFloor : 0,
-      asOfBlock,
-      asOfTime,
-    });
+    const reason = known ? "no-qualifying-pool" : "decimals-unknown";
+    const belowFloor = known ? belowFloorOf(token) : 0;
+    const before = previous?.get(token);
+    const entry: TokenPrice =
+      before &&
+      before.reason === reason &&
+      before.belowFloor === belowFloor &&
+      before.asOfBlock === asOfBlock &&
+      before.asOfTime === asOfTime
+        ? before
+        : {
+            token,
+            usdPrice: null,
+            usdRatio: null,
+            method: "none",
+            reason,
+            layer: null,
+            confidence: 0,
+            route: [],
+            median: null,
+            pools: [],
+            dropped: [],
+            belowFloor,
+            asOfBlock,
+            asOfTime,
+          };
+    next.set(token, entry);
+    out.set(token, entry);
   }
+  if (memo) memo.unpriced = next;
   return out;
 }
