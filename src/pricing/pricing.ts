@@ -284,7 +284,9 @@ export function createPricing(options: {
     const rows: TokenPriceRow[] = [];
     const usdMoved = new Set<string>();
     for (const row of priceRows(fresh, pricingOptions)) {
-      const text = JSON.stringify(row);
+      // Serialised once: compared here, sent as it is (saveTokenPrices).
+      row.provenanceJson = JSON.stringify(row.provenance);
+      const text = `${row.usdPrice}|${row.blockNumber}|${row.blockTime}|${row.provenanceJson}`;
       const before = market.stored.get(row.token);
       market.stored.set(row.token, { price: fresh.get(row.token) as TokenPrice, text });
       if (before?.text === text) continue;

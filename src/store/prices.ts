@@ -9,6 +9,8 @@ export type TokenPriceRow = {
   /** ms */
   blockTime: number;
   provenance: unknown;
+  /** `JSON.stringify(provenance)` when the caller has it already. */
+  provenanceJson?: string;
 };
 
 /**
@@ -74,7 +76,7 @@ const TOKEN_PRICE_COLUMNS = columnsOf<TokenPriceRow>({
   usd_price: ["float8", (r) => finite(r.usdPrice)],
   block_number: ["bigint", (r) => r.blockNumber],
   block_time: ["timestamptz", (r) => new Date(r.blockTime)],
-  provenance: ["text", (r) => JSON.stringify(r.provenance)],
+  provenance: ["text", (r) => r.provenanceJson ?? JSON.stringify(r.provenance)],
 });
 
 /** Every stored USD price of a chain (the pricing's market in memory mirrors them). */

@@ -388,12 +388,15 @@ export async function saveTokenStats(
       table: "token_stats",
       chainId,
       columns: TOKEN_STATS_COLUMNS,
+      // A row whose figures did not change is not rewritten (its updated_at: when they last changed).
       tail: `ON CONFLICT (chain_id, token) DO UPDATE SET ${setExcluded(
         "price_change_24h",
         "volume_usd_24h",
         "liquidity_usd",
         "updated_at",
-      )}`,
+      )}
+       WHERE (token_stats.price_change_24h, token_stats.volume_usd_24h, token_stats.liquidity_usd)
+         IS DISTINCT FROM (EXCLUDED.price_change_24h, EXCLUDED.volume_usd_24h, EXCLUDED.liquidity_usd)`,
     },
     rows.map((row) => ({ row, now })),
   );
