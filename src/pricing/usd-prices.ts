@@ -147,6 +147,21 @@ export function createRoutingGraph(
   return { decimals, poolsOf };
 }
 
+/**
+ * The correctly rounded value of a pool's exact token1 price (`inverse` = 1 / `ratio0`), kept per
+ * ratio object (a pool's state change makes a new one): every token priced against the pool's
+ * token0 reads it again at each block the quote's USD price moves.
+ */
+const inverseValues = new WeakMap<Ratio, number>();
+function inverseValue(ratio0: Ratio, inverse: Ratio): number {
+  let value = inverseValues.get(ratio0);
+  if (value === undefined) {
+    value = ratioValue(inverse);
+    inverseValues.set(ratio0, value);
+  }
+  return value;
+}
+
 /** Every reference token of a chain (anchors included). */
 export function referenceSet(reference: ReferenceTokens): Set<string> {
   return new Set([
@@ -251,7 +266,8 @@ export function computeUsdPrices(
         quoteUsd: q.usdPrice,
         quoteUsdRatio,
         liquidityUsd,
-        price: ratioValue(priceRatio),
+        // price0 is ratio0 correctly rounded (GraphPool); the other side's rounding is kept per ratio.
+        price: isToken0 ? price0 : inverseValue(ratio0, priceRatio),
         priceUsd: ratioValue(priceUsdRatio),
         priceUsdRatio,
         weight: 0,
