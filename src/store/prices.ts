@@ -29,12 +29,11 @@ export async function saveTokenPrices(
   const existing = hasRow ? rows.filter((r) => hasRow(r.token)) : [];
   const others = hasRow ? rows.filter((r) => !hasRow(r.token)) : rows;
   for (const part of chunks(existing)) {
-    const u = unnest("u", TOKEN_PRICE_COLUMNS, part, 2);
+    const u = unnest("r", TOKEN_PRICE_COLUMNS, part, 2);
     const result = await db.query<{ token: string }>(
       `UPDATE token_prices tp SET usd_price = r.usd_price, block_number = r.block_number,
          block_time = r.block_time, provenance = r.provenance
-       FROM (SELECT u.token, u.usd_price, u.block_number, u.block_time, u.provenance::jsonb AS provenance
-         FROM ${u.sql}) r
+       FROM ${u.sql}
        WHERE tp.chain_id = $1 AND tp.token = r.token
          AND (tp.usd_price, tp.block_number, tp.block_time, tp.provenance)
            IS DISTINCT FROM (r.usd_price, r.block_number, r.block_time, r.provenance)
@@ -70,13 +69,13 @@ export async function saveTokenPrices(
   return changed;
 }
 
-/** The columns of an in-place update; the provenance as JSON text (the same text the upsert's JSON holds). */
+/** The columns of an in-place update; the provenance as the JSON text the upsert's document holds. */
 const TOKEN_PRICE_COLUMNS = columnsOf<TokenPriceRow>({
   token: ["text", (r) => r.token],
   usd_price: ["float8", (r) => finite(r.usdPrice)],
   block_number: ["bigint", (r) => r.blockNumber],
   block_time: ["timestamptz", (r) => new Date(r.blockTime)],
-  provenance: ["text", (r) => r.provenanceJson ?? JSON.stringify(r.provenance)],
+  provenance: ["jsonb", (r) => r.provenanceJson ?? JSON.stringify(r.provenance)],
 });
 
 /** Every stored USD price of a chain (the pricing's market in memory mirrors them). */
