@@ -373,11 +373,17 @@ export function computeUsdPrices(
       if (block !== null && (asOfBlock === null || block > asOfBlock)) [asOfBlock, asOfTime] = [block, time];
       if (heaviest && q.liquidityUsd > heaviest.liquidityUsd) heaviest = q;
     }
-    const strip = (
-      { quoteConfidence: _c, quoteAsOf: _a, ...q }: (typeof quotes)[number],
-      weight: number,
-    ) => ({
-      ...q,
+    // Field by field: a rest pattern copies through the generic (slow) path, once per quote and block.
+    const strip = (q: (typeof quotes)[number], weight: number): PoolQuote => ({
+      pool: q.pool,
+      dex: q.dex,
+      quote: q.quote,
+      quoteUsd: q.quoteUsd,
+      quoteUsdRatio: q.quoteUsdRatio,
+      liquidityUsd: q.liquidityUsd,
+      price: q.price,
+      priceUsd: q.priceUsd,
+      priceUsdRatio: q.priceUsdRatio,
       weight,
     });
     return {
