@@ -21,7 +21,6 @@ import {
   saveTokenStats,
   type TokenSeriesEnds,
   type TokenStatsRow,
-  updatePairLiquidity,
 } from "../store/stats.js";
 import { balancesOf, spotPrice0 } from "./pool-state.js";
 import { pairLiquidityUsd, percentChange, statsWindow } from "./stats.js";
@@ -329,21 +328,16 @@ export async function refreshChangedStats(
         const liquidityUsd = memoryPairLiquidity(market, pool);
         if (liquidityUsd !== undefined) rows.push({ pool, liquidityUsd, window: null });
       }
-      if (pairs && market.pairStats.slides === 0) {
-        // The copy says which rows exist and which hold this figure already (sent for nothing).
-        const update: PairStatsRow[] = [];
-        const insert: PairStatsRow[] = [];
-        for (const row of rows) {
-          const stored = pairs.get(row.pool);
-          if (!stored) insert.push(row);
-          else if (stored.liquidityUsd !== asStored(row.liquidityUsd)) update.push(row);
-        }
-        await updatePairLiquidity(client, chainId, update);
-        await savePairStats(client, chainId, insert, now);
-      } else {
-        await savePairStats(client, chainId, rows, now);
-      }
-      if (pairs) applyPairStats(pairs, rows);
+      // The copy says which rows hold this figure already: not sent (the upsert would skip them).
+      const current = pairs && market.pairStats.slides === 0 ? pairs : null;
+      const changed = current
+        ? rows.filter((row) => {
+            const stored = current.get(row.pool);
+            return !stored || stored.liquidityUsd !== asStored(row.liquidityUsd);
+          })
+        : rows;
+      await savePairStats(client, chainId, changed, now);
+      if (pairs) applyPairStats(pairs, changed);
     });
     for (const address of touchedPools) {
       const pool = market.pools.get(address);

@@ -253,11 +253,7 @@ export function createPricing(options: {
       const { rows, usdMoved } = await step("price_rows", () =>
         newPriceRows(market, result.prices as Map<string, TokenPrice>),
       );
-      const usd = market.usd;
-      // Tokens with a row (the copy of token_prices knows them) are updated in place.
-      const saved = await step("token_prices", () =>
-        saveTokenPrices(client, chainId, rows, usd ? (token) => usd.has(token) : undefined),
-      );
+      const saved = await step("token_prices", () => saveTokenPrices(client, chainId, rows));
       // The database now holds every row sent (the ones it skipped were equal).
       if (market.usd) for (const row of rows) market.usd.set(row.token, storedUsd(row.usdPrice));
       for (const token of saved) {

@@ -1,5 +1,5 @@
 /** Table `token_prices`: the current USD price of each token with its provenance. */
-import { chunks, finite, iso, type Queryable } from "./db.js";
+import { chunks, finite, type Queryable } from "./db.js";
 import { columnsOf, unnest } from "./unnest.js";
 
 export type TokenPriceRow = {
@@ -15,61 +15,35 @@ export type TokenPriceRow = {
 
 /**
  * Upserts token prices; rows equal to the stored ones are not rewritten. Returns the tokens
- * whose row was inserted or changed. `hasRow`: tokens known to have a row already (the pricing's
- * copy of the table); theirs are updated in place by one `UPDATE … FROM unnest(…)` per chunk,
- * which costs Postgres less than the upsert's conflict path, and the rest upserted.
+ * whose row was inserted or changed. One statement per 5,000 rows, the provenance sent as the
+ * JSON text the caller has already (`provenanceJson`) or serialised here. (An `UPDATE … FROM
+ * unnest(…)` of the rows known to exist was tried: Postgres joins it by hashing the whole table,
+ * slower than the upsert's index probes once the table holds tens of thousands of rows.)
  */
 export async function saveTokenPrices(
   db: Queryable,
   chainId: number,
   rows: readonly TokenPriceRow[],
-  hasRow?: (token: string) => boolean,
 ): Promise<string[]> {
   const changed: string[] = [];
-  const existing = hasRow ? rows.filter((r) => hasRow(r.token)) : [];
-  const others = hasRow ? rows.filter((r) => !hasRow(r.token)) : rows;
-  for (const part of chunks(existing)) {
+  for (const part of chunks(rows)) {
     const u = unnest("r", TOKEN_PRICE_COLUMNS, part, 2);
     const result = await db.query<{ token: string }>(
-      `UPDATE token_prices tp SET usd_price = r.usd_price, block_number = r.block_number,
-         block_time = r.block_time, provenance = r.provenance
-       FROM ${u.sql}
-       WHERE tp.chain_id = $1 AND tp.token = r.token
-         AND (tp.usd_price, tp.block_number, tp.block_time, tp.provenance)
-           IS DISTINCT FROM (r.usd_price, r.block_number, r.block_time, r.provenance)
-       RETURNING tp.token`,
-      [chainId, ...u.params],
-    );
-    for (const r of result.rows) changed.push(r.token);
-  }
-  for (const part of chunks(others)) {
-    const json = JSON.stringify(
-      part.map((r) => ({
-        token: r.token,
-        usd_price: finite(r.usdPrice),
-        block_number: r.blockNumber,
-        block_time: iso(r.blockTime),
-        provenance: r.provenance,
-      })),
-    );
-    const result = await db.query<{ token: string }>(
       `INSERT INTO token_prices (chain_id, token, usd_price, block_number, block_time, provenance)
-       SELECT $1, r.token, r.usd_price, r.block_number, r.block_time, r.provenance
-       FROM jsonb_to_recordset($2::jsonb)
-         AS r(token text, usd_price float8, block_number bigint, block_time timestamptz, provenance jsonb)
+       SELECT $1, r.token, r.usd_price, r.block_number, r.block_time, r.provenance FROM ${u.sql}
        ON CONFLICT (chain_id, token) DO UPDATE SET usd_price = EXCLUDED.usd_price,
          block_number = EXCLUDED.block_number, block_time = EXCLUDED.block_time, provenance = EXCLUDED.provenance
        WHERE (token_prices.usd_price, token_prices.block_number, token_prices.block_time, token_prices.provenance)
          IS DISTINCT FROM (EXCLUDED.usd_price, EXCLUDED.block_number, EXCLUDED.block_time, EXCLUDED.provenance)
        RETURNING token`,
-      [chainId, json],
+      [chainId, ...u.params],
     );
     for (const r of result.rows) changed.push(r.token);
   }
   return changed;
 }
 
-/** The columns of an in-place update; the provenance as the JSON text the upsert's document holds. */
+/** The columns of a row; the provenance as JSON text, parsed once by Postgres. */
 const TOKEN_PRICE_COLUMNS = columnsOf<TokenPriceRow>({
   token: ["text", (r) => r.token],
   usd_price: ["float8", (r) => finite(r.usdPrice)],

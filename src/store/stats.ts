@@ -3,7 +3,7 @@ import type { PoolPriceState } from "../model/index.js";
 import { chunks, finite, iso, type Queryable } from "./db.js";
 import { loadRetainedFrom } from "./partitions.js";
 import { type PoolStateDbRow, poolStateColumns, poolStateOf } from "./pricing-state.js";
-import { bulkInsert, columnsOf, setExcluded, unnest } from "./unnest.js";
+import { bulkInsert, columnsOf, setExcluded } from "./unnest.js";
 
 /** Any fixed number: with the chain id, the advisory lock that serialises writers of a chain's statistics. */
 const STATS_LOCK = 727_003;
@@ -197,31 +197,6 @@ export async function savePairStats(
     rows.filter((row) => row.window === null).map((row) => ({ row, now })),
   );
 }
-
-/**
- * Sets the USD liquidity of pools that have a pair_stats row (rows equal to the stored ones are
- * not rewritten): a liquidity-only `savePairStats` for rows known to exist, as one
- * `UPDATE … FROM unnest(…)` per chunk (cheaper for Postgres than the upsert's conflict path).
- */
-export async function updatePairLiquidity(
-  db: Queryable,
-  chainId: number,
-  rows: readonly { pool: string; liquidityUsd: number | null }[],
-): Promise<void> {
-  for (const part of chunks(rows)) {
-    const u = unnest("r", PAIR_LIQUIDITY_UPDATE_COLUMNS, part, 2);
-    await db.query(
-      `UPDATE pair_stats ps SET liquidity_usd = r.liquidity_usd FROM ${u.sql}
-       WHERE ps.chain_id = $1 AND ps.pool = r.pool AND ps.liquidity_usd IS DISTINCT FROM r.liquidity_usd`,
-      [chainId, ...u.params],
-    );
-  }
-}
-
-const PAIR_LIQUIDITY_UPDATE_COLUMNS = columnsOf<{ pool: string; liquidityUsd: number | null }>({
-  pool: ["text", (r) => r.pool],
-  liquidity_usd: ["float8", (r) => finite(r.liquidityUsd)],
-});
 
 /** Pools whose 24-hour window holds trades (their figures change as the window slides). */
 export async function poolsWithTradesInWindow(db: Queryable, chainId: number): Promise<string[]> {
