@@ -17,8 +17,6 @@ type PgValue = {
   float8: number | null;
   /** Sent as ISO 8601. */
   timestamptz: Date | null;
-  /** JSON text, parsed once by Postgres as the array is read. */
-  jsonb: string | null;
 };
 export type PgType = keyof PgValue;
 
