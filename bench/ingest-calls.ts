@@ -32,6 +32,7 @@ import { mkdirSync, writeFileSync } from "node:fs";
 import { Session } from "node:inspector/promises";
 import { cpus, tmpdir } from "node:os";
 import * as path from "node:path";
+import { pino } from "pino";
 import { freePort } from "../src/_test/free-port.js";
 import { chainSchema } from "../src/config/schema.js";
 import { poolTopics, topics } from "../src/decode/abi.js";
@@ -121,6 +122,8 @@ type Backfill = {
   calls: number;
   callsPerSwap: number;
   callsByMethod: Record<string, number>;
+  /** With pricing: milliseconds the pricing stage spent (its "priced batch" lines), in all and per step. */
+  pricing?: { batches: number; ms: number; stepsMs: Record<string, number> };
 };
 
 /** A cold backfill (with pricing unless told) from block 0 to the head into a fresh database, on a fresh node. */
@@ -141,11 +144,30 @@ async function backfill(
       });
       const config = { chains: [chain], pricing: { liquidityFloorUsd: 10_000, maxDeviation: 0.1 } };
       const metrics = createRpcMetrics();
+      // The pricing's "priced batch" lines: where its time goes (pricing.ts `steps_ms`).
+      const stage = { batches: 0, ms: 0, stepsMs: {} as Record<string, number> };
+      const pricingLogger = pino(
+        { level: "debug" },
+        {
+          write(line: string) {
+            const entry = JSON.parse(line) as {
+              msg?: string;
+              ms?: number;
+              steps_ms?: Record<string, number>;
+            };
+            if (entry.msg !== "priced batch") return;
+            stage.batches += 1;
+            stage.ms += entry.ms ?? 0;
+            for (const [k, v] of Object.entries(entry.steps_ms ?? {}))
+              stage.stepsMs[k] = (stage.stepsMs[k] ?? 0) + v;
+          },
+        },
+      );
       const indexer = createIndexer({
         config,
         db,
         logger,
-        derived: pricing ? createPricing({ config, logger }) : noDerivedData,
+        derived: pricing ? createPricing({ config, logger: pricingLogger }) : noDerivedData,
         options: { follow: false, progressBar: false },
         rpcMetrics: metrics,
       });
@@ -192,6 +214,17 @@ async function backfill(
         calls,
         callsPerSwap: calls / swaps,
         callsByMethod,
+        ...(pricing
+          ? {
+              pricing: {
+                batches: stage.batches,
+                ms: Math.round(stage.ms),
+                stepsMs: Object.fromEntries(
+                  Object.entries(stage.stepsMs).map(([k, v]) => [k, Math.round(v)]),
+                ),
+              },
+            }
+          : {}),
       };
     });
   } finally {
@@ -307,6 +340,10 @@ async function main(): Promise<number> {
       say(
         `  round ${round + 1}: auto (${withPricing.source}) ${withPricing.swaps} swaps, ${withPricing.calls} calls (${withPricing.callsPerSwap.toFixed(3)}/swap), ${withPricing.swapsPerSecond.toFixed(0)} swaps/s with pricing, ${withoutPricing.swapsPerSecond.toFixed(0)} without; raw ${raw.swapsPerSecond.toFixed(0)} swaps/s; ratios ${done.ratio.toFixed(2)}, ${done.ingestRatio.toFixed(2)}`,
       );
+      if (withPricing.pricing)
+        say(
+          `    pricing stage: ${withPricing.pricing.ms} ms in ${withPricing.pricing.batches} batches (${(withPricing.pricing.ms / withPricing.swaps).toFixed(3)} ms/swap); steps ${JSON.stringify(withPricing.pricing.stepsMs)}`,
+        );
     }
     const after = runs[runs.length - 1]?.backfill as Backfill;
     const result = {

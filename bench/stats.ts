@@ -183,6 +183,13 @@ async function main() {
           batches: backfillLines.length,
           pricingMs: Math.round(backfillLines.reduce((n, l) => n + l.ms, 0)),
           marketMs: Math.round(backfillLines.reduce((n, l) => n + l.market_ms, 0)),
+          /** Milliseconds per step of the pricing, summed over the backfill's batches. */
+          stepsMs: Object.fromEntries(
+            [...new Set(backfillLines.flatMap((l) => Object.keys(l.steps_ms ?? {})))].map((k) => [
+              k,
+              Math.round(backfillLines.reduce((n, l) => n + (l.steps_ms?.[k] ?? 0), 0)),
+            ]),
+          ),
         },
         perBlock: {
           blocks: live.length,

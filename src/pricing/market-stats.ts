@@ -5,16 +5,22 @@
 
 import type { MarketPool } from "../model/index.js";
 import type { Db, DbClient, Queryable } from "../store/db.js";
-import { withTransaction } from "../store/db.js";
+import { finite, withTransaction } from "../store/db.js";
 import { poolsOfTokens, tokensOfPools } from "../store/pools.js";
 import {
+  loadPairStatsFigures,
   loadPairStatsInputs,
+  loadSeriesRetainedFrom,
+  loadTokenSeriesEnds,
   loadTokenStatsInputs,
   lockChainStats,
+  type PairStatsFigures,
   type PairStatsRow,
   poolsWithTradesInWindow,
   savePairStats,
   saveTokenStats,
+  type TokenSeriesEnds,
+  type TokenStatsRow,
 } from "../store/stats.js";
 import { balancesOf, spotPrice0 } from "./pool-state.js";
 import { pairLiquidityUsd, percentChange, statsWindow } from "./stats.js";
@@ -30,8 +36,8 @@ export async function refreshPairStats(
   pools: readonly string[],
   now: number,
   withWindow: boolean,
-): Promise<void> {
-  if (pools.length === 0) return;
+): Promise<PairStatsRow[]> {
+  if (pools.length === 0) return [];
   const window = statsWindow(now);
   const inputs = await loadPairStatsInputs(db, chainId, [...pools].sort(), window, withWindow);
   // A pool without any event has no liquidity to update (and gets its row with its first event).
@@ -55,6 +61,7 @@ export async function refreshPairStats(
       };
     });
   await savePairStats(db, chainId, rows, now);
+  return rows;
 }
 
 /** Recomputes token statistics at `now` (ms) from their pools' pair statistics, prices and series. */
@@ -111,7 +118,126 @@ export type StatsMarket = {
   usd: ReadonlyMap<string, number | null>;
   /** Decimal-adjusted balances per pool, kept while its raw reserves and decimals stay the same. */
   balances: Map<string, BalancesMemo>;
+  /** The chain's pair_stats figures as stored (shared with the minute slide). */
+  pairStats: PairStatsMirror;
+  /** Per token, its USD series at the window's start as last read (see SeriesEndsMemo). */
+  series: Map<string, SeriesEndsMemo>;
 };
+
+/**
+ * The pricing's copy of each `pair_stats` row's volume and liquidity, so that a batch computes
+ * its tokens' statistics (sums over each token's pools: thousands for WETH) in memory instead of
+ * re-reading every pool of every repriced token. `pairs` null: not loaded, or dropped because it
+ * may differ from the database (a batch or slide whose transaction failed, a rollback); loaded
+ * again under the statistics lock by the next batch. `slides`: minute slides in flight. A slide
+ * applies its rows under the statistics lock, inside its transaction; while one is in flight a
+ * batch does not read the copy (the slide may have failed after applying rows that were then
+ * rolled back) and computes its tokens from the database, as without the copy.
+ */
+export type PairStatsMirror = { pairs: Map<string, PairStatsFigures> | null; slides: number };
+
+export const createPairStatsMirror = (): PairStatsMirror => ({ pairs: null, slides: 0 });
+
+/**
+ * A token's 5-minute USD series at the 24-hour window's start (close before it, open in it), as
+ * read for a window starting in `slot` (its start rounded up to 5 minutes: buckets are 5 minutes
+ * wide, so every start of a slot selects the same buckets) with the series kept from `retained`.
+ * Valid until the token's series gets a point (pricing.ts drops the entry) or the slot or the
+ * retention moves.
+ */
+export type SeriesEndsMemo = TokenSeriesEnds & { slot: number; retained: number | null };
+
+const SERIES_BUCKET_MS = 300_000;
+
+/** A float8 as a row sent by the driver stores it: not finite → null; -0 → 0 (sent as text "0"). */
+const asStored = (value: number | null): number | null => {
+  const f = finite(value);
+  return f === null ? null : f + 0;
+};
+
+/** Applies saved pair_stats rows to the copy (as `savePairStats` writes them). */
+export function applyPairStats(pairs: Map<string, PairStatsFigures>, rows: readonly PairStatsRow[]): void {
+  for (const row of rows) {
+    const liquidityUsd = asStored(row.liquidityUsd);
+    if (row.window) {
+      pairs.set(row.pool, { volumeUsd: asStored(row.window.volumeUsd) ?? 0, liquidityUsd });
+      continue;
+    }
+    // A liquidity-only upsert: the stored volume stays; a new row takes the column's default (0).
+    const stored = pairs.get(row.pool);
+    pairs.set(row.pool, { volumeUsd: stored ? stored.volumeUsd : 0, liquidityUsd });
+  }
+}
+
+/**
+ * Token statistics from the market in memory and the copy of pair_stats, as `refreshTokenStats`
+ * computes them from the database (loadTokenStatsInputs): per token, over its pools in address
+ * order (each once), the sum of their 24-hour volumes and the sum of the liquidity of those at or
+ * above the floor whose both tokens have a USD price, added one by one in that order as
+ * Postgres' `sum(… ORDER BY address)` adds them; its stored USD price against its series at the
+ * window's start. Sums start from the first value (no leading 0: -0 stays -0 there too).
+ */
+export function memoryTokenStats(
+  market: Pick<StatsMarket, "poolsOf" | "usd">,
+  pairs: ReadonlyMap<string, PairStatsFigures>,
+  tokens: readonly string[],
+  ends: ReadonlyMap<string, TokenSeriesEnds>,
+  liquidityFloorUsd: number,
+): TokenStatsRow[] {
+  const priced = (token: string) => (market.usd.get(token) ?? null) !== null;
+  return tokens.map((token) => {
+    let volume: number | null = null;
+    let liquidity: number | null = null;
+    let last: string | null = null;
+    for (const pool of market.poolsOf.get(token) ?? []) {
+      // A pool of the token on both sides is listed twice, next to itself.
+      if (pool.address === last) continue;
+      last = pool.address;
+      const figures = pairs.get(pool.address);
+      if (!figures) continue;
+      volume = volume === null ? figures.volumeUsd : volume + figures.volumeUsd;
+      const l = figures.liquidityUsd;
+      if (l !== null && l >= liquidityFloorUsd && priced(pool.token0) && priced(pool.token1)) {
+        liquidity = liquidity === null ? l : liquidity + l;
+      }
+    }
+    const end = ends.get(token);
+    return {
+      token,
+      priceChange: percentChange(end?.closeBefore ?? end?.openIn ?? null, market.usd.get(token) ?? null),
+      volumeUsd: volume ?? 0,
+      liquidityUsd: liquidity ?? 0,
+    };
+  });
+}
+
+/** The tokens' series at the window's start: from the memo where still valid, the rest read in one go. */
+async function seriesEnds(
+  client: Queryable,
+  chainId: number,
+  memo: Map<string, SeriesEndsMemo>,
+  tokens: readonly string[],
+  windowStart: number,
+): Promise<Map<string, TokenSeriesEnds>> {
+  const retained = await loadSeriesRetainedFrom(client);
+  const slot = Math.ceil(windowStart / SERIES_BUCKET_MS);
+  const out = new Map<string, TokenSeriesEnds>();
+  const missing: string[] = [];
+  for (const token of tokens) {
+    const kept = memo.get(token);
+    if (kept && kept.slot === slot && kept.retained === retained) out.set(token, kept);
+    else missing.push(token);
+  }
+  if (missing.length > 0) {
+    const read = await loadTokenSeriesEnds(client, chainId, missing, windowStart, retained);
+    for (const token of missing) {
+      const found = read.get(token) ?? { closeBefore: null, openIn: null };
+      memo.set(token, { ...found, slot, retained });
+      out.set(token, found);
+    }
+  }
+  return out;
+}
 
 type BalancesMemo = {
   reserve0: bigint | null;
@@ -185,7 +311,15 @@ export async function refreshChangedStats(
   const touchedPools = [...changes.tradedPools, ...liquidityPools];
   if (touchedPools.length === 0 && changes.repricedTokens.size === 0) return;
   await lockChainStats(client, chainId);
-  await step("stats_traded", () => refreshPairStats(client, chainId, [...changes.tradedPools], now, true));
+  if (market && market.pairStats.slides === 0 && !market.pairStats.pairs) {
+    market.pairStats.pairs = await step("stats_copy", () => pairStatsCopy(client, chainId, market));
+  }
+  // Kept up to date by every batch; read only while no slide is in flight (PairStatsMirror).
+  const pairs = market?.pairStats.pairs ?? null;
+  const traded = await step("stats_traded", () =>
+    refreshPairStats(client, chainId, [...changes.tradedPools], now, true),
+  );
+  if (pairs) applyPairStats(pairs, traded);
   const tokens = new Set(changes.repricedTokens);
   if (market) {
     await step("stats_liquidity", async () => {
@@ -194,7 +328,16 @@ export async function refreshChangedStats(
         const liquidityUsd = memoryPairLiquidity(market, pool);
         if (liquidityUsd !== undefined) rows.push({ pool, liquidityUsd, window: null });
       }
-      await savePairStats(client, chainId, rows, now);
+      // The copy says which rows hold this figure already: not sent (the upsert would skip them).
+      const current = pairs && market.pairStats.slides === 0 ? pairs : null;
+      const changed = current
+        ? rows.filter((row) => {
+            const stored = current.get(row.pool);
+            return !stored || stored.liquidityUsd !== asStored(row.liquidityUsd);
+          })
+        : rows;
+      await savePairStats(client, chainId, changed, now);
+      if (pairs) applyPairStats(pairs, changed);
     });
     for (const address of touchedPools) {
       const pool = market.pools.get(address);
@@ -209,7 +352,31 @@ export async function refreshChangedStats(
       tokens.add(p.token1);
     }
   }
+  if (market && pairs && market.pairStats.slides === 0) {
+    const sorted = [...tokens].sort();
+    const ends = await step("stats_series", () =>
+      seriesEnds(client, chainId, market.series, sorted, statsWindow(now).start),
+    );
+    await step("stats_tokens", () =>
+      saveTokenStats(client, chainId, memoryTokenStats(market, pairs, sorted, ends, liquidityFloorUsd), now),
+    );
+    return;
+  }
   await step("stats_tokens", () => refreshTokenStats(client, chainId, [...tokens], now, liquidityFloorUsd));
+}
+
+/**
+ * The chain's pair_stats figures, to keep in memory; null when a row's pool is not in the
+ * market (its tokens' sums would miss it: they are then read from the database).
+ */
+async function pairStatsCopy(
+  client: Queryable,
+  chainId: number,
+  market: StatsMarket,
+): Promise<Map<string, PairStatsFigures> | null> {
+  const pairs = await loadPairStatsFigures(client, chainId);
+  for (const pool of pairs.keys()) if (!market.pools.has(pool)) return null;
+  return pairs;
 }
 
 /**
@@ -221,11 +388,14 @@ export async function refreshStats(
   chainId: number,
   now: Date,
   options: { liquidityFloorUsd: number },
+  /** The pricing's copy of pair_stats: the slide's rows are applied to it (under the lock). */
+  mirror?: PairStatsMirror,
 ): Promise<{ pools: number; tokens: number }> {
   const slide = async (client: Queryable) => {
     await lockChainStats(client, chainId);
     const pools = await poolsWithTradesInWindow(client, chainId);
-    await refreshPairStats(client, chainId, pools, now.getTime(), true);
+    const rows = await refreshPairStats(client, chainId, pools, now.getTime(), true);
+    if (mirror?.pairs) applyPairStats(mirror.pairs, rows);
     const tokens = new Set<string>();
     for (const p of await tokensOfPools(client, chainId, pools)) {
       tokens.add(p.token0);

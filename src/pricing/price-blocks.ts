@@ -12,6 +12,7 @@ import {
   type PricingOptions,
   type ReferenceTokens,
   type TokenPrice,
+  withUnpriced,
 } from "./usd-prices.js";
 
 /** A swap with its trade and USD figures. */
@@ -77,7 +78,8 @@ export function priceBlocks(input: {
     }
     stale = true;
     if (blockSwaps.length === 0) continue;
-    prices = computeUsdPrices(graph, reference, options, memo);
+    // The block's trades read the priced tokens only; every token's entry is built once, below.
+    prices = computeUsdPrices(graph, reference, options, memo, true);
     stale = false;
     for (const event of blockSwaps) {
       const pool = pools.get(event.pool) as MarketPool;
@@ -104,6 +106,7 @@ export function priceBlocks(input: {
     }
   }
   if (stale) prices = computeUsdPrices(graph, reference, options, memo);
+  else if (prices) prices = withUnpriced(graph, options, prices, memo);
   return { swaps, prices, touched };
 }
 

@@ -45,9 +45,12 @@ import { foldPoolCandles, foldTokenSeries, rebuildPoolCandles, rebuildTokenSerie
 import type { CandleTrade } from "./candles.js";
 import { addPools, createMarketState, type MarketState, setDecimals } from "./market-state.js";
 import {
+  createPairStatsMirror,
   emptyStatsChanges,
+  type PairStatsMirror,
   refreshChangedStats,
   refreshStats,
+  type SeriesEndsMemo,
   type StatsChanges,
   type StatsMarket,
 } from "./market-stats.js";
@@ -128,6 +131,20 @@ export function createPricing(options: {
   /** Each chain's market in memory, with the pricing_sync row it is current for. */
   const markets = new Map<number, Market>();
 
+  /**
+   * Each chain's copy of pair_stats (market-stats.ts `PairStatsMirror`): apart from the market,
+   * which a batch takes out while it runs, because the minute slide updates it too.
+   */
+  const pairStatsMirrors = new Map<number, PairStatsMirror>();
+  const pairStatsMirrorOf = (chainId: number): PairStatsMirror => {
+    let mirror = pairStatsMirrors.get(chainId);
+    if (!mirror) {
+      mirror = createPairStatsMirror();
+      pairStatsMirrors.set(chainId, mirror);
+    }
+    return mirror;
+  };
+
   /** The chain's market as the database holds it: the one in memory while current, else loaded. */
   async function marketOf(
     client: DbClient,
@@ -140,6 +157,8 @@ export function createPricing(options: {
     const kept = markets.get(chainId);
     markets.delete(chainId);
     if (kept && !reload && sync && kept.block === sync.block && kept.writer === sync.writer) return kept;
+    // What the copy of pair_stats holds may be a failed batch's: read again too.
+    pairStatsMirrorOf(chainId).pairs = null;
     const { pools, decimals } = await step("load", () => loadMarketPools(client, chainId));
     return {
       state: createMarketState(pools, decimals),
@@ -148,6 +167,7 @@ export function createPricing(options: {
       stored: new Map(),
       usd: null,
       balances: new Map(),
+      series: new Map(),
     };
   }
 
@@ -224,6 +244,8 @@ export function createPricing(options: {
       points.push(...seriesPointsOf({ ...s, ...s.usd }, pool.token0, pool.token1));
       changes.tradedPools.add(s.pool);
     }
+    // Their series at the statistics' window start may move (a point of the backfill can lie anywhere).
+    for (const { token } of points) market.series.delete(token);
     await step("candles", () => foldPoolCandles(client, chainId, trades));
     await step("series", () => foldTokenSeries(client, chainId, points));
     for (const pool of result.touched) changes.movedPools.add(pool);
@@ -258,7 +280,9 @@ export function createPricing(options: {
     const rows: TokenPriceRow[] = [];
     const usdMoved = new Set<string>();
     for (const row of priceRows(fresh, pricingOptions)) {
-      const text = JSON.stringify(row);
+      // Serialised once: compared here, sent as it is (saveTokenPrices).
+      row.provenanceJson = JSON.stringify(row.provenance);
+      const text = `${row.usdPrice}|${row.blockNumber}|${row.blockTime}|${row.provenanceJson}`;
       const before = market.stored.get(row.token);
       market.stored.set(row.token, { price: fresh.get(row.token) as TokenPrice, text });
       if (before?.text === text) continue;
@@ -414,6 +438,8 @@ export function createPricing(options: {
         poolsOf: market.state.graph.poolsOf,
         usd,
         balances: market.balances,
+        pairStats: pairStatsMirrorOf(chainId),
+        series: market.series,
       }),
     );
     const marketStarted = performance.now();
@@ -445,6 +471,7 @@ export function createPricing(options: {
     // Loaded again from the database at the next batch.
     markets.delete(chainId);
     pending.delete(chainId);
+    pairStatsMirrorOf(chainId).pairs = null;
     const priced = await getPricedBlock(client, chainId);
     if (priced === null) return;
     if (priced > ancestorBlock) await setPricedBlock(client, chainId, ancestorBlock);
@@ -511,13 +538,25 @@ export function createPricing(options: {
     swapUsd,
     afterBatch,
     afterRollback,
-    refreshStats: (db, chainId, at) =>
-      withTransaction(db, async (client) => {
-        const time = at ?? now();
-        const stats = await refreshStats(client, chainId, time, pricingOptions);
-        const windows = await slideMarketWindows(client, chainId, time.getTime());
-        return { ...stats, windows };
-      }),
+    refreshStats: async (db, chainId, at) => {
+      // Batches do not read the copy of pair_stats while the slide is in flight (PairStatsMirror).
+      const mirror = pairStatsMirrorOf(chainId);
+      mirror.slides += 1;
+      try {
+        return await withTransaction(db, async (client) => {
+          const time = at ?? now();
+          const stats = await refreshStats(client, chainId, time, pricingOptions, mirror);
+          const windows = await slideMarketWindows(client, chainId, time.getTime());
+          return { ...stats, windows };
+        });
+      } catch (error) {
+        // Rows applied to the copy were rolled back.
+        mirror.pairs = null;
+        throw error;
+      } finally {
+        mirror.slides -= 1;
+      }
+    },
   };
 }
 
@@ -534,6 +573,8 @@ type Market = {
   usd: Map<string, number | null> | null;
   /** The statistics' memo of pools' decimal-adjusted balances (market-stats.ts). */
   balances: StatsMarket["balances"];
+  /** The statistics' memo of tokens' series at the window's start (market-stats.ts). */
+  series: Map<string, SeriesEndsMemo>;
 };
 
 /** A USD price as `saveTokenPrices` stores it: not finite → null; -0 → 0 (JSON carries it so). */

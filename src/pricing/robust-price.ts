@@ -52,7 +52,10 @@ export function combinePrices<T extends WeightedPrice>(
   const dropped: T[] = [];
   for (const p of prices) (deviationOf(p.priceUsd, median) <= maxDeviation ? kept : dropped).push(p);
   const priceUsdRatio = weightedMeanRatio(kept, median);
-  return { priceUsd: ratioValue(priceUsdRatio), priceUsdRatio, median, kept, dropped };
+  // One kept price: its own exact price, whose rounding it carries already (WeightedPrice).
+  const only = kept.length === 1 ? kept[0] : undefined;
+  const priceUsd = only?.priceUsdRatio ? only.priceUsd : ratioValue(priceUsdRatio);
+  return { priceUsd, priceUsdRatio, median, kept, dropped };
 }
 
 const exactPrice = (p: WeightedPrice): Ratio => p.priceUsdRatio ?? ratioOfNumber(p.priceUsd);

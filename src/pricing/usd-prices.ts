@@ -121,10 +121,12 @@ export type RoutingGraph = {
  */
 export type PriceMemo = {
   entries: Map<string, { layer: number; phase: number; read: unknown[]; result: TokenPrice | null }>;
+  /** The entries of unpriced tokens last returned: the same object again while equal. */
+  unpriced: Map<string, TokenPrice>;
 };
 
 /** An empty PriceMemo. */
-export const createPriceMemo = (): PriceMemo => ({ entries: new Map() });
+export const createPriceMemo = (): PriceMemo => ({ entries: new Map(), unpriced: new Map() });
 
 /** Indexes pools by token. Pools stay mutable: update their state and compute again. */
 export function createRoutingGraph(
@@ -143,6 +145,21 @@ export function createRoutingGraph(
     }
   }
   return { decimals, poolsOf };
+}
+
+/**
+ * The correctly rounded value of a pool's exact token1 price (`inverse` = 1 / `ratio0`), kept per
+ * ratio object (a pool's state change makes a new one): every token priced against the pool's
+ * token0 reads it again at each block the quote's USD price moves.
+ */
+const inverseValues = new WeakMap<Ratio, number>();
+function inverseValue(ratio0: Ratio, inverse: Ratio): number {
+  let value = inverseValues.get(ratio0);
+  if (value === undefined) {
+    value = ratioValue(inverse);
+    inverseValues.set(ratio0, value);
+  }
+  return value;
 }
 
 /** Every reference token of a chain (anchors included). */
@@ -192,6 +209,11 @@ export function computeUsdPrices(
   options: PricingOptions,
   /** Reused and refilled (graph, reference and options must be those of the previous call). */
   memo?: PriceMemo,
+  /**
+   * Only the priced tokens (no entry for the others): what valuing a block's trades reads, since
+   * an unpriced token's entry values a trade as no entry does. The full map: `withUnpriced`.
+   */
+  pricedOnly = false,
 ): Map<string, TokenPrice> {
   const previous = memo?.entries ?? null;
   const next: PriceMemo["entries"] = new Map();
@@ -244,7 +266,8 @@ export function computeUsdPrices(
         quoteUsd: q.usdPrice,
         quoteUsdRatio,
         liquidityUsd,
-        price: ratioValue(priceRatio),
+        // price0 is ratio0 correctly rounded (GraphPool); the other side's rounding is kept per ratio.
+        price: isToken0 ? price0 : inverseValue(ratio0, priceRatio),
         priceUsd: ratioValue(priceUsdRatio),
         priceUsdRatio,
         weight: 0,
@@ -350,11 +373,17 @@ export function computeUsdPrices(
       if (block !== null && (asOfBlock === null || block > asOfBlock)) [asOfBlock, asOfTime] = [block, time];
       if (heaviest && q.liquidityUsd > heaviest.liquidityUsd) heaviest = q;
     }
-    const strip = (
-      { quoteConfidence: _c, quoteAsOf: _a, ...q }: (typeof quotes)[number],
-      weight: number,
-    ) => ({
-      ...q,
+    // Field by field: a rest pattern copies through the generic (slow) path, once per quote and block.
+    const strip = (q: (typeof quotes)[number], weight: number): PoolQuote => ({
+      pool: q.pool,
+      dex: q.dex,
+      quote: q.quote,
+      quoteUsd: q.quoteUsd,
+      quoteUsdRatio: q.quoteUsdRatio,
+      liquidityUsd: q.liquidityUsd,
+      price: q.price,
+      priceUsd: q.priceUsd,
+      priceUsdRatio: q.priceUsdRatio,
       weight,
     });
     return {
@@ -442,6 +471,50 @@ export function computeUsdPrices(
     () => true,
   );
 
+  return pricedOnly ? priced : withUnpriced(graph, options, priced, memo);
+}
+
+/**
+ * Every token of the graph's price: the priced ones (`computeUsdPrices` with `pricedOnly`), the
+ * others with why they have none. An unpriced token's entry is the previous call's object while
+ * it holds the same, so that its stored row is seen unchanged without being compared.
+ */
+export function withUnpriced(
+  graph: RoutingGraph,
+  options: PricingOptions,
+  priced: ReadonlyMap<string, TokenPrice>,
+  memo?: PriceMemo,
+): Map<string, TokenPrice> {
+  const asOfOwn = (token: string): [number | null, number | null] => {
+    let block: number | null = null;
+    let time: number | null = null;
+    for (const pool of graph.poolsOf.get(token) ?? []) {
+      if (pool.stateBlock !== null && (block === null || pool.stateBlock > block)) {
+        block = pool.stateBlock;
+        time = pool.stateTime;
+      }
+    }
+    return [block, time];
+  };
+  /** Pools against priced tokens whose liquidity is below the floor (as `quotesOf` counts them). */
+  const belowFloorOf = (token: string): number => {
+    let count = 0;
+    for (const pool of graph.poolsOf.get(token) ?? []) {
+      const quote = pool.token0 === token ? pool.token1 : pool.token0;
+      if (quote === token) continue;
+      const q = priced.get(quote);
+      if (!q || q.usdPrice === null) continue;
+      const price0 = pool.price0;
+      if (price0 === null || !(price0 > 0) || !Number.isFinite(price0)) continue;
+      const depth = pool.token0 === token ? pool.depth1 : pool.depth0;
+      if (depth === null) continue;
+      const liquidityUsd = 2 * depth * q.usdPrice;
+      if (!(liquidityUsd > 0) || liquidityUsd < options.liquidityFloorUsd) count += 1;
+    }
+    return count;
+  };
+  const previous = memo?.unpriced ?? null;
+  const next = new Map<string, TokenPrice>();
   const out = new Map<string, TokenPrice>();
   for (const token of graph.poolsOf.keys()) {
     const price = priced.get(token);
@@ -451,22 +524,35 @@ export function computeUsdPrices(
     }
     const [asOfBlock, asOfTime] = asOfOwn(token);
     const known = graph.decimals.get(token) != null;
-    out.set(token, {
-      token,
-      usdPrice: null,
-      usdRatio: null,
-      method: "none",
-      reason: known ? "no-qualifying-pool" : "decimals-unknown",
-      layer: null,
-      confidence: 0,
-      route: [],
-      median: null,
-      pools: [],
-      dropped: [],
-      belowFloor: known ? quotesOf(token, () => true).belowFloor : 0,
-      asOfBlock,
-      asOfTime,
-    });
+    const reason = known ? "no-qualifying-pool" : "decimals-unknown";
+    const belowFloor = known ? belowFloorOf(token) : 0;
+    const before = previous?.get(token);
+    const entry: TokenPrice =
+      before &&
+      before.reason === reason &&
+      before.belowFloor === belowFloor &&
+      before.asOfBlock === asOfBlock &&
+      before.asOfTime === asOfTime
+        ? before
+        : {
+            token,
+            usdPrice: null,
+            usdRatio: null,
+            method: "none",
+            reason,
+            layer: null,
+            confidence: 0,
+            route: [],
+            median: null,
+            pools: [],
+            dropped: [],
+            belowFloor,
+            asOfBlock,
+            asOfTime,
+          };
+    next.set(token, entry);
+    out.set(token, entry);
   }
+  if (memo) memo.unpriced = next;
   return out;
 }

@@ -8,11 +8,17 @@ export type TokenPriceRow = {
   /** ms */
   blockTime: number;
   provenance: unknown;
+  /** `JSON.stringify(provenance)` when the caller has it already. */
+  provenanceJson?: string;
 };
 
 /**
  * Upserts token prices; rows equal to the stored ones are not rewritten. Returns the tokens
- * whose row was inserted or changed.
+ * whose row was inserted or changed. One statement per 5,000 rows over one JSON document, into
+ * which a row's provenance goes as the JSON text the caller has already (`provenanceJson`).
+ * (Sent instead as `unnest` arrays, the driver's escaping of the provenance texts cost 3× the
+ * CPU; as an `UPDATE … FROM unnest(…)` of the rows known to exist, Postgres hashed the whole table,
+ * slower than the upsert's index probes from tens of thousands of rows on.)
  */
 export async function saveTokenPrices(
   db: Queryable,
@@ -21,15 +27,13 @@ export async function saveTokenPrices(
 ): Promise<string[]> {
   const changed: string[] = [];
   for (const part of chunks(rows)) {
-    const json = JSON.stringify(
-      part.map((r) => ({
-        token: r.token,
-        usd_price: finite(r.usdPrice),
-        block_number: r.blockNumber,
-        block_time: iso(r.blockTime),
-        provenance: r.provenance,
-      })),
-    );
+    // JSON.stringify of each field, as of the whole row: the same document, the same values.
+    const json = `[${part
+      .map(
+        (r) =>
+          `{"token":${JSON.stringify(r.token)},"usd_price":${JSON.stringify(finite(r.usdPrice))},"block_number":${JSON.stringify(r.blockNumber)},"block_time":${JSON.stringify(iso(r.blockTime))},"provenance":${r.provenanceJson ?? JSON.stringify(r.provenance)}}`,
+      )
+      .join(",")}]`;
     const result = await db.query<{ token: string }>(
       `INSERT INTO token_prices (chain_id, token, usd_price, block_number, block_time, provenance)
        SELECT $1, r.token, r.usd_price, r.block_number, r.block_time, r.provenance

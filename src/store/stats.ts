@@ -287,7 +287,61 @@ export async function loadTokenStatsInputs(
   return out;
 }
 
-type TokenStatsRow = { token: string; priceChange: number | null; volumeUsd: number; liquidityUsd: number };
+/** A pair's stored 24-hour volume and USD liquidity, as the token statistics sum them. */
+export type PairStatsFigures = { volumeUsd: number; liquidityUsd: number | null };
+
+/** Every pair_stats row's volume and liquidity of a chain (the pricing's mirror of them, market-stats.ts). */
+export async function loadPairStatsFigures(
+  db: Queryable,
+  chainId: number,
+): Promise<Map<string, PairStatsFigures>> {
+  const { rows } = await db.query<{ pool: string; volume_usd_24h: number; liquidity_usd: number | null }>(
+    "SELECT pool, volume_usd_24h, liquidity_usd FROM pair_stats WHERE chain_id = $1",
+    [chainId],
+  );
+  return new Map(rows.map((r) => [r.pool, { volumeUsd: r.volume_usd_24h, liquidityUsd: r.liquidity_usd }]));
+}
+
+/** A token's USD series at the 24-hour window's start (see loadTokenStatsInputs). */
+export type TokenSeriesEnds = { closeBefore: number | null; openIn: number | null };
+
+/** The 5-minute series candles that bound tokens' 24-hour windows: the parts of loadTokenStatsInputs that read the series. */
+export async function loadTokenSeriesEnds(
+  db: Queryable,
+  chainId: number,
+  tokens: readonly string[],
+  windowStart: number,
+  retained: number | null,
+): Promise<Map<string, TokenSeriesEnds>> {
+  const out = new Map<string, TokenSeriesEnds>();
+  for (const part of chunks(tokens)) {
+    const { rows } = await db.query<{ token: string; close_before: number | null; open_in: number | null }>(
+      `SELECT t.token,
+         COALESCE((SELECT close FROM token_usd_candles c WHERE c.chain_id = $1 AND c.token = t.token AND c.resolution = 300
+            AND c.bucket < $3 AND ($4::timestamptz IS NULL OR c.bucket >= $4) ORDER BY c.bucket DESC LIMIT 1),
+           (SELECT close FROM token_usd_candles c WHERE $4::timestamptz IS NOT NULL AND c.chain_id = $1
+            AND c.token = t.token AND c.resolution = 3600 AND c.bucket < $4 ORDER BY c.bucket DESC LIMIT 1)) AS close_before,
+         (SELECT open FROM token_usd_candles c WHERE c.chain_id = $1 AND c.token = t.token AND c.resolution = 300
+            AND c.bucket >= $3 ORDER BY c.bucket LIMIT 1) AS open_in
+       FROM unnest($2::text[]) AS t(token)`,
+      [chainId, part, iso(windowStart), retained === null ? null : iso(retained)],
+    );
+    for (const r of rows) out.set(r.token, { closeBefore: r.close_before, openIn: r.open_in });
+  }
+  return out;
+}
+
+/** Where a chain's kept 5-minute USD series starts (null: all kept), as loadTokenStatsInputs reads it. */
+export async function loadSeriesRetainedFrom(db: Queryable): Promise<number | null> {
+  return (await loadRetainedFrom(db)).get("token_usd_candles_5m") ?? null;
+}
+
+export type TokenStatsRow = {
+  token: string;
+  priceChange: number | null;
+  volumeUsd: number;
+  liquidityUsd: number;
+};
 
 const TOKEN_STATS_COLUMNS = columnsOf<{ row: TokenStatsRow; now: number }>({
   token: ["text", ({ row }) => row.token],
@@ -309,12 +363,15 @@ export async function saveTokenStats(
       table: "token_stats",
       chainId,
       columns: TOKEN_STATS_COLUMNS,
+      // A row whose figures did not change is not rewritten (its updated_at: when they last changed).
       tail: `ON CONFLICT (chain_id, token) DO UPDATE SET ${setExcluded(
         "price_change_24h",
         "volume_usd_24h",
         "liquidity_usd",
         "updated_at",
-      )}`,
+      )}
+       WHERE (token_stats.price_change_24h, token_stats.volume_usd_24h, token_stats.liquidity_usd)
+         IS DISTINCT FROM (EXCLUDED.price_change_24h, EXCLUDED.volume_usd_24h, EXCLUDED.liquidity_usd)`,
     },
     rows.map((row) => ({ row, now })),
   );
