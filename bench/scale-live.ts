@@ -16,7 +16,7 @@
  * the history blocks, then follows; the delays are counted only for blocks that appeared after it
  * first reached the head.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import pg from "pg";
@@ -87,8 +87,17 @@ export async function benchLive(options: {
   const service = runCli(["start", "--config", configFile], cleanEnv({ DATABASE_URL: dbUrl.toString() }), {
     name: "service",
     keepChars: 20_000,
+    // BENCH_LIVE_NODE_ARGS: the service's own Node flags (e.g. --cpu-prof), not the benchmark's.
+    nodeArgs: process.env.BENCH_LIVE_NODE_ARGS?.split(" ").filter(Boolean) ?? [],
   });
   const pid = service.child.pid as number;
+  // BENCH_LIVE_LOG=file: the service's whole log (its "priced batch" lines' steps_ms say where a
+  // block's time goes), kept apart from the bounded tail used in failure messages.
+  if (process.env.BENCH_LIVE_LOG) {
+    const file = createWriteStream(process.env.BENCH_LIVE_LOG);
+    service.child.stdout?.pipe(file);
+    service.child.stderr?.pipe(file);
+  }
   const base = `http://127.0.0.1:${apiPort}`;
   const db = createDb({ url: dbUrl.toString(), max: 2, applicationName: "tokenmarket-bench-live" });
   const memory: { t: number; rssMb: number; hwmMb: number }[] = [];

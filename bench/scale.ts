@@ -37,7 +37,7 @@ export type Profile = {
   /** The environment of each run of the subprocess benchmarks (their own settings). */
   ingestEnv: Record<string, string>;
   statsEnvs: Record<string, string>[];
-  live: { shape: "bnb" | "ethereum"; pools: number; blocks: number };
+  live: { shape: "bnb" | "ethereum"; pools: number; blocks: number; catchUpMs?: number };
   retention: { days: number; retentionDays: number; perDay: number };
 };
 
@@ -89,7 +89,18 @@ function parseArgs(argv: string[]) {
     ...(tokens ? { tokens: Number(tokens) } : {}),
     ...(pools ? { pools: Number(pools) } : {}),
   };
-  return { profile: { ...profile, load }, skip: (what: string) => flags.has(`--skip-${what}`) };
+  // The live part alone at a chosen size (how delay, lag and RSS grow with the pool count).
+  const livePools = process.env.BENCH_LIVE_POOLS;
+  const liveBlocks = process.env.BENCH_LIVE_BLOCKS;
+  const live = {
+    ...profile.live,
+    ...(livePools ? { pools: Number(livePools) } : {}),
+    ...(liveBlocks ? { blocks: Number(liveBlocks) } : {}),
+    ...(process.env.BENCH_LIVE_CATCHUP_S
+      ? { catchUpMs: Number(process.env.BENCH_LIVE_CATCHUP_S) * 1000 }
+      : {}),
+  };
+  return { profile: { ...profile, load, live }, skip: (what: string) => flags.has(`--skip-${what}`) };
 }
 
 /** Runs another engineer's benchmark as a subprocess and reads its results file back. */
