@@ -29,7 +29,7 @@ import {
 } from "../store/chain-state.js";
 import { notifyCommit } from "../store/commit-notify.js";
 import { type Db, type DbClient, withTransaction } from "../store/db.js";
-import { loadPools } from "../store/pools.js";
+import { analyzeGrowingTables, loadPools } from "../store/pools.js";
 import { rollbackAbove } from "../store/rollback.js";
 import { loadTokens, tokensDueForSupply, updateTokenSupplies } from "../store/tokens.js";
 import { readBaseStates } from "./base-state.js";
@@ -54,6 +54,12 @@ export type ChainSync = {
   stop(): Promise<void>;
   status(): ChainStatus;
 };
+
+/**
+ * Known pools from which the planner's statistics of the growing tables are refreshed each time
+ * their number has doubled (autovacuum's own first analyze comes too late on a fresh index).
+ */
+const ANALYZE_FROM_POOLS = 1000;
 
 /** Errors after which indexing of the chain stops instead of retrying. */
 const isFatal = (error: unknown) =>
@@ -114,6 +120,8 @@ export function createChainSync(args: {
   let wake: (() => void) | null = null;
   let unwatch: (() => void) | null = null;
   let lastSupplyRefresh = Date.now();
+  /** Known pools when the planner's statistics were last refreshed (analyzeGrowingTables). */
+  let analyzedAt = 0;
   let recordedHead = -1;
   let failures = 0;
   // One writer per chain: this process writes only while it holds the chain's lock (writer-lock.ts).
@@ -528,6 +536,16 @@ export function createChainSync(args: {
     });
     for (const token of newTokens) tokens.set(token.address, token);
     for (const [address, pool] of overlay) pools.set(address, slim(pool));
+    if (pools.size >= ANALYZE_FROM_POOLS && pools.size >= 2 * analyzedAt) {
+      // Doubled since the last refresh: a handful of ANALYZEs over a whole creation era.
+      analyzedAt = pools.size;
+      await analyzeGrowingTables(db).catch((error: unknown) =>
+        logger.warn(
+          { error: (error as Error).message },
+          "ANALYZE of the growing tables failed; autovacuum's will do",
+        ),
+      );
+    }
     for (const [address, state] of built.states) {
       const pool = pools.get(address);
       if (pool) pools.set(address, { ...pool, state });
