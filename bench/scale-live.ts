@@ -16,7 +16,7 @@
  * the history blocks, then follows; the delays are counted only for blocks that appeared after it
  * first reached the head.
  */
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import pg from "pg";
@@ -87,11 +87,23 @@ export async function benchLive(options: {
   const service = runCli(["start", "--config", configFile], cleanEnv({ DATABASE_URL: dbUrl.toString() }), {
     name: "service",
     keepChars: 20_000,
+    // BENCH_LIVE_NODE_ARGS: the service's own Node flags (e.g. --cpu-prof), not the benchmark's.
+    nodeArgs: process.env.BENCH_LIVE_NODE_ARGS?.split(" ").filter(Boolean) ?? [],
   });
   const pid = service.child.pid as number;
+  // BENCH_LIVE_LOG=file: the service's whole log (its "priced batch" lines' steps_ms say where a
+  // block's time goes), kept apart from the bounded tail used in failure messages.
+  if (process.env.BENCH_LIVE_LOG) {
+    const file = createWriteStream(process.env.BENCH_LIVE_LOG);
+    service.child.stdout?.pipe(file);
+    service.child.stderr?.pipe(file);
+  }
   const base = `http://127.0.0.1:${apiPort}`;
   const db = createDb({ url: dbUrl.toString(), max: 2, applicationName: "tokenmarket-bench-live" });
   const memory: { t: number; rssMb: number; hwmMb: number }[] = [];
+  // The V8 heap in use (the service's /metrics), every 10 s: what of the RSS is live objects and
+  // what is garbage not yet collected or memory not returned.
+  const heap: { t: number; heapUsedMb: number; heapTotalMb: number }[] = [];
   const lag: { t: number; head: number; indexed: number }[] = [];
   const started = Date.now();
   let stopped = false;
@@ -104,6 +116,18 @@ export async function benchLive(options: {
     while (!stopped) {
       const m = memoryOf(pid);
       if (m) memory.push({ t: Date.now() - started, ...m });
+      if (memory.length % 10 === 1) {
+        const text = await fetch(`${base}/metrics`)
+          .then((r) => r.text())
+          .catch(() => "");
+        const mb = (name: string) =>
+          Math.round(
+            Number(new RegExp(`^tokenmarket_${name} (\\S+)`, "m").exec(text)?.[1] ?? Number.NaN) / 2 ** 20,
+          );
+        const heapUsedMb = mb("nodejs_heap_size_used_bytes");
+        if (Number.isFinite(heapUsedMb))
+          heap.push({ t: Date.now() - started, heapUsedMb, heapTotalMb: mb("nodejs_heap_size_total_bytes") });
+      }
       const { rows } = await db
         .query<{ indexed_block: number }>("SELECT indexed_block FROM sync_state WHERE chain_id = $1", [
           profile.chainId,
@@ -160,7 +184,12 @@ export async function benchLive(options: {
           rssMb: {
             peakHwm: memory.reduce((m, x) => Math.max(m, x.hwmMb), 0),
             last: memory.at(-1)?.rssMb ?? null,
+            samples: memory.filter((_, i) => i % 30 === 0).map((x) => [Math.round(x.t / 1000), x.rssMb]),
           },
+          heapMb: heap
+            .filter((_, i) => i % 3 === 0)
+            .map((x) => [Math.round(x.t / 1000), x.heapUsedMb, x.heapTotalMb]),
+          indexedSamples: lag.filter((_, i) => i % 30 === 0).map((x) => [Math.round(x.t / 1000), x.indexed]),
           lagSamples: lag
             .filter((_, i) => i % 10 === 0)
             .map((x) => [Math.round(x.t / 1000), x.head - x.indexed]),
@@ -257,6 +286,7 @@ export async function benchLive(options: {
         last: memory.at(-1)?.rssMb ?? null,
         samples: memory.filter((_, i) => i % 10 === 0).map((s) => [Math.round(s.t / 1000), s.rssMb]),
       },
+      heapMb: heap.map((x) => [Math.round(x.t / 1000), x.heapUsedMb, x.heapTotalMb]),
     };
     log(
       `live: delay p50 ${result.delayMs.p50} ms, p99 ${result.delayMs.p99} ms, max ${result.delayMs.max} ms (${missing.length} missing); lag max ${result.headLagBlocks.maxWhileFollowing}; peak RSS ${peak} MB`,

@@ -17,6 +17,12 @@
  *    reused by the next run of the same load (bench/database.ts `withKeptDb`).
  * 4. Backfill and pricing (`npm run bench:ingest`, `npm run bench:stats`, other engineers' own
  *    benchmarks) run as subprocesses, their results read back from bench/results/.
+ *
+ * The live part alone at a chosen size: `BENCH_LIVE_POOLS=100000 BENCH_LIVE_BLOCKS=200
+ * BENCH_LIVE_CATCHUP_S=1800 BENCH_SCALE_RESULTS=scale-live-100k.json npm run bench:scale --
+ * --profile full --skip-api --skip-retention --skip-ingest` (how delay, lag and RSS grow with the
+ * pool count); `BENCH_LIVE_LOG=file` keeps the service's log (with `LOG_LEVEL=debug`, its
+ * "priced batch" lines), `BENCH_LIVE_NODE_ARGS` gives the service Node flags (`--cpu-prof`).
  */
 import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
@@ -40,7 +46,7 @@ export type Profile = {
   /** The environment of each run of the subprocess benchmarks (their own settings). */
   ingestEnv: Record<string, string>;
   statsEnvs: Record<string, string>[];
-  live: { shape: "bnb" | "ethereum"; pools: number; blocks: number };
+  live: { shape: "bnb" | "ethereum"; pools: number; blocks: number; catchUpMs?: number };
   retention: { days: number; retentionDays: number; perDay: number };
 };
 
@@ -92,7 +98,18 @@ function parseArgs(argv: string[]) {
     ...(tokens ? { tokens: Number(tokens) } : {}),
     ...(pools ? { pools: Number(pools) } : {}),
   };
-  return { profile: { ...profile, load }, skip: (what: string) => flags.has(`--skip-${what}`) };
+  // The live part alone at a chosen size (how delay, lag and RSS grow with the pool count).
+  const livePools = process.env.BENCH_LIVE_POOLS;
+  const liveBlocks = process.env.BENCH_LIVE_BLOCKS;
+  const live = {
+    ...profile.live,
+    ...(livePools ? { pools: Number(livePools) } : {}),
+    ...(liveBlocks ? { blocks: Number(liveBlocks) } : {}),
+    ...(process.env.BENCH_LIVE_CATCHUP_S
+      ? { catchUpMs: Number(process.env.BENCH_LIVE_CATCHUP_S) * 1000 }
+      : {}),
+  };
+  return { profile: { ...profile, load, live }, skip: (what: string) => flags.has(`--skip-${what}`) };
 }
 
 /** Runs another engineer's benchmark as a subprocess and reads its results file back. */
@@ -208,7 +225,10 @@ async function main() {
   (out.meta as Record<string, unknown>).seconds = Math.round((Date.now() - started) / 1000);
   (out.meta as Record<string, unknown>).loadAverageAtEnd = loadavg().map((l) => Math.round(l * 100) / 100);
   mkdirSync(path.join(root, "bench", "results"), { recursive: true });
-  const resultsFile = path.join(root, "bench", "results", "scale.json");
+  // BENCH_SCALE_RESULTS=name.json: a run kept apart (e.g. the live part alone at a chosen size),
+  // written there only; scale.json and BENCHMARKS.md's figures stay those of the last whole run.
+  const apart = process.env.BENCH_SCALE_RESULTS;
+  const resultsFile = path.join(root, "bench", "results", apart ?? "scale.json");
   // Parts left out (--skip-…) keep their figures of the last run of the same profile, with its date.
   if (existsSync(resultsFile)) {
     const previous = JSON.parse(readFileSync(resultsFile, "utf8")) as Record<string, unknown>;
@@ -224,6 +244,10 @@ async function main() {
     }
   }
   writeFileSync(resultsFile, `${JSON.stringify(out, null, 2)}\n`);
+  if (apart) {
+    say(`scale: done in ${(out.meta as { seconds: number }).seconds} s; bench/results/${apart}`);
+    return;
+  }
   const file = path.join(root, "BENCHMARKS.md");
   const previous = existsSync(file) ? readFileSync(file, "utf8") : "";
   writeFileSync(file, renderScaleSection(previous, out));

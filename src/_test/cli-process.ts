@@ -28,12 +28,17 @@ export function cleanEnv(extra: Record<string, string>): NodeJS.ProcessEnv {
 export function runCli(
   args: string[],
   env: NodeJS.ProcessEnv,
-  options: { name?: string; keepChars?: number } = {},
+  options: { name?: string; keepChars?: number; nodeArgs?: string[] } = {},
 ): CliProcess {
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", ...args], {
-    cwd: projectRoot,
-    env,
-  });
+  // nodeArgs: Node's own flags for the child (e.g. --cpu-prof, which NODE_OPTIONS refuses).
+  const child = spawn(
+    process.execPath,
+    [...(options.nodeArgs ?? []), "--import", "tsx", "src/cli/main.ts", ...args],
+    {
+      cwd: projectRoot,
+      env,
+    },
+  );
   let output = "";
   // A serve process logs every request: a long-running one keeps only the tail when asked.
   const keep = (d: Buffer) => {

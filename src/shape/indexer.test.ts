@@ -91,6 +91,23 @@ describe("the indexer on a mainnet-shaped synthetic Ethereum", () => {
     await assertSwapsMatch(testDb.db, 1, expected, { fromBlock: from, toBlock: head });
   });
 
+  it("refreshes the planner's statistics of the growing tables while the pools multiply", async () => {
+    // Set by an ANALYZE statement only (autovacuum's own sets last_autoanalyze).
+    const { rows } = await testDb.db.query<{ relname: string; analyzed: boolean }>(
+      `SELECT relname, last_analyze IS NOT NULL AS analyzed FROM pg_stat_user_tables
+       WHERE relname IN ('pools', 'tokens', 'pair_stats', 'token_prices') ORDER BY relname`,
+    );
+    assert.deepEqual(
+      rows.map((r) => [r.relname, r.analyzed]),
+      [
+        ["pair_stats", true],
+        ["pools", true],
+        ["token_prices", true],
+        ["tokens", true],
+      ],
+    );
+  });
+
   it("stores every pool and token, oddities included, and prices the reference tokens", async () => {
     const u = server.chain.universe;
     const pools = await testDb.db.query<{ n: string }>("SELECT count(*) AS n FROM pools WHERE chain_id = 1");

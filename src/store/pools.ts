@@ -112,44 +112,86 @@ export async function updatePoolStates(
   }
 }
 
-/** Every stored pool of a chain with its base and latest state. */
+/**
+ * Every stored pool of a chain with its base and latest state.
+ *
+ * Kept in memory by the indexer for every pool of the chain (300,000 and more at mainnet scale),
+ * so the rows are made small: the strings that repeat across pools (DEX, protocol, factory, the
+ * reference tokens paired with thousands of pools) are one string each rather than one per row,
+ * a state equal to the base is the base object itself, and a zero is one shared bigint.
+ */
 export async function loadPools(db: Queryable, chainId: number): Promise<StoredPool[]> {
   const { rows } = await db.query<Record<string, unknown>>("SELECT * FROM pools WHERE chain_id = $1", [
     chainId,
   ]);
-  return rows.map((r) => ({
-    address: r.address as Hex,
-    dex: r.dex as string,
-    protocol: r.protocol as Protocol,
-    factory: r.factory as Hex,
-    token0: r.token0 as Hex,
-    token1: r.token1 as Hex,
-    fee: r.fee as number | null,
-    tickSpacing: r.tick_spacing as number | null,
-    createdBlock: r.created_block as number,
-    createdLogIndex: r.created_log_index as number,
-    base:
+  const strings = new Map<string, string>();
+  const intern = <T extends string>(value: unknown): T => {
+    const v = value as T;
+    const known = strings.get(v);
+    if (known !== undefined) return known as T;
+    strings.set(v, v);
+    return v;
+  };
+  const out: StoredPool[] = new Array(rows.length);
+  for (let i = 0; i < rows.length; i++) {
+    const r = rows[i] as Record<string, unknown>;
+    const base: PoolState | null =
       r.base_block === null
         ? null
         : {
-            reserve0: fromNumeric(r.base_reserve0 as string | null),
-            reserve1: fromNumeric(r.base_reserve1 as string | null),
-            sqrtPriceX96: fromNumeric(r.base_sqrt_price_x96 as string | null),
-            liquidity: fromNumeric(r.base_liquidity as string | null),
+            reserve0: compactNumeric(r.base_reserve0 as string | null),
+            reserve1: compactNumeric(r.base_reserve1 as string | null),
+            sqrtPriceX96: compactNumeric(r.base_sqrt_price_x96 as string | null),
+            liquidity: compactNumeric(r.base_liquidity as string | null),
             tick: r.base_tick as number | null,
             block: r.base_block as number,
             logIndex: null,
-          },
-    state: {
-      reserve0: fromNumeric(r.reserve0 as string | null),
-      reserve1: fromNumeric(r.reserve1 as string | null),
-      sqrtPriceX96: fromNumeric(r.sqrt_price_x96 as string | null),
-      liquidity: fromNumeric(r.liquidity as string | null),
+          };
+    const state: PoolState = {
+      reserve0: compactNumeric(r.reserve0 as string | null),
+      reserve1: compactNumeric(r.reserve1 as string | null),
+      sqrtPriceX96: compactNumeric(r.sqrt_price_x96 as string | null),
+      liquidity: compactNumeric(r.liquidity as string | null),
       tick: r.tick as number | null,
       block: r.state_block as number | null,
       logIndex: r.state_log_index as number | null,
-    },
-  }));
+    };
+    out[i] = {
+      address: r.address as Hex,
+      dex: intern(r.dex),
+      protocol: intern<Protocol>(r.protocol),
+      factory: intern<Hex>(r.factory),
+      token0: intern<Hex>(r.token0),
+      token1: intern<Hex>(r.token1),
+      fee: r.fee as number | null,
+      tickSpacing: r.tick_spacing as number | null,
+      createdBlock: r.created_block as number,
+      createdLogIndex: r.created_log_index as number,
+      base,
+      state: base !== null && sameState(base, state) ? base : state,
+    };
+  }
+  return out;
+}
+
+const ZERO = 0n;
+
+/** A stored numeric as a bigint, zero being one shared value (most pools' untouched balances). */
+function compactNumeric(v: string | null): bigint | null {
+  if (v === "0") return ZERO;
+  return fromNumeric(v);
+}
+
+function sameState(a: PoolState, b: PoolState): boolean {
+  return (
+    a.reserve0 === b.reserve0 &&
+    a.reserve1 === b.reserve1 &&
+    a.sqrtPriceX96 === b.sqrtPriceX96 &&
+    a.liquidity === b.liquidity &&
+    a.tick === b.tick &&
+    a.block === b.block &&
+    a.logIndex === b.logIndex
+  );
 }
 
 /** Deletes the pools created above `block` (a reorg removed their creation). */
@@ -346,4 +388,16 @@ export async function firstStoredEventBlock(
   );
   const block = rows[0]?.block;
   return block === null || block === undefined ? null : Number(block);
+}
+
+/**
+ * Refreshes the planner's statistics of the tables that grow by a row per pool or token (the
+ * indexer's pools and tokens, the pricing's pair_stats and token_prices). On a fresh index they
+ * grow by thousands of rows a second, faster than autovacuum's first analyze (a minute's naptime):
+ * planned on an empty table's statistics (92 pools estimated for 14,500), the token statistics'
+ * statement joined pools by a nested loop that discarded 253 million rows, 36–114 s instead of
+ * 0.4 s (BENCHMARKS.md, "Scale"). ANALYZE samples at most 30,000 rows a table: tenths of a second.
+ */
+export async function analyzeGrowingTables(db: Queryable): Promise<void> {
+  await db.query("ANALYZE pools, tokens, pair_stats, token_prices");
 }

@@ -24,15 +24,26 @@ const HELD = `EXISTS (SELECT 1 FROM pg_locks l
   WHERE l.locktype = 'advisory' AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())
     AND l.classid = ${WRITER_LOCK_NAMESPACE} AND l.objid = $1 AND l.objsubid = 2 AND l.pid = $2 AND l.granted)`;
 
+/**
+ * The lock session's statements, for the thread that owns the session (src/sync/writer-lock.ts
+ * runs it in a worker thread of its own, which takes them as text): its backend pid, one try of
+ * the lock (`$1` namespace, `$2` chain), and the heartbeat's check (`$1` chain, `$2` backend pid).
+ */
+export const LOCK_SESSION_SQL = {
+  pid: "SELECT pg_backend_pid() AS pid",
+  tryLock: "SELECT pg_try_advisory_lock($1, $2) AS locked",
+  held: `SELECT ${HELD} AS held`,
+} as const;
+
 /** The backend pid of the session: the holder `pg_locks` shows once it has the lock. */
 export async function sessionPid(session: LockSession): Promise<number> {
-  const { rows } = await session.query<{ pid: number }>("SELECT pg_backend_pid() AS pid");
+  const { rows } = await session.query<{ pid: number }>(LOCK_SESSION_SQL.pid);
   return (rows[0] as { pid: number }).pid;
 }
 
 /** Tries once, without waiting, to take the chain's writer lock for the session; true when taken. */
 export async function tryWriterLock(session: LockSession, chainId: number): Promise<boolean> {
-  const { rows } = await session.query<{ locked: boolean }>("SELECT pg_try_advisory_lock($1, $2) AS locked", [
+  const { rows } = await session.query<{ locked: boolean }>(LOCK_SESSION_SQL.tryLock, [
     WRITER_LOCK_NAMESPACE,
     chainId,
   ]);
@@ -45,7 +56,7 @@ export async function writerLockHeld(
   chainId: number,
   lockPid: number,
 ): Promise<boolean> {
-  const { rows } = await session.query<{ held: boolean }>(`SELECT ${HELD} AS held`, [chainId, lockPid]);
+  const { rows } = await session.query<{ held: boolean }>(LOCK_SESSION_SQL.held, [chainId, lockPid]);
   return rows[0]?.held === true;
 }
 

@@ -29,7 +29,7 @@ import {
 } from "../store/chain-state.js";
 import { notifyCommit } from "../store/commit-notify.js";
 import { type Db, type DbClient, withTransaction } from "../store/db.js";
-import { loadPools } from "../store/pools.js";
+import { analyzeGrowingTables, loadPools } from "../store/pools.js";
 import { rollbackAbove } from "../store/rollback.js";
 import { loadTokens, tokensDueForSupply, updateTokenSupplies } from "../store/tokens.js";
 import { readBaseStates } from "./base-state.js";
@@ -54,6 +54,12 @@ export type ChainSync = {
   stop(): Promise<void>;
   status(): ChainStatus;
 };
+
+/**
+ * Known pools from which the planner's statistics of the growing tables are refreshed each time
+ * their number has doubled (autovacuum's own first analyze comes too late on a fresh index).
+ */
+const ANALYZE_FROM_POOLS = 1000;
 
 /** Errors after which indexing of the chain stops instead of retrying. */
 const isFatal = (error: unknown) =>
@@ -114,6 +120,8 @@ export function createChainSync(args: {
   let wake: (() => void) | null = null;
   let unwatch: (() => void) | null = null;
   let lastSupplyRefresh = Date.now();
+  /** Known pools when the planner's statistics were last refreshed (analyzeGrowingTables). */
+  let analyzedAt = 0;
   let recordedHead = -1;
   let failures = 0;
   // One writer per chain: this process writes only while it holds the chain's lock (writer-lock.ts).
@@ -216,11 +224,29 @@ export function createChainSync(args: {
     progress.consistent();
   };
 
+  /**
+   * The pool as kept in the map of known pools (every pool of the chain: 300,000 and more at
+   * mainnet scale), sharing its strings with what is kept anyway: the factory's and DEX's of the
+   * configuration, the token addresses of the token map (a reference token is paired with
+   * thousands of pools; decoded from logs or read from rows, each would be a copy of its own).
+   */
+  const slim = (pool: Pool): Pool => {
+    const dex = dexByFactory.get(pool.factory);
+    return {
+      ...pool,
+      factory: dex?.factory ?? pool.factory,
+      dex: dex?.name === pool.dex ? dex.name : pool.dex,
+      token0: tokens.get(pool.token0)?.address ?? pool.token0,
+      token1: tokens.get(pool.token1)?.address ?? pool.token1,
+    };
+  };
+
   /** Loads the chain's checkpoint, pools and tokens from the database. */
   const reload = async () => {
     ahead.clear();
     checkpoint = (await loadCheckpoint(db, chain.id)) ?? checkpoint;
     const scans = await loadFactoryScans(db, chain.id);
+    tokens = new Map((await loadTokens(db, chain.id)).map((t) => [t.address, t]));
     pools = new Map();
     let unconfigured = 0;
     for (const row of await loadPools(db, chain.id)) {
@@ -230,11 +256,10 @@ export function createChainSync(args: {
         continue;
       }
       const baseBlock = row.base?.block ?? scans.get(row.factory)?.targetBlock ?? row.createdBlock;
-      pools.set(row.address, { ...row, swapEvent: dex.swapEvent, baseBlock });
+      pools.set(row.address, slim({ ...row, swapEvent: dex.swapEvent, baseBlock }));
     }
     if (unconfigured > 0)
       logger.warn({ pools: unconfigured }, "stored pools of factories no longer configured are ignored");
-    tokens = new Map((await loadTokens(db, chain.id)).map((t) => [t.address, t]));
     progress.checkpoint(checkpoint);
   };
 
@@ -270,7 +295,7 @@ export function createChainSync(args: {
       checkpoint: checkpoint.block,
       isKnownPool: (a) => pools.has(a),
       onPools: (found) => {
-        for (const pool of found) pools.set(pool.address, pool);
+        for (const pool of found) pools.set(pool.address, slim(pool));
       },
       onProgress: (p) => progress.factoryScan(p),
       maxRange: Math.max(options.factoryScanMaxRange, chain.maxBlockRange),
@@ -509,12 +534,22 @@ export function createChainSync(args: {
       keepBlocksAbove: to - chain.reorgWindow,
       fence,
     });
-    for (const [address, pool] of overlay) pools.set(address, pool);
+    for (const token of newTokens) tokens.set(token.address, token);
+    for (const [address, pool] of overlay) pools.set(address, slim(pool));
+    if (pools.size >= ANALYZE_FROM_POOLS && pools.size >= 2 * analyzedAt) {
+      // Doubled since the last refresh: a handful of ANALYZEs over a whole creation era.
+      analyzedAt = pools.size;
+      await analyzeGrowingTables(db).catch((error: unknown) =>
+        logger.warn(
+          { error: (error as Error).message },
+          "ANALYZE of the growing tables failed; autovacuum's will do",
+        ),
+      );
+    }
     for (const [address, state] of built.states) {
       const pool = pools.get(address);
       if (pool) pools.set(address, { ...pool, state });
     }
-    for (const token of newTokens) tokens.set(token.address, token);
     checkpoint = next;
     failures = 0;
     consistent();

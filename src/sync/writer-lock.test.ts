@@ -148,4 +148,55 @@ describe("writer lock", { timeout: 60_000 }, () => {
       await proxied.end().catch(() => {});
     }
   });
+
+  /** Keeps this thread busy, as a long synchronous computation of the indexer does. */
+  const busy = (ms: number) => {
+    const until = Date.now() + ms;
+    while (Date.now() < until) {
+      // Spin: no timer, no I/O callback runs on this thread meanwhile.
+    }
+  };
+
+  it("a synchronous stretch of the indexer's thread longer than the server's idle timeout keeps the lock", async () => {
+    const a = lockOf(t.db);
+    const held = await a.acquire(new AbortController().signal);
+    assert.ok(held);
+    const writer = await a.claim(t.db);
+    busy(defaultWriterLockOptions.serverIdleTimeoutMs + defaultWriterLockOptions.heartbeatTimeoutMs);
+    // Whatever the lock thread would have reported is delivered now.
+    await new Promise((resolve) => setTimeout(resolve, 2 * defaultWriterLockOptions.heartbeatMs));
+    assert.equal(writer.lost.aborted, false);
+    await withTransaction(t.db, (c) => writer.fence(c));
+    const { rows } = await t.db.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [held.lockPid]);
+    assert.equal(rows.length, 1, "the lock's session is still open");
+    await a.release();
+  });
+
+  it("a hung indexer's thread (silent for stallMs) loses the lock and a standby takes it", async () => {
+    const stallMs = 1500;
+    const a = createWriterLock({
+      db: t.db,
+      chainId: CHAIN,
+      logger: createCapturingLogger().logger,
+      options: { stallMs },
+    });
+    locks.push(a);
+    const heldA = await a.acquire(new AbortController().signal);
+    assert.ok(heldA);
+    const writerA = await a.claim(t.db);
+    busy(stallMs + 3 * defaultWriterLockOptions.heartbeatMs);
+    await waitFor(() => writerA.lost.aborted, "the stalled writer is told", {
+      timeoutMs: 5000,
+      intervalMs: 10,
+    });
+    await assert.rejects(
+      withTransaction(t.db, (c) => writerA.fence(c)),
+      WriterLockLostError,
+    );
+    const b = lockOf(t.db);
+    const heldB = await b.acquire(new AbortController().signal);
+    assert.ok(heldB && heldB.lockPid !== heldA.lockPid);
+    await b.release();
+    await a.release();
+  });
 });

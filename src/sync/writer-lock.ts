@@ -1,4 +1,5 @@
-import pg from "pg";
+import { createRequire } from "node:module";
+import { Worker } from "node:worker_threads";
 import { WriterLockLostError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { sleep } from "../rpc/retry.js";
@@ -6,10 +7,10 @@ import type { Db, Queryable } from "../store/db.js";
 import {
   claimWriterEpoch,
   fenceWriterEpoch,
-  sessionPid,
-  tryWriterLock,
-  writerLockHeld,
+  LOCK_SESSION_SQL,
+  WRITER_LOCK_NAMESPACE,
 } from "../store/writer-lock.js";
+import { WRITER_LOCK_THREAD } from "./writer-lock-thread.js";
 
 export type WriterLockOptions = {
   /** How often a standby tries to take the lock (pg_try_advisory_lock). */
@@ -26,7 +27,41 @@ export type WriterLockOptions = {
   serverIdleTimeoutMs: number;
   /** Waits before connecting again after the lock connection failed (a database outage). */
   reconnectMs: number;
+  /**
+   * The indexer's thread silent this long (a hang, not a computation: pricing a large batch takes
+   * seconds to tens of seconds in one synchronous call) ends the lock session, so that a standby
+   * takes over from a hung process.
+   */
+  stallMs: number;
 };
+
+/** What the lock thread (writer-lock-thread.ts) tells. */
+type ThreadMessage =
+  | { type: "standby" }
+  | { type: "held"; pid: number }
+  | { type: "lost"; reason: string }
+  | { type: "connectFailed"; error: string }
+  | { type: "released" };
+
+/**
+ * The connection settings of the pool, as plain values a worker thread can be given (the pool's
+ * type parsers and any function stay behind: the lock session needs none).
+ */
+function connectionOf(db: Db, role: string): Record<string, unknown> {
+  const out: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(db.options)) {
+    if (["string", "number", "boolean"].includes(typeof value)) out[key] = value;
+    else if (key === "ssl" && value && typeof value === "object") {
+      try {
+        out[key] = structuredClone(value);
+      } catch {
+        // An ssl option the thread cannot be given (a callback): the thread connects without it.
+      }
+    }
+  }
+  out.application_name = `${db.options.application_name ?? "tokenmarket"}-${role}`;
+  return out;
+}
 
 export const defaultWriterLockOptions: WriterLockOptions = {
   pollMs: 1000,
@@ -34,6 +69,7 @@ export const defaultWriterLockOptions: WriterLockOptions = {
   heartbeatTimeoutMs: 3000,
   serverIdleTimeoutMs: 6000,
   reconnectMs: 2000,
+  stallMs: 120_000,
 };
 
 /** The chain's writer, once its lock is held and its epoch claimed. */
@@ -74,14 +110,19 @@ export type WriterLock = {
 
 /**
  * One chain's writer lock: a session advisory lock on a dedicated connection (not from the
- * pool, so that it lives exactly as long as this process indexes the chain), with
+ * pool, so that it lives exactly as long as this process indexes the chain), owned by a worker
+ * thread of its own (writer-lock-thread.ts: the indexer's long synchronous computations must not
+ * silence the heartbeat), with
  * - client side: TCP keepalive and a heartbeat query every `heartbeatMs`; an error, an end or a
- *   heartbeat slower than `heartbeatTimeoutMs` aborts `lost` and destroys the socket;
+ *   heartbeat slower than `heartbeatTimeoutMs` aborts `lost` (as soon as this thread runs) and
+ *   destroys the socket; so does the indexer's thread not running for `stallMs`;
  * - server side, set for this session only at connection start: `tcp_keepalives_idle/interval/
  *   count` (2 s + 3 × 1 s) and `tcp_user_timeout` (5 s) so that a vanished peer is detected, and
  *   `idle_session_timeout` so that a client that stopped its heartbeats loses the session, and
  *   the lock, even if TCP says nothing. A SIGKILLed process's socket is closed by its kernel, so
  *   the server releases its lock at once.
+ * Writes stay safe while this thread is busy and has not yet seen a `lost`: every write
+ * transaction's fence checks in the database that the lock's backend still holds it.
  */
 export function createWriterLock(args: {
   db: Db;
@@ -92,129 +133,104 @@ export function createWriterLock(args: {
   const { db, chainId } = args;
   const options: WriterLockOptions = { ...defaultWriterLockOptions, ...args.options };
   const logger = args.logger.child({ component: "writer-lock" });
-  let client: pg.Client | null = null;
-  let clientPid = -1;
-  let heartbeat: NodeJS.Timeout | null = null;
+  let thread: Worker | null = null;
+  let alive: NodeJS.Timeout | null = null;
   let held: { lockPid: number; lost: AbortController } | null = null;
   let waiting = false;
+  /** The acquire in progress: told of the thread's answers. */
+  let listener: ((message: ThreadMessage) => void) | null = null;
+  let onReleased: (() => void) | null = null;
 
-  const connect = async (): Promise<{ client: pg.Client; pid: number }> => {
-    const server = [
-      "-c tcp_keepalives_idle=2",
-      "-c tcp_keepalives_interval=1",
-      "-c tcp_keepalives_count=3",
-      "-c tcp_user_timeout=5000",
-      `-c idle_session_timeout=${options.serverIdleTimeoutMs}`,
-    ].join(" ");
-    const c = new pg.Client({
-      ...db.options,
-      application_name: `${db.options.application_name ?? "tokenmarket"}-writer-lock`,
-      keepAlive: true,
-      keepAliveInitialDelayMillis: 2000,
-      connectionTimeoutMillis: options.heartbeatTimeoutMs * 2,
-      options: server,
+  const lose = (reason: string) => {
+    if (alive) clearInterval(alive);
+    alive = null;
+    const h = held;
+    if (!h || h.lost.signal.aborted) return;
+    logger.warn({ chain_id: chainId, lock_pid: h.lockPid, reason }, "writer lock lost; writing stops");
+    h.lost.abort(new WriterLockLostError(`chain ${chainId}: writer lock lost (${reason})`));
+  };
+
+  const start = (): Worker => {
+    if (thread) return thread;
+    const t = new Worker(WRITER_LOCK_THREAD, {
+      eval: true,
+      workerData: {
+        pgPath: createRequire(import.meta.url).resolve("pg"),
+        connection: connectionOf(db, "writer-lock"),
+        chainId,
+        namespace: WRITER_LOCK_NAMESPACE,
+        sql: LOCK_SESSION_SQL,
+        options,
+      },
     });
-    c.on("error", (error) => drop(c, `lock connection error: ${error.message}`));
-    c.on("end", () => drop(c, "lock connection closed"));
-    try {
-      await c.connect();
-      return { client: c, pid: await sessionPid(c) };
-    } catch (error) {
-      destroy(c);
-      throw error;
-    }
-  };
-
-  const destroy = (c: pg.Client) => {
-    c.removeAllListeners("end");
-    c.on("error", () => {});
-    // end() would wait for the server's goodbye, which never comes over a cut network.
-    c.connection.stream.destroy();
-  };
-
-  /** The lock connection is gone (or must be): stop the holder at once. */
-  const drop = (c: pg.Client, reason: string) => {
-    if (client !== c) return;
-    client = null;
-    if (heartbeat) clearInterval(heartbeat);
-    heartbeat = null;
-    destroy(c);
-    if (held) {
-      logger.warn({ chain_id: chainId, lock_pid: held.lockPid, reason }, "writer lock lost; writing stops");
-      held.lost.abort(new WriterLockLostError(`chain ${chainId}: writer lock lost (${reason})`));
-    }
-  };
-
-  const startHeartbeat = (c: pg.Client, pid: number) => {
-    let inFlight = false;
-    heartbeat = setInterval(() => {
-      if (inFlight) return;
-      inFlight = true;
-      const timer = setTimeout(
-        () => drop(c, `heartbeat unanswered for ${options.heartbeatTimeoutMs} ms`),
-        options.heartbeatTimeoutMs,
-      );
-      writerLockHeld(c, chainId, pid).then(
-        (stillHeld) => {
-          clearTimeout(timer);
-          inFlight = false;
-          if (!stillHeld) drop(c, "the lock is no longer granted to this session");
-        },
-        (error: unknown) => {
-          clearTimeout(timer);
-          drop(c, `heartbeat failed: ${(error as Error).message}`);
-        },
-      );
-    }, options.heartbeatMs);
-    heartbeat.unref();
+    // The lock must not keep a stopping process alive; release() ends the thread anyway.
+    t.unref();
+    t.on("message", (message: ThreadMessage) => {
+      if (message.type === "lost") lose(message.reason);
+      else if (message.type === "released") onReleased?.();
+      else listener?.(message);
+    });
+    t.on("error", (error) => {
+      logger.error({ chain_id: chainId, error: error.message }, "writer lock thread failed");
+      thread = null;
+      lose(`lock thread failed: ${error.message}`);
+      listener?.({ type: "connectFailed", error: error.message });
+    });
+    t.on("exit", () => {
+      if (thread === t) thread = null;
+      lose("lock thread exited");
+    });
+    thread = t;
+    return t;
   };
 
   const acquire = async (signal: AbortSignal, onStandby?: () => void) => {
     if (held && !held.lost.signal.aborted) return { lockPid: held.lockPid, lost: held.lost.signal };
     held = null;
     const startedAt = Date.now();
-    let announced = false;
     waiting = true;
     try {
-      while (!signal.aborted) {
-        let c = client;
-        let pid = -1;
-        try {
-          if (!c) {
-            ({ client: c, pid } = await connect());
-            client = c;
-            clientPid = pid;
-          } else {
-            pid = clientPid;
-          }
-          const locked = await tryWriterLock(c, chainId);
-          if (locked && client === c) {
-            held = { lockPid: pid, lost: new AbortController() };
-            startHeartbeat(c, pid);
-            logger.info(
-              { chain_id: chainId, lock_pid: pid, waited_ms: Date.now() - startedAt },
-              `writer lock taken for chain ${chainId}`,
-            );
-            return { lockPid: pid, lost: held.lost.signal };
-          }
-          if (!announced) {
-            announced = true;
+      return await new Promise<{ lockPid: number; lost: AbortSignal } | null>((resolve) => {
+        const t = start();
+        const onAbort = () => {
+          listener = null;
+          thread?.postMessage({ type: "cancel" });
+          resolve(null);
+        };
+        if (signal.aborted) return onAbort();
+        signal.addEventListener("abort", onAbort, { once: true });
+        listener = (message) => {
+          if (message.type === "standby") {
             onStandby?.();
             logger.info({ chain_id: chainId }, `standby for chain ${chainId}: another indexer holds it`);
+          } else if (message.type === "connectFailed") {
+            // A database outage: the standby (or would-be writer) keeps trying, without an error.
+            logger.warn(
+              { chain_id: chainId, error: message.error, retry_in_ms: options.reconnectMs },
+              "writer lock connection failed; trying again",
+            );
+            if (!thread) {
+              // The thread itself is gone: a new one, after the same wait.
+              setTimeout(() => {
+                if (listener) start().postMessage({ type: "acquire" });
+              }, options.reconnectMs).unref();
+            }
+          } else if (message.type === "held") {
+            listener = null;
+            signal.removeEventListener("abort", onAbort);
+            held = { lockPid: message.pid, lost: new AbortController() };
+            // The indexer's thread says it runs; silent for `stallMs`, the lock thread lets go.
+            alive = setInterval(() => thread?.postMessage({ type: "alive" }), options.heartbeatMs);
+            alive.unref();
+            logger.info(
+              { chain_id: chainId, lock_pid: message.pid, waited_ms: Date.now() - startedAt },
+              `writer lock taken for chain ${chainId}`,
+            );
+            resolve({ lockPid: message.pid, lost: held.lost.signal });
           }
-          await sleep(options.pollMs, signal).catch(() => {});
-        } catch (error) {
-          if (c) drop(c, (error as Error).message);
-          if (signal.aborted) break;
-          // A database outage: the standby (or would-be writer) keeps trying, without an error.
-          logger.warn(
-            { chain_id: chainId, error: (error as Error).message, retry_in_ms: options.reconnectMs },
-            "writer lock connection failed; trying again",
-          );
-          await sleep(options.reconnectMs, signal).catch(() => {});
-        }
-      }
-      return null;
+        };
+        t.postMessage({ type: "acquire" });
+      });
     } finally {
       waiting = false;
     }
@@ -250,19 +266,25 @@ export function createWriterLock(args: {
     claim,
     standby: () => waiting,
     release: async () => {
-      const c = client;
       const h = held;
       held = null;
-      if (heartbeat) clearInterval(heartbeat);
-      heartbeat = null;
-      client = null;
+      if (alive) clearInterval(alive);
+      alive = null;
+      listener = null;
       h?.lost.abort(new WriterLockLostError(`chain ${chainId}: writer lock released`));
-      if (!c) return;
-      c.removeAllListeners("end");
-      c.on("error", () => {});
-      // Closing the session releases the lock; a dead connection is destroyed instead.
-      await Promise.race([c.end(), sleep(options.heartbeatTimeoutMs)]).catch(() => {});
-      c.connection.stream.destroy();
+      const t = thread;
+      thread = null;
+      if (!t) return;
+      // The thread ends the session (which releases the lock), then is stopped.
+      await Promise.race([
+        new Promise<void>((resolve) => {
+          onReleased = resolve;
+          t.postMessage({ type: "release" });
+        }),
+        sleep(options.heartbeatTimeoutMs * 2),
+      ]);
+      onReleased = null;
+      await t.terminate();
     },
   };
 }
