@@ -223,17 +223,7 @@ export function computeUsdPrices(
   const priced = new Map<string, TokenPrice>();
   let layer = 0;
 
-  const asOfOwn = (token: string): [number | null, number | null] => {
-    let block: number | null = null;
-    let time: number | null = null;
-    for (const pool of graph.poolsOf.get(token) ?? []) {
-      if (pool.stateBlock !== null && (block === null || pool.stateBlock > block)) {
-        block = pool.stateBlock;
-        time = pool.stateTime;
-      }
-    }
-    return [block, time];
-  };
+  const asOfOwn = (token: string) => asOfOwnPools(graph, token);
 
   const quotesOf = (token: string, allowQuote: (quote: string) => boolean) => {
     const quotes: (PoolQuote & { quoteConfidence: number; quoteAsOf: [number | null, number | null] })[] = [];
@@ -474,6 +464,19 @@ export function computeUsdPrices(
   return pricedOnly ? priced : withUnpriced(graph, options, priced, memo);
 }
 
+/** The newest state (block, time) among a token's own pools: what its price is as of without quotes. */
+function asOfOwnPools(graph: RoutingGraph, token: string): [number | null, number | null] {
+  let block: number | null = null;
+  let time: number | null = null;
+  for (const pool of graph.poolsOf.get(token) ?? []) {
+    if (pool.stateBlock !== null && (block === null || pool.stateBlock > block)) {
+      block = pool.stateBlock;
+      time = pool.stateTime;
+    }
+  }
+  return [block, time];
+}
+
 /**
  * Every token of the graph's price: the priced ones (`computeUsdPrices` with `pricedOnly`), the
  * others with why they have none. An unpriced token's entry is the previous call's object while
@@ -485,17 +488,7 @@ export function withUnpriced(
   priced: ReadonlyMap<string, TokenPrice>,
   memo?: PriceMemo,
 ): Map<string, TokenPrice> {
-  const asOfOwn = (token: string): [number | null, number | null] => {
-    let block: number | null = null;
-    let time: number | null = null;
-    for (const pool of graph.poolsOf.get(token) ?? []) {
-      if (pool.stateBlock !== null && (block === null || pool.stateBlock > block)) {
-        block = pool.stateBlock;
-        time = pool.stateTime;
-      }
-    }
-    return [block, time];
-  };
+  const asOfOwn = (token: string) => asOfOwnPools(graph, token);
   /** Pools against priced tokens whose liquidity is below the floor (as `quotesOf` counts them). */
   const belowFloorOf = (token: string): number => {
     let count = 0;
