@@ -67,6 +67,9 @@ export type Progress = {
  * `logIntervalMs` (snake_case fields; `logger` carries the chain id), and a progress bar when
  * one is given (TTY only).
  */
+/** Phases a chain passes through on its way back after a failure (its last error is kept). */
+const restarting: ReadonlySet<ChainPhase> = new Set(["starting", "scanning-factories"]);
+
 export function createProgress(args: {
   chainId: number;
   name: string;
@@ -161,10 +164,12 @@ export function createProgress(args: {
       refresh();
       return { ...s };
     },
-    phase(phase, error = null) {
+    phase(phase, error) {
       const changed = phase !== s.phase;
       s.phase = phase;
-      s.error = error;
+      // A restart keeps the last failure's reason until the chain gets going again: a chain that
+      // fails at every start (a dead node) says why at every moment, not only between attempts.
+      s.error = error !== undefined ? error : restarting.has(phase) ? s.error : null;
       if (phase === "failed") s.stoppedAt ??= new Date();
       refresh();
       if (changed && (phase === "following" || phase === "backfill")) logLine(true);
