@@ -43,13 +43,44 @@ export type PriceBlocksResult = {
  * of the chain up to its block only (never of how blocks were batched) and ignore what happens
  * inside a block (a sandwich's front-run, a flash loan).
  */
-export function priceBlocks(input: {
+export type PriceBlocksInput = {
   /** Moved in place by the events (pool states, routing graph, memo). */
   market: MarketState;
   reference: ReferenceTokens;
   options: PricingOptions;
   events: readonly MarketEvent[];
-}): PriceBlocksResult {
+};
+
+export function priceBlocks(input: PriceBlocksInput): PriceBlocksResult {
+  const walk = walkBlocks(input);
+  for (;;) {
+    const next = walk.next();
+    if (next.done) return next.value;
+  }
+}
+
+/**
+ * priceBlocks in slices: the same walk, giving the event loop a turn whenever a slice of about
+ * `sliceMs` has run (between two blocks). A backfill batch of tens of blocks at 10⁴–10⁵ pools
+ * prices for seconds; in one process with the API (`tokenmarket start`) the API answers
+ * meanwhile. The market is the batch's alone while it moves (taken out of the stage's map), so
+ * nothing else reads it between slices.
+ */
+export async function priceBlocksInSlices(input: PriceBlocksInput, sliceMs = 50): Promise<PriceBlocksResult> {
+  const walk = walkBlocks(input);
+  let sliceStart = performance.now();
+  for (;;) {
+    const next = walk.next();
+    if (next.done) return next.value;
+    if (performance.now() - sliceStart >= sliceMs) {
+      await new Promise((resolve) => setImmediate(resolve));
+      sliceStart = performance.now();
+    }
+  }
+}
+
+/** The walk of priceBlocks, pausing (`yield`) after each block whose trades it valued. */
+function* walkBlocks(input: PriceBlocksInput): Generator<void, PriceBlocksResult, void> {
   const { market, reference, options, events } = input;
   const { pools, decimals, graphPools, graph, memo } = market;
   const decimalsOf = (token: string) => decimals.get(token) ?? null;
@@ -104,6 +135,7 @@ export function priceBlocks(input: {
         }),
       });
     }
+    yield;
   }
   if (stale) prices = computeUsdPrices(graph, reference, options, memo);
   else if (prices) prices = withUnpriced(graph, options, prices, memo);

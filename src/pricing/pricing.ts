@@ -63,7 +63,7 @@ import {
 import {
   candleTradeOf,
   type PriceBlocksResult,
-  priceBlocks,
+  priceBlocksInSlices,
   pricesOfPools,
   seriesPointsOf,
 } from "./price-blocks.js";
@@ -199,7 +199,9 @@ export function createPricing(options: {
       const loaded = await step("load", () => loadMarketPools(client, chainId, missing));
       addPools(state, loaded.pools, loaded.decimals);
     }
-    return step("price", () => priceBlocks({ market: state, reference, options: pricingOptions, events }));
+    return step("price", () =>
+      priceBlocksInSlices({ market: state, reference, options: pricingOptions, events }),
+    );
   }
 
   /**
