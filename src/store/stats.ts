@@ -261,12 +261,7 @@ export async function loadTokenStatsInputs(
        SELECT t.token, pr.usd_price, agg.volume_usd, agg.liquidity_usd,
          -- As the pairs' (loadPairStatsInputs): before $5, where a retention has the 5-minute series
          -- start, the hourly series holds the last price.
-         COALESCE((SELECT close FROM token_usd_candles c WHERE c.chain_id = $1 AND c.token = t.token AND c.resolution = 300
-            AND c.bucket < $3 AND ($5::timestamptz IS NULL OR c.bucket >= $5) ORDER BY c.bucket DESC LIMIT 1),
-           (SELECT close FROM token_usd_candles c WHERE $5::timestamptz IS NOT NULL AND c.chain_id = $1
-            AND c.token = t.token AND c.resolution = 3600 AND c.bucket < $5 ORDER BY c.bucket DESC LIMIT 1)) AS close_before,
-         (SELECT open FROM token_usd_candles c WHERE c.chain_id = $1 AND c.token = t.token AND c.resolution = 300
-            AND c.bucket >= $3 ORDER BY c.bucket LIMIT 1) AS open_in
+         ${seriesEndsSql("$5")}
        FROM t
        LEFT JOIN agg ON agg.token = t.token
        LEFT JOIN token_prices pr ON pr.chain_id = $1 AND pr.token = t.token
@@ -286,6 +281,20 @@ export async function loadTokenStatsInputs(
   }
   return out;
 }
+
+/**
+ * The select items `close_before` and `open_in` of token `t.token`'s USD series around the 24-hour
+ * window starting at `$3` (chain `$1`): the last 5-minute close before it (before `retained`, where a
+ * retention has the 5-minute series start, the hourly series holds it) and the first open in it.
+ * `retained` is the parameter holding that start (null: everything kept).
+ */
+const seriesEndsSql = (retained: string) =>
+  `COALESCE((SELECT close FROM token_usd_candles c WHERE c.chain_id = $1 AND c.token = t.token AND c.resolution = 300
+            AND c.bucket < $3 AND (${retained}::timestamptz IS NULL OR c.bucket >= ${retained}) ORDER BY c.bucket DESC LIMIT 1),
+           (SELECT close FROM token_usd_candles c WHERE ${retained}::timestamptz IS NOT NULL AND c.chain_id = $1
+            AND c.token = t.token AND c.resolution = 3600 AND c.bucket < ${retained} ORDER BY c.bucket DESC LIMIT 1)) AS close_before,
+         (SELECT open FROM token_usd_candles c WHERE c.chain_id = $1 AND c.token = t.token AND c.resolution = 300
+            AND c.bucket >= $3 ORDER BY c.bucket LIMIT 1) AS open_in`;
 
 /** A pair's stored 24-hour volume and USD liquidity, as the token statistics sum them. */
 export type PairStatsFigures = { volumeUsd: number; liquidityUsd: number | null };
@@ -317,12 +326,7 @@ export async function loadTokenSeriesEnds(
   for (const part of chunks(tokens)) {
     const { rows } = await db.query<{ token: string; close_before: number | null; open_in: number | null }>(
       `SELECT t.token,
-         COALESCE((SELECT close FROM token_usd_candles c WHERE c.chain_id = $1 AND c.token = t.token AND c.resolution = 300
-            AND c.bucket < $3 AND ($4::timestamptz IS NULL OR c.bucket >= $4) ORDER BY c.bucket DESC LIMIT 1),
-           (SELECT close FROM token_usd_candles c WHERE $4::timestamptz IS NOT NULL AND c.chain_id = $1
-            AND c.token = t.token AND c.resolution = 3600 AND c.bucket < $4 ORDER BY c.bucket DESC LIMIT 1)) AS close_before,
-         (SELECT open FROM token_usd_candles c WHERE c.chain_id = $1 AND c.token = t.token AND c.resolution = 300
-            AND c.bucket >= $3 ORDER BY c.bucket LIMIT 1) AS open_in
+         ${seriesEndsSql("$4")}
        FROM unnest($2::text[]) AS t(token)`,
       [chainId, part, iso(windowStart), retained === null ? null : iso(retained)],
     );

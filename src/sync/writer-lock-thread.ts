@@ -19,7 +19,7 @@
  * - in: `acquire` (take the lock, polling while another session holds it), `cancel` (stop
  *   trying), `alive` (the indexer's thread is running), `release` (end the session);
  * - out: `standby` (once per acquire), `held` { pid }, `lost` { reason }, `connectFailed`
- *   { error }, `released`.
+ *   { error, retryInMs }, `released`.
  */
 export const WRITER_LOCK_THREAD = `
 "use strict";
@@ -115,6 +115,7 @@ const startHeartbeat = (c) => {
 
 const acquire = async (round) => {
   let announced = false;
+  let failures = 0;
   while (acquiring === round) {
     let c = client;
     try {
@@ -137,6 +138,7 @@ const acquire = async (round) => {
         post({ type: "held", pid });
         return;
       }
+      failures = 0;
       if (!announced) {
         announced = true;
         post({ type: "standby" });
@@ -145,9 +147,12 @@ const acquire = async (round) => {
     } catch (error) {
       if (c) drop(c, error.message);
       if (acquiring !== round) return;
-      // A database outage: the standby (or would-be writer) keeps trying.
-      post({ type: "connectFailed", error: error.message });
-      await sleep(options.reconnectMs);
+      // A database outage: the standby (or would-be writer) keeps trying, each wait twice the
+      // last up to reconnectMaxMs.
+      failures++;
+      const retryInMs = Math.min(options.reconnectMaxMs, options.reconnectMs * 2 ** (failures - 1));
+      post({ type: "connectFailed", error: error.message, retryInMs });
+      await sleep(retryInMs);
     }
   }
 };

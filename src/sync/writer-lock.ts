@@ -1,5 +1,6 @@
 import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
+import { backoffDelayMs } from "../internal/backoff.js";
 import { WriterLockLostError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { sleep } from "../rpc/retry.js";
@@ -25,8 +26,12 @@ export type WriterLockOptions = {
    * Must be well above `heartbeatMs`; TCP keepalives and `tcp_user_timeout` usually end it sooner.
    */
   serverIdleTimeoutMs: number;
-  /** Waits before connecting again after the lock connection failed (a database outage). */
+  /**
+   * Waits before connecting again after the lock connection failed (a database outage): doubled
+   * at each failure in a row, up to `reconnectMaxMs`.
+   */
   reconnectMs: number;
+  reconnectMaxMs: number;
   /**
    * The indexer's thread silent this long (a hang, not a computation: pricing a large batch takes
    * seconds to tens of seconds in one synchronous call) ends the lock session, so that a standby
@@ -40,7 +45,7 @@ type ThreadMessage =
   | { type: "standby" }
   | { type: "held"; pid: number }
   | { type: "lost"; reason: string }
-  | { type: "connectFailed"; error: string }
+  | { type: "connectFailed"; error: string; retryInMs: number }
   | { type: "released" };
 
 /**
@@ -52,11 +57,9 @@ function connectionOf(db: Db, role: string): Record<string, unknown> {
   for (const [key, value] of Object.entries(db.options)) {
     if (["string", "number", "boolean"].includes(typeof value)) out[key] = value;
     else if (key === "ssl" && value && typeof value === "object") {
-      try {
-        out[key] = structuredClone(value);
-      } catch {
-        // An ssl option the thread cannot be given (a callback): the thread connects without it.
-      }
+      // Callbacks (checkServerIdentity…) cannot cross to the thread: the rest of the TLS settings
+      // do, so the lock session is never opened in clear where the pool's are not.
+      out[key] = Object.fromEntries(Object.entries(value).filter(([, v]) => typeof v !== "function"));
     }
   }
   out.application_name = `${db.options.application_name ?? "tokenmarket"}-${role}`;
@@ -69,6 +72,7 @@ export const defaultWriterLockOptions: WriterLockOptions = {
   heartbeatTimeoutMs: 3000,
   serverIdleTimeoutMs: 6000,
   reconnectMs: 2000,
+  reconnectMaxMs: 30_000,
   stallMs: 120_000,
 };
 
@@ -134,6 +138,8 @@ export function createWriterLock(args: {
   const options: WriterLockOptions = { ...defaultWriterLockOptions, ...args.options };
   const logger = args.logger.child({ component: "writer-lock" });
   let thread: Worker | null = null;
+  /** Lock threads that failed in a row (each restarted after a longer wait). */
+  let threadFailures = 0;
   let alive: NodeJS.Timeout | null = null;
   let held: { lockPid: number; lost: AbortController } | null = null;
   let waiting = false;
@@ -174,7 +180,12 @@ export function createWriterLock(args: {
       logger.error({ chain_id: chainId, error: error.message }, "writer lock thread failed");
       thread = null;
       lose(`lock thread failed: ${error.message}`);
-      listener?.({ type: "connectFailed", error: error.message });
+      threadFailures++;
+      listener?.({
+        type: "connectFailed",
+        error: error.message,
+        retryInMs: backoffDelayMs(threadFailures, [options.reconnectMs, options.reconnectMaxMs]),
+      });
     });
     t.on("exit", () => {
       if (thread === t) thread = null;
@@ -206,16 +217,17 @@ export function createWriterLock(args: {
           } else if (message.type === "connectFailed") {
             // A database outage: the standby (or would-be writer) keeps trying, without an error.
             logger.warn(
-              { chain_id: chainId, error: message.error, retry_in_ms: options.reconnectMs },
+              { chain_id: chainId, error: message.error, retry_in_ms: message.retryInMs },
               "writer lock connection failed; trying again",
             );
             if (!thread) {
-              // The thread itself is gone: a new one, after the same wait.
+              // The thread itself is gone: a new one, after the wait it was told.
               setTimeout(() => {
                 if (listener) start().postMessage({ type: "acquire" });
-              }, options.reconnectMs).unref();
+              }, message.retryInMs).unref();
             }
           } else if (message.type === "held") {
+            threadFailures = 0;
             listener = null;
             signal.removeEventListener("abort", onAbort);
             held = { lockPid: message.pid, lost: new AbortController() };
