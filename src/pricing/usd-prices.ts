@@ -234,15 +234,13 @@ export function computeUsdPrices(
       if (quote === token || !allowQuote(quote)) continue;
       const q = priced.get(quote);
       if (!q || q.usdPrice === null) continue;
-      const price0 = pool.price0;
-      if (price0 === null || !(price0 > 0) || !Number.isFinite(price0)) continue;
-      const depth = isToken0 ? pool.depth1 : pool.depth0;
-      if (depth === null) continue;
-      const liquidityUsd = 2 * depth * q.usdPrice;
-      if (!(liquidityUsd > 0) || liquidityUsd < options.liquidityFloorUsd) {
+      const liquidityUsd = quotedLiquidityUsd(pool, isToken0, q.usdPrice);
+      if (liquidityUsd === null) continue;
+      if (belowTheFloor(liquidityUsd, options)) {
         belowFloor += 1;
         continue;
       }
+      const price0 = pool.price0 as number;
       // Exact: the side's price from the pool's raw integers (token1's is the exact reciprocal,
       // not 1 / a rounded price) times the quote's exact USD price, rounded once each.
       const ratio0 = pool.ratio0 ?? ratioOfNumber(price0);
@@ -464,6 +462,22 @@ export function computeUsdPrices(
   return pricedOnly ? priced : withUnpriced(graph, options, priced, memo);
 }
 
+/**
+ * A pool's liquidity in USD as a token's pricing measures it: twice the quote side's depth at the
+ * quote's USD price. Null when the pool cannot quote (no usable spot price, no depth).
+ */
+function quotedLiquidityUsd(pool: GraphPool, isToken0: boolean, quoteUsd: number): number | null {
+  const price0 = pool.price0;
+  if (price0 === null || !(price0 > 0) || !Number.isFinite(price0)) return null;
+  const depth = isToken0 ? pool.depth1 : pool.depth0;
+  if (depth === null) return null;
+  return 2 * depth * quoteUsd;
+}
+
+/** A pool whose quoted liquidity is under the floor (or not positive) does not qualify. */
+const belowTheFloor = (liquidityUsd: number, options: PricingOptions) =>
+  !(liquidityUsd > 0) || liquidityUsd < options.liquidityFloorUsd;
+
 /** The newest state (block, time) among a token's own pools: what its price is as of without quotes. */
 function asOfOwnPools(graph: RoutingGraph, token: string): [number | null, number | null] {
   let block: number | null = null;
@@ -493,16 +507,13 @@ export function withUnpriced(
   const belowFloorOf = (token: string): number => {
     let count = 0;
     for (const pool of graph.poolsOf.get(token) ?? []) {
-      const quote = pool.token0 === token ? pool.token1 : pool.token0;
+      const isToken0 = pool.token0 === token;
+      const quote = isToken0 ? pool.token1 : pool.token0;
       if (quote === token) continue;
       const q = priced.get(quote);
       if (!q || q.usdPrice === null) continue;
-      const price0 = pool.price0;
-      if (price0 === null || !(price0 > 0) || !Number.isFinite(price0)) continue;
-      const depth = pool.token0 === token ? pool.depth1 : pool.depth0;
-      if (depth === null) continue;
-      const liquidityUsd = 2 * depth * q.usdPrice;
-      if (!(liquidityUsd > 0) || liquidityUsd < options.liquidityFloorUsd) count += 1;
+      const liquidityUsd = quotedLiquidityUsd(pool, isToken0, q.usdPrice);
+      if (liquidityUsd !== null && belowTheFloor(liquidityUsd, options)) count += 1;
     }
     return count;
   };
