@@ -1,5 +1,6 @@
 import type { MarketEvent, MarketPool } from "../model/index.js";
 import type { CandleTrade } from "./candles.js";
+import { lazyUsdPrices } from "./lazy-prices.js";
 import { graphPoolOf, type MarketState } from "./market-state.js";
 import { applyEvent, updateGraphPool } from "./pool-state.js";
 import type { SeriesPoint } from "./series.js";
@@ -110,8 +111,17 @@ function* walkBlocks(input: PriceBlocksInput): Generator<void, PriceBlocksResult
     stale = true;
     if (blockSwaps.length === 0) continue;
     // The block's trades read the priced tokens only; every token's entry is built once, below.
-    prices = computeUsdPrices(graph, reference, options, memo, true);
-    stale = false;
+    // Before the batch's last block, only the traded tokens' prices are needed (the stored rows
+    // are the last block's): asked for lazily, the full walk's entries without walking every
+    // token; the full walk when the question cannot be settled within its budget.
+    const lazy =
+      i < events.length ? lazyUsdPrices(graph, reference, options, tokensOf(blockSwaps, pools)) : null;
+    if (lazy) {
+      prices = lazy;
+    } else {
+      prices = computeUsdPrices(graph, reference, options, memo, true);
+      stale = false;
+    }
     for (const event of blockSwaps) {
       const pool = pools.get(event.pool) as MarketPool;
       const d0 = decimalsOf(pool.token0);
@@ -140,6 +150,17 @@ function* walkBlocks(input: PriceBlocksInput): Generator<void, PriceBlocksResult
   if (stale) prices = computeUsdPrices(graph, reference, options, memo);
   else if (prices) prices = withUnpriced(graph, options, prices, memo);
   return { swaps, prices, touched };
+}
+
+/** The tokens of the pools of a block's swaps. */
+function tokensOf(swaps: readonly MarketEvent[], pools: ReadonlyMap<string, MarketPool>): Set<string> {
+  const tokens = new Set<string>();
+  for (const event of swaps) {
+    const pool = pools.get(event.pool) as MarketPool;
+    tokens.add(pool.token0);
+    tokens.add(pool.token1);
+  }
+  return tokens;
 }
 
 /** Every token's price from the pools' current states. */

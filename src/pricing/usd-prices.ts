@@ -214,6 +214,8 @@ export function computeUsdPrices(
    * an unpriced token's entry values a trade as no entry does. The full map: `withUnpriced`.
    */
   pricedOnly = false,
+  /** Stop after the reference tokens (anchors and phase 1; priced only): `lazyUsdPrices`' base. */
+  referencesOnly = false,
 ): Map<string, TokenPrice> {
   const previous = memo?.entries ?? null;
   const next: PriceMemo["entries"] = new Map();
@@ -224,48 +226,6 @@ export function computeUsdPrices(
   let layer = 0;
 
   const asOfOwn = (token: string) => asOfOwnPools(graph, token);
-
-  const quotesOf = (token: string, allowQuote: (quote: string) => boolean) => {
-    const quotes: (PoolQuote & { quoteConfidence: number; quoteAsOf: [number | null, number | null] })[] = [];
-    let belowFloor = 0;
-    for (const pool of graph.poolsOf.get(token) ?? []) {
-      const isToken0 = pool.token0 === token;
-      const quote = isToken0 ? pool.token1 : pool.token0;
-      if (quote === token || !allowQuote(quote)) continue;
-      const q = priced.get(quote);
-      if (!q || q.usdPrice === null) continue;
-      const liquidityUsd = quotedLiquidityUsd(pool, isToken0, q.usdPrice);
-      if (liquidityUsd === null) continue;
-      if (belowTheFloor(liquidityUsd, options)) {
-        belowFloor += 1;
-        continue;
-      }
-      const price0 = pool.price0 as number;
-      // Exact: the side's price from the pool's raw integers (token1's is the exact reciprocal,
-      // not 1 / a rounded price) times the quote's exact USD price, rounded once each.
-      const ratio0 = pool.ratio0 ?? ratioOfNumber(price0);
-      const priceRatio = isToken0 ? ratio0 : ratioInverse(ratio0);
-      const quoteUsdRatio = exactUsd(q);
-      const priceUsdRatio = ratioReduced(ratioMul(priceRatio, quoteUsdRatio));
-      quotes.push({
-        pool: pool.address,
-        dex: pool.dex,
-        quote,
-        quoteUsd: q.usdPrice,
-        quoteUsdRatio,
-        liquidityUsd,
-        // price0 is ratio0 correctly rounded (GraphPool); the other side's rounding is kept per ratio.
-        price: isToken0 ? price0 : inverseValue(ratio0, priceRatio),
-        priceUsd: ratioValue(priceUsdRatio),
-        priceUsdRatio,
-        weight: 0,
-        quoteConfidence: q.confidence,
-        // An anchor's price does not move with its pools: it adds no block to the tokens above it.
-        quoteAsOf: q.method === "anchor" ? [null, null] : [q.asOfBlock, q.asOfTime],
-      });
-    }
-    return { quotes, belowFloor };
-  };
 
   /** The value an evaluation of `token` reads from one of its pools' quote (see PriceMemo). */
   const quoteRead = (token: string, pool: GraphPool, allowQuote: (quote: string) => boolean) => {
@@ -342,54 +302,14 @@ export function computeUsdPrices(
     token: string,
     allowQuote: (quote: string) => boolean,
     tokenLayer: number,
-  ): TokenPrice | null => {
-    if (graph.decimals.get(token) == null) return null;
-    const { quotes, belowFloor } = quotesOf(token, allowQuote);
-    const combined = combinePrices(quotes, options.maxDeviation);
-    if (!combined) return null;
-    const keptLiquidity = combined.kept.reduce((sum, q) => sum + q.liquidityUsd, 0);
-    const totalLiquidity = quotes.reduce((sum, q) => sum + q.liquidityUsd, 0);
-    const quoteConfidence =
-      combined.kept.reduce((sum, q) => sum + q.quoteConfidence * q.liquidityUsd, 0) / keptLiquidity;
-    const depthFactor =
-      options.liquidityFloorUsd > 0 ? keptLiquidity / (keptLiquidity + options.liquidityFloorUsd) : 1;
-    const confidence = (keptLiquidity / totalLiquidity) * depthFactor * quoteConfidence;
-    let [asOfBlock, asOfTime] = asOfOwn(token);
-    let heaviest = combined.kept[0];
-    for (const q of combined.kept) {
-      const [block, time] = q.quoteAsOf;
-      if (block !== null && (asOfBlock === null || block > asOfBlock)) [asOfBlock, asOfTime] = [block, time];
-      if (heaviest && q.liquidityUsd > heaviest.liquidityUsd) heaviest = q;
-    }
-    // Field by field: a rest pattern copies through the generic (slow) path, once per quote and block.
-    const strip = (q: (typeof quotes)[number], weight: number): PoolQuote => ({
-      pool: q.pool,
-      dex: q.dex,
-      quote: q.quote,
-      quoteUsd: q.quoteUsd,
-      quoteUsdRatio: q.quoteUsdRatio,
-      liquidityUsd: q.liquidityUsd,
-      price: q.price,
-      priceUsd: q.priceUsd,
-      priceUsdRatio: q.priceUsdRatio,
-      weight,
-    });
-    return {
+  ): TokenPrice | null =>
+    evaluateToken(
+      graph,
+      options,
       token,
-      usdPrice: combined.priceUsd,
-      usdRatio: combined.priceUsdRatio,
-      method: "pools",
-      layer: tokenLayer,
-      confidence: Math.round(confidence * 1e4) / 1e4,
-      route: [token, ...(heaviest ? (priced.get(heaviest.quote)?.route ?? [heaviest.quote]) : [])],
-      median: combined.median,
-      pools: combined.kept.map((q) => strip(q, q.liquidityUsd / keptLiquidity)),
-      dropped: combined.dropped.map((q) => strip(q, 0)),
-      belowFloor,
-      asOfBlock,
-      asOfTime,
-    };
-  };
+      (quote) => (allowQuote(quote) ? priced.get(quote) : undefined),
+      tokenLayer,
+    );
 
   /** Prices layer after layer the eligible tokens next to the last layer, until none is added. */
   const runLayers = (
@@ -452,6 +372,7 @@ export function computeUsdPrices(
     (token) => references.has(token),
     (quote) => references.has(quote),
   );
+  if (referencesOnly) return priced;
   runLayers(
     2,
     [...priced.keys()],
@@ -460,6 +381,119 @@ export function computeUsdPrices(
   );
 
   return pricedOnly ? priced : withUnpriced(graph, options, priced, memo);
+}
+
+/** A quote of a token with what the evaluation reads of its quote token. */
+type QuoteRead = PoolQuote & { quoteConfidence: number; quoteAsOf: [number | null, number | null] };
+
+/**
+ * The pools of `token` that quote it: against a quote token `quoteOf` prices (the tokens of the
+ * earlier layers), above the floor; with the count of those below it.
+ */
+function quotesOf(
+  graph: RoutingGraph,
+  options: PricingOptions,
+  token: string,
+  quoteOf: (quote: string) => TokenPrice | undefined,
+): { quotes: QuoteRead[]; belowFloor: number } {
+  const quotes: QuoteRead[] = [];
+  let belowFloor = 0;
+  for (const pool of graph.poolsOf.get(token) ?? []) {
+    const isToken0 = pool.token0 === token;
+    const quote = isToken0 ? pool.token1 : pool.token0;
+    if (quote === token) continue;
+    const q = quoteOf(quote);
+    if (!q || q.usdPrice === null) continue;
+    const liquidityUsd = quotedLiquidityUsd(pool, isToken0, q.usdPrice);
+    if (liquidityUsd === null) continue;
+    if (belowTheFloor(liquidityUsd, options)) {
+      belowFloor += 1;
+      continue;
+    }
+    const price0 = pool.price0 as number;
+    // Exact: the side's price from the pool's raw integers (token1's is the exact reciprocal,
+    // not 1 / a rounded price) times the quote's exact USD price, rounded once each.
+    const ratio0 = pool.ratio0 ?? ratioOfNumber(price0);
+    const priceRatio = isToken0 ? ratio0 : ratioInverse(ratio0);
+    const quoteUsdRatio = exactUsd(q);
+    const priceUsdRatio = ratioReduced(ratioMul(priceRatio, quoteUsdRatio));
+    quotes.push({
+      pool: pool.address,
+      dex: pool.dex,
+      quote,
+      quoteUsd: q.usdPrice,
+      quoteUsdRatio,
+      liquidityUsd,
+      // price0 is ratio0 correctly rounded (GraphPool); the other side's rounding is kept per ratio.
+      price: isToken0 ? price0 : inverseValue(ratio0, priceRatio),
+      priceUsd: ratioValue(priceUsdRatio),
+      priceUsdRatio,
+      weight: 0,
+      quoteConfidence: q.confidence,
+      // An anchor's price does not move with its pools: it adds no block to the tokens above it.
+      quoteAsOf: q.method === "anchor" ? [null, null] : [q.asOfBlock, q.asOfTime],
+    });
+  }
+  return { quotes, belowFloor };
+}
+
+/**
+ * A token's price in layer `tokenLayer` from its pools against the tokens `quoteOf` prices (those
+ * of the earlier layers); null when none qualifies or its decimals are unknown.
+ */
+export function evaluateToken(
+  graph: RoutingGraph,
+  options: PricingOptions,
+  token: string,
+  quoteOf: (quote: string) => TokenPrice | undefined,
+  tokenLayer: number,
+): TokenPrice | null {
+  if (graph.decimals.get(token) == null) return null;
+  const { quotes, belowFloor } = quotesOf(graph, options, token, quoteOf);
+  const combined = combinePrices(quotes, options.maxDeviation);
+  if (!combined) return null;
+  const keptLiquidity = combined.kept.reduce((sum, q) => sum + q.liquidityUsd, 0);
+  const totalLiquidity = quotes.reduce((sum, q) => sum + q.liquidityUsd, 0);
+  const quoteConfidence =
+    combined.kept.reduce((sum, q) => sum + q.quoteConfidence * q.liquidityUsd, 0) / keptLiquidity;
+  const depthFactor =
+    options.liquidityFloorUsd > 0 ? keptLiquidity / (keptLiquidity + options.liquidityFloorUsd) : 1;
+  const confidence = (keptLiquidity / totalLiquidity) * depthFactor * quoteConfidence;
+  let [asOfBlock, asOfTime] = asOfOwnPools(graph, token);
+  let heaviest = combined.kept[0];
+  for (const q of combined.kept) {
+    const [block, time] = q.quoteAsOf;
+    if (block !== null && (asOfBlock === null || block > asOfBlock)) [asOfBlock, asOfTime] = [block, time];
+    if (heaviest && q.liquidityUsd > heaviest.liquidityUsd) heaviest = q;
+  }
+  // Field by field: a rest pattern copies through the generic (slow) path, once per quote and block.
+  const strip = (q: QuoteRead, weight: number): PoolQuote => ({
+    pool: q.pool,
+    dex: q.dex,
+    quote: q.quote,
+    quoteUsd: q.quoteUsd,
+    quoteUsdRatio: q.quoteUsdRatio,
+    liquidityUsd: q.liquidityUsd,
+    price: q.price,
+    priceUsd: q.priceUsd,
+    priceUsdRatio: q.priceUsdRatio,
+    weight,
+  });
+  return {
+    token,
+    usdPrice: combined.priceUsd,
+    usdRatio: combined.priceUsdRatio,
+    method: "pools",
+    layer: tokenLayer,
+    confidence: Math.round(confidence * 1e4) / 1e4,
+    route: [token, ...(heaviest ? (quoteOf(heaviest.quote)?.route ?? [heaviest.quote]) : [])],
+    median: combined.median,
+    pools: combined.kept.map((q) => strip(q, q.liquidityUsd / keptLiquidity)),
+    dropped: combined.dropped.map((q) => strip(q, 0)),
+    belowFloor,
+    asOfBlock,
+    asOfTime,
+  };
 }
 
 /**
