@@ -335,8 +335,8 @@ export async function loadScaleDatabase(db: Db, options: LoadOptions): Promise<L
         [CHAIN, usedBlocks, iso(end)],
       );
       await q(
-        `INSERT INTO pricing_sync (chain_id, priced_block) VALUES ($1, $2)
-       ON CONFLICT (chain_id) DO UPDATE SET priced_block = EXCLUDED.priced_block`,
+        `INSERT INTO pricing_sync (chain_id, priced_block, figures_block) VALUES ($1, $2, $2)
+       ON CONFLICT (chain_id) DO UPDATE SET priced_block = EXCLUDED.priced_block, figures_block = EXCLUDED.figures_block`,
         [CHAIN, usedBlocks],
       );
       // The minute tables start where the loaded minutes do, as after a retention's drop.

@@ -338,7 +338,12 @@ export async function ingestSyntheticChain(
   db: Db,
   derived: DerivedData,
   chain: SyntheticChain,
-  options: { toBlock?: number; batchSize?: (batchIndex: number) => number } = {},
+  options: {
+    toBlock?: number;
+    batchSize?: (batchIndex: number) => number;
+    /** The block the indexer heads for, given with each batch (IngestBatch `headBlock`). */
+    headBlock?: number;
+  } = {},
 ): Promise<void> {
   const checkpoint = await loadCheckpoint(db, chain.chainId);
   if (!checkpoint) throw new Error(`chain ${chain.chainId} is not prepared`);
@@ -370,6 +375,7 @@ export async function ingestSyntheticChain(
       source: "rpc",
       fromBlock: previous + 1,
       previous,
+      headBlock: options.headBlock,
       checkpoint: {
         block: lastBlock.number,
         hash: lastBlock.hash,

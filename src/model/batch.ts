@@ -80,6 +80,11 @@ export type IngestBatch = {
   toBlock: number;
   /** Time of `toBlock` (the checkpoint). */
   toBlockTime: Date | null;
+  /**
+   * The block the indexer was heading for when it took this batch (the node's head less the
+   * confirmations); absent when unknown (a replay). A batch far below it is part of a backfill.
+   */
+  headBlock?: number | undefined;
   source: "rpc" | "replay";
   newPools: BatchPool[];
   newTokens: BatchToken[];

@@ -55,8 +55,13 @@ function createMarket(): Market {
 
 /** Random trades (and the odd mint) over `blocks` blocks. */
 /** The pricing stage of the market's chain, its clock stopped at `now`. */
-function pricingOf(market: Market, now: Date) {
+function pricingOf(
+  market: Market,
+  now: Date,
+  deferFigures: Parameters<typeof createPricing>[0]["deferFigures"] = false,
+) {
   return createPricing({
+    deferFigures,
     config: {
       pricing: { liquidityFloorUsd: 10_000, maxDeviation: 0.1 },
       chains: [
@@ -237,5 +242,59 @@ describe("aggregates equal those of a fresh index", () => {
     const snapshot = await snapshotAggregates(a.db, CHAIN);
     assert.ok((snapshot.swaps?.length ?? 0) > 50, `${snapshot.swaps?.length} swaps`);
     assert.deepEqual(snapshot, await snapshotAggregates(whole.db, CHAIN), "as a fresh index");
+  });
+
+  it("with the market-wide figures deferred in a backfill, and after a restart while they were", async () => {
+    const market = createMarket();
+    trade(market, seededRandom(21), 160);
+    const blocks = market.chain.blocks;
+    const head = blocks[blocks.length - 1]?.number as number;
+    const now = new Date(((blocks[blocks.length - 1]?.timestamp as number) + 90) * 1000);
+    const deferring = { minBlocks: 20, maxAgeMs: 3_600_000 };
+    const whole = await createTestDb();
+    dbs.push(whole);
+    await prepareSyntheticChain(whole.db, CHAIN, 1);
+    await ingestSyntheticChain(whole.db, pricingOf(market, now), market.chain);
+    const expected = await snapshotAggregates(whole.db, CHAIN);
+    const figures = async (t: TestDb) =>
+      (
+        await t.db.query<{ priced_block: number; figures_block: number }>(
+          "SELECT priced_block, figures_block FROM pricing_sync WHERE chain_id = $1",
+          [CHAIN],
+        )
+      ).rows[0];
+
+    // In batches of up to 12 blocks heading for the last block: those more than 20 below it defer.
+    const a = await createTestDb();
+    dbs.push(a);
+    await prepareSyntheticChain(a.db, CHAIN, 1);
+    const sizes = seededRandom(5);
+    const middle = blocks[Math.floor(blocks.length / 2)]?.number as number;
+    const pricing = pricingOf(market, now, deferring);
+    const batchSize = () => 1 + Math.floor(sizes() * 12);
+    await ingestSyntheticChain(a.db, pricing, market.chain, { toBlock: middle, headBlock: head, batchSize });
+    const behind = await figures(a);
+    assert.equal(behind?.priced_block, middle);
+    assert.ok((behind?.figures_block ?? middle) < middle, `figures left at ${behind?.figures_block}`);
+    const { rows: stale } = await a.db.query("SELECT 1 FROM token_prices WHERE chain_id = $1", [CHAIN]);
+    assert.equal(stale.length, 0, "no token_prices row written while deferred from the start");
+    await ingestSyntheticChain(a.db, pricing, market.chain, { headBlock: head, batchSize });
+    assert.deepEqual(await figures(a), { priced_block: head, figures_block: head });
+    assert.deepEqual(await snapshotAggregates(a.db, CHAIN), expected, "deferred, then brought up to date");
+
+    // A new process (its market loaded afresh) finds the figures behind: every pool is refreshed.
+    const b = await createTestDb();
+    dbs.push(b);
+    await prepareSyntheticChain(b.db, CHAIN, 1);
+    await ingestSyntheticChain(b.db, pricingOf(market, now, deferring), market.chain, {
+      toBlock: middle,
+      headBlock: head,
+      batchSize,
+    });
+    await ingestSyntheticChain(b.db, pricingOf(market, now, deferring), market.chain, {
+      headBlock: head,
+      batchSize,
+    });
+    assert.deepEqual(await snapshotAggregates(b.db, CHAIN), expected, "restarted while deferred");
   });
 });

@@ -31,7 +31,7 @@ export type PricedSwap = {
 
 export type PriceBlocksResult = {
   swaps: PricedSwap[];
-  /** Every token's price after the last event; null when there was no event. */
+  /** Every token's price after the last event; null when there was no event or none was wanted (`fullPrices`). */
   prices: Map<string, TokenPrice> | null;
   /** Pools whose state the events changed. */
   touched: Set<string>;
@@ -50,6 +50,11 @@ export type PriceBlocksInput = {
   reference: ReferenceTokens;
   options: PricingOptions;
   events: readonly MarketEvent[];
+  /**
+   * Whether every token's price is wanted after the last block (default): false when only the
+   * trades' are (a batch whose stored figures are left for later: `prices` is then null).
+   */
+  fullPrices?: boolean;
 };
 
 export function priceBlocks(input: PriceBlocksInput): PriceBlocksResult {
@@ -83,6 +88,7 @@ export async function priceBlocksInSlices(input: PriceBlocksInput, sliceMs = 50)
 /** The walk of priceBlocks, pausing (`yield`) after each block whose trades it valued. */
 function* walkBlocks(input: PriceBlocksInput): Generator<void, PriceBlocksResult, void> {
   const { market, reference, options, events } = input;
+  const fullPrices = input.fullPrices ?? true;
   const { pools, decimals, graphPools, graph, memo } = market;
   const decimalsOf = (token: string) => decimals.get(token) ?? null;
 
@@ -115,7 +121,9 @@ function* walkBlocks(input: PriceBlocksInput): Generator<void, PriceBlocksResult
     // are the last block's): asked for lazily, the full walk's entries without walking every
     // token; the full walk when the question cannot be settled within its budget.
     const lazy =
-      i < events.length ? lazyUsdPrices(graph, reference, options, tokensOf(blockSwaps, pools)) : null;
+      i < events.length || !fullPrices
+        ? lazyUsdPrices(graph, reference, options, tokensOf(blockSwaps, pools))
+        : null;
     if (lazy) {
       prices = lazy;
     } else {
@@ -147,6 +155,7 @@ function* walkBlocks(input: PriceBlocksInput): Generator<void, PriceBlocksResult
     }
     yield;
   }
+  if (!fullPrices) return { swaps, prices: null, touched };
   if (stale) prices = computeUsdPrices(graph, reference, options, memo);
   else if (prices) prices = withUnpriced(graph, options, prices, memo);
   return { swaps, prices, touched };

@@ -98,6 +98,12 @@ export function createPricing(options: {
   logger: Logger;
   /** The clock of the 24-hour statistics (tests pin it). */
   now?: () => Date;
+  /**
+   * When a batch leaves the market-wide figures for later (docs/PRICING.md, *Figures deferred in
+   * a backfill*): more than `minBlocks` (and twice its own length) below the block the indexer
+   * heads for, and at most `maxAgeMs` after they were last brought up to date. False: never.
+   */
+  deferFigures?: { minBlocks: number; maxAgeMs: number } | false;
 }): Pricing {
   const { logger } = options;
   const pricingOptions: PricingOptions = {
@@ -105,6 +111,14 @@ export function createPricing(options: {
     maxDeviation: options.config.pricing.maxDeviation,
   };
   const now = options.now ?? (() => new Date());
+  const deferFigures = options.deferFigures ?? { minBlocks: 64, maxAgeMs: 60_000 };
+  /** Whether a batch leaves the figures for later (see `deferFigures`). */
+  const defers = (market: Market, batch: Pick<IngestBatch, "fromBlock" | "toBlock" | "headBlock">): boolean =>
+    deferFigures !== false &&
+    batch.headBlock !== undefined &&
+    batch.headBlock - batch.toBlock >
+      Math.max(deferFigures.minBlocks, 2 * (batch.toBlock - batch.fromBlock + 1)) &&
+    performance.now() - market.figuresAt < deferFigures.maxAgeMs;
   const references = new Map<number, ReferenceTokens>(
     options.config.chains.map((c) => [c.id, c.referenceTokens] as const),
   );
@@ -149,7 +163,7 @@ export function createPricing(options: {
   async function marketOf(
     client: DbClient,
     chainId: number,
-    sync: { block: number; writer: string } | null,
+    sync: { block: number; writer: string; figuresBlock: number } | null,
     reload: boolean,
   ): Promise<Market> {
     // Taken out while the batch moves it: put back once pricing_sync holds its new block, so that
@@ -168,6 +182,10 @@ export function createPricing(options: {
       usd: null,
       balances: new Map(),
       series: new Map(),
+      figuresAt: performance.now(),
+      pending: emptyStatsChanges(),
+      // What the batches that left the figures behind changed died with their process.
+      pendingAll: sync !== null && sync.figuresBlock < sync.block,
     };
   }
 
@@ -178,9 +196,10 @@ export function createPricing(options: {
     market: Market,
     events: readonly MarketEvent[],
     changes: StatsChanges,
+    fullPrices = true,
   ): Promise<number> {
     if (events.length === 0) return 0;
-    const result = await priceEvents(client, chainId, market, events);
+    const result = await priceEvents(client, chainId, market, events, fullPrices);
     return writePriced(client, chainId, market, result, changes, false);
   }
 
@@ -190,6 +209,8 @@ export function createPricing(options: {
     chainId: number,
     market: Market,
     events: readonly MarketEvent[],
+    /** False: the trades' prices only, none stored (a batch that defers the figures). */
+    fullPrices = true,
   ): Promise<PriceBlocksResult> {
     const reference = referenceOf(chainId);
     const { state } = market;
@@ -200,7 +221,7 @@ export function createPricing(options: {
       addPools(state, loaded.pools, loaded.decimals);
     }
     return step("price", () =>
-      priceBlocksInSlices({ market: state, reference, options: pricingOptions, events }),
+      priceBlocksInSlices({ market: state, reference, options: pricingOptions, events, fullPrices }),
     );
   }
 
@@ -331,6 +352,8 @@ export function createPricing(options: {
       poolEvents: number;
       market: Market;
       result: PriceBlocksResult;
+      /** The figures left for a later batch. */
+      deferred: boolean;
       ms: Record<string, number>;
       started: number;
     }
@@ -344,7 +367,10 @@ export function createPricing(options: {
    */
   async function swapUsd(
     client: DbClient,
-    batch: Pick<IngestBatch, "chainId" | "fromBlock" | "toBlock" | "swaps" | "poolEvents" | "newTokens">,
+    batch: Pick<
+      IngestBatch,
+      "chainId" | "fromBlock" | "toBlock" | "headBlock" | "swaps" | "poolEvents" | "newTokens"
+    >,
   ): Promise<((swap: BatchSwap) => TradeUsd | undefined) | null> {
     const started = performance.now();
     const { chainId } = batch;
@@ -357,7 +383,8 @@ export function createPricing(options: {
     const market = await marketOf(client, chainId, sync, false);
     for (const token of batch.newTokens) setDecimals(market.state, token.address, token.decimals);
     const events = batchEvents(batch);
-    const result = await priceEvents(client, chainId, market, events);
+    const deferred = defers(market, batch);
+    const result = await priceEvents(client, chainId, market, events, !deferred);
     pending.set(chainId, {
       client,
       toBlock: batch.toBlock,
@@ -365,6 +392,7 @@ export function createPricing(options: {
       poolEvents: batch.poolEvents.length,
       market,
       result,
+      deferred,
       ms: steps,
       started,
     });
@@ -390,7 +418,7 @@ export function createPricing(options: {
       ) {
         const changes = emptyStatsChanges();
         const swaps = await writePriced(client, chainId, early.market, early.result, changes, true);
-        await finishBatch(client, batch, early.market, changes, started, swaps, 0);
+        await finishBatch(client, batch, early.market, changes, started, swaps, 0, early.deferred);
         return;
       }
       // Otherwise the market moved by events that were not inserted: left out, loaded afresh below.
@@ -411,8 +439,9 @@ export function createPricing(options: {
       cursor = priced;
     }
     const events = batchEvents(batch).filter((e) => e.blockNumber > cursor);
-    const swaps = await processEvents(client, chainId, market, events, changes);
-    await finishBatch(client, batch, market, changes, started, swaps, caughtUp);
+    const deferred = caughtUp === 0 && defers(market, batch);
+    const swaps = await processEvents(client, chainId, market, events, changes, !deferred);
+    await finishBatch(client, batch, market, changes, started, swaps, caughtUp, deferred);
   }
 
   /** Stores the new priced block (and keeps the market for the next batch), then the statistics. */
@@ -424,11 +453,56 @@ export function createPricing(options: {
     started: number,
     swaps: number,
     caughtUp: number,
+    /** The market-wide figures are left for a later batch: what changed is kept for it. */
+    deferred: boolean,
   ): Promise<void> {
     const { chainId } = batch;
     market.block = batch.toBlock;
-    market.writer = await setPricedBlock(client, chainId, batch.toBlock);
+    if (deferred) {
+      market.writer = await setPricedBlock(client, chainId, batch.toBlock, "unchanged");
+      addChanges(market.pending, changes);
+    } else {
+      market.writer = await setPricedBlock(client, chainId, batch.toBlock);
+      // What the batches that deferred changed, or, when that is not known, every pool.
+      addChanges(changes, market.pending);
+      if (market.pendingAll) for (const pool of market.state.pools.keys()) changes.tradedPools.add(pool);
+      market.pending = emptyStatsChanges();
+      market.pendingAll = false;
+      market.figuresAt = performance.now();
+    }
     markets.set(chainId, market);
+    if (!deferred) await refreshFigures(client, chainId, market, changes);
+    const marketStarted = performance.now();
+    const windows = await updateMarketWindows(client, chainId, batch.toBlock, () => now().getTime());
+    logger.debug(
+      {
+        chain_id: chainId,
+        from_block: batch.fromBlock,
+        to_block: batch.toBlock,
+        swaps,
+        caught_up_swaps: caughtUp,
+        deferred_figures: deferred,
+        repriced_tokens: changes.repricedTokens.size,
+        moved_pools: changes.movedPools.size,
+        ms: Math.round(performance.now() - started),
+        market_ms: Math.round((performance.now() - marketStarted) * 100) / 100,
+        market_trades: windows.trades,
+        market_rows: windows.rows,
+        market_pools: windows.pools,
+        market_tokens: windows.tokens,
+        steps_ms: Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, Math.round(v * 100) / 100])),
+      },
+      "priced batch",
+    );
+  }
+
+  /** The statistics of what changed, from the market in memory (market-stats.ts). */
+  async function refreshFigures(
+    client: DbClient,
+    chainId: number,
+    market: Market,
+    changes: StatsChanges,
+  ): Promise<void> {
     // The stored USD prices, read once per market load (then kept by writePriced).
     if (!market.usd) market.usd = await step("stats_usd", () => loadTokenUsdPrices(client, chainId));
     const usd = market.usd;
@@ -444,27 +518,6 @@ export function createPricing(options: {
         series: market.series,
       }),
     );
-    const marketStarted = performance.now();
-    const windows = await updateMarketWindows(client, chainId, batch.toBlock, () => now().getTime());
-    logger.debug(
-      {
-        chain_id: chainId,
-        from_block: batch.fromBlock,
-        to_block: batch.toBlock,
-        swaps,
-        caught_up_swaps: caughtUp,
-        repriced_tokens: changes.repricedTokens.size,
-        moved_pools: changes.movedPools.size,
-        ms: Math.round(performance.now() - started),
-        market_ms: Math.round((performance.now() - marketStarted) * 100) / 100,
-        market_trades: windows.trades,
-        market_rows: windows.rows,
-        market_pools: windows.pools,
-        market_tokens: windows.tokens,
-        steps_ms: Object.fromEntries(Object.entries(steps).map(([k, v]) => [k, Math.round(v * 100) / 100])),
-      },
-      "priced batch",
-    );
   }
 
   async function afterRollback(client: DbClient, rollback: RollbackInfo): Promise<void> {
@@ -476,7 +529,8 @@ export function createPricing(options: {
     pairStatsMirrorOf(chainId).pairs = null;
     const priced = await getPricedBlock(client, chainId);
     if (priced === null) return;
-    if (priced > ancestorBlock) await setPricedBlock(client, chainId, ancestorBlock);
+    // The figures stay as far behind as they were (then every pool's statistics are due).
+    if (priced > ancestorBlock) await setPricedBlock(client, chainId, ancestorBlock, "unchanged");
     const affected = await poolsWithStateAbove(client, chainId, ancestorBlock);
     if (affected.length === 0) return;
     const addresses = affected.map((a) => a.pool);
@@ -577,7 +631,20 @@ type Market = {
   balances: StatsMarket["balances"];
   /** The statistics' memo of tokens' series at the window's start (market-stats.ts). */
   series: Map<string, SeriesEndsMemo>;
+  /** When the market-wide figures were last brought up to date, or the market loaded (performance.now()). */
+  figuresAt: number;
+  /** What the batches that deferred the figures changed since (see `deferFigures`). */
+  pending: StatsChanges;
+  /** The figures fell behind before this market was loaded: every pool's statistics are due. */
+  pendingAll: boolean;
 };
+
+/** Adds what `from` changed to `into`. */
+function addChanges(into: StatsChanges, from: StatsChanges): void {
+  for (const pool of from.tradedPools) into.tradedPools.add(pool);
+  for (const pool of from.movedPools) into.movedPools.add(pool);
+  for (const token of from.repricedTokens) into.repricedTokens.add(token);
+}
 
 /** A USD price as `saveTokenPrices` stores it: not finite → null; -0 → 0 (JSON carries it so). */
 function storedUsd(value: number | null): number | null {

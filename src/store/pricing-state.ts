@@ -26,22 +26,33 @@ export async function getPricedBlock(db: Queryable, chainId: number): Promise<nu
 export async function getPricingSync(
   db: Queryable,
   chainId: number,
-): Promise<{ block: number; writer: string } | null> {
-  const { rows } = await db.query<{ priced_block: number; writer: string }>(
-    "SELECT priced_block, xmin::text AS writer FROM pricing_sync WHERE chain_id = $1",
+): Promise<{ block: number; writer: string; figuresBlock: number } | null> {
+  const { rows } = await db.query<{ priced_block: number; writer: string; figures_block: number }>(
+    "SELECT priced_block, xmin::text AS writer, figures_block FROM pricing_sync WHERE chain_id = $1",
     [chainId],
   );
   const row = rows[0];
-  return row ? { block: row.priced_block, writer: row.writer } : null;
+  return row ? { block: row.priced_block, writer: row.writer, figuresBlock: row.figures_block } : null;
 }
 
-/** Sets the last priced block; returns the writing transaction's id (see getPricingSync). */
-export async function setPricedBlock(db: Queryable, chainId: number, block: number): Promise<string> {
+/**
+ * Sets the last priced block and the block as of which the market-wide figures are current
+ * (`figuresBlock`: the same block when the batch refreshed them, else the one before; a new row
+ * with figures left behind starts at -1); returns the writing transaction's id (see getPricingSync).
+ */
+export async function setPricedBlock(
+  db: Queryable,
+  chainId: number,
+  block: number,
+  figuresBlock: number | "unchanged" = block,
+): Promise<string> {
   const { rows } = await db.query<{ writer: string }>(
-    `INSERT INTO pricing_sync (chain_id, priced_block) VALUES ($1, $2)
-     ON CONFLICT (chain_id) DO UPDATE SET priced_block = EXCLUDED.priced_block, updated_at = now()
+    `INSERT INTO pricing_sync (chain_id, priced_block, figures_block) VALUES ($1, $2, coalesce($3::bigint, -1))
+     ON CONFLICT (chain_id) DO UPDATE SET priced_block = EXCLUDED.priced_block,
+       figures_block = coalesce($3::bigint, least(pricing_sync.figures_block, EXCLUDED.priced_block)),
+       updated_at = now()
      RETURNING xmin::text AS writer`,
-    [chainId, block],
+    [chainId, block, figuresBlock === "unchanged" ? null : figuresBlock],
   );
   return (rows[0] as { writer: string }).writer;
 }

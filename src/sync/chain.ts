@@ -526,6 +526,7 @@ export function createChainSync(args: {
       previous: checkpoint.block,
       checkpoint: next,
       figures: progress.figures(),
+      headBlock: target,
       newPools,
       basedPools,
       newTokens,

@@ -29,6 +29,8 @@ export type BatchWrite = {
   /** The new checkpoint: toBlock, its hash and time. */
   checkpoint: Checkpoint;
   figures?: SyncFigures | undefined;
+  /** The block the indexer is heading for (IngestBatch `headBlock`). */
+  headBlock?: number | undefined;
   newPools: readonly Pool[];
   /** Pools older than the range whose base state was read for this batch. */
   basedPools: readonly Pool[];
@@ -68,6 +70,7 @@ export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrit
       chainId,
       fromBlock: write.fromBlock,
       toBlock: write.checkpoint.block,
+      headBlock: write.headBlock,
       swaps: write.built.swaps,
       poolEvents: write.built.poolEvents,
       newTokens: write.newTokens.filter((t) => insertedTokens.has(t.address)).map(toBatchToken),
@@ -83,6 +86,7 @@ export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrit
       fromBlock: write.fromBlock,
       toBlock: write.checkpoint.block,
       toBlockTime: write.checkpoint.time,
+      headBlock: write.headBlock,
       source: write.source,
       newPools: write.newPools.filter((p) => insertedPools.has(p.address)).map(toBatchPool),
       newTokens: write.newTokens.filter((t) => insertedTokens.has(t.address)).map(toBatchToken),

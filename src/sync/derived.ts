@@ -15,7 +15,10 @@ export type DerivedData = {
    */
   swapUsd?(
     client: DbClient,
-    batch: Pick<IngestBatch, "chainId" | "fromBlock" | "toBlock" | "swaps" | "poolEvents" | "newTokens">,
+    batch: Pick<
+      IngestBatch,
+      "chainId" | "fromBlock" | "toBlock" | "headBlock" | "swaps" | "poolEvents" | "newTokens"
+    >,
   ): Promise<((swap: BatchSwap) => SwapUsdFigures | undefined) | null>;
   /** Called inside the batch's transaction, after its rows are inserted and before the commit. */
   afterBatch(client: DbClient, batch: IngestBatch): Promise<void>;
