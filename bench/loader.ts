@@ -21,6 +21,7 @@
  * rows a query has to pass over, how skewed the pools are).
  */
 
+import type { QueryConfig } from "pg";
 import { prepareSyntheticChain } from "../src/_test/synthetic-chain.js";
 import { parseConfig } from "../src/config/load.js";
 import type { Config } from "../src/config/schema.js";
@@ -102,9 +103,12 @@ export async function loadScaleDatabase(db: Db, options: LoadOptions): Promise<L
     seconds[name] = Math.round((performance.now() - t) / 100) / 10;
     log(`loader: ${name} in ${seconds[name]} s`);
   };
-  // One connection: the temporary tables live in its session; no statement timeout for the bulk statements.
+  // One connection: the temporary tables live in its session; no statement timeout for the bulk
+  // statements, neither the server's nor the pool's read timeout (statement timeout + 5 s, which a
+  // series statement overran on a loaded machine; pg takes 0 as "the pool's", hence a day).
   const client = await db.connect();
-  const q = (sql: string, params: unknown[] = []) => client.query(sql, params);
+  const q = (sql: string, params: unknown[] = []) =>
+    client.query({ text: sql, values: params, query_timeout: 86_400_000 } as QueryConfig);
   try {
     await q("SET statement_timeout = 0");
     await q("SET work_mem = '256MB'");

@@ -228,6 +228,11 @@ export function createApiShared(options: ApiServerOptions): ApiShared {
  */
 const ANSWER_COMPRESSION = {
   zlibOptions: { level: 1 },
+  // Every answer is a string in memory: compressed in one call, up to MAX_CANDLES' ~1 MB. Past
+  // the library's default (8 kB on 2 cores) it went through a zlib stream on the thread pool, its
+  // output handed back 16 kB at a time and sent chunked: each hand-off a turn of the event loop
+  // that waits for a core, for the same CPU time (BENCHMARKS.md "Scale", 2026-11-27).
+  syncThreshold: 2 * 1024 * 1024,
   brotliOptions: { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 2 } },
 };
 

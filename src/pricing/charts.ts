@@ -4,7 +4,7 @@
  * the pure functions of this folder.
  */
 import type { ChartCandle } from "../model/index.js";
-import { loadChartCandleBefore, loadChartCandles } from "../store/candles.js";
+import { loadAssetChartCandles, loadChartCandleBefore, loadChartCandles } from "../store/candles.js";
 import type { Queryable } from "../store/db.js";
 import { loadRetainedFrom } from "../store/partitions.js";
 import { loadHourlyAverageBefore, loadHourlyAverages, loadSeriesRange } from "../store/series.js";
@@ -34,41 +34,86 @@ export type { ChartCandle, LineChart };
  */
 export async function getPairCandles(
   db: Queryable,
-  options: {
-    chainId: number;
-    pool: string;
-    side: 0 | 1;
-    currency?: CandleCurrency;
-    intervalSeconds: CandleInterval;
-    from: Date;
-    to: Date;
-    now?: Date;
-  },
+  options: PairCandlesRange & { side: 0 | 1 },
 ): Promise<ChartCandle[]> {
-  const interval = options.intervalSeconds;
-  const size = interval * 1000;
-  const retained = await pairCandlesRetainedFrom(db, interval);
-  // Intervals before the retention's start are not answered (their 1-minute candles are gone); it
-  // is a partition bound, a whole number of days, so every interval is wholly before or after it.
-  const start = Math.max(bucketOf(options.from.getTime(), interval), retained ?? Number.NEGATIVE_INFINITY);
-  const toMs = options.to.getTime();
-  // The interval holding `to` is in range when it starts before `to`: read up to its end.
-  const end = Math.ceil(toMs / size) * size;
-  if (end <= start) return [];
-  // Side 1 is the reciprocal of side 0 (high1 = 1 / low0 …) with token1's volume; max, min, first
-  // and last commute with the reciprocal, so the roll-up can follow the side's transformation.
+  const range = await pairCandlesRange(db, options);
+  if (range === null) return [];
   const rows = await loadChartCandles(db, {
     chainId: options.chainId,
     pool: options.pool.toLowerCase(),
     side: options.side,
     currency: options.currency ?? "token",
-    resolution: baseResolutionOf(interval),
-    from: start,
-    to: end,
+    resolution: baseResolutionOf(options.intervalSeconds),
+    from: range.start,
+    to: range.end,
   });
+  return completePairCandles(rows, options);
+}
+
+/**
+ * `getPairCandles` from the side of `asset`, with the pool looked up in the candles' statement
+ * (the answer's round trips: the candles route's range reads): undefined when the pool is not
+ * known, `side: null` when `asset` is neither of its tokens, else the side and the candles that
+ * `getPairCandles` gives for it.
+ */
+export async function getAssetPairCandles(
+  db: Queryable,
+  options: PairCandlesRange & { asset: string },
+): Promise<{ side: 0 | 1; candles: ChartCandle[] } | { side: null } | undefined> {
+  const range = await pairCandlesRange(db, options);
+  const found = await loadAssetChartCandles(db, {
+    chainId: options.chainId,
+    pool: options.pool.toLowerCase(),
+    asset: options.asset.toLowerCase(),
+    currency: options.currency ?? "token",
+    resolution: baseResolutionOf(options.intervalSeconds),
+    // An empty range still looks the pool up: [0, 0) holds no candle.
+    from: range?.start ?? 0,
+    to: range?.end ?? 0,
+  });
+  if (found === undefined || found.side === null) return found;
+  return { side: found.side, candles: completePairCandles(found.candles, options) };
+}
+
+type PairCandlesRange = {
+  chainId: number;
+  pool: string;
+  currency?: CandleCurrency;
+  intervalSeconds: CandleInterval;
+  from: Date;
+  to: Date;
+  now?: Date;
+};
+
+/**
+ * The buckets of the base resolution to read, [start, end) in ms, for a range; null when none.
+ * Intervals before the retention's start are not answered (their 1-minute candles are gone); it
+ * is a partition bound, a whole number of days, so every interval is wholly before or after it.
+ * The interval holding `to` is in range when it starts before `to`: read up to its end.
+ */
+async function pairCandlesRange(
+  db: Queryable,
+  options: PairCandlesRange,
+): Promise<{ start: number; end: number } | null> {
+  const interval = options.intervalSeconds;
+  const retained = await pairCandlesRetainedFrom(db, interval);
+  const start = Math.max(bucketOf(options.from.getTime(), interval), retained ?? Number.NEGATIVE_INFINITY);
+  const size = interval * 1000;
+  const end = Math.ceil(options.to.getTime() / size) * size;
+  return end <= start ? null : { start, end };
+}
+
+/**
+ * The range's candles from the stored ones: rolled up to the interval, empty intervals up to
+ * min(to, now) filled. Side 1 is the reciprocal of side 0 (high1 = 1 / low0 …) with token1's
+ * volume; max, min, first and last commute with the reciprocal, so the roll-up can follow the
+ * side's transformation.
+ */
+function completePairCandles(rows: ChartCandle[], options: PairCandlesRange): ChartCandle[] {
   if (rows.length === 0) return [];
+  const interval = options.intervalSeconds;
   const candles = baseResolutionOf(interval) === interval ? rows : rollUpChartCandles(rows, interval);
-  const fillEnd = Math.min(toMs, (options.now ?? new Date()).getTime());
+  const fillEnd = Math.min(options.to.getTime(), (options.now ?? new Date()).getTime());
   return fillCandleGaps(candles, interval, fillEnd);
 }
 

@@ -7,7 +7,7 @@ import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { parseCsv } from "../replay/fixture.js";
 import { replayFixture } from "../replay/replay.js";
-import { getPairCandles } from "./charts.js";
+import { getAssetPairCandles, getPairCandles } from "./charts.js";
 import { createPricing } from "./pricing.js";
 
 const fixtureDir = path.resolve(
@@ -106,6 +106,74 @@ describe("candles of a real mainnet day (USDC/WETH 0.05 %, 2024-01-05)", () => {
       [POOL],
     );
     assert.equal(trades.rows[0]?.n, 6046, "the manifest's 6,046 swaps in the day's candle");
+  });
+
+  it("reads the same candles with the pool looked up in the statement (getAssetPairCandles)", async () => {
+    const range = {
+      chainId: 1,
+      pool: POOL,
+      from: new Date("2024-01-05T00:00:00Z"),
+      to: new Date("2024-01-06T00:00:00Z"),
+      now: new Date("2024-01-06T00:00:00Z"),
+    };
+    let compared = 0;
+    for (const currency of ["token", "usd"] as const) {
+      for (const intervalSeconds of [60, 900, 3600, 14_400, 86_400] as const) {
+        for (const [asset, side] of [
+          [USDC, 0],
+          [WETH, 1],
+        ] as const) {
+          const read = { ...range, currency, intervalSeconds };
+          const expected = await getPairCandles(t.db, { ...read, side });
+          const found = await getAssetPairCandles(t.db, { ...read, asset });
+          assert.equal(found?.side, side, `${asset} is side ${side}`);
+          assert.ok(found && found.side !== null);
+          // The same candles in the same order (the rows may carry the side as well).
+          const plain = found.candles.map(({ time, open, high, low, close, volume }) => ({
+            time,
+            open,
+            high,
+            low,
+            close,
+            volume,
+          }));
+          assert.deepEqual(plain, expected, `${currency} ${intervalSeconds} s, side ${side}`);
+          if (expected.length > 0) compared += 1;
+        }
+      }
+    }
+    assert.ok(compared >= 10, `${compared} non-empty reads compared`);
+    const quiet = await getAssetPairCandles(t.db, {
+      ...range,
+      asset: WETH,
+      intervalSeconds: 3600,
+      from: new Date("2023-01-05T00:00:00Z"),
+      to: new Date("2023-01-06T00:00:00Z"),
+    });
+    assert.deepEqual(quiet, { side: 1, candles: [] }, "a range without trades: the side, no candle");
+    const upsideDown = await getAssetPairCandles(t.db, {
+      ...range,
+      asset: WETH,
+      intervalSeconds: 3600,
+      from: new Date("2024-01-06T00:00:00Z"),
+      to: new Date("2024-01-05T00:00:00Z"),
+    });
+    assert.deepEqual(upsideDown, { side: 1, candles: [] }, "an empty range still looks the pool up");
+    assert.deepEqual(
+      await getAssetPairCandles(t.db, { ...range, asset: `0x${"12".repeat(20)}`, intervalSeconds: 60 }),
+      { side: null },
+      "a token not of the pair",
+    );
+    assert.equal(
+      await getAssetPairCandles(t.db, {
+        ...range,
+        pool: `0x${"34".repeat(20)}`,
+        asset: WETH,
+        intervalSeconds: 60,
+      }),
+      undefined,
+      "an unknown pool",
+    );
   });
 
   it("values every trade on its USDC side", async () => {

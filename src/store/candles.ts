@@ -232,6 +232,84 @@ function chartColumns(side: 0 | 1, currency: "token" | "usd"): { select: string;
 }
 
 /**
+ * `chartColumns` with the side chosen in the statement by `side` (an SQL expression, 0 or 1): the
+ * same columns, each a CASE between the two sides' columns.
+ */
+function chartColumnsOfSide(side: string, currency: "token" | "usd"): { select: string; where: string } {
+  const pick = (name: string, column0: string, column1: string) =>
+    `CASE ${side} WHEN 0 THEN ${column0} ELSE ${column1} END AS ${name}`;
+  if (currency === "usd") {
+    return {
+      select: ["open", "high", "low", "close", "volume"]
+        .map((c) => pick(c, `${c}_usd0`, `${c}_usd1`))
+        .join(", "),
+      where: `AND CASE ${side} WHEN 0 THEN open_usd0 ELSE open_usd1 END IS NOT NULL`,
+    };
+  }
+  return {
+    select: [
+      pick("open", "open", "open1"),
+      pick("high", "high", "high1"),
+      pick("low", "low", "low1"),
+      pick("close", "close", "close1"),
+      pick("volume", "volume0", "volume1"),
+    ].join(", "),
+    where: "",
+  };
+}
+
+/**
+ * `loadChartCandles` of the side of `asset` in the pool, with the pool looked up in the same
+ * statement (one round trip instead of two): undefined when the pool is not
+ * known, `side: null` when `asset` is neither of its tokens (no candles read), else the side
+ * (0 when `asset` is token0) and the candles as `loadChartCandles` gives them for it.
+ */
+export async function loadAssetChartCandles(
+  db: Queryable,
+  options: {
+    chainId: number;
+    pool: string;
+    asset: string;
+    currency?: "token" | "usd";
+    resolution: number;
+    from: number;
+    to: number;
+  },
+): Promise<{ side: 0 | 1; candles: ChartCandle[] } | { side: null } | undefined> {
+  const columns = chartColumnsOfSide("p.side", options.currency ?? "token");
+  const { rows } = await db.query<ChartCandle & { side: 0 | 1 | null }>(
+    `SELECT p.side, c.time, c.open, c.high, c.low, c.close, c.volume
+     FROM (SELECT CASE WHEN token0 = $6 THEN 0 WHEN token1 = $6 THEN 1 END AS side
+           FROM pools WHERE chain_id = $1 AND address = $2) p
+     LEFT JOIN LATERAL (
+       SELECT ${BUCKET_MS}, ${columns.select}
+       FROM candles
+       WHERE p.side IS NOT NULL AND chain_id = $1 AND pool = $2 AND resolution = $3
+         AND bucket >= $4 AND bucket < $5 ${columns.where}
+       ORDER BY bucket
+     ) c ON true`,
+    [options.chainId, options.pool, options.resolution, iso(options.from), iso(options.to), options.asset],
+  );
+  const first = rows[0];
+  if (!first) return undefined;
+  if (first.side === null) return { side: null };
+  // No candle in the range: the pool's row alone, its candle columns null.
+  if (first.time === null) return { side: first.side, candles: [] };
+  // The one pool row's nested loop gives the candles in the subquery's order, and an ORDER BY
+  // outside would sort all 2,160 rows again (the subquery's is the index's order, no sort): the
+  // order is checked here instead, and sorted only if it ever were not ascending.
+  for (let i = 1; i < rows.length; i++) {
+    if ((rows[i] as ChartCandle).time <= (rows[i - 1] as ChartCandle).time) {
+      rows.sort((a, b) => a.time - b.time);
+      break;
+    }
+  }
+  // The rows as they are (each also carries `side`, which no reader of a ChartCandle looks at):
+  // copying 2,160 of them would cost more than the round trip this statement saves.
+  return { side: first.side, candles: rows };
+}
+
+/**
  * The stored candles of a pair at one resolution with buckets in [from, to) (ms), ascending, from
  * one token's side: side 0 prices token0 in token1 with token0's volume; side 1 prices token1 in
  * token0 with token1's volume, from its own stored OHLC (migration 004: each trade's exact
