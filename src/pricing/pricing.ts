@@ -473,7 +473,11 @@ export function createPricing(options: {
     markets.set(chainId, market);
     if (!deferred) await refreshFigures(client, chainId, market, changes);
     const marketStarted = performance.now();
-    const windows = await updateMarketWindows(client, chainId, batch.toBlock, () => now().getTime());
+    // Deferred too: the next batch that does not defer folds every swap since market_sync's
+    // built block (the windows keep their own cursor) and recomputes the windows once.
+    const windows = deferred
+      ? { trades: 0, rows: 0, pools: 0, tokens: 0 }
+      : await updateMarketWindows(client, chainId, batch.toBlock, () => now().getTime());
     logger.debug(
       {
         chain_id: chainId,
