@@ -67,7 +67,7 @@ import {
   pricesOfPools,
   seriesPointsOf,
 } from "./price-blocks.js";
-import { provenanceOf } from "./provenance.js";
+import { provenanceOf, sameRow } from "./provenance.js";
 import type { SeriesPoint } from "./series.js";
 import { balanceBeforeSwap, eventKey } from "./trade.js";
 import type { TradeUsd } from "./trade-usd.js";
@@ -289,8 +289,8 @@ export function createPricing(options: {
   }
 
   /**
-   * The token_prices rows that may differ from the stored ones: those of every price but the ones
-   * this market last stored unchanged (the database compares the rest itself).
+   * The token_prices rows that differ from the stored ones: those of every price but the ones this
+   * market last stored unchanged (the same object, or one that makes the same row: `sameRow`).
    */
   function newPriceRows(
     market: Market,
@@ -298,20 +298,27 @@ export function createPricing(options: {
   ): { rows: TokenPriceRow[]; usdMoved: Set<string> } {
     const fresh = new Map<string, TokenPrice>();
     for (const [token, price] of prices) {
-      if (market.stored.get(token)?.price !== price) fresh.set(token, price);
+      const before = market.stored.get(token);
+      if (before === price) continue;
+      // The same row from a new object (a quote's price object moved, not what this row says):
+      // kept as the stored one, so that the next batch sees it unchanged by identity.
+      if (before && price.asOfBlock !== null && price.asOfTime !== null && sameRow(before, price)) {
+        market.stored.set(token, price);
+        continue;
+      }
+      fresh.set(token, price);
     }
     const rows: TokenPriceRow[] = [];
     const usdMoved = new Set<string>();
     for (const row of priceRows(fresh, pricingOptions)) {
-      // Serialised once: compared here, sent as it is (saveTokenPrices).
+      // Serialised once (saveTokenPrices sends it as it is).
       row.provenanceJson = JSON.stringify(row.provenance);
-      const text = `${row.usdPrice}|${row.blockNumber}|${row.blockTime}|${row.provenanceJson}`;
+      const price = fresh.get(row.token) as TokenPrice;
       const before = market.stored.get(row.token);
-      market.stored.set(row.token, { price: fresh.get(row.token) as TokenPrice, text });
-      if (before?.text === text) continue;
+      market.stored.set(row.token, price);
       rows.push(row);
       // Unknown before (the first rows of a market loaded afresh): counted as moved.
-      if (!before || !Object.is(finite(before.price.usdPrice), finite(row.usdPrice))) usdMoved.add(row.token);
+      if (!before || !Object.is(finite(before.usdPrice), finite(row.usdPrice))) usdMoved.add(row.token);
     }
     return { rows, usdMoved };
   }
@@ -618,13 +625,14 @@ export function createPricing(options: {
 
 /**
  * A chain's market in memory: its state, the pricing_sync row (block, writing transaction) it is
- * current for (null until stored), and per token the price last stored and its row as JSON.
+ * current for (null until stored), and per token the price whose row was last stored.
  */
 type Market = {
   state: MarketState;
   block: number | null;
   writer: string | null;
-  stored: Map<string, { price: TokenPrice; text: string }>;
+  /** Per token, the price whose row was last stored (compared by `sameRow`: no row text is kept). */
+  stored: Map<string, TokenPrice>;
   /** `token_prices.usd_price` per token as stored (absent: no row); null until first read. */
   usd: Map<string, number | null> | null;
   /** The statistics' memo of pools' decimal-adjusted balances (market-stats.ts). */
