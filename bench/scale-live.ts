@@ -9,14 +9,16 @@
  *   listed by `GET /api/v1/trades` of one of its pools (real HTTP, polled every 25 ms): p50, p99, max;
  * - the head lag (node head − indexed block) sampled every second, and whether it stayed bounded
  *   (kept up) over the run's second half;
- * - the service's RSS (VmRSS) and peak (VmHWM) from /proc/<pid>/status, every second;
+ * - the service's RSS (VmRSS) and peak (VmHWM) from /proc/<pid>/status, every second, summed over
+ *   its process tree (`tokenmarket start` runs the service under a small parent that set its heap
+ *   limit: src/cli/heap.ts), and of the service process alone;
  * - the baseline: the round trip of `/healthz` on the same service, and the profile's block time.
  *
  * The indexer starts at block 0: it first takes in the creation era (every pool's creation) and
  * the history blocks, then follows; the delays are counted only for blocks that appeared after it
  * first reached the head.
  */
-import { createWriteStream, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import pg from "pg";
@@ -31,15 +33,53 @@ import { percentile } from "./scale-api.js";
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 const round = (n: number) => Math.round(n * 10) / 10;
 
-/** VmRSS and VmHWM of a process, in MB; null when it is gone. */
-function memoryOf(pid: number): { rssMb: number; hwmMb: number } | null {
+/** VmRSS and VmHWM of one process, in kB; null when it is gone. */
+function statusOf(pid: number): { rss: number; hwm: number } | null {
   try {
     const status = readFileSync(`/proc/${pid}/status`, "utf8");
     const kb = (field: string) => Number(new RegExp(`^${field}:\\s+(\\d+)`, "m").exec(status)?.[1] ?? 0);
-    return { rssMb: Math.round(kb("VmRSS") / 1024), hwmMb: Math.round(kb("VmHWM") / 1024) };
+    return { rss: kb("VmRSS"), hwm: kb("VmHWM") };
   } catch {
     return null;
   }
+}
+
+/** A process and its descendants (`tokenmarket start` runs the service as its child: src/cli/heap.ts). */
+function treeOf(pid: number): number[] {
+  const out = [pid];
+  for (let i = 0; i < out.length; i++) {
+    try {
+      for (const task of readdirSync(`/proc/${out[i]}/task`)) {
+        const children = readFileSync(`/proc/${out[i]}/task/${task}/children`, "utf8").trim();
+        if (children) out.push(...children.split(/\s+/).map(Number));
+      }
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return out;
+}
+
+/**
+ * VmRSS and VmHWM in MB of the service's process tree (summed: the peak of the sum is at most
+ * the sum of the peaks), and of its largest process alone (the service under its parent); null
+ * when it is gone.
+ */
+function memoryOf(
+  pid: number,
+): { rssMb: number; hwmMb: number; serviceRssMb: number; serviceHwmMb: number } | null {
+  const all = treeOf(pid)
+    .map(statusOf)
+    .filter((s): s is { rss: number; hwm: number } => s !== null);
+  if (all.length === 0) return null;
+  const mb = (kb: number) => Math.round(kb / 1024);
+  const largest = all.reduce((a, b) => (b.rss > a.rss ? b : a));
+  return {
+    rssMb: mb(all.reduce((sum, s) => sum + s.rss, 0)),
+    hwmMb: mb(all.reduce((sum, s) => sum + s.hwm, 0)),
+    serviceRssMb: mb(largest.rss),
+    serviceHwmMb: mb(all.reduce((m, s) => Math.max(m, s.hwm), 0)),
+  };
 }
 
 export async function benchLive(options: {
@@ -100,7 +140,8 @@ export async function benchLive(options: {
   }
   const base = `http://127.0.0.1:${apiPort}`;
   const db = createDb({ url: dbUrl.toString(), max: 2, applicationName: "tokenmarket-bench-live" });
-  const memory: { t: number; rssMb: number; hwmMb: number }[] = [];
+  const memory: { t: number; rssMb: number; hwmMb: number; serviceRssMb: number; serviceHwmMb: number }[] =
+    [];
   // The V8 heap in use (the service's /metrics), every 10 s: what of the RSS is live objects and
   // what is garbage not yet collected or memory not returned.
   const heap: { t: number; heapUsedMb: number; heapTotalMb: number }[] = [];
@@ -183,6 +224,8 @@ export async function benchLive(options: {
           lastLag: last ? last.head - last.indexed : null,
           rssMb: {
             peakHwm: memory.reduce((m, x) => Math.max(m, x.hwmMb), 0),
+            peakSampled: memory.reduce((m, x) => Math.max(m, x.rssMb), 0),
+            servicePeakHwm: memory.reduce((m, x) => Math.max(m, x.serviceHwmMb), 0),
             last: memory.at(-1)?.rssMb ?? null,
             samples: memory.filter((_, i) => i % 30 === 0).map((x) => [Math.round(x.t / 1000), x.rssMb]),
           },
@@ -283,6 +326,8 @@ export async function benchLive(options: {
       },
       rssMb: {
         peakHwm: peak,
+        peakSampled: memory.reduce((m, x) => Math.max(m, x.rssMb), 0),
+        servicePeakHwm: memory.reduce((m, x) => Math.max(m, x.serviceHwmMb), 0),
         last: memory.at(-1)?.rssMb ?? null,
         samples: memory.filter((_, i) => i % 10 === 0).map((s) => [Math.round(s.t / 1000), s.rssMb]),
       },

@@ -1,12 +1,10 @@
 import { parseArgs } from "node:util";
-import { loadConfig } from "../config/load.js";
 import { BaseError, ConfigError } from "../internal/errors.js";
-import { createLogger } from "../internal/logger.js";
-import { runShapeDevnet } from "../shape/cli.js";
 import { loadEnvFile } from "./env-file.js";
-import { runKeys } from "./keys.js";
-import { runReplay } from "./replay.js";
-import { runStart } from "./start.js";
+import { exitWithParent, HEAP_LIMITED_COMMANDS, runWithHeapLimit, wantedHeapMb } from "./heap.js";
+
+// The rest is imported when a command runs: a parent that only starts the command again with a
+// heap limit (heap.ts) stays small.
 
 const usage = `tokenmarket — market data for tokens on EVM chains
 
@@ -32,8 +30,13 @@ at start (variables set in the real environment win).`;
 async function main(argv: string[]): Promise<number> {
   // Before anything reads the environment (configuration, LOG_LEVEL); real variables win.
   loadEnvFile();
+  exitWithParent();
+  const { createLogger } = await import("../internal/logger.js");
   // The synthetic node has its own options (and needs no configuration file).
-  if (argv[0] === "devnet") return runShapeDevnet({ argv: argv.slice(1), logger: createLogger() });
+  if (argv[0] === "devnet") {
+    const { runShapeDevnet } = await import("../shape/cli.js");
+    return runShapeDevnet({ argv: argv.slice(1), logger: createLogger() });
+  }
   const { values, positionals } = parseArgs({
     args: argv,
     allowPositionals: true,
@@ -48,20 +51,26 @@ async function main(argv: string[]): Promise<number> {
     console.log(usage);
     return 0;
   }
+  // The processes that hold a pricing market run with a V8 heap limit (heap.ts, docs/DEPLOY.md).
+  if (HEAP_LIMITED_COMMANDS.has(command)) {
+    const heapMb = wantedHeapMb(process.env, process.execArgv);
+    if (heapMb !== null) return runWithHeapLimit(heapMb);
+  }
+  const { loadConfig } = await import("../config/load.js");
   const config = loadConfig(values.config === undefined ? {} : { file: values.config });
   const logger = createLogger();
   switch (command) {
     case "start":
-      return runStart({ config, logger });
+      return (await import("./start.js")).runStart({ config, logger });
     case "index":
     case "serve":
-      return runStart({ config, logger, role: command });
+      return (await import("./start.js")).runStart({ config, logger, role: command });
     case "keys":
-      return runKeys({ config, logger, args: rest, name: values.name });
+      return (await import("./keys.js")).runKeys({ config, logger, args: rest, name: values.name });
     case "replay":
-      return runReplay({ config, logger, dirs: rest });
+      return (await import("./replay.js")).runReplay({ config, logger, dirs: rest });
     case "migrate":
-      return runKeys({ config, logger, args: ["migrate"] });
+      return (await import("./keys.js")).runKeys({ config, logger, args: ["migrate"] });
     default:
       console.error(`unknown command "${command}"\n\n${usage}`);
       return 2;

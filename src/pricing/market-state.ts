@@ -51,6 +51,9 @@ export function addPools(
   for (const [token, value] of decimals) setDecimals(state, token, value);
   for (const pool of pools.values()) {
     if (state.pools.has(pool.address)) continue;
+    // One string per token for all its pools (each loaded row brings its own copy: 64 bytes).
+    pool.token0 = sharedToken(state, pool.token0);
+    pool.token1 = sharedToken(state, pool.token1);
     state.pools.set(pool.address, pool);
     const graphPool = graphPoolOf(pool, state.decimals);
     state.graphPools.set(pool.address, graphPool);
@@ -64,6 +67,13 @@ export function addPools(
       insertSorted(list, graphPool);
     }
   }
+}
+
+/** The string object the market already holds for a token (from its first pool), else `token`. */
+function sharedToken(state: MarketState, token: string): string {
+  const first = state.graph.poolsOf.get(token)?.[0];
+  if (!first) return token;
+  return first.token0 === token ? first.token0 : first.token1;
 }
 
 /** Records a token's decimals; when they change, its pools' routing figures follow. */
@@ -96,10 +106,13 @@ export function graphPoolOf(pool: MarketPool, decimals: ReadonlyMap<string, numb
     token0: pool.token0,
     token1: pool.token1,
     price0: null,
+    // Every field from the start (none added later: no out-of-object property store per pool).
+    ratio0: null,
     depth0: null,
     depth1: null,
     stateBlock: null,
     stateTime: null,
+    version: 0,
   };
   updateGraphPool(
     graphPool,

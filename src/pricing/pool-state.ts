@@ -69,7 +69,10 @@ export function depthOf(state: PoolPriceState, side: 0 | 1, decimals: number | n
   return ratioToNumber(depth, 10n ** BigInt(decimals));
 }
 
-/** Refreshes a routing pool from its state. */
+/**
+ * Refreshes a routing pool from its state; its version moves when a figure changed (a new exact
+ * ratio counts as a change, as the price memo compared it by identity).
+ */
 export function updateGraphPool(
   pool: GraphPool,
   protocol: "v2" | "v3",
@@ -77,10 +80,24 @@ export function updateGraphPool(
   decimals0: number | null,
   decimals1: number | null,
 ): void {
-  pool.ratio0 = spotRatio0(protocol, state, decimals0, decimals1);
-  pool.price0 = pool.ratio0 === null ? null : ratioValue(pool.ratio0);
-  pool.depth0 = depthOf(state, 0, decimals0);
-  pool.depth1 = depthOf(state, 1, decimals1);
+  const ratio0 = spotRatio0(protocol, state, decimals0, decimals1);
+  const price0 = ratio0 === null ? null : ratioValue(ratio0);
+  const depth0 = depthOf(state, 0, decimals0);
+  const depth1 = depthOf(state, 1, decimals1);
+  if (
+    pool.ratio0 !== ratio0 ||
+    pool.price0 !== price0 ||
+    pool.depth0 !== depth0 ||
+    pool.depth1 !== depth1 ||
+    pool.stateBlock !== state.stateBlock ||
+    pool.stateTime !== state.stateTime
+  ) {
+    pool.version = (pool.version ?? 0) + 1;
+  }
+  pool.ratio0 = ratio0;
+  pool.price0 = price0;
+  pool.depth0 = depth0;
+  pool.depth1 = depth1;
   pool.stateBlock = state.stateBlock;
   pool.stateTime = state.stateTime;
 }

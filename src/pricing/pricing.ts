@@ -21,7 +21,7 @@ import type {
   RollbackInfo,
   StateEvent,
 } from "../model/index.js";
-import { type Db, type DbClient, finite, withTransaction } from "../store/db.js";
+import { chunks, type Db, type DbClient, finite, withTransaction } from "../store/db.js";
 import { loadMarketEvents, loadPoolStatesAt, type PoolStateAt } from "../store/pool-events.js";
 import {
   deleteTokenPricesExcept,
@@ -67,7 +67,7 @@ import {
   pricesOfPools,
   seriesPointsOf,
 } from "./price-blocks.js";
-import { provenanceOf } from "./provenance.js";
+import { provenanceOf, sameRow } from "./provenance.js";
 import type { SeriesPoint } from "./series.js";
 import { balanceBeforeSwap, eventKey } from "./trade.js";
 import type { TradeUsd } from "./trade-usd.js";
@@ -273,45 +273,63 @@ export function createPricing(options: {
     await step("series", () => foldTokenSeries(client, chainId, points));
     for (const pool of result.touched) changes.movedPools.add(pool);
     if (result.prices) {
-      const { rows, usdMoved } = await step("price_rows", () =>
-        newPriceRows(market, result.prices as Map<string, TokenPrice>),
+      const fresh = await step("price_rows", () =>
+        freshPrices(market, result.prices as Map<string, TokenPrice>),
       );
-      const saved = await step("token_prices", () => saveTokenPrices(client, chainId, rows));
-      // The database now holds every row sent (the ones it skipped were equal).
-      if (market.usd) for (const row of rows) market.usd.set(row.token, storedUsd(row.usdPrice));
-      for (const token of saved) {
-        // The statistics read only a token's USD price: a row that changed only its block or
-        // provenance (a quote's pool moved, not the price) changes no statistic.
-        if (usdMoved.has(token)) changes.repricedTokens.add(token);
+      // Serialised and sent a statement's rows at a time (as saveTokenPrices splits them): a
+      // batch that reprices every token holds one part's provenance texts, not all of them.
+      for (const part of chunks(fresh)) {
+        const { rows, usdMoved } = await step("price_rows", () => newPriceRows(market, part));
+        const saved = await step("token_prices", () => saveTokenPrices(client, chainId, rows));
+        // The database now holds every row sent (the ones it skipped were equal).
+        if (market.usd) for (const row of rows) market.usd.set(row.token, storedUsd(row.usdPrice));
+        for (const token of saved) {
+          // The statistics read only a token's USD price: a row that changed only its block or
+          // provenance (a quote's pool moved, not the price) changes no statistic.
+          if (usdMoved.has(token)) changes.repricedTokens.add(token);
+        }
       }
     }
     return result.swaps.length;
   }
 
   /**
-   * The token_prices rows that may differ from the stored ones: those of every price but the ones
-   * this market last stored unchanged (the database compares the rest itself).
+   * The prices whose token_prices rows differ from the stored ones, in the rows' order (by
+   * token): every price but those this market last stored unchanged (the same object, or one
+   * that makes the same row: `sameRow`) and those without a row (no pool event yet).
    */
+  function freshPrices(market: Market, prices: ReadonlyMap<string, TokenPrice>): TokenPrice[] {
+    const fresh: TokenPrice[] = [];
+    for (const [token, price] of prices) {
+      if (price.asOfBlock === null || price.asOfTime === null) continue;
+      const before = market.stored.get(token);
+      if (before === price) continue;
+      // The same row from a new object (a quote's price object moved, not what this row says):
+      // kept as the stored one, so that the next batch sees it unchanged by identity.
+      if (before && sameRow(before, price)) {
+        market.stored.set(token, price);
+        continue;
+      }
+      fresh.push(price);
+    }
+    return fresh.sort((a, b) => (a.token < b.token ? -1 : a.token > b.token ? 1 : 0));
+  }
+
+  /** The rows of fresh prices (`freshPrices`), now the stored ones; with the tokens whose USD price moved. */
   function newPriceRows(
     market: Market,
-    prices: ReadonlyMap<string, TokenPrice>,
+    fresh: readonly TokenPrice[],
   ): { rows: TokenPriceRow[]; usdMoved: Set<string> } {
-    const fresh = new Map<string, TokenPrice>();
-    for (const [token, price] of prices) {
-      if (market.stored.get(token)?.price !== price) fresh.set(token, price);
-    }
-    const rows: TokenPriceRow[] = [];
+    const byToken = new Map(fresh.map((price) => [price.token, price]));
+    const rows = priceRows(byToken, pricingOptions);
     const usdMoved = new Set<string>();
-    for (const row of priceRows(fresh, pricingOptions)) {
-      // Serialised once: compared here, sent as it is (saveTokenPrices).
+    for (const row of rows) {
+      // Serialised once (saveTokenPrices sends it as it is).
       row.provenanceJson = JSON.stringify(row.provenance);
-      const text = `${row.usdPrice}|${row.blockNumber}|${row.blockTime}|${row.provenanceJson}`;
       const before = market.stored.get(row.token);
-      market.stored.set(row.token, { price: fresh.get(row.token) as TokenPrice, text });
-      if (before?.text === text) continue;
-      rows.push(row);
+      market.stored.set(row.token, byToken.get(row.token) as TokenPrice);
       // Unknown before (the first rows of a market loaded afresh): counted as moved.
-      if (!before || !Object.is(finite(before.price.usdPrice), finite(row.usdPrice))) usdMoved.add(row.token);
+      if (!before || !Object.is(finite(before.usdPrice), finite(row.usdPrice))) usdMoved.add(row.token);
     }
     return { rows, usdMoved };
   }
@@ -622,13 +640,14 @@ export function createPricing(options: {
 
 /**
  * A chain's market in memory: its state, the pricing_sync row (block, writing transaction) it is
- * current for (null until stored), and per token the price last stored and its row as JSON.
+ * current for (null until stored), and per token the price whose row was last stored.
  */
 type Market = {
   state: MarketState;
   block: number | null;
   writer: string | null;
-  stored: Map<string, { price: TokenPrice; text: string }>;
+  /** Per token, the price whose row was last stored (compared by `sameRow`: no row text is kept). */
+  stored: Map<string, TokenPrice>;
   /** `token_prices.usd_price` per token as stored (absent: no row); null until first read. */
   usd: Map<string, number | null> | null;
   /** The statistics' memo of pools' decimal-adjusted balances (market-stats.ts). */

@@ -32,6 +32,12 @@ export type GraphPool = {
   /** Block and time (ms) of the pool's latest event; null before any. */
   stateBlock: number | null;
   stateTime: number | null;
+  /**
+   * Moves by one each time `updateGraphPool` (pool-state.ts) changes any of the figures above, so
+   * that a price memo compares one small integer instead of keeping a copy of every figure.
+   * Absent (a pool built or moved by hand): a memo never reuses an evaluation that reads it.
+   */
+  version?: number;
 };
 
 /** The chain's reference tokens (configuration `referenceTokens`), lowercase addresses. */
@@ -66,7 +72,7 @@ export type PoolQuote = {
   price: number;
   /** Exact price × exact quote USD price, correctly rounded. */
   priceUsd: number;
-  /** The exact `priceUsd`. Not stored. */
+  /** The exact `priceUsd` (while the token's price is combined; not kept in its `TokenPrice`). Not stored. */
   priceUsdRatio?: Ratio;
   /** Share in the token's price: the kept pools' weights sum to 1; 0 for a dropped pool. */
   weight: number;
@@ -114,7 +120,7 @@ export type RoutingGraph = {
 
 /**
  * The token evaluations of the previous price computation over the same graph, each with what it
- * read: per pool of the token its routing figures and the quote's price object. An evaluation
+ * read: per pool of the token its version (its routing figures) and the quote's price object. An evaluation
  * that would read the very same values returns the very same result (a pure function of them),
  * so an unchanged token keeps its price object and the tokens priced from it see no change
  * either: between two blocks only what a moved pool reaches costs exact arithmetic.
@@ -233,20 +239,14 @@ export function computeUsdPrices(
     return quote !== token && allowQuote(quote) ? (priced.get(quote) ?? null) : null;
   };
 
-  /** What an evaluation of `token` reads (see PriceMemo), in a flat list. */
+  /**
+   * What an evaluation of `token` reads (see PriceMemo), in a flat list: the token's decimals,
+   * then per pool the pool, its version (its figures: `GraphPool.version`) and the quote's price.
+   */
   const readsOf = (token: string, allowQuote: (quote: string) => boolean): unknown[] => {
     const read: unknown[] = [graph.decimals.get(token)];
     for (const pool of graph.poolsOf.get(token) ?? []) {
-      read.push(
-        pool,
-        pool.ratio0,
-        pool.price0,
-        pool.depth0,
-        pool.depth1,
-        pool.stateBlock,
-        pool.stateTime,
-        quoteRead(token, pool, allowQuote),
-      );
+      read.push(pool, pool.version, quoteRead(token, pool, allowQuote));
     }
     return read;
   };
@@ -254,22 +254,18 @@ export function computeUsdPrices(
   /** Whether an evaluation of `token` would read `read` again (compared in place: no allocation). */
   const readsSame = (read: unknown[], token: string, allowQuote: (quote: string) => boolean): boolean => {
     const pools = graph.poolsOf.get(token) ?? [];
-    if (read.length !== 1 + 8 * pools.length || read[0] !== graph.decimals.get(token)) return false;
+    if (read.length !== 1 + 3 * pools.length || read[0] !== graph.decimals.get(token)) return false;
     let i = 1;
     for (const pool of pools) {
       if (
+        pool.version === undefined ||
         read[i] !== pool ||
-        read[i + 1] !== pool.ratio0 ||
-        read[i + 2] !== pool.price0 ||
-        read[i + 3] !== pool.depth0 ||
-        read[i + 4] !== pool.depth1 ||
-        read[i + 5] !== pool.stateBlock ||
-        read[i + 6] !== pool.stateTime ||
-        read[i + 7] !== quoteRead(token, pool, allowQuote)
+        read[i + 1] !== pool.version ||
+        read[i + 2] !== quoteRead(token, pool, allowQuote)
       ) {
         return false;
       }
-      i += 8;
+      i += 3;
     }
     return true;
   };
@@ -476,7 +472,6 @@ export function evaluateToken(
     liquidityUsd: q.liquidityUsd,
     price: q.price,
     priceUsd: q.priceUsd,
-    priceUsdRatio: q.priceUsdRatio,
     weight,
   });
   return {

@@ -1,0 +1,83 @@
+/**
+ * The V8 heap limit of the processes that hold a chain's pricing market (`start`, `index`).
+ *
+ * V8 sizes its old space from the machine's memory (4 GB on a 24 GB machine) and lets garbage
+ * pile up to near that limit before a full collection: the pricing rebuilds every token's price
+ * each batch, so at 300,000 pools the service's RSS swung between 1 and 2.7 GB while its live
+ * heap was well under 1 GB (BENCHMARKS.md "Scale"). A limit set when the process starts keeps the
+ * garbage collected sooner; V8 cannot change it later, so the command starts itself again with
+ * `--max-old-space-size` (the parent only forwards signals and the exit; docs/DEPLOY.md).
+ *
+ * `TOKENMARKET_HEAP_MB`: the limit in MB (default DEFAULT_HEAP_MB); `0`: none (V8's own). A
+ * `--max-old-space-size` given to node (command line or NODE_OPTIONS) is the operator's and wins.
+ */
+import { spawn } from "node:child_process";
+import { ConfigError } from "../internal/errors.js";
+
+/** The old-space limit (MB) when the operator sets none (measured: BENCHMARKS.md "Scale"). */
+export const DEFAULT_HEAP_MB = 1152;
+
+/** The commands that hold a pricing market (and get the limit). */
+export const HEAP_LIMITED_COMMANDS: ReadonlySet<string> = new Set(["start", "index"]);
+
+const HEAP_FLAG = /(^|\s)--max[-_]old[-_]space[-_]size(=|\s|$)/;
+
+/** Whether node was given an old-space limit already (its flags or NODE_OPTIONS). */
+export function hasHeapFlag(execArgv: readonly string[], nodeOptions: string | undefined): boolean {
+  return execArgv.some((arg) => HEAP_FLAG.test(arg)) || HEAP_FLAG.test(nodeOptions ?? "");
+}
+
+/**
+ * The limit (MB) this process should be started again with, or null: none wanted (`0`), or
+ * one set already.
+ */
+export function wantedHeapMb(env: NodeJS.ProcessEnv, execArgv: readonly string[]): number | null {
+  if (hasHeapFlag(execArgv, env.NODE_OPTIONS)) return null;
+  const raw = env.TOKENMARKET_HEAP_MB?.trim();
+  if (raw === undefined || raw === "") return DEFAULT_HEAP_MB;
+  const mb = Number(raw);
+  if (!Number.isInteger(mb) || mb < 0) {
+    throw new ConfigError("TOKENMARKET_HEAP_MB", `must be a whole number of MB (0: no limit), got "${raw}"`);
+  }
+  return mb === 0 ? null : mb;
+}
+
+/**
+ * Runs this command again as a child with `--max-old-space-size=<mb>` and the same arguments,
+ * environment and standard streams; resolves with its exit code. Signals to this process go to
+ * the child; a child ended by a signal ends this process by the same signal. If this process
+ * dies first (SIGKILL), the child learns it from its IPC channel closing and kills itself the
+ * same way (`exitWithParent`), so no service is left running behind a dead parent.
+ */
+export function runWithHeapLimit(mb: number): Promise<number> {
+  const child = spawn(
+    process.execPath,
+    [...process.execArgv, `--max-old-space-size=${mb}`, ...process.argv.slice(1)],
+    { stdio: ["inherit", "inherit", "inherit", "ipc"], env: { ...process.env, TOKENMARKET_HEAP_CHILD: "1" } },
+  );
+  const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
+  const forward = (signal: NodeJS.Signals) => {
+    child.kill(signal);
+  };
+  for (const signal of signals) process.on(signal, forward);
+  return new Promise((resolve, reject) => {
+    child.once("error", reject);
+    child.once("exit", (code, signal) => {
+      for (const s of signals) process.off(s, forward);
+      if (signal) {
+        process.kill(process.pid, signal);
+        return;
+      }
+      resolve(code ?? 1);
+    });
+  });
+}
+
+/** In the child of `runWithHeapLimit`: dies (SIGKILL) when the parent does. */
+export function exitWithParent(): void {
+  if (process.env.TOKENMARKET_HEAP_CHILD !== "1" || !process.channel) return;
+  delete process.env.TOKENMARKET_HEAP_CHILD;
+  // The channel must not keep the process alive, nor be read by anything else.
+  process.channel.unref();
+  process.once("disconnect", () => process.kill(process.pid, "SIGKILL"));
+}
