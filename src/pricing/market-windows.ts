@@ -71,7 +71,8 @@ export type MarketWork = {
   tokens: number;
 };
 
-const emptyWork = (): MarketWork => ({ trades: 0, rows: 0, pools: 0, tokens: 0 });
+/** No work: what a batch that folds nothing reports. */
+export const emptyWork = (): MarketWork => ({ trades: 0, rows: 0, pools: 0, tokens: 0 });
 
 /** Folds trades (ascending) into the buckets and maker rows of their pools and tokens; returns the rows written. */
 async function foldTrades(db: Queryable, chainId: number, trades: readonly WindowTrade[]): Promise<number> {

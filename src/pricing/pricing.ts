@@ -55,6 +55,7 @@ import {
   type StatsMarket,
 } from "./market-stats.js";
 import {
+  emptyWork,
   type MarketWork,
   rollbackMarketWindows,
   slideMarketWindows,
@@ -494,7 +495,7 @@ export function createPricing(options: {
     // Deferred too: the next batch that does not defer folds every swap since market_sync's
     // built block (the windows keep their own cursor) and recomputes the windows once.
     const windows = deferred
-      ? { trades: 0, rows: 0, pools: 0, tokens: 0 }
+      ? emptyWork()
       : await updateMarketWindows(client, chainId, batch.toBlock, () => now().getTime());
     logger.debug(
       {

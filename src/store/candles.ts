@@ -213,21 +213,33 @@ export async function deleteCandlesAbove(
  */
 const BUCKET_MS = "date_part('epoch', bucket) * 1000 AS time";
 
-/** The columns of one side's chart candle (prices and the matching volume), and the filter it needs. */
-function chartColumns(side: 0 | 1, currency: "token" | "usd"): { select: string; where: string } {
+/** The stored columns of one side's chart candle: prices, the matching volume, and the one set only when priced. */
+function sideColumns(side: 0 | 1, currency: "token" | "usd") {
   if (currency === "usd") {
+    const c = (name: string) => `${name}_usd${side}`;
     return {
-      select: `open_usd${side} AS open, high_usd${side} AS high, low_usd${side} AS low, close_usd${side} AS close, volume_usd${side} AS volume`,
-      // A bucket with trades but none USD-priced for this token has no USD candle.
-      where: `AND open_usd${side} IS NOT NULL`,
+      open: c("open"),
+      high: c("high"),
+      low: c("low"),
+      close: c("close"),
+      volume: c("volume"),
+      priced: c("open"),
     };
   }
+  return side === 0
+    ? { open: "open", high: "high", low: "low", close: "close", volume: "volume0", priced: null }
+    : { open: "open1", high: "high1", low: "low1", close: "close1", volume: "volume1", priced: null };
+}
+
+const CHART_FIELDS = ["open", "high", "low", "close", "volume"] as const;
+
+/** The columns of one side's chart candle (prices and the matching volume), and the filter it needs. */
+function chartColumns(side: 0 | 1, currency: "token" | "usd"): { select: string; where: string } {
+  const columns = sideColumns(side, currency);
   return {
-    select:
-      side === 0
-        ? "open, high, low, close, volume0 AS volume"
-        : "open1 AS open, high1 AS high, low1 AS low, close1 AS close, volume1 AS volume",
-    where: "",
+    select: CHART_FIELDS.map((field) => `${columns[field]} AS ${field}`).join(", "),
+    // A bucket with trades but none USD-priced for this token has no USD candle.
+    where: columns.priced === null ? "" : `AND ${columns.priced} IS NOT NULL`,
   };
 }
 
@@ -236,25 +248,13 @@ function chartColumns(side: 0 | 1, currency: "token" | "usd"): { select: string;
  * same columns, each a CASE between the two sides' columns.
  */
 function chartColumnsOfSide(side: string, currency: "token" | "usd"): { select: string; where: string } {
-  const pick = (name: string, column0: string, column1: string) =>
-    `CASE ${side} WHEN 0 THEN ${column0} ELSE ${column1} END AS ${name}`;
-  if (currency === "usd") {
-    return {
-      select: ["open", "high", "low", "close", "volume"]
-        .map((c) => pick(c, `${c}_usd0`, `${c}_usd1`))
-        .join(", "),
-      where: `AND CASE ${side} WHEN 0 THEN open_usd0 ELSE open_usd1 END IS NOT NULL`,
-    };
-  }
+  const [zero, one] = [sideColumns(0, currency), sideColumns(1, currency)];
+  const pick = (column0: string, column1: string) =>
+    `CASE ${side} WHEN 0 THEN ${column0} ELSE ${column1} END`;
   return {
-    select: [
-      pick("open", "open", "open1"),
-      pick("high", "high", "high1"),
-      pick("low", "low", "low1"),
-      pick("close", "close", "close1"),
-      pick("volume", "volume0", "volume1"),
-    ].join(", "),
-    where: "",
+    select: CHART_FIELDS.map((field) => `${pick(zero[field], one[field])} AS ${field}`).join(", "),
+    where:
+      zero.priced === null || one.priced === null ? "" : `AND ${pick(zero.priced, one.priced)} IS NOT NULL`,
   };
 }
 
