@@ -288,6 +288,17 @@ export const configSchema = z.strictObject({
        * the last hour, and a depth liquidity at or above liquidityFloorUsd.
        */
       trendingMinVolumeUsd: z.number().min(0).default(1000),
+      /**
+       * A chain with more tokens or pools than this refreshes its market-wide figures (USD prices
+       * of untraded tokens, liquidity, token statistics) a share per batch: the batch's own tokens
+       * and pools, and the next ones in turn (docs/PRICING.md). 0: all of them every batch.
+       */
+      figuresPerBatch: z
+        .strictObject({
+          tokens: z.number().int().min(0).default(1_000),
+          pools: z.number().int().min(0).default(1_000),
+        })
+        .prefault({}),
     })
     .prefault({}),
   /** Coin symbols for /v1/coins/price: symbol → the reference token that prices it. */

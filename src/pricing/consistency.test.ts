@@ -59,9 +59,11 @@ function pricingOf(
   market: Market,
   now: Date,
   deferFigures: Parameters<typeof createPricing>[0]["deferFigures"] = false,
+  figuresPerBatch?: { tokens: number; pools: number },
 ) {
   return createPricing({
     deferFigures,
+    ...(figuresPerBatch ? { figuresPerBatch } : {}),
     config: {
       pricing: { liquidityFloorUsd: 10_000, maxDeviation: 0.1 },
       chains: [
@@ -312,5 +314,45 @@ describe("aggregates equal those of a fresh index", () => {
       batchSize,
     });
     assert.deepEqual(await snapshot(b), expected, "restarted while deferred");
+  });
+
+  it("with a large chain's figures a share per batch: behind while trading, equal once every share came round", async () => {
+    const market = createMarket();
+    trade(market, seededRandom(33), 120);
+    // Last, WETH's price alone moves (a push in USDC/WETH): the USD price of every token priced
+    // through WETH moves with it, in a batch that stores only USDC's and WETH's.
+    const [usdcWeth] = market.pools as [Hex];
+    const r = market.chain.reserves(usdcWeth);
+    const usdcReserve = r.token0 === market.tokens.USDC ? r.reserve0 : r.reserve1;
+    market.chain.swap(usdcWeth, market.tokens.USDC as Hex, usdcReserve / 50n);
+    market.chain.mine(12);
+    const tradedTo = market.chain.blocks.at(-1)?.number as number;
+    // Blocks without events: each batch of one still refreshes its share (a token, two pools).
+    for (let i = 0; i < 20; i++) market.chain.mine(12);
+    const blocks = market.chain.blocks;
+    const now = new Date(((blocks.at(-1)?.timestamp as number) + 90) * 1000);
+    const fresh = async (toBlock?: number) => {
+      const t = await createTestDb();
+      dbs.push(t);
+      await prepareSyntheticChain(t.db, CHAIN, 1);
+      await ingestSyntheticChain(t.db, pricingOf(market, now), market.chain, toBlock ? { toBlock } : {});
+      return snapshotAggregates(t.db, CHAIN);
+    };
+    const share = { tokens: 1, pools: 2 };
+    const a = await createTestDb();
+    dbs.push(a);
+    await prepareSyntheticChain(a.db, CHAIN, 1);
+    const pricing = pricingOf(market, now, false, share);
+    const sizes = seededRandom(8);
+    const batchSize = () => 1 + Math.floor(sizes() * 6);
+    await ingestSyntheticChain(a.db, pricing, market.chain, { toBlock: tradedTo - 1, batchSize });
+    await ingestSyntheticChain(a.db, pricing, market.chain, { toBlock: tradedTo });
+    // Untraded tokens' prices (their quotes moved) and the liquidity of untraded pools wait their turn.
+    const behind = await snapshotAggregates(a.db, CHAIN);
+    const whole = await fresh(tradedTo);
+    assert.notDeepEqual(behind.token_prices, whole.token_prices, "prices behind");
+    assert.notDeepEqual(behind.pair_stats, whole.pair_stats, "liquidity behind");
+    await ingestSyntheticChain(a.db, pricing, market.chain, { batchSize: () => 1 });
+    assert.deepEqual(await snapshotAggregates(a.db, CHAIN), await fresh(), "every share came round");
   });
 });

@@ -2,13 +2,14 @@ import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { seededRandom } from "../_test/random.js";
 import { ratio, ratioValue } from "../decode/price.js";
-import { lazyUsdPrices } from "./lazy-prices.js";
+import { lazyUsdPrices, pricesOfTokens } from "./lazy-prices.js";
 import {
   computeUsdPrices,
   createRoutingGraph,
   type GraphPool,
   type ReferenceTokens,
   type RoutingGraph,
+  withUnpriced,
 } from "./usd-prices.js";
 
 const reference: ReferenceTokens = {
@@ -143,5 +144,26 @@ describe("lazyUsdPrices: the full walk's prices, a few tokens at a time", () => 
     assert.equal(lazyUsdPrices(graph, reference, options, ["a"], { rounds: 12, poolVisits: 5 }), null);
     // The full walk agrees that the ring is not priced.
     assert.equal(computeUsdPrices(graph, reference, options, undefined, true).get("a"), undefined);
+  });
+
+  it("pricesOfTokens: each asked token's entry of the full map, priced or not (why, below-the-floor count), and only theirs", () => {
+    let unpriced = 0;
+    for (let seed = 1; seed <= 30; seed++) {
+      const tokens = 20 + (seed % 7) * 15;
+      const graph = randomGraph(seed, tokens, Math.round(tokens * (0.8 + (seed % 5) * 0.4)));
+      const full = withUnpriced(graph, options, computeUsdPrices(graph, reference, options, undefined, true));
+      const all = [...graph.poolsOf.keys()];
+      const random = seededRandom(seed);
+      for (let i = 0; i < 20; i++) {
+        const asked = all.filter(() => random() < 0.1);
+        const got = pricesOfTokens(graph, reference, options, asked);
+        assert.deepStrictEqual([...got.keys()].sort(), [...asked].sort(), `seed ${seed}`);
+        for (const token of asked) {
+          assert.deepStrictEqual(got.get(token), full.get(token), `seed ${seed}: ${token}`);
+          if (got.get(token)?.usdPrice === null) unpriced += 1;
+        }
+      }
+    }
+    assert.ok(unpriced > 100, `unpriced entries compared: ${unpriced}`);
   });
 });

@@ -1,10 +1,12 @@
 import {
   computeUsdPrices,
   evaluateToken,
+  type PriceMemo,
   type PricingOptions,
   type ReferenceTokens,
   type RoutingGraph,
   type TokenPrice,
+  withUnpriced,
 } from "./usd-prices.js";
 
 /**
@@ -110,4 +112,25 @@ export function lazyUsdPrices(
     throw error;
   }
   return prices;
+}
+
+/**
+ * The entries `computeUsdPrices` then `withUnpriced` give `tokens` (priced or with why not), and
+ * only theirs: `lazyUsdPrices`, the full walk when that gives up. What a batch that refreshes a
+ * share of the chain's figures stores (docs/PRICING.md, *Figures of a large chain, a share per
+ * batch*).
+ */
+export function pricesOfTokens(
+  graph: RoutingGraph,
+  reference: ReferenceTokens,
+  options: PricingOptions,
+  tokens: readonly string[],
+  memo?: PriceMemo,
+): Map<string, TokenPrice> {
+  const lazy = lazyUsdPrices(graph, reference, options, tokens);
+  // Every priced neighbour of an unpriced wanted token is in the lazy map: the token was settled
+  // as never priced only once each neighbour's round was known (or its decimals are unknown, when
+  // the count is not read).
+  const priced = lazy ?? computeUsdPrices(graph, reference, options, memo, true);
+  return withUnpriced(graph, options, priced, memo, tokens);
 }

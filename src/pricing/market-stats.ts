@@ -293,9 +293,16 @@ export async function refreshChangedStats(
   liquidityFloorUsd: number,
   step: <T>(name: string, run: () => Promise<T>) => Promise<T> = (_name, run) => run(),
   market?: StatsMarket,
+  /**
+   * The pools whose liquidity is refreshed beside the moved ones, instead of every pool of a
+   * repriced token (a large chain's share per batch: pricing.ts `figuresPerBatch`).
+   */
+  shareOfPools?: ReadonlySet<string>,
 ): Promise<void> {
   const liquidityPools = new Set(changes.movedPools);
-  if (market) {
+  if (shareOfPools) {
+    for (const pool of shareOfPools) liquidityPools.add(pool);
+  } else if (market) {
     for (const token of changes.repricedTokens) {
       for (const pool of market.poolsOf.get(token) ?? []) liquidityPools.add(pool.address);
     }

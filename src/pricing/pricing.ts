@@ -43,6 +43,7 @@ import { chunkEndBlock, saveSwapUsd } from "../store/swaps.js";
 import type { DerivedData } from "../sync/derived.js";
 import { foldPoolCandles, foldTokenSeries, rebuildPoolCandles, rebuildTokenSeries } from "./aggregates.js";
 import type { CandleTrade } from "./candles.js";
+import { pricesOfTokens } from "./lazy-prices.js";
 import { addPools, createMarketState, type MarketState, setDecimals } from "./market-state.js";
 import {
   createPairStatsMirror,
@@ -93,7 +94,8 @@ const CATCH_UP_SWAPS = 20_000;
 export function createPricing(options: {
   /** The application configuration (only `pricing` and each chain's `id` and `referenceTokens` are read). */
   config: {
-    pricing: Pick<Config["pricing"], "liquidityFloorUsd" | "maxDeviation">;
+    pricing: Pick<Config["pricing"], "liquidityFloorUsd" | "maxDeviation"> &
+      Partial<Pick<Config["pricing"], "figuresPerBatch">>;
     chains: readonly { id: number; referenceTokens: ReferenceTokens }[];
   };
   logger: Logger;
@@ -105,6 +107,13 @@ export function createPricing(options: {
    * heads for, and at most `maxAgeMs` after they were last brought up to date. False: never.
    */
   deferFigures?: { minBlocks: number; maxAgeMs: number } | false;
+  /**
+   * A chain with more tokens or pools than this refreshes its market-wide figures a share per
+   * batch (docs/PRICING.md, *Figures of a large chain, a share per batch*): the batch's own
+   * tokens and pools, and the next `tokens` tokens and `pools` pools in turn. 0: every figure
+   * every batch, whatever the chain's size. Default: the configuration's `pricing.figuresPerBatch`.
+   */
+  figuresPerBatch?: { tokens: number; pools: number };
 }): Pricing {
   const { logger } = options;
   const pricingOptions: PricingOptions = {
@@ -113,6 +122,12 @@ export function createPricing(options: {
   };
   const now = options.now ?? (() => new Date());
   const deferFigures = options.deferFigures ?? { minBlocks: 64, maxAgeMs: 60_000 };
+  const perBatch = options.figuresPerBatch ??
+    options.config.pricing.figuresPerBatch ?? { tokens: 0, pools: 0 };
+  /** Whether the chain is past the figures' share per batch (see `figuresPerBatch`). */
+  const sharesFigures = (market: Market): boolean =>
+    (perBatch.tokens > 0 && market.state.graph.poolsOf.size > perBatch.tokens) ||
+    (perBatch.pools > 0 && market.state.pools.size > perBatch.pools);
   /** Whether a batch leaves the figures for later (see `deferFigures`). */
   const defers = (market: Market, batch: Pick<IngestBatch, "fromBlock" | "toBlock" | "headBlock">): boolean =>
     deferFigures !== false &&
@@ -184,6 +199,7 @@ export function createPricing(options: {
       balances: new Map(),
       series: new Map(),
       figuresAt: performance.now(),
+      turn: { tokens: [], tokenAt: 0, pools: [], poolAt: 0 },
       pending: emptyStatsChanges(),
       // What the batches that left the figures behind changed died with their process.
       pendingAll: sync !== null && sync.figuresBlock < sync.block,
@@ -273,25 +289,72 @@ export function createPricing(options: {
     await step("candles", () => foldPoolCandles(client, chainId, trades));
     await step("series", () => foldTokenSeries(client, chainId, points));
     for (const pool of result.touched) changes.movedPools.add(pool);
-    if (result.prices) {
-      const fresh = await step("price_rows", () =>
-        freshPrices(market, result.prices as Map<string, TokenPrice>),
-      );
-      // Serialised and sent a statement's rows at a time (as saveTokenPrices splits them): a
-      // batch that reprices every token holds one part's provenance texts, not all of them.
-      for (const part of chunks(fresh)) {
-        const { rows, usdMoved } = await step("price_rows", () => newPriceRows(market, part));
-        const saved = await step("token_prices", () => saveTokenPrices(client, chainId, rows));
-        // The database now holds every row sent (the ones it skipped were equal).
-        if (market.usd) for (const row of rows) market.usd.set(row.token, storedUsd(row.usdPrice));
-        for (const token of saved) {
-          // The statistics read only a token's USD price: a row that changed only its block or
-          // provenance (a quote's pool moved, not the price) changes no statistic.
-          if (usdMoved.has(token)) changes.repricedTokens.add(token);
-        }
+    if (result.prices) await storePrices(client, chainId, market, result.prices, changes);
+    return result.swaps.length;
+  }
+
+  /** Stores the token_prices rows of `prices` that differ from the stored ones; notes the repriced tokens. */
+  async function storePrices(
+    client: DbClient,
+    chainId: number,
+    market: Market,
+    prices: ReadonlyMap<string, TokenPrice>,
+    changes: StatsChanges,
+  ): Promise<void> {
+    const fresh = await step("price_rows", () => freshPrices(market, prices));
+    // Serialised and sent a statement's rows at a time (as saveTokenPrices splits them): a
+    // batch that reprices every token holds one part's provenance texts, not all of them.
+    for (const part of chunks(fresh)) {
+      const { rows, usdMoved } = await step("price_rows", () => newPriceRows(market, part));
+      const saved = await step("token_prices", () => saveTokenPrices(client, chainId, rows));
+      // The database now holds every row sent (the ones it skipped were equal).
+      if (market.usd) for (const row of rows) market.usd.set(row.token, storedUsd(row.usdPrice));
+      for (const token of saved) {
+        // The statistics read only a token's USD price: a row that changed only its block or
+        // provenance (a quote's pool moved, not the price) changes no statistic.
+        if (usdMoved.has(token)) changes.repricedTokens.add(token);
       }
     }
-    return result.swaps.length;
+  }
+
+  /**
+   * A batch's share of a large chain's figures (see `figuresPerBatch`): the prices of the tokens
+   * of the pools it moved and of the next tokens in turn are stored; the next pools in turn are
+   * returned, whose liquidity the statistics refresh (instead of every pool of every repriced
+   * token). The turn starts over, with the chain's tokens and pools of then, once gone through.
+   */
+  async function shareOfFigures(
+    client: DbClient,
+    chainId: number,
+    market: Market,
+    changes: StatsChanges,
+  ): Promise<Set<string>> {
+    const { state, turn } = market;
+    const wanted = new Set<string>();
+    for (const address of changes.movedPools) {
+      const pool = state.pools.get(address);
+      if (!pool) continue;
+      wanted.add(pool.token0);
+      wanted.add(pool.token1);
+    }
+    if (turn.tokenAt >= turn.tokens.length) {
+      turn.tokens = [...state.graph.poolsOf.keys()];
+      turn.tokenAt = 0;
+    }
+    const tokenEnd = Math.min(turn.tokens.length, turn.tokenAt + (perBatch.tokens || turn.tokens.length));
+    for (; turn.tokenAt < tokenEnd; turn.tokenAt++) wanted.add(turn.tokens[turn.tokenAt] as string);
+    const prices = await step("price", () =>
+      pricesOfTokens(state.graph, referenceOf(chainId), pricingOptions, [...wanted], state.memo),
+    );
+    await storePrices(client, chainId, market, prices, changes);
+    if (turn.poolAt >= turn.pools.length) {
+      turn.pools = [...state.pools.keys()];
+      turn.poolAt = 0;
+    }
+    const pools = new Set<string>();
+    const poolEnd = Math.min(turn.pools.length, turn.poolAt + (perBatch.pools || turn.pools.length));
+    for (; turn.poolAt < poolEnd; turn.poolAt++) pools.add(turn.pools[turn.poolAt] as string);
+    return pools;
   }
 
   /**
@@ -403,7 +466,7 @@ export function createPricing(options: {
     for (const token of batch.newTokens) setDecimals(market.state, token.address, token.decimals);
     const events = batchEvents(batch);
     const deferred = defers(market, batch);
-    const result = await priceEvents(client, chainId, market, events, !deferred);
+    const result = await priceEvents(client, chainId, market, events, !deferred && !sharesFigures(market));
     pending.set(chainId, {
       client,
       toBlock: batch.toBlock,
@@ -459,7 +522,14 @@ export function createPricing(options: {
     }
     const events = batchEvents(batch).filter((e) => e.blockNumber > cursor);
     const deferred = caughtUp === 0 && defers(market, batch);
-    const swaps = await processEvents(client, chainId, market, events, changes, !deferred);
+    const swaps = await processEvents(
+      client,
+      chainId,
+      market,
+      events,
+      changes,
+      !deferred && !sharesFigures(market),
+    );
     await finishBatch(client, batch, market, changes, started, swaps, caughtUp, deferred);
   }
 
@@ -489,8 +559,17 @@ export function createPricing(options: {
       market.pendingAll = false;
       market.figuresAt = performance.now();
     }
-    markets.set(chainId, market);
-    if (!deferred) await refreshFigures(client, chainId, market, changes);
+    if (!deferred) {
+      // A large chain: its share of the figures (the market is not yet back in the map, so a
+      // failure here leaves it to be loaded afresh, as any failed batch does).
+      const liquidityPools = sharesFigures(market)
+        ? await shareOfFigures(client, chainId, market, changes)
+        : undefined;
+      markets.set(chainId, market);
+      await refreshFigures(client, chainId, market, changes, liquidityPools);
+    } else {
+      markets.set(chainId, market);
+    }
     const marketStarted = performance.now();
     // Deferred too: the next batch that does not defer folds every swap since market_sync's
     // built block (the windows keep their own cursor) and recomputes the windows once.
@@ -525,21 +604,32 @@ export function createPricing(options: {
     chainId: number,
     market: Market,
     changes: StatsChanges,
+    /** The pools whose liquidity is refreshed beside the moved ones (default: every pool of a repriced token). */
+    liquidityPools?: ReadonlySet<string>,
   ): Promise<void> {
     // The stored USD prices, read once per market load (then kept by writePriced).
     if (!market.usd) market.usd = await step("stats_usd", () => loadTokenUsdPrices(client, chainId));
     const usd = market.usd;
     await step("stats", () =>
-      refreshChangedStats(client, chainId, changes, now().getTime(), pricingOptions.liquidityFloorUsd, step, {
-        pools: market.state.pools,
-        decimals: market.state.decimals,
-        graphPools: market.state.graphPools,
-        poolsOf: market.state.graph.poolsOf,
-        usd,
-        balances: market.balances,
-        pairStats: pairStatsMirrorOf(chainId),
-        series: market.series,
-      }),
+      refreshChangedStats(
+        client,
+        chainId,
+        changes,
+        now().getTime(),
+        pricingOptions.liquidityFloorUsd,
+        step,
+        {
+          pools: market.state.pools,
+          decimals: market.state.decimals,
+          graphPools: market.state.graphPools,
+          poolsOf: market.state.graph.poolsOf,
+          usd,
+          balances: market.balances,
+          pairStats: pairStatsMirrorOf(chainId),
+          series: market.series,
+        },
+        liquidityPools,
+      ),
     );
   }
 
@@ -657,6 +747,11 @@ type Market = {
   series: Map<string, SeriesEndsMemo>;
   /** When the market-wide figures were last brought up to date, or the market loaded (performance.now()). */
   figuresAt: number;
+  /**
+   * The turn of a large chain's figures (see `figuresPerBatch`): the tokens and pools of the
+   * chain when it started, and how far it went.
+   */
+  turn: { tokens: string[]; tokenAt: number; pools: string[]; poolAt: number };
   /** What the batches that deferred the figures changed since (see `deferFigures`). */
   pending: StatsChanges;
   /** The figures fell behind before this market was loaded: every pool's statistics are due. */

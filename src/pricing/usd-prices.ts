@@ -530,6 +530,11 @@ export function withUnpriced(
   options: PricingOptions,
   priced: ReadonlyMap<string, TokenPrice>,
   memo?: PriceMemo,
+  /**
+   * Only these tokens' entries (default: every token of the graph); `priced` must then hold every
+   * priced neighbour of theirs (as `lazyUsdPrices` does), which the below-the-floor count reads.
+   */
+  tokens?: Iterable<string>,
 ): Map<string, TokenPrice> {
   const asOfOwn = (token: string) => asOfOwnPools(graph, token);
   /** Pools against priced tokens whose liquidity is below the floor (as `quotesOf` counts them). */
@@ -549,12 +554,13 @@ export function withUnpriced(
   const previous = memo?.unpriced ?? null;
   const next = new Map<string, TokenPrice>();
   const out = new Map<string, TokenPrice>();
-  for (const token of graph.poolsOf.keys()) {
+  for (const token of tokens ?? graph.poolsOf.keys()) {
     const price = priced.get(token);
     if (price) {
       out.set(token, price);
       continue;
     }
+    if (!graph.poolsOf.has(token)) continue;
     const [asOfBlock, asOfTime] = asOfOwn(token);
     const known = graph.decimals.get(token) != null;
     const reason = known ? "no-qualifying-pool" : "decimals-unknown";
@@ -586,6 +592,7 @@ export function withUnpriced(
     next.set(token, entry);
     out.set(token, entry);
   }
-  if (memo) memo.unpriced = next;
+  // A subset's entries do not replace the memo of every token's.
+  if (memo && tokens === undefined) memo.unpriced = next;
   return out;
 }
