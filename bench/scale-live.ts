@@ -16,7 +16,9 @@
  *
  * The indexer starts at block 0: it first takes in the creation era (every pool's creation) and
  * the history blocks, then follows; the delays are counted only for blocks that appeared after it
- * first reached the head.
+ * first reached the head. With `startAfterCreation` (BENCH_LIVE_START=history) it starts after the
+ * creation era instead: the factory scan finds the pools created before, their states are read at
+ * the start block, then the history blocks and the head.
  */
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -91,6 +93,8 @@ export async function benchLive(options: {
   historyBlocks?: number;
   /** Longest wait for the indexer to reach the head the first time (ms). */
   catchUpMs?: number;
+  /** The indexer starts after the creation era (factory scan) instead of at block 0. */
+  startAfterCreation?: boolean;
   log?: (line: string) => void;
 }) {
   const log = options.log ?? (() => {});
@@ -121,7 +125,16 @@ export async function benchLive(options: {
       devnet: { enabled: false },
       tokenLists: [],
       api: { host: "127.0.0.1", port: apiPort, rateLimit: { max: 100_000_000, windowMs: 60_000 } },
-      chains: [{ ...shapeChainConfig(profile, node.url), confirmations: 0 }],
+      chains: [
+        {
+          ...shapeChainConfig(profile, node.url),
+          confirmations: 0,
+          // BENCH_LIVE_START=history: the indexer starts after the creation era, as an operator
+          // who sets a recent start block: the pools created before it are found by the factory
+          // scan and their states read at the start (src/sync/factory-scan.ts, base-state.ts).
+          ...(options.startAfterCreation ? { startBlock: u.creationEraBlocks + 1 } : {}),
+        },
+      ],
     }),
   );
   const service = runCli(["start", "--config", configFile], cleanEnv({ DATABASE_URL: dbUrl.toString() }), {

@@ -108,6 +108,7 @@ function parseArgs(argv: string[]) {
     ...(process.env.BENCH_LIVE_CATCHUP_S
       ? { catchUpMs: Number(process.env.BENCH_LIVE_CATCHUP_S) * 1000 }
       : {}),
+    ...(process.env.BENCH_LIVE_START === "history" ? { startAfterCreation: true } : {}),
   };
   return { profile: { ...profile, load, live }, skip: (what: string) => flags.has(`--skip-${what}`) };
 }

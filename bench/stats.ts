@@ -13,6 +13,7 @@
  *
  *   npm run bench:stats
  *   BENCH_STATS_POOLS=50000 BENCH_STATS_HISTORY=600 BENCH_STATS_BLOCKS=40 npm run bench:stats
+ *   BENCH_STATS_SHARE=0 npm run bench:stats     every figure every batch (default: 1000,1000)
  *   DATABASE_URL=postgres://… npm run bench:stats     scratch databases on that server
  *
  * Prints a JSON summary and writes it to bench/results/stats.json.
@@ -39,6 +40,13 @@ const settings = {
   historyBlocks: env("BENCH_STATS_HISTORY", 300),
   liveBlocks: env("BENCH_STATS_BLOCKS", 30),
   slides: env("BENCH_STATS_SLIDES", 10),
+  /** pricing.figuresPerBatch (BENCH_STATS_SHARE=tokens,pools; 0: every figure every batch). Default: the configuration's. */
+  figuresPerBatch: (() => {
+    const [tokens = 1_000, pools = tokens] = (process.env.BENCH_STATS_SHARE ?? "1000,1000")
+      .split(",")
+      .map(Number);
+    return { tokens, pools };
+  })(),
 };
 
 type BatchLine = {
@@ -99,7 +107,14 @@ async function main() {
         confirmations: 0,
         pollIntervalMs: 50,
       });
-      const config = { chains: [chain], pricing: { liquidityFloorUsd: 50_000, maxDeviation: 0.05 } };
+      const config = {
+        chains: [chain],
+        pricing: {
+          liquidityFloorUsd: 50_000,
+          maxDeviation: 0.05,
+          figuresPerBatch: settings.figuresPerBatch,
+        },
+      };
       const blockTime = (n: number) => server.chain.timestamp(n) * 1000;
       const clock = { now: blockTime(server.chain.head()) + 30_000 };
       const lines: BatchLine[] = [];

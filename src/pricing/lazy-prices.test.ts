@@ -8,6 +8,7 @@ import {
   createRoutingGraph,
   type GraphPool,
   type ReferenceTokens,
+  newestOfPools,
   type RoutingGraph,
   withUnpriced,
 } from "./usd-prices.js";
@@ -84,8 +85,16 @@ describe("lazyUsdPrices: the full walk's prices, a few tokens at a time", () => 
       const tokens = 20 + (seed % 7) * 15;
       const graph = randomGraph(seed, tokens, Math.round(tokens * (0.8 + (seed % 5) * 0.4)));
       const full = computeUsdPrices(graph, reference, options, undefined, true);
+      const kept = { ...graph, newestOf: newestOfPools(graph.poolsOf) };
       for (const token of graph.poolsOf.keys()) {
         const lazy = lazyUsdPrices(graph, reference, options, [token], { rounds: 64, poolVisits: 1e7 });
+        // A graph that keeps its tokens' newest states (as the market's does) walks phase 1 over
+        // the reference tokens' pools among themselves only: the same entries.
+        assert.deepStrictEqual(
+          lazyUsdPrices(kept, reference, options, [token], { rounds: 64, poolVisits: 1e7 }),
+          lazy,
+          `seed ${seed}: ${token} with newestOf`,
+        );
         const expected = full.get(token);
         if (expected) {
           assert.ok(lazy, `seed ${seed}: ${token} priced by the full walk, lazy gave up`);

@@ -1,9 +1,11 @@
 import {
   computeUsdPrices,
   evaluateToken,
+  type GraphPool,
   type PriceMemo,
   type PricingOptions,
   type ReferenceTokens,
+  referenceSet,
   type RoutingGraph,
   type TokenPrice,
   withUnpriced,
@@ -36,7 +38,7 @@ export function lazyUsdPrices(
   budget: { rounds: number; poolVisits: number } = { rounds: 32, poolVisits: 200_000 },
 ): Map<string, TokenPrice> | null {
   // Phase 1 (anchors and reference tokens) exactly as the full walk, and its last layer.
-  const prices = computeUsdPrices(graph, reference, options, undefined, true, true);
+  const prices = computeUsdPrices(referenceView(graph, reference), reference, options, undefined, true, true);
   let lastLayer = 0;
   const round = new Map<string, number>();
   for (const [token, price] of prices) {
@@ -134,3 +136,34 @@ export function pricesOfTokens(
   const priced = lazy ?? computeUsdPrices(graph, reference, options, memo, true);
   return withUnpriced(graph, options, priced, memo, tokens);
 }
+
+/**
+ * What phase 1 of the walk reads of a graph that keeps `newestOf`: the reference tokens with only
+ * their pools against other reference tokens (in the same order), and the same `newestOf`. Phase 1
+ * allows only reference tokens as quotes, so the other pools add no quote and no below-the-floor
+ * count, and a price's as-of block comes from `newestOf` (every pool of the token): the same
+ * entries, without walking WETH's pools (a large share of the chain's) at every block. Kept per
+ * graph while the reference tokens' pool lists keep their lengths (pools are only ever added).
+ * A graph without `newestOf` is its own view.
+ */
+function referenceView(graph: RoutingGraph, reference: ReferenceTokens): RoutingGraph {
+  if (!graph.newestOf) return graph;
+  const references = referenceSet(reference);
+  let key = "";
+  for (const token of references) key += `${token}:${graph.poolsOf.get(token)?.length ?? 0},`;
+  const kept = referenceViews.get(graph);
+  if (kept && kept.key === key) return kept.view;
+  const poolsOf = new Map<string, GraphPool[]>();
+  for (const token of references) {
+    const pools = graph.poolsOf.get(token);
+    if (!pools) continue;
+    poolsOf.set(
+      token,
+      pools.filter((pool) => references.has(pool.token0 === token ? pool.token1 : pool.token0)),
+    );
+  }
+  const view: RoutingGraph = { decimals: graph.decimals, poolsOf, newestOf: graph.newestOf };
+  referenceViews.set(graph, { key, view });
+  return view;
+}
+const referenceViews = new WeakMap<RoutingGraph, { key: string; view: RoutingGraph }>();

@@ -10,7 +10,7 @@
  */
 import type { MarketPool } from "../model/index.js";
 import { updateGraphPool } from "./pool-state.js";
-import { createPriceMemo, type GraphPool, type PriceMemo } from "./usd-prices.js";
+import { createPriceMemo, type GraphPool, noteNewest, type PriceMemo } from "./usd-prices.js";
 
 export type MarketState = {
   pools: Map<string, MarketPool>;
@@ -18,7 +18,12 @@ export type MarketState = {
   decimals: Map<string, number | null>;
   graphPools: Map<string, GraphPool>;
   /** The routing graph (a RoutingGraph) over the pools, built once and moved in place. */
-  graph: { decimals: Map<string, number | null>; poolsOf: Map<string, GraphPool[]> };
+  graph: {
+    decimals: Map<string, number | null>;
+    poolsOf: Map<string, GraphPool[]>;
+    /** Kept by `addPools` and every move of a pool (`noteNewest`). */
+    newestOf: Map<string, [number, number | null]>;
+  };
   /** Token evaluations of the previous price computation (usd-prices.ts `computeUsdPrices`). */
   memo: PriceMemo;
 };
@@ -32,7 +37,7 @@ export function createMarketState(
     pools: new Map(),
     decimals,
     graphPools: new Map(),
-    graph: { decimals, poolsOf: new Map() },
+    graph: { decimals, poolsOf: new Map(), newestOf: new Map() },
     memo: createPriceMemo(),
   };
   addPools(state, pools, decimals);
@@ -66,6 +71,7 @@ export function addPools(
       }
       insertSorted(list, graphPool);
     }
+    noteNewest(state.graph, graphPool);
   }
 }
 
@@ -96,6 +102,7 @@ export function refreshGraphPool(state: MarketState, pool: MarketPool, graphPool
     state.decimals.get(pool.token0) ?? null,
     state.decimals.get(pool.token1) ?? null,
   );
+  noteNewest(state.graph, graphPool);
 }
 
 /** A pool as the routing graph sees it, from its current state. */

@@ -294,14 +294,18 @@ export async function refreshChangedStats(
   step: <T>(name: string, run: () => Promise<T>) => Promise<T> = (_name, run) => run(),
   market?: StatsMarket,
   /**
-   * The pools whose liquidity is refreshed beside the moved ones, instead of every pool of a
-   * repriced token (a large chain's share per batch: pricing.ts `figuresPerBatch`).
+   * A large chain's share per batch (pricing.ts `figuresPerBatch`): the pools whose liquidity is
+   * refreshed beside the moved ones, instead of every pool of a repriced token; and the tokens of
+   * more pools than `hubs.minPools`, whose statistics are refreshed only when `hubs.due`.
    */
-  shareOfPools?: ReadonlySet<string>,
+  share?: {
+    pools: ReadonlySet<string>;
+    hubs: { minPools: number; due: ReadonlySet<string> };
+  },
 ): Promise<void> {
   const liquidityPools = new Set(changes.movedPools);
-  if (shareOfPools) {
-    for (const pool of shareOfPools) liquidityPools.add(pool);
+  if (share) {
+    for (const pool of share.pools) liquidityPools.add(pool);
   } else if (market) {
     for (const token of changes.repricedTokens) {
       for (const pool of market.poolsOf.get(token) ?? []) liquidityPools.add(pool.address);
@@ -357,14 +361,20 @@ export async function refreshChangedStats(
       tokens.add(p.token1);
     }
   }
+  if (share && market) {
+    const hub = (token: string) => (market.poolsOf.get(token)?.length ?? 0) > share.hubs.minPools;
+    for (const token of tokens) if (hub(token) && !share.hubs.due.has(token)) tokens.delete(token);
+    for (const token of share.hubs.due) if (hub(token)) tokens.add(token);
+  }
   if (market && pairs && market.pairStats.slides === 0) {
     const sorted = [...tokens].sort();
     const ends = await step("stats_series", () =>
       seriesEnds(client, chainId, market.series, sorted, statsWindow(now).start),
     );
-    await step("stats_tokens", () =>
-      saveTokenStats(client, chainId, memoryTokenStats(market, pairs, sorted, ends, liquidityFloorUsd), now),
+    const rows = await step("stats_tokens_sums", async () =>
+      memoryTokenStats(market, pairs, sorted, ends, liquidityFloorUsd),
     );
+    await step("stats_tokens", () => saveTokenStats(client, chainId, rows, now));
     return;
   }
   await step("stats_tokens", () => refreshTokenStats(client, chainId, [...tokens], now, liquidityFloorUsd));

@@ -10,6 +10,7 @@ import {
   computeUsdPrices,
   createRoutingGraph,
   type GraphPool,
+  noteNewest,
   type PricingOptions,
   type ReferenceTokens,
   type TokenPrice,
@@ -113,6 +114,7 @@ function* walkBlocks(input: PriceBlocksInput): Generator<void, PriceBlocksResult
     for (const pool of blockPools) {
       const graphPool = graphPools.get(pool.address) as GraphPool;
       updateGraphPool(graphPool, pool.protocol, pool.state, decimalsOf(pool.token0), decimalsOf(pool.token1));
+      noteNewest(graph, graphPool);
     }
     stale = true;
     if (blockSwaps.length === 0) continue;

@@ -328,7 +328,7 @@ export function createPricing(options: {
     chainId: number,
     market: Market,
     changes: StatsChanges,
-  ): Promise<Set<string>> {
+  ): Promise<Share> {
     const { state, turn } = market;
     const wanted = new Set<string>();
     for (const address of changes.movedPools) {
@@ -342,7 +342,9 @@ export function createPricing(options: {
       turn.tokenAt = 0;
     }
     const tokenEnd = Math.min(turn.tokens.length, turn.tokenAt + (perBatch.tokens || turn.tokens.length));
-    for (; turn.tokenAt < tokenEnd; turn.tokenAt++) wanted.add(turn.tokens[turn.tokenAt] as string);
+    const tokens = new Set<string>();
+    for (; turn.tokenAt < tokenEnd; turn.tokenAt++) tokens.add(turn.tokens[turn.tokenAt] as string);
+    for (const token of tokens) wanted.add(token);
     const prices = await step("price", () =>
       pricesOfTokens(state.graph, referenceOf(chainId), pricingOptions, [...wanted], state.memo),
     );
@@ -354,7 +356,9 @@ export function createPricing(options: {
     const pools = new Set<string>();
     const poolEnd = Math.min(turn.pools.length, turn.poolAt + (perBatch.pools || turn.pools.length));
     for (; turn.poolAt < poolEnd; turn.poolAt++) pools.add(turn.pools[turn.poolAt] as string);
-    return pools;
+    // A token with more pools than a share (WETH, the stablecoins: summing their pools' figures
+    // costs a share of the chain) has its statistics refreshed in its turn only.
+    return { pools, hubs: { minPools: perBatch.pools || Number.POSITIVE_INFINITY, due: tokens } };
   }
 
   /**
@@ -562,11 +566,11 @@ export function createPricing(options: {
     if (!deferred) {
       // A large chain: its share of the figures (the market is not yet back in the map, so a
       // failure here leaves it to be loaded afresh, as any failed batch does).
-      const liquidityPools = sharesFigures(market)
+      const share = sharesFigures(market)
         ? await shareOfFigures(client, chainId, market, changes)
         : undefined;
       markets.set(chainId, market);
-      await refreshFigures(client, chainId, market, changes, liquidityPools);
+      await refreshFigures(client, chainId, market, changes, share);
     } else {
       markets.set(chainId, market);
     }
@@ -604,8 +608,8 @@ export function createPricing(options: {
     chainId: number,
     market: Market,
     changes: StatsChanges,
-    /** The pools whose liquidity is refreshed beside the moved ones (default: every pool of a repriced token). */
-    liquidityPools?: ReadonlySet<string>,
+    /** A large chain's share (`shareOfFigures`; default: every figure that changed). */
+    share?: Share,
   ): Promise<void> {
     // The stored USD prices, read once per market load (then kept by writePriced).
     if (!market.usd) market.usd = await step("stats_usd", () => loadTokenUsdPrices(client, chainId));
@@ -628,7 +632,7 @@ export function createPricing(options: {
           pairStats: pairStatsMirrorOf(chainId),
           series: market.series,
         },
-        liquidityPools,
+        share,
       ),
     );
   }
@@ -756,6 +760,14 @@ type Market = {
   pending: StatsChanges;
   /** The figures fell behind before this market was loaded: every pool's statistics are due. */
   pendingAll: boolean;
+};
+
+/** A batch's share of a large chain's figures (market-stats.ts `refreshChangedStats`). */
+type Share = {
+  /** The pools whose liquidity is refreshed beside the moved ones, instead of every pool of a repriced token. */
+  pools: ReadonlySet<string>;
+  /** Tokens with more pools than `minPools` get their statistics only when `due` (their turn). */
+  hubs: { minPools: number; due: ReadonlySet<string> };
 };
 
 /** Adds what `from` changed to `into`. */

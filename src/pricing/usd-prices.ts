@@ -116,7 +116,38 @@ export type RoutingGraph = {
   decimals: ReadonlyMap<string, number | null>;
   /** Each token's pools, in address order. */
   poolsOf: ReadonlyMap<string, readonly GraphPool[]>;
+  /**
+   * Per token, the newest state (block, time) among its pools, when whoever moves the pools
+   * keeps it (`noteNewest`; the market state does): what a price is as of without walking the
+   * token's pools (WETH's are a large share of the chain's). Absent: walked.
+   */
+  newestOf?: Map<string, [number, number | null]>;
 };
+
+/**
+ * Notes a pool's state in its tokens' `newestOf` entries (the graph's, when it keeps them): the
+ * newest block wins; pools at one block share its time. States only move forward (a rollback
+ * loads the market afresh).
+ */
+export function noteNewest(graph: RoutingGraph, pool: GraphPool): void {
+  const newest = graph.newestOf;
+  const block = pool.stateBlock;
+  if (!newest || block === null) return;
+  for (const token of [pool.token0, pool.token1]) {
+    const entry = newest.get(token);
+    if (!entry || block > entry[0]) newest.set(token, [block, pool.stateTime]);
+  }
+}
+
+/** `newestOf` of every token, walked once (the graph then keeps it up to date with `noteNewest`). */
+export function newestOfPools(poolsOf: RoutingGraph["poolsOf"]): Map<string, [number, number | null]> {
+  const newest = new Map<string, [number, number | null]>();
+  for (const token of poolsOf.keys()) {
+    const [block, time] = asOfOwnPools({ decimals: new Map(), poolsOf }, token);
+    if (block !== null) newest.set(token, [block, time]);
+  }
+  return newest;
+}
 
 /**
  * The token evaluations of the previous price computation over the same graph, each with what it
@@ -509,6 +540,7 @@ const belowTheFloor = (liquidityUsd: number, options: PricingOptions) =>
 
 /** The newest state (block, time) among a token's own pools: what its price is as of without quotes. */
 function asOfOwnPools(graph: RoutingGraph, token: string): [number | null, number | null] {
+  if (graph.newestOf) return graph.newestOf.get(token) ?? [null, null];
   let block: number | null = null;
   let time: number | null = null;
   for (const pool of graph.poolsOf.get(token) ?? []) {

@@ -6,7 +6,7 @@
 import type { PoolPriceState, WindowFigures, WindowInputs, WindowSpan, WindowsRow } from "../model/index.js";
 import { chunks, iso, type Queryable } from "./db.js";
 import { MAKER_TABLES } from "./makers.js";
-import { type PoolStateDbRow, poolStateColumns, poolStateOf } from "./pricing-state.js";
+import { type PoolStateDbRow, poolStateColumns, poolStateJoin, poolStateOf } from "./pricing-state.js";
 import { BUCKET_TABLES, type BucketKind } from "./trade-buckets.js";
 import { type Column, type Columns, columnsOf, unnest } from "./unnest.js";
 
@@ -497,7 +497,7 @@ export async function trendingCandidates(
      LEFT JOIN tokens t1 ON t1.chain_id = p.chain_id AND t1.address = p.token1
      LEFT JOIN token_prices tp0 ON tp0.chain_id = p.chain_id AND tp0.token = p.token0
      LEFT JOIN token_prices tp1 ON tp1.chain_id = p.chain_id AND tp1.token = p.token1
-     LEFT JOIN pool_price_state s ON s.chain_id = p.chain_id AND s.pool = p.address
+     ${poolStateJoin}
      WHERE w.chain_id = $1 AND w.volume_usd_1h >= $2`,
     [chainId, minVolumeUsd1h],
   );

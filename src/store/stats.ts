@@ -2,7 +2,7 @@
 import type { PoolPriceState } from "../model/index.js";
 import { chunks, finite, iso, type Queryable } from "./db.js";
 import { loadRetainedFrom } from "./partitions.js";
-import { type PoolStateDbRow, poolStateColumns, poolStateOf } from "./pricing-state.js";
+import { type PoolStateDbRow, poolStateColumns, poolStateJoin, poolStateOf } from "./pricing-state.js";
 import { bulkInsert, columnsOf, setExcluded } from "./unnest.js";
 
 /** Any fixed number: with the chain id, the advisory lock that serialises writers of a chain's statistics. */
@@ -94,7 +94,7 @@ export async function loadPairStatsInputs(
       `SELECT p.address AS pool, p.protocol, p.token0, p.token1, t0.decimals AS decimals0, t1.decimals AS decimals1,
          ${poolStateColumns}, tp0.usd_price AS usd0, tp1.usd_price AS usd1, ${windowSql}
        FROM pools p
-       LEFT JOIN pool_price_state s ON s.chain_id = p.chain_id AND s.pool = p.address
+       ${poolStateJoin}
        LEFT JOIN tokens t0 ON t0.chain_id = p.chain_id AND t0.address = p.token0
        LEFT JOIN tokens t1 ON t1.chain_id = p.chain_id AND t1.address = p.token1
        LEFT JOIN token_prices tp0 ON tp0.chain_id = p.chain_id AND tp0.token = p.token0
