@@ -7,8 +7,8 @@ import {
   computeUsdPrices,
   createRoutingGraph,
   type GraphPool,
-  type ReferenceTokens,
   newestOfPools,
+  type ReferenceTokens,
   type RoutingGraph,
   withUnpriced,
 } from "./usd-prices.js";

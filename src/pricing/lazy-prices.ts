@@ -5,8 +5,8 @@ import {
   type PriceMemo,
   type PricingOptions,
   type ReferenceTokens,
-  referenceSet,
   type RoutingGraph,
+  referenceSet,
   type TokenPrice,
   withUnpriced,
 } from "./usd-prices.js";
