@@ -13,7 +13,7 @@
  *
  *   npm run bench:stats
  *   BENCH_STATS_POOLS=50000 BENCH_STATS_HISTORY=600 BENCH_STATS_BLOCKS=40 npm run bench:stats
- *   BENCH_STATS_SHARE=0 npm run bench:stats     every figure every batch (default: 1000,1000)
+ *   BENCH_STATS_SHARE=0 npm run bench:stats     every figure every batch (default: 1000,1000,10000)
  *   DATABASE_URL=postgres://… npm run bench:stats     scratch databases on that server
  *
  * Prints a JSON summary and writes it to bench/results/stats.json.
@@ -40,12 +40,14 @@ const settings = {
   historyBlocks: env("BENCH_STATS_HISTORY", 300),
   liveBlocks: env("BENCH_STATS_BLOCKS", 30),
   slides: env("BENCH_STATS_SLIDES", 10),
-  /** pricing.figuresPerBatch (BENCH_STATS_SHARE=tokens,pools; 0: every figure every batch). Default: the configuration's. */
+  /** pricing.figuresPerBatch (BENCH_STATS_SHARE=tokens,pools,fromPools; 0: every figure every batch). Default: the configuration's. */
   figuresPerBatch: (() => {
-    const [tokens = 1_000, pools = tokens] = (process.env.BENCH_STATS_SHARE ?? "1000,1000")
+    const [tokens = 1_000, pools = tokens, fromPools = 10_000] = (
+      process.env.BENCH_STATS_SHARE ?? "1000,1000,10000"
+    )
       .split(",")
       .map(Number);
-    return { tokens, pools };
+    return { tokens, pools, fromPools };
   })(),
 };
 

@@ -289,14 +289,16 @@ export const configSchema = z.strictObject({
        */
       trendingMinVolumeUsd: z.number().min(0).default(1000),
       /**
-       * A chain with more tokens or pools than this refreshes its market-wide figures (USD prices
-       * of untraded tokens, liquidity, token statistics) a share per batch: the batch's own tokens
-       * and pools, and the next ones in turn (docs/PRICING.md). 0: all of them every batch.
+       * A chain with more than `fromPools` pools refreshes its market-wide figures (USD prices of
+       * untraded tokens, liquidity, token statistics) a share per batch: the batch's own tokens and
+       * pools, and the next `tokens` tokens and `pools` pools in turn (docs/PRICING.md). A smaller
+       * chain, or a share of 0, refreshes all of them every batch.
        */
       figuresPerBatch: z
         .strictObject({
           tokens: z.number().int().min(0).default(1_000),
           pools: z.number().int().min(0).default(1_000),
+          fromPools: z.number().int().min(0).default(10_000),
         })
         .prefault({}),
     })

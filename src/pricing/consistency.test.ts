@@ -59,7 +59,7 @@ function pricingOf(
   market: Market,
   now: Date,
   deferFigures: Parameters<typeof createPricing>[0]["deferFigures"] = false,
-  figuresPerBatch?: { tokens: number; pools: number },
+  figuresPerBatch?: { tokens: number; pools: number; fromPools: number },
 ) {
   return createPricing({
     deferFigures,
@@ -338,7 +338,7 @@ describe("aggregates equal those of a fresh index", () => {
       await ingestSyntheticChain(t.db, pricingOf(market, now), market.chain, toBlock ? { toBlock } : {});
       return snapshotAggregates(t.db, CHAIN);
     };
-    const share = { tokens: 1, pools: 2 };
+    const share = { tokens: 1, pools: 2, fromPools: 0 };
     const a = await createTestDb();
     dbs.push(a);
     await prepareSyntheticChain(a.db, CHAIN, 1);
@@ -354,5 +354,41 @@ describe("aggregates equal those of a fresh index", () => {
     assert.notDeepEqual(behind.pair_stats, whole.pair_stats, "liquidity behind");
     await ingestSyntheticChain(a.db, pricing, market.chain, { batchSize: () => 1 });
     assert.deepEqual(await snapshotAggregates(a.db, CHAIN), await fresh(), "every share came round");
+  });
+
+  it("statistics slid a minute at a time (only what the clock moved) equal those recomputed whole", async () => {
+    const market = createMarket();
+    trade(market, seededRandom(55), 150);
+    const blocks = market.chain.blocks;
+    const first = (blocks[1]?.timestamp as number) * 1000;
+    const last = (blocks.at(-1)?.timestamp as number) * 1000;
+    const t = await createTestDb();
+    dbs.push(t);
+    await prepareSyntheticChain(t.db, CHAIN, 1);
+    const pricing = pricingOf(market, new Date(Math.max(last, first) + 60_000));
+    await ingestSyntheticChain(t.db, pricing, market.chain);
+    const stats = async () => {
+      const { pair_stats, token_stats } = await snapshotAggregates(t.db, CHAIN);
+      return { pair_stats, token_stats };
+    };
+    // 150 slides a minute apart from where the first trades leave the window: trades leave, hours
+    // turn whole and the first hour turns partial (later trades, if any, stay in it throughout).
+    let at = first + 86_400_000 + 10 * 60_000;
+    let fewer = 0;
+    let moved = 0;
+    let before = await stats();
+    for (let i = 0; i < 150; i++) {
+      at += 60_000;
+      const slid = await pricing.refreshStats(t.db, CHAIN, new Date(at));
+      const incremental = await stats();
+      if (JSON.stringify(incremental) !== JSON.stringify(before)) moved += 1;
+      // A pricing that never slid recomputes every pool with trades in the window.
+      const whole = await pricingOf(market, new Date(at)).refreshStats(t.db, CHAIN, new Date(at));
+      if (slid.pools < whole.pools) fewer += 1;
+      assert.deepEqual(await stats(), incremental, `slide ${i} at ${new Date(at).toISOString()}`);
+      before = incremental;
+    }
+    assert.ok(fewer > 100, `slides that recomputed fewer pools than the whole: ${fewer}`);
+    assert.ok(moved > 10, `slides that moved a figure: ${moved}`);
   });
 });

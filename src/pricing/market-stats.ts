@@ -16,11 +16,13 @@ import {
   lockChainStats,
   type PairStatsFigures,
   type PairStatsRow,
+  poolsWithCandlesIn,
   poolsWithTradesInWindow,
   savePairStats,
   saveTokenStats,
   type TokenSeriesEnds,
   type TokenStatsRow,
+  tokensWithSeriesIn,
 } from "../store/stats.js";
 import { balancesOf, spotPrice0 } from "./pool-state.js";
 import { pairLiquidityUsd, percentChange, statsWindow } from "./stats.js";
@@ -411,13 +413,23 @@ export async function refreshStats(
   options: { liquidityFloorUsd: number },
   /** The pricing's copy of pair_stats: the slide's rows are applied to it (under the lock). */
   mirror?: PairStatsMirror,
+  /**
+   * When the statistics were last slid (ms), by this process: then only the pools and tokens whose
+   * figures the clock moved since are recomputed (`slidSince`); otherwise (unknown, an hour or
+   * more ago, or later than `now`) every pool with trades in the window.
+   */
+  since?: number,
 ): Promise<{ pools: number; tokens: number }> {
   const slide = async (client: Queryable) => {
     await lockChainStats(client, chainId);
-    const pools = await poolsWithTradesInWindow(client, chainId);
+    const moved =
+      since !== undefined && since <= now.getTime() && now.getTime() - since < HOUR_MS
+        ? await slidSince(client, chainId, since, now.getTime())
+        : null;
+    const pools = moved ? moved.pools : await poolsWithTradesInWindow(client, chainId);
     const rows = await refreshPairStats(client, chainId, pools, now.getTime(), true);
     if (mirror?.pairs) applyPairStats(mirror.pairs, rows);
-    const tokens = new Set<string>();
+    const tokens = new Set<string>(moved?.tokens);
     for (const p of await tokensOfPools(client, chainId, pools)) {
       tokens.add(p.token0);
       tokens.add(p.token1);
@@ -427,4 +439,34 @@ export async function refreshStats(
   };
   // A pool runs it in its own transaction; a client is already in the caller's.
   return "release" in db ? slide(db) : withTransaction(db, slide);
+}
+
+const HOUR_MS = 3_600_000;
+
+/**
+ * What the clock moved between two slides of the 24-hour window (`statsWindow`), from `from` to
+ * `to` (ms): the pools with a minute candle that left the window (their volume, counts and price
+ * change), or in an hour whose candles the window reads differently now (the first hour, read from
+ * minute candles once partly out, the last one, read as its hourly candle once whole: the same
+ * trades summed in another order); and the tokens with a 5-minute USD candle that left it (their
+ * price change). A superset of what changed; every other figure is what it was.
+ */
+async function slidSince(
+  db: Queryable,
+  chainId: number,
+  from: number,
+  to: number,
+): Promise<{ pools: string[]; tokens: string[] }> {
+  const w0 = statsWindow(from);
+  const w1 = statsWindow(to);
+  const ranges: [number, number][] = [[w0.start, w1.start]];
+  if (w1.fullHoursFrom !== w0.fullHoursFrom) ranges.push([w0.fullHoursFrom, w1.fullHoursFrom]);
+  if (w1.fullHoursTo !== w0.fullHoursTo) ranges.push([w0.fullHoursTo, w1.fullHoursTo]);
+  const pools = new Set<string>();
+  for (const [start, end] of ranges) {
+    if (end <= start) continue;
+    for (const pool of await poolsWithCandlesIn(db, chainId, start, end)) pools.add(pool);
+  }
+  const tokens = w1.start > w0.start ? await tokensWithSeriesIn(db, chainId, w0.start, w1.start) : [];
+  return { pools: [...pools].sort(), tokens };
 }

@@ -108,12 +108,13 @@ export function createPricing(options: {
    */
   deferFigures?: { minBlocks: number; maxAgeMs: number } | false;
   /**
-   * A chain with more tokens or pools than this refreshes its market-wide figures a share per
-   * batch (docs/PRICING.md, *Figures of a large chain, a share per batch*): the batch's own
-   * tokens and pools, and the next `tokens` tokens and `pools` pools in turn. 0: every figure
-   * every batch, whatever the chain's size. Default: the configuration's `pricing.figuresPerBatch`.
+   * A chain with more than `fromPools` pools (and more tokens or pools than a share) refreshes
+   * its market-wide figures a share per batch (docs/PRICING.md, *Figures of a large chain, a
+   * share per batch*): the batch's own tokens and pools, and the next `tokens` tokens and `pools`
+   * pools in turn. A share of 0: every figure every batch, whatever the chain's size. Default: the
+   * configuration's `pricing.figuresPerBatch`.
    */
-  figuresPerBatch?: { tokens: number; pools: number };
+  figuresPerBatch?: { tokens: number; pools: number; fromPools: number };
 }): Pricing {
   const { logger } = options;
   const pricingOptions: PricingOptions = {
@@ -123,11 +124,12 @@ export function createPricing(options: {
   const now = options.now ?? (() => new Date());
   const deferFigures = options.deferFigures ?? { minBlocks: 64, maxAgeMs: 60_000 };
   const perBatch = options.figuresPerBatch ??
-    options.config.pricing.figuresPerBatch ?? { tokens: 0, pools: 0 };
-  /** Whether the chain is past the figures' share per batch (see `figuresPerBatch`). */
+    options.config.pricing.figuresPerBatch ?? { tokens: 0, pools: 0, fromPools: 0 };
+  /** Whether the chain refreshes a share of its figures per batch (see `figuresPerBatch`). */
   const sharesFigures = (market: Market): boolean =>
-    (perBatch.tokens > 0 && market.state.graph.poolsOf.size > perBatch.tokens) ||
-    (perBatch.pools > 0 && market.state.pools.size > perBatch.pools);
+    market.state.pools.size > perBatch.fromPools &&
+    ((perBatch.tokens > 0 && market.state.graph.poolsOf.size > perBatch.tokens) ||
+      (perBatch.pools > 0 && market.state.pools.size > perBatch.pools));
   /** Whether a batch leaves the figures for later (see `deferFigures`). */
   const defers = (market: Market, batch: Pick<IngestBatch, "fromBlock" | "toBlock" | "headBlock">): boolean =>
     deferFigures !== false &&
@@ -157,6 +159,17 @@ export function createPricing(options: {
       steps[name] = (steps[name] ?? 0) + performance.now() - started;
     }
   }
+
+  /** When each chain's statistics were last slid by this process in each database (ms; `refreshStats`). */
+  const lastSlides = new WeakMap<Db, Map<number, number>>();
+  const lastSlidesOf = (db: Db): Map<number, number> => {
+    let slides = lastSlides.get(db);
+    if (!slides) {
+      slides = new Map();
+      lastSlides.set(db, slides);
+    }
+    return slides;
+  };
 
   /** Each chain's market in memory, with the pricing_sync row it is current for. */
   const markets = new Map<number, Market>();
@@ -716,12 +729,22 @@ export function createPricing(options: {
       const mirror = pairStatsMirrorOf(chainId);
       mirror.slides += 1;
       try {
-        return await withTransaction(db, async (client) => {
-          const time = at ?? now();
-          const stats = await refreshStats(client, chainId, time, pricingOptions, mirror);
+        const time = at ?? now();
+        const result = await withTransaction(db, async (client) => {
+          const stats = await refreshStats(
+            client,
+            chainId,
+            time,
+            pricingOptions,
+            mirror,
+            lastSlidesOf(db).get(chainId),
+          );
           const windows = await slideMarketWindows(client, chainId, time.getTime());
           return { ...stats, windows };
         });
+        // Committed: the next slide recomputes only what the clock moved since.
+        lastSlidesOf(db).set(chainId, time.getTime());
+        return result;
       } catch (error) {
         // Rows applied to the copy were rolled back.
         mirror.pairs = null;
