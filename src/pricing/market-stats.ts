@@ -6,6 +6,7 @@
 import type { MarketPool } from "../model/index.js";
 import type { Db, DbClient, Queryable } from "../store/db.js";
 import { finite, withTransaction } from "../store/db.js";
+import { poolsTradedIn } from "../store/market-trades.js";
 import { poolsOfTokens, tokensOfPools } from "../store/pools.js";
 import {
   loadPairStatsFigures,
@@ -16,13 +17,11 @@ import {
   lockChainStats,
   type PairStatsFigures,
   type PairStatsRow,
-  poolsWithCandlesIn,
   poolsWithTradesInWindow,
   savePairStats,
   saveTokenStats,
   type TokenSeriesEnds,
   type TokenStatsRow,
-  tokensWithSeriesIn,
 } from "../store/stats.js";
 import { balancesOf, spotPrice0 } from "./pool-state.js";
 import { pairLiquidityUsd, percentChange, statsWindow } from "./stats.js";
@@ -430,9 +429,11 @@ export async function refreshStats(
     const rows = await refreshPairStats(client, chainId, pools, now.getTime(), true);
     if (mirror?.pairs) applyPairStats(mirror.pairs, rows);
     const tokens = new Set<string>(moved?.tokens);
-    for (const p of await tokensOfPools(client, chainId, pools)) {
-      tokens.add(p.token0);
-      tokens.add(p.token1);
+    if (!moved) {
+      for (const p of await tokensOfPools(client, chainId, pools)) {
+        tokens.add(p.token0);
+        tokens.add(p.token1);
+      }
     }
     await refreshTokenStats(client, chainId, [...tokens], now.getTime(), options.liquidityFloorUsd);
     return { pools: pools.length, tokens: tokens.size };
@@ -442,14 +443,17 @@ export async function refreshStats(
 }
 
 const HOUR_MS = 3_600_000;
+const SERIES_5M_MS = 300_000;
 
 /**
  * What the clock moved between two slides of the 24-hour window (`statsWindow`), from `from` to
- * `to` (ms): the pools with a minute candle that left the window (their volume, counts and price
- * change), or in an hour whose candles the window reads differently now (the first hour, read from
- * minute candles once partly out, the last one, read as its hourly candle once whole: the same
- * trades summed in another order); and the tokens with a 5-minute USD candle that left it (their
- * price change). A superset of what changed; every other figure is what it was.
+ * `to` (ms), from the trades of the spans in question (market-trades.ts `poolsTradedIn`, as the
+ * market windows' slide): the pools that traded in the minutes that left the window (their
+ * volume, counts and price change) or in an hour the window reads differently now (the first hour,
+ * read from minute candles once partly out; the last one, read as its hourly candle once whole:
+ * the same trades summed in another order), and their tokens; and the tokens of the pools that
+ * traded in the 5-minute USD series buckets that left it (their price change: the last 5-minute
+ * close before the window's start). A superset of what changed; every other figure is what it was.
  */
 async function slidSince(
   db: Queryable,
@@ -459,14 +463,24 @@ async function slidSince(
 ): Promise<{ pools: string[]; tokens: string[] }> {
   const w0 = statsWindow(from);
   const w1 = statsWindow(to);
-  const ranges: [number, number][] = [[w0.start, w1.start]];
-  if (w1.fullHoursFrom !== w0.fullHoursFrom) ranges.push([w0.fullHoursFrom, w1.fullHoursFrom]);
-  if (w1.fullHoursTo !== w0.fullHoursTo) ranges.push([w0.fullHoursTo, w1.fullHoursTo]);
+  const span = (start: number, end: number) => (end > start ? [{ from: start, to: end }] : []);
   const pools = new Set<string>();
-  for (const [start, end] of ranges) {
-    if (end <= start) continue;
-    for (const pool of await poolsWithCandlesIn(db, chainId, start, end)) pools.add(pool);
+  const tokens = new Set<string>();
+  const traded = await poolsTradedIn(db, chainId, [
+    ...span(w0.start, w1.start),
+    ...(w1.fullHoursFrom !== w0.fullHoursFrom ? span(w0.fullHoursFrom, w1.fullHoursFrom) : []),
+    ...(w1.fullHoursTo !== w0.fullHoursTo ? span(w0.fullHoursTo, w1.fullHoursTo) : []),
+  ]);
+  for (const p of traded) {
+    pools.add(p.pool);
+    tokens.add(p.token0);
+    tokens.add(p.token1);
   }
-  const tokens = w1.start > w0.start ? await tokensWithSeriesIn(db, chainId, w0.start, w1.start) : [];
-  return { pools: [...pools].sort(), tokens };
+  // The 5-minute buckets in [w0.start, w1.start) hold the trades of [up5(w0.start), up5(w1.start)).
+  const up5 = (t: number) => Math.ceil(t / SERIES_5M_MS) * SERIES_5M_MS;
+  for (const p of await poolsTradedIn(db, chainId, span(up5(w0.start), up5(w1.start)))) {
+    tokens.add(p.token0);
+    tokens.add(p.token1);
+  }
+  return { pools: [...pools].sort(), tokens: [...tokens] };
 }

@@ -212,7 +212,7 @@ export function createPricing(options: {
       balances: new Map(),
       series: new Map(),
       figuresAt: performance.now(),
-      turn: { tokens: [], tokenAt: 0, pools: [], poolAt: 0 },
+      turn: { tokens: { items: [], at: 0 }, pools: { items: [], at: 0 } },
       pending: emptyStatsChanges(),
       // What the batches that left the figures behind changed died with their process.
       pendingAll: sync !== null && sync.figuresBlock < sync.block,
@@ -350,25 +350,13 @@ export function createPricing(options: {
       wanted.add(pool.token0);
       wanted.add(pool.token1);
     }
-    if (turn.tokenAt >= turn.tokens.length) {
-      turn.tokens = [...state.graph.poolsOf.keys()];
-      turn.tokenAt = 0;
-    }
-    const tokenEnd = Math.min(turn.tokens.length, turn.tokenAt + (perBatch.tokens || turn.tokens.length));
-    const tokens = new Set<string>();
-    for (; turn.tokenAt < tokenEnd; turn.tokenAt++) tokens.add(turn.tokens[turn.tokenAt] as string);
+    const tokens = nextInTurn(turn.tokens, perBatch.tokens, () => state.graph.poolsOf.keys());
     for (const token of tokens) wanted.add(token);
     const prices = await step("price", () =>
       pricesOfTokens(state.graph, referenceOf(chainId), pricingOptions, [...wanted], state.memo),
     );
     await storePrices(client, chainId, market, prices, changes);
-    if (turn.poolAt >= turn.pools.length) {
-      turn.pools = [...state.pools.keys()];
-      turn.poolAt = 0;
-    }
-    const pools = new Set<string>();
-    const poolEnd = Math.min(turn.pools.length, turn.poolAt + (perBatch.pools || turn.pools.length));
-    for (; turn.poolAt < poolEnd; turn.poolAt++) pools.add(turn.pools[turn.poolAt] as string);
+    const pools = nextInTurn(turn.pools, perBatch.pools, () => state.pools.keys());
     // A token with more pools than a share (WETH, the stablecoins: summing their pools' figures
     // costs a share of the chain) has its statistics refreshed in its turn only.
     return { pools, hubs: { minPools: perBatch.pools || Number.POSITIVE_INFINITY, due: tokens } };
@@ -567,6 +555,7 @@ export function createPricing(options: {
     if (deferred) {
       market.writer = await setPricedBlock(client, chainId, batch.toBlock, "unchanged");
       addChanges(market.pending, changes);
+      markets.set(chainId, market);
     } else {
       market.writer = await setPricedBlock(client, chainId, batch.toBlock);
       // What the batches that deferred changed, or, when that is not known, every pool.
@@ -575,8 +564,6 @@ export function createPricing(options: {
       market.pending = emptyStatsChanges();
       market.pendingAll = false;
       market.figuresAt = performance.now();
-    }
-    if (!deferred) {
       // A large chain: its share of the figures (the market is not yet back in the map, so a
       // failure here leaves it to be loaded afresh, as any failed batch does).
       const share = sharesFigures(market)
@@ -584,8 +571,6 @@ export function createPricing(options: {
         : undefined;
       markets.set(chainId, market);
       await refreshFigures(client, chainId, market, changes, share);
-    } else {
-      markets.set(chainId, market);
     }
     const marketStarted = performance.now();
     // Deferred too: the next batch that does not defer folds every swap since market_sync's
@@ -778,7 +763,7 @@ type Market = {
    * The turn of a large chain's figures (see `figuresPerBatch`): the tokens and pools of the
    * chain when it started, and how far it went.
    */
-  turn: { tokens: string[]; tokenAt: number; pools: string[]; poolAt: number };
+  turn: { tokens: Turn; pools: Turn };
   /** What the batches that deferred the figures changed since (see `deferFigures`). */
   pending: StatsChanges;
   /** The figures fell behind before this market was loaded: every pool's statistics are due. */
@@ -792,6 +777,24 @@ type Share = {
   /** Tokens with more pools than `minPools` get their statistics only when `due` (their turn). */
   hubs: { minPools: number; due: ReadonlySet<string> };
 };
+
+/** A turn through a chain's tokens or pools: the ones of when it started, and how far it went. */
+type Turn = { items: string[]; at: number };
+
+/**
+ * The next `size` items of a turn (all of them when 0); once gone through, the turn starts over
+ * with the items of now (`all`).
+ */
+function nextInTurn(turn: Turn, size: number, all: () => Iterable<string>): Set<string> {
+  if (turn.at >= turn.items.length) {
+    turn.items = [...all()];
+    turn.at = 0;
+  }
+  const end = Math.min(turn.items.length, turn.at + (size || turn.items.length));
+  const next = new Set<string>();
+  for (; turn.at < end; turn.at++) next.add(turn.items[turn.at] as string);
+  return next;
+}
 
 /** Adds what `from` changed to `into`. */
 function addChanges(into: StatsChanges, from: StatsChanges): void {

@@ -72,7 +72,6 @@ const emptyState = (): PoolPriceState => ({
   stateTime: null,
 });
 
-/** The pool_price_state columns (table alias `s`) that make a pool's pricing state. */
 /**
  * The pool_price_state row of each `p` (a pools row), looked up by its key row by row: OFFSET 0
  * keeps the planner from joining the whole table instead. With statistics that lagged the table
@@ -83,6 +82,7 @@ export const poolStateJoin = `LEFT JOIN LATERAL (
        SELECT * FROM pool_price_state ps WHERE ps.chain_id = p.chain_id AND ps.pool = p.address OFFSET 0
      ) s ON true`;
 
+/** The pool_price_state columns (table alias `s`) that make a pool's pricing state. */
 export const poolStateColumns = `s.reserve0, s.reserve1, s.sqrt_price_x96, s.swap_block, s.pre_swap_reserve0, s.pre_swap_reserve1,
   s.state_block, s.state_log_index, s.state_time`;
 

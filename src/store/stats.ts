@@ -207,36 +207,6 @@ export async function poolsWithTradesInWindow(db: Queryable, chainId: number): P
   return rows.map((r) => r.pool);
 }
 
-/** The pools with a minute candle whose bucket is in [from, to) (ms). */
-export async function poolsWithCandlesIn(
-  db: Queryable,
-  chainId: number,
-  from: number,
-  to: number,
-): Promise<string[]> {
-  const { rows } = await db.query<{ pool: string }>(
-    `SELECT DISTINCT pool FROM candles
-     WHERE chain_id = $1 AND resolution = 60 AND bucket >= $2 AND bucket < $3`,
-    [chainId, iso(from), iso(to)],
-  );
-  return rows.map((r) => r.pool);
-}
-
-/** The tokens with a 5-minute USD series candle whose bucket is in [from, to) (ms). */
-export async function tokensWithSeriesIn(
-  db: Queryable,
-  chainId: number,
-  from: number,
-  to: number,
-): Promise<string[]> {
-  const { rows } = await db.query<{ token: string }>(
-    `SELECT DISTINCT token FROM token_usd_candles
-     WHERE chain_id = $1 AND resolution = 300 AND bucket >= $2 AND bucket < $3`,
-    [chainId, iso(from), iso(to)],
-  );
-  return rows.map((r) => r.token);
-}
-
 export type TokenStatsInputRow = {
   token: string;
   usdPrice: number | null;
