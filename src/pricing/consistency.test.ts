@@ -13,7 +13,7 @@ import {
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
 import type { DerivedData } from "../sync/derived.js";
-import { refreshPairStats } from "./market-stats.js";
+import { refreshPairStats, refreshTokenStats } from "./market-stats.js";
 import { createPricing } from "./pricing.js";
 
 const CHAIN = 902;
@@ -57,13 +57,15 @@ function createMarket(): Market {
 /** The pricing stage of the market's chain, its clock stopped at `now`. */
 function pricingOf(
   market: Market,
-  now: Date,
+  now: Date | (() => Date),
   deferFigures: Parameters<typeof createPricing>[0]["deferFigures"] = false,
   figuresPerBatch?: { tokens: number; pools: number; fromPools: number },
+  slideChunks?: { first: number; ms: number },
 ) {
   return createPricing({
     deferFigures,
     ...(figuresPerBatch ? { figuresPerBatch } : {}),
+    ...(slideChunks ? { slideChunks } : {}),
     config: {
       pricing: { liquidityFloorUsd: 10_000, maxDeviation: 0.1 },
       chains: [
@@ -79,7 +81,7 @@ function pricingOf(
       ],
     },
     logger: createSilentLogger(),
-    now: () => now,
+    now: typeof now === "function" ? now : () => now,
   });
 }
 
@@ -390,5 +392,69 @@ describe("aggregates equal those of a fresh index", () => {
     }
     assert.ok(fewer > 100, `slides that recomputed fewer pools than the whole: ${fewer}`);
     assert.ok(moved > 10, `slides that moved a figure: ${moved}`);
+  });
+
+  it("a slide in chunks of one pool or token, batches running between them, ends as a fresh index", async () => {
+    const market = createMarket();
+    trade(market, seededRandom(61), 90);
+    const blocks = market.chain.blocks;
+    const now = new Date(((blocks.at(-1)?.timestamp as number) + 90) * 1000);
+    const at = (i: number) => blocks[Math.floor((blocks.length * i) / 6)] as (typeof blocks)[number];
+    // From the second third on, the clock is a day after the first sixth: those trades left the window.
+    const later = new Date((at(1).timestamp + 86_400) * 1000);
+    const a = await createTestDb();
+    dbs.push(a);
+    await prepareSyntheticChain(a.db, CHAIN, 1);
+    const clock = { now };
+    // One pool or token a transaction: a batch can take the statistics lock between any two.
+    const pricing = pricingOf(market, () => clock.now, false, undefined, { first: 1, ms: 0 });
+    const sizes = seededRandom(9);
+    const batchSize = () => 1 + Math.floor(sizes() * 4);
+    await ingestSyntheticChain(a.db, pricing, market.chain, { toBlock: at(2).number, batchSize });
+    clock.now = later;
+    // The process's first slide recomputes every pool with trades in the window, and their tokens;
+    // meanwhile batches of one block each, until it has finished.
+    let finished = false;
+    const slide = pricing.refreshStats(a.db, CHAIN, later).finally(() => {
+      finished = true;
+    });
+    let between = 0;
+    for (const block of blocks.filter((b) => b.number > at(2).number && b.number <= at(4).number)) {
+      await ingestSyntheticChain(a.db, pricing, market.chain, { toBlock: block.number });
+      if (!finished) between += 1;
+    }
+    const slid = await slide;
+    assert.ok(between >= 2, `batches that ran while the slide was in flight: ${between}`);
+    assert.ok(slid.pools >= 5 && slid.tokens >= 5, `slid ${slid.pools} pools, ${slid.tokens} tokens`);
+    // Fifty minutes later, a slide alone: then a batch of one block reads the copy of pair_stats the
+    // chunks kept up to date for its tokens' statistics (sums over their pools, most untraded in it).
+    const later2 = new Date(later.getTime() + 50 * 60_000);
+    clock.now = later2;
+    assert.ok((await pricing.refreshStats(a.db, CHAIN, later2)).pools >= 3, "pools whose trades left");
+    const next = blocks.find((b) => b.number > at(4).number && b.swaps.length > 0) as (typeof blocks)[number];
+    await ingestSyntheticChain(a.db, pricing, market.chain, { toBlock: next.number });
+    const stored = (await snapshotAggregates(a.db, CHAIN)).token_stats;
+    await refreshTokenStats(a.db, CHAIN, Object.values(market.tokens), later2.getTime(), 10_000);
+    assert.deepEqual(
+      (await snapshotAggregates(a.db, CHAIN)).token_stats,
+      stored,
+      "token statistics after the slide",
+    );
+    await ingestSyntheticChain(a.db, pricing, market.chain, { batchSize });
+    // Nothing moved since: this slide recomputes nothing.
+    assert.equal((await pricing.refreshStats(a.db, CHAIN, later2)).pools, 0);
+
+    const b = await createTestDb();
+    dbs.push(b);
+    await prepareSyntheticChain(b.db, CHAIN, 1);
+    const wholeClock = { now };
+    const whole = pricingOf(market, () => wholeClock.now);
+    await ingestSyntheticChain(b.db, whole, market.chain, { toBlock: at(2).number });
+    wholeClock.now = later;
+    await ingestSyntheticChain(b.db, whole, market.chain, { toBlock: at(4).number });
+    wholeClock.now = later2;
+    await ingestSyntheticChain(b.db, whole, market.chain);
+    await whole.refreshStats(b.db, CHAIN, later2);
+    assert.deepEqual(await snapshotAggregates(a.db, CHAIN), await snapshotAggregates(b.db, CHAIN));
   });
 });

@@ -4,8 +4,8 @@
  */
 
 import type { MarketPool } from "../model/index.js";
-import type { Db, DbClient, Queryable } from "../store/db.js";
-import { finite, withTransaction } from "../store/db.js";
+import type { DbClient, Queryable } from "../store/db.js";
+import { finite } from "../store/db.js";
 import { poolsTradedIn } from "../store/market-trades.js";
 import { poolsOfTokens, tokensOfPools } from "../store/pools.js";
 import {
@@ -402,44 +402,31 @@ async function pairStatsCopy(
 }
 
 /**
- * Slides the 24-hour window to `now`: recomputes the statistics of every pool with trades in
- * the window and of their tokens. The runtime calls it about every minute.
+ * What sliding the 24-hour window to `now` recomputes: the pools and tokens whose figures the
+ * clock moved since the last slide at `since` (ms, by this process: `slidSince`), or, when that
+ * is unknown, an hour or more ago or later than `now`, every pool with trades in the window and
+ * their tokens. Pools first, then tokens (a token's figures sum its pools'). The runtime's slide
+ * recomputes them in short transactions (pricing/slide.ts).
  */
-export async function refreshStats(
-  db: Db | DbClient,
+export async function planStatsSlide(
+  db: Queryable,
   chainId: number,
   now: Date,
-  options: { liquidityFloorUsd: number },
-  /** The pricing's copy of pair_stats: the slide's rows are applied to it (under the lock). */
-  mirror?: PairStatsMirror,
-  /**
-   * When the statistics were last slid (ms), by this process: then only the pools and tokens whose
-   * figures the clock moved since are recomputed (`slidSince`); otherwise (unknown, an hour or
-   * more ago, or later than `now`) every pool with trades in the window.
-   */
   since?: number,
-): Promise<{ pools: number; tokens: number }> {
-  const slide = async (client: Queryable) => {
-    await lockChainStats(client, chainId);
-    const moved =
-      since !== undefined && since <= now.getTime() && now.getTime() - since < HOUR_MS
-        ? await slidSince(client, chainId, since, now.getTime())
-        : null;
-    const pools = moved ? moved.pools : await poolsWithTradesInWindow(client, chainId);
-    const rows = await refreshPairStats(client, chainId, pools, now.getTime(), true);
-    if (mirror?.pairs) applyPairStats(mirror.pairs, rows);
-    const tokens = new Set<string>(moved?.tokens);
-    if (!moved) {
-      for (const p of await tokensOfPools(client, chainId, pools)) {
-        tokens.add(p.token0);
-        tokens.add(p.token1);
-      }
-    }
-    await refreshTokenStats(client, chainId, [...tokens], now.getTime(), options.liquidityFloorUsd);
-    return { pools: pools.length, tokens: tokens.size };
-  };
-  // A pool runs it in its own transaction; a client is already in the caller's.
-  return "release" in db ? slide(db) : withTransaction(db, slide);
+): Promise<{ pools: string[]; tokens: string[] }> {
+  if (!Number.isFinite(now.getTime())) throw new Error(`statistics slid to an invalid time: ${now}`);
+  const moved =
+    since !== undefined && since <= now.getTime() && now.getTime() - since < HOUR_MS
+      ? await slidSince(db, chainId, since, now.getTime())
+      : null;
+  if (moved) return moved;
+  const pools = await poolsWithTradesInWindow(db, chainId);
+  const tokens = new Set<string>();
+  for (const p of await tokensOfPools(db, chainId, pools)) {
+    tokens.add(p.token0);
+    tokens.add(p.token1);
+  }
+  return { pools, tokens: [...tokens].sort() };
 }
 
 const HOUR_MS = 3_600_000;
@@ -482,5 +469,5 @@ async function slidSince(
     tokens.add(p.token0);
     tokens.add(p.token1);
   }
-  return { pools: [...pools].sort(), tokens: [...tokens] };
+  return { pools: [...pools].sort(), tokens: [...tokens].sort() };
 }

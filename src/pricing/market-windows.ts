@@ -171,28 +171,44 @@ async function recompute(
 }
 
 /**
- * Slides the windows to now's minute: recomputes the pools and tokens with a trade in the minutes
- * that left a window since the last slide (found through the swaps' time index). A first slide, a
- * gap of more than a day or a clock that went back recomputes every row that may have changed
- * (market-windows store: windowsToRecompute). Runs under the stats lock, in the caller's transaction.
+ * What sliding the windows to now's minute recomputes: the pools and tokens with a trade in the
+ * minutes that left a window since the last slide (found through the swaps' time index). A first
+ * slide, a gap of more than a day or a clock that went back: every row that may have changed
+ * (market-windows store: windowsToRecompute). Null: slid to this minute already.
+ */
+export async function planMarketSlide(
+  db: Queryable,
+  chainId: number,
+  now: number,
+): Promise<{ minute: number; pools: string[]; tokens: string[] } | null> {
+  const minute = windowMinute(now);
+  const previous = (await getMarketSync(db, chainId))?.minute ?? null;
+  if (previous === minute) return null;
+  if (previous !== null && previous < minute && minute - previous <= DAY) {
+    const traded = await poolsTradedIn(db, chainId, expiringRanges(previous, minute));
+    return {
+      minute,
+      pools: traded.map((p) => p.pool),
+      tokens: [...new Set(traded.flatMap((p) => [p.token0, p.token1]))],
+    };
+  }
+  return {
+    minute,
+    pools: await windowsToRecompute(db, chainId, "pool", minute),
+    tokens: await windowsToRecompute(db, chainId, "token", minute),
+  };
+}
+
+/**
+ * Slides the windows to now's minute in the caller's transaction, under the stats lock (the
+ * runtime's slide does the same in short transactions: pricing/slide.ts).
  */
 export async function slideMarketWindows(db: Queryable, chainId: number, now: number): Promise<MarketWork> {
   await lockChainStats(db, chainId);
-  const minute = windowMinute(now);
-  const previous = (await getMarketSync(db, chainId))?.minute ?? null;
-  if (previous === minute) return emptyWork();
-  let pools: string[];
-  let tokens: string[];
-  if (previous !== null && previous < minute && minute - previous <= DAY) {
-    const traded = await poolsTradedIn(db, chainId, expiringRanges(previous, minute));
-    pools = traded.map((p) => p.pool);
-    tokens = [...new Set(traded.flatMap((p) => [p.token0, p.token1]))];
-  } else {
-    pools = await windowsToRecompute(db, chainId, "pool", minute);
-    tokens = await windowsToRecompute(db, chainId, "token", minute);
-  }
-  await setMarketMinute(db, chainId, minute);
-  return refreshMarketWindows(db, chainId, { pools, tokens }, () => now);
+  const plan = await planMarketSlide(db, chainId, now);
+  if (!plan) return emptyWork();
+  await setMarketMinute(db, chainId, plan.minute);
+  return refreshMarketWindows(db, chainId, plan, () => now);
 }
 
 /**

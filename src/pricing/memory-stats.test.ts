@@ -109,7 +109,7 @@ describe("token statistics from memory", () => {
     clock.now = new Date(clock.now.getTime() + 7 * 60_000);
     // A slide in between: its rows are applied to the copy the next batches read.
     await pricing.refreshStats(db, CHAIN, clock.now);
-    // A slide that fails: the copy is dropped (read again by the next batch).
+    // A slide that fails (before its first chunk: nothing applied to the copy).
     await assert.rejects(
       pricing.refreshStats(db, CHAIN, new Date(Number.NaN)),
       "a slide at an invalid time fails",

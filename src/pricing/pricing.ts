@@ -21,7 +21,7 @@ import type {
   RollbackInfo,
   StateEvent,
 } from "../model/index.js";
-import { chunks, type Db, type DbClient, finite, withTransaction } from "../store/db.js";
+import { chunks, type Db, type DbClient, finite } from "../store/db.js";
 import { loadMarketEvents, loadPoolStatesAt, type PoolStateAt } from "../store/pool-events.js";
 import {
   deleteTokenPricesExcept,
@@ -50,18 +50,11 @@ import {
   emptyStatsChanges,
   type PairStatsMirror,
   refreshChangedStats,
-  refreshStats,
   type SeriesEndsMemo,
   type StatsChanges,
   type StatsMarket,
 } from "./market-stats.js";
-import {
-  emptyWork,
-  type MarketWork,
-  rollbackMarketWindows,
-  slideMarketWindows,
-  updateMarketWindows,
-} from "./market-windows.js";
+import { emptyWork, type MarketWork, rollbackMarketWindows, updateMarketWindows } from "./market-windows.js";
 import {
   candleTradeOf,
   type PriceBlocksResult,
@@ -71,6 +64,7 @@ import {
 } from "./price-blocks.js";
 import { provenanceOf, sameRow } from "./provenance.js";
 import type { SeriesPoint } from "./series.js";
+import { type SlideResult, slideChainStats } from "./slide.js";
 import { balanceBeforeSwap, eventKey } from "./trade.js";
 import type { TradeUsd } from "./trade-usd.js";
 import type { PricingOptions, ReferenceTokens, TokenPrice } from "./usd-prices.js";
@@ -78,8 +72,8 @@ import type { PricingOptions, ReferenceTokens, TokenPrice } from "./usd-prices.j
 export type Pricing = DerivedData & {
   /**
    * Slides the 24-hour window of a chain's statistics and the market windows (5m, 1h, 6h, 24h) to
-   * `now` (default: the clock). The runtime calls it as each minute starts; it runs in its own
-   * transaction. `windows`: what the market windows' slide recomputed.
+   * `now` (default: the clock). The runtime calls it as each minute starts; it runs in short
+   * transactions of its own (slide.ts). `windows`: what the market windows' slide recomputed.
    */
   refreshStats(
     db: Db,
@@ -115,6 +109,8 @@ export function createPricing(options: {
    * configuration's `pricing.figuresPerBatch`.
    */
   figuresPerBatch?: { tokens: number; pools: number; fromPools: number };
+  /** The minute slide's chunks (slide.ts): the first one's size, and how long one should hold the lock. */
+  slideChunks?: { first: number; ms: number };
 }): Pricing {
   const { logger } = options;
   const pricingOptions: PricingOptions = {
@@ -170,6 +166,9 @@ export function createPricing(options: {
     }
     return slides;
   };
+
+  /** Each chain's minute slide running in each database (`refreshStats`). */
+  const slidesInFlight = new WeakMap<Db, Map<string, Promise<SlideResult>>>();
 
   /** Each chain's market in memory, with the pricing_sync row it is current for. */
   const markets = new Map<number, Market>();
@@ -710,32 +709,36 @@ export function createPricing(options: {
     afterBatch,
     afterRollback,
     refreshStats: async (db, chainId, at) => {
-      // Batches do not read the copy of pair_stats while the slide is in flight (PairStatsMirror).
-      const mirror = pairStatsMirrorOf(chainId);
-      mirror.slides += 1;
-      try {
-        const time = at ?? now();
-        const result = await withTransaction(db, async (client) => {
-          const stats = await refreshStats(
-            client,
-            chainId,
-            time,
-            pricingOptions,
-            mirror,
-            lastSlidesOf(db).get(chainId),
-          );
-          const windows = await slideMarketWindows(client, chainId, time.getTime());
-          return { ...stats, windows };
-        });
-        // Committed: the next slide recomputes only what the clock moved since.
+      // One slide of a chain at a time in a database: a minute's slide that finds the last one
+      // still running leaves it to finish (the next one covers the minutes since it began).
+      const key = `${chainId}`;
+      const running = slidesInFlight.get(db)?.get(key);
+      if (running) {
+        if (at === undefined) return running;
+        await running.catch(() => undefined);
+      }
+      const time = at ?? now();
+      const slide = slideChainStats(db, chainId, time, {
+        liquidityFloorUsd: pricingOptions.liquidityFloorUsd,
+        mirror: pairStatsMirrorOf(chainId),
+        since: lastSlidesOf(db).get(chainId),
+        ...(options.slideChunks ? { chunks: options.slideChunks } : {}),
+        logger,
+      }).then((result) => {
+        // Finished: the next slide recomputes only what the clock moved since.
         lastSlidesOf(db).set(chainId, time.getTime());
         return result;
-      } catch (error) {
-        // Rows applied to the copy were rolled back.
-        mirror.pairs = null;
-        throw error;
+      });
+      let inFlight = slidesInFlight.get(db);
+      if (!inFlight) {
+        inFlight = new Map();
+        slidesInFlight.set(db, inFlight);
+      }
+      inFlight.set(key, slide);
+      try {
+        return await slide;
       } finally {
-        mirror.slides -= 1;
+        if (inFlight.get(key) === slide) inFlight.delete(key);
       }
     },
   };

@@ -1,0 +1,145 @@
+/**
+ * The minute's slide of a chain's 24-hour statistics and market windows, in short transactions.
+ *
+ * What the clock moved is planned first (market-stats.ts `planStatsSlide`, market-windows.ts
+ * `planMarketSlide`); then the pools' and tokens' figures are recomputed a chunk at a time, each
+ * chunk in its own transaction under the chain's statistics lock, so that a batch waits for one
+ * chunk (about 100 ms) rather than for the whole slide (seconds on a chain of 300,000 pools).
+ * A batch in between recomputes the pools and tokens it touched at its own, later, clock; a chunk
+ * after it may write them again at the slide's instant: the next slide brings back whatever a
+ * trade leaving the window changed in between. The market windows' minute is stored by the last
+ * transaction: a slide cut short (a failed chunk, a process that died) leaves it where it was,
+ * and the next slide recomputes everything since. The statistics' `since` is the caller's,
+ * moved only once the slide has finished.
+ */
+
+import type { Logger } from "../internal/logger.js";
+import { type Db, type DbClient, withTransaction } from "../store/db.js";
+import { setMarketMinute } from "../store/market-windows.js";
+import { lockChainStats } from "../store/stats.js";
+import {
+  applyPairStats,
+  type PairStatsMirror,
+  planStatsSlide,
+  refreshPairStats,
+  refreshTokenStats,
+} from "./market-stats.js";
+import { type MarketWork, planMarketSlide, refreshMarketWindows } from "./market-windows.js";
+
+export type SlideResult = { pools: number; tokens: number; windows: MarketWork };
+
+export type SlideOptions = {
+  liquidityFloorUsd: number;
+  /** The pricing's copy of pair_stats: each chunk's rows are applied to it (under the lock). */
+  mirror: PairStatsMirror;
+  /** When this process last finished a slide of the chain (ms), if it did. */
+  since?: number | undefined;
+  /**
+   * The first chunk's size (pools or tokens), and how long a chunk should hold the statistics lock
+   * (ms): each next chunk's size follows the time the last one took, halved or doubled at most.
+   */
+  chunks?: { first: number; ms: number };
+  logger?: Logger;
+};
+
+/** The chunks by default: 256 pools or tokens first, then about 100 ms each, at most 8,192. */
+const CHUNKS = { first: 256, ms: 100 };
+const MAX_CHUNK = 8192;
+
+/** Slides a chain's statistics and market windows to `now`, a chunk per transaction. */
+export async function slideChainStats(
+  db: Db,
+  chainId: number,
+  now: Date,
+  options: SlideOptions,
+): Promise<SlideResult> {
+  const started = performance.now();
+  const chunks = options.chunks ?? CHUNKS;
+  const { mirror } = options;
+  const time = now.getTime();
+  let longest = 0;
+  let lastHeld = 0;
+  let transactions = 0;
+
+  /**
+   * One transaction holding the statistics lock. While it holds the lock it counts as a slide in
+   * flight (PairStatsMirror): a batch that takes the lock as this one fails reads the database, not
+   * a copy that held the failed chunk's rows; and the copy is dropped on failure.
+   */
+  const locked = async <T>(run: (client: DbClient) => Promise<T>): Promise<T> => {
+    let counted = false;
+    try {
+      return await withTransaction(db, async (client) => {
+        await lockChainStats(client, chainId);
+        mirror.slides += 1;
+        counted = true;
+        const held = performance.now();
+        const result = await run(client);
+        lastHeld = performance.now() - held;
+        longest = Math.max(longest, lastHeld);
+        transactions += 1;
+        return result;
+      });
+    } catch (error) {
+      mirror.pairs = null;
+      throw error;
+    } finally {
+      if (counted) mirror.slides -= 1;
+    }
+  };
+
+  /** Runs `items` through `run` in chunks whose size follows the time each took (toward `chunks.ms`). */
+  const inChunks = async (
+    items: readonly string[],
+    run: (client: DbClient, chunk: string[]) => Promise<void>,
+  ) => {
+    let size = Math.max(1, chunks.first);
+    for (let i = 0; i < items.length; ) {
+      const chunk = items.slice(i, i + size);
+      await locked((client) => run(client, chunk));
+      i += chunk.length;
+      // The time it held the lock (not the wait for it): the next chunk's size.
+      const scaled = Math.round((size * chunks.ms) / Math.max(lastHeld, 1));
+      size = Math.min(MAX_CHUNK, 2 * size, Math.max(1, Math.floor(size / 2), scaled));
+    }
+  };
+
+  // The plan reads committed rows only (trades' time index, pair_stats, market_sync): no lock.
+  const stats = await withTransaction(db, (client) => planStatsSlide(client, chainId, now, options.since));
+  const windows = await withTransaction(db, (client) => planMarketSlide(client, chainId, time));
+
+  await inChunks(stats.pools, async (client, pools) => {
+    const rows = await refreshPairStats(client, chainId, pools, time, true);
+    if (mirror.pairs) applyPairStats(mirror.pairs, rows);
+  });
+  await inChunks(stats.tokens, (client, tokens) =>
+    refreshTokenStats(client, chainId, tokens, time, options.liquidityFloorUsd),
+  );
+  const work: MarketWork = { trades: 0, rows: 0, pools: 0, tokens: 0 };
+  if (windows) {
+    const clock = () => time;
+    await inChunks(windows.pools, async (client, pools) => {
+      work.rows += (await refreshMarketWindows(client, chainId, { pools, tokens: [] }, clock)).rows;
+    });
+    await inChunks(windows.tokens, async (client, tokens) => {
+      work.rows += (await refreshMarketWindows(client, chainId, { pools: [], tokens }, clock)).rows;
+    });
+    work.pools = windows.pools.length;
+    work.tokens = windows.tokens.length;
+    await locked((client) => setMarketMinute(client, chainId, windows.minute));
+  }
+  options.logger?.debug(
+    {
+      chain_id: chainId,
+      pools: stats.pools.length,
+      tokens: stats.tokens.length,
+      window_pools: work.pools,
+      window_tokens: work.tokens,
+      transactions,
+      longest_ms: Math.round(longest),
+      ms: Math.round(performance.now() - started),
+    },
+    "slid statistics",
+  );
+  return { pools: stats.pools.length, tokens: stats.tokens.length, windows: work };
+}
