@@ -15,6 +15,24 @@
  *   BENCH_STATS_POOLS=50000 BENCH_STATS_HISTORY=600 BENCH_STATS_BLOCKS=40 npm run bench:stats
  *   BENCH_STATS_SHARE=0 npm run bench:stats     every figure every batch (default: 1000,1000,10000)
  *   DATABASE_URL=postgres://… npm run bench:stats     scratch databases on that server
+ *   BENCH_STATS_START=history npm run bench:stats     start after the creation era (below)
+ *   BENCH_STATS_VERBOSE=1 npm run bench:stats     the indexer's info log lines on stderr
+ *
+ * By default the backfill starts at block 0 and so takes in the creation era first (every pool's
+ * creation, 500 a block: 2,000 blocks at 10⁶ pools). With BENCH_STATS_START=history the indexer's
+ * chain gets `startBlock: creationEraBlocks + 1`, as an operator who sets a recent start block
+ * (and as bench/scale-live.ts with BENCH_LIVE_START=history): the pools created before it are
+ * found by the factory scan and their states read at the start block (src/sync/factory-scan.ts,
+ * src/sync/base-state.ts), then the history blocks are backfilled. The summary's `setup` gives
+ * the shape server's start-up and the backfill's seconds.
+ *
+ * BENCH_STATS_LIMITS (alchemy, the default | infura | none): the shape node's eth_getLogs limits
+ * (src/shape/rpc.ts). With the default, a range of up to 2,000 blocks is answered whole: the
+ * factory scan's first range over a creation era of 10⁶ pools (blocks 0–2,000) is 10⁶ logs,
+ * which the node (in this process) does not answer within the client's 15 s, 8 times before the
+ * range is halved. `infura` caps every answer at 10,000 logs, so the scan's ranges shrink at the
+ * first refusal:
+ *   BENCH_STATS_POOLS=1000000 BENCH_STATS_TOKENS=500000 BENCH_STATS_START=history BENCH_STATS_LIMITS=infura npm run bench:stats
  *
  * Prints a JSON summary and writes it to bench/results/stats.json.
  */
@@ -26,6 +44,7 @@ import { createSilentLogger } from "../src/internal/logger.js";
 import { slideMarketWindows } from "../src/pricing/market-windows.js";
 import { createPricing } from "../src/pricing/pricing.js";
 import { shapeChainConfig, shapeProfiles } from "../src/shape/profiles.js";
+import type { ProviderLimits } from "../src/shape/rpc.js";
 import { startShapeServer } from "../src/shape/server.js";
 import { getSyncStatus } from "../src/store/chain-state.js";
 import { type Db, withTransaction } from "../src/store/db.js";
@@ -33,6 +52,7 @@ import { createIndexer } from "../src/sync/indexer.js";
 import { openBenchServer, withScratchDb } from "./database.js";
 
 const env = (name: string, fallback: number) => Number(process.env[name] ?? fallback);
+const verbose = process.env.BENCH_STATS_VERBOSE === "1";
 const settings = {
   profile: (process.env.BENCH_STATS_PROFILE ?? "ethereum") as keyof typeof shapeProfiles,
   pools: env("BENCH_STATS_POOLS", 20_000),
@@ -40,6 +60,10 @@ const settings = {
   historyBlocks: env("BENCH_STATS_HISTORY", 300),
   liveBlocks: env("BENCH_STATS_BLOCKS", 30),
   slides: env("BENCH_STATS_SLIDES", 10),
+  /** "genesis" (default): the backfill from block 0; "history": from the block after the creation era. */
+  start: (process.env.BENCH_STATS_START ?? "genesis") as "genesis" | "history",
+  /** The shape node's eth_getLogs limits (src/shape/rpc.ts `ProviderLimits`). */
+  limits: (process.env.BENCH_STATS_LIMITS ?? "alchemy") as ProviderLimits,
   /** pricing.figuresPerBatch (BENCH_STATS_SHARE=tokens,pools,fromPools; 0: every figure every batch). Default: the configuration's. */
   figuresPerBatch: (() => {
     const [tokens = 1_000, pools = tokens, fromPools = 10_000] = (
@@ -92,7 +116,18 @@ async function waitIndexed(db: Db, chainId: number, block: number): Promise<void
 }
 
 async function main() {
+  if (settings.start !== "genesis" && settings.start !== "history") {
+    throw new Error(
+      `BENCH_STATS_START must be "genesis" or "history", not ${JSON.stringify(settings.start)}`,
+    );
+  }
+  if (!["alchemy", "infura", "none"].includes(settings.limits)) {
+    throw new Error(
+      `BENCH_STATS_LIMITS must be alchemy, infura or none, not ${JSON.stringify(settings.limits)}`,
+    );
+  }
   const profile = shapeProfiles[settings.profile];
+  let started = performance.now();
   const server = await startShapeServer({
     profile: settings.profile,
     pools: settings.pools,
@@ -100,7 +135,10 @@ async function main() {
     historyBlocks: settings.historyBlocks,
     live: false,
     port: 0,
+    limits: settings.limits,
   });
+  const serverSeconds = (performance.now() - started) / 1000;
+  const u = server.chain.universe;
   const postgres = await openBenchServer(undefined, createSilentLogger(), "stats");
   try {
     const result = await withScratchDb(postgres.url, { name: "stats", max: 6 }, async (db) => {
@@ -108,6 +146,8 @@ async function main() {
         ...shapeChainConfig(profile, server.url),
         confirmations: 0,
         pollIntervalMs: 50,
+        // BENCH_STATS_START=history: start after the creation era (see the header).
+        ...(settings.start === "history" ? { startBlock: u.creationEraBlocks + 1 } : {}),
       });
       const config = {
         chains: [chain],
@@ -124,8 +164,10 @@ async function main() {
         { level: "debug" },
         {
           write(line: string) {
-            const entry = JSON.parse(line) as { msg?: string } & BatchLine;
+            const entry = JSON.parse(line) as { msg?: string; level?: number } & BatchLine;
             if (entry.msg === "priced batch") lines.push(entry);
+            // BENCH_STATS_VERBOSE=1: the indexer's info lines on stderr (where the set-up's time goes).
+            else if (verbose && (entry.level ?? 0) >= 30) process.stderr.write(line);
           },
         },
       );
@@ -133,7 +175,7 @@ async function main() {
 
       // 1. Backfill.
       const head = server.chain.head();
-      let started = performance.now();
+      started = performance.now();
       const backfill = createIndexer({
         config,
         db,
@@ -145,8 +187,13 @@ async function main() {
       await backfill.start();
       await backfill.done();
       const backfillSeconds = (performance.now() - started) / 1000;
+      // Its storage upkeep and health reports stop too (they ran on beside the follower, and
+      // wrote to the closed pool at the end: "cannot write the indexer's health report").
+      await backfill.stop();
       const backfillLines = lines.splice(0);
+      started = performance.now();
       await pricing.refreshStats(db, chain.id, new Date(clock.now));
+      const refreshStatsSeconds = (performance.now() - started) / 1000;
 
       // 2. One block per batch, as when following the head.
       const follower = createIndexer({
@@ -192,6 +239,13 @@ async function main() {
       ).rows[0];
       return {
         settings,
+        setup: {
+          creationEraBlocks: u.creationEraBlocks,
+          startBlock: chain.startBlock,
+          serverSeconds: Math.round(serverSeconds * 10) / 10,
+          backfillSeconds: Math.round(backfillSeconds * 10) / 10,
+          refreshStatsSeconds: Math.round(refreshStatsSeconds * 10) / 10,
+        },
         machine: { cpus: (await import("node:os")).cpus().length, load: (await import("node:os")).loadavg() },
         backfill: {
           blocks: head,
