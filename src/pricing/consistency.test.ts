@@ -412,6 +412,11 @@ describe("aggregates equal those of a fresh index", () => {
     const batchSize = () => 1 + Math.floor(sizes() * 4);
     await ingestSyntheticChain(a.db, pricing, market.chain, { toBlock: at(2).number, batchSize });
     clock.now = later;
+    // A slide stopped (the service stopping) before its first chunk: nothing stored, nothing lost.
+    await assert.rejects(
+      pricing.refreshStats(a.db, CHAIN, later, AbortSignal.abort(new Error("stop"))),
+      /stop/,
+    );
     // The process's first slide recomputes every pool with trades in the window, and their tokens;
     // meanwhile batches of one block each, until it has finished.
     let finished = false;

@@ -79,6 +79,8 @@ export type Pricing = DerivedData & {
     db: Db,
     chainId: number,
     now?: Date,
+    /** Aborted: the slide ends after its current chunk, rejecting with the signal's reason. */
+    signal?: AbortSignal,
   ): Promise<{ pools: number; tokens: number; windows: MarketWork }>;
 };
 
@@ -708,7 +710,7 @@ export function createPricing(options: {
     swapUsd,
     afterBatch,
     afterRollback,
-    refreshStats: async (db, chainId, at) => {
+    refreshStats: async (db, chainId, at, signal) => {
       // One slide of a chain at a time in a database: a minute's slide that finds the last one
       // still running leaves it to finish (the next one covers the minutes since it began).
       const key = `${chainId}`;
@@ -723,6 +725,7 @@ export function createPricing(options: {
         mirror: pairStatsMirrorOf(chainId),
         since: lastSlidesOf(db).get(chainId),
         ...(options.slideChunks ? { chunks: options.slideChunks } : {}),
+        signal,
         logger,
       }).then((result) => {
         // Finished: the next slide recomputes only what the clock moved since.

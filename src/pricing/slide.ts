@@ -39,6 +39,8 @@ export type SlideOptions = {
    * (ms): each next chunk's size follows the time the last one took, halved or doubled at most.
    */
   chunks?: { first: number; ms: number };
+  /** Aborted: no chunk after the current one (the slide rejects with the signal's reason). */
+  signal?: AbortSignal | undefined;
   logger?: Logger;
 };
 
@@ -95,6 +97,7 @@ export async function slideChainStats(
   ) => {
     let size = Math.max(1, chunks.first);
     for (let i = 0; i < items.length; ) {
+      options.signal?.throwIfAborted();
       const chunk = items.slice(i, i + size);
       await locked((client) => run(client, chunk));
       i += chunk.length;

@@ -138,6 +138,10 @@ async function startIndexing(args: Parts): Promise<{ lines: string[]; indexer: I
   const indexer = createIndexer({ config, db, logger, derived: pricing, rpcMetrics });
   await indexer.start();
   onStop("indexer", indexer.stop);
+  // A slide runs in chunks for seconds at a large chain: a stop ends it after its current chunk
+  // (the next slide recomputes what it left) and waits for that, before the pools close.
+  const stopping = new AbortController();
+  const slides = new Set<Promise<void>>();
   const stopSlide = everyMinute(() => {
     // Only the chain's writer refreshes them; a standby (another process holds the chain) does not.
     const writing = new Set(
@@ -148,12 +152,22 @@ async function startIndexing(args: Parts): Promise<{ lines: string[]; indexer: I
     );
     for (const chain of config.chains) {
       if (!writing.has(chain.id)) continue;
-      pricing.refreshStats(db, chain.id).catch((error: unknown) => {
-        logger.warn({ err: error, chain_id: chain.id }, "refreshing the statistics failed");
-      });
+      const slide = pricing.refreshStats(db, chain.id, undefined, stopping.signal).then(
+        () => undefined,
+        (error: unknown) => {
+          if (stopping.signal.aborted) return;
+          logger.warn({ err: error, chain_id: chain.id }, "refreshing the statistics failed");
+        },
+      );
+      slides.add(slide);
+      void slide.finally(() => slides.delete(slide));
     }
   }, STATS_SLIDE_DELAY_MS);
-  onStop("statistics", stopSlide);
+  onStop("statistics", async () => {
+    stopSlide();
+    stopping.abort(new Error("the service is stopping"));
+    await Promise.all(slides);
+  });
   lines.push(`indexer    chains ${config.chains.map((c) => `${c.id} (${c.name})`).join(", ")}`);
   if (args.role === "index") {
     const health = await startHealthServer({
