@@ -19,6 +19,10 @@
  * first reached the head. With `startAfterCreation` (BENCH_LIVE_START=history) it starts after the
  * creation era instead: the factory scan finds the pools created before, their states are read at
  * the start block, then the history blocks and the head.
+ *
+ * The indexer hears of new heads as an operator of a fast chain would set it up: the node's
+ * WebSocket newHeads subscription (the chain's `ws`), with the HTTP poll (`pollIntervalMs`, 1 s
+ * by default) behind it. `headsBy: "poll"` (BENCH_LIVE_HEADS=poll): polling only.
  */
 import { createWriteStream, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
@@ -95,6 +99,8 @@ export async function benchLive(options: {
   catchUpMs?: number;
   /** The indexer starts after the creation era (factory scan) instead of at block 0. */
   startAfterCreation?: boolean;
+  /** How the indexer hears of new heads: the WebSocket subscription (default) or polling alone. */
+  headsBy?: "ws" | "poll";
   log?: (line: string) => void;
 }) {
   const log = options.log ?? (() => {});
@@ -133,6 +139,7 @@ export async function benchLive(options: {
           // who sets a recent start block: the pools created before it are found by the factory
           // scan and their states read at the start (src/sync/factory-scan.ts, base-state.ts).
           ...(options.startAfterCreation ? { startBlock: u.creationEraBlocks + 1 } : {}),
+          ...(options.headsBy === "poll" ? {} : { ws: node.wsUrl }),
         },
       ],
     }),
@@ -227,6 +234,7 @@ export async function benchLive(options: {
             : 0;
         const result = {
           profile: options.shape,
+          headsBy: options.headsBy ?? "ws",
           blockTimeMs: profile.blockTimeMs,
           swapsPerBlock: profile.swapsPerBlock,
           pools: options.pools,
@@ -313,6 +321,7 @@ export async function benchLive(options: {
     const peak = memory.reduce((m, s) => Math.max(m, s.hwmMb), 0);
     const result = {
       profile: options.shape,
+      headsBy: options.headsBy ?? "ws",
       blockTimeMs: profile.blockTimeMs,
       swapsPerBlock: profile.swapsPerBlock,
       pools: options.pools,

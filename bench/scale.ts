@@ -118,6 +118,7 @@ function parseArgs(argv: string[]) {
       ? { catchUpMs: Number(process.env.BENCH_LIVE_CATCHUP_S) * 1000 }
       : {}),
     ...(process.env.BENCH_LIVE_START === "history" ? { startAfterCreation: true } : {}),
+    ...(process.env.BENCH_LIVE_HEADS === "poll" ? { headsBy: "poll" as const } : {}),
   };
   return { profile: { ...profile, load, live }, skip: (what: string) => flags.has(`--skip-${what}`) };
 }

@@ -1,5 +1,6 @@
 import { createServer, type IncomingMessage, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
+import { type WebSocket, WebSocketServer } from "ws";
 import { createShapeChain, type ShapeChain } from "./chain.js";
 import { type ShapeProfileName, shapeProfiles } from "./profiles.js";
 import { createShapeRpc, type ProviderLimits, RpcError } from "./rpc.js";
@@ -34,6 +35,11 @@ export type ShapeServerOptions = {
 
 export type ShapeServer = {
   url: string;
+  /**
+   * The same node over WebSocket (ws://, same port): JSON-RPC calls, and `eth_subscribe`
+   * `["newHeads"]`, whose notifications carry each new head's header as it appears.
+   */
+  wsUrl: string;
   port: number;
   chain: ShapeChain;
   /**
@@ -165,6 +171,67 @@ export async function startShapeServer(options: ShapeServerOptions): Promise<Sha
 
   const server = createServer(onRequest);
   server.keepAliveTimeout = 60_000;
+
+  // WebSocket: calls answered as over HTTP (no rate limit, no pause); newHeads subscriptions.
+  const sockets = new WebSocketServer({ server });
+  const heads = new Map<string, WebSocket>();
+  let subscriptionCount = 0;
+  let lastHead = chain.head();
+  const watch = setInterval(() => {
+    const head = chain.head();
+    if (head === lastHead) return;
+    lastHead = head;
+    if (heads.size === 0) return;
+    const header = answer({
+      id: 0,
+      method: "eth_getBlockByNumber",
+      params: [`0x${head.toString(16)}`, false],
+    });
+    for (const [subscription, socket] of heads) {
+      socket.send(
+        JSON.stringify({
+          jsonrpc: "2.0",
+          method: "eth_subscription",
+          params: { subscription, result: header.result },
+        }),
+      );
+    }
+  }, 10);
+  watch.unref();
+  sockets.on("connection", (socket) => {
+    socket.on("message", (data) => {
+      const reply = (call: unknown) => {
+        const {
+          id = null,
+          method,
+          params,
+        } = (call ?? {}) as { id?: unknown; method?: unknown; params?: unknown };
+        if (method === "eth_subscribe" && Array.isArray(params) && params[0] === "newHeads") {
+          subscriptionCount += 1;
+          const subscription = `0x${subscriptionCount.toString(16)}`;
+          heads.set(subscription, socket);
+          return { jsonrpc: "2.0", id, result: subscription };
+        }
+        if (method === "eth_unsubscribe" && Array.isArray(params)) {
+          return { jsonrpc: "2.0", id, result: heads.delete(String(params[0])) };
+        }
+        return answer(call);
+      };
+      let body: unknown;
+      try {
+        body = JSON.parse(String(data));
+      } catch {
+        socket.send(
+          JSON.stringify({ jsonrpc: "2.0", id: null, error: { code: -32700, message: "parse error" } }),
+        );
+        return;
+      }
+      socket.send(JSON.stringify(Array.isArray(body) ? body.map(reply) : reply(body)));
+    });
+    socket.on("close", () => {
+      for (const [subscription, s] of heads) if (s === socket) heads.delete(subscription);
+    });
+  });
   await new Promise<void>((resolve, reject) => {
     server.once("error", reject);
     server.listen(options.port ?? 8545, options.host ?? "127.0.0.1", resolve);
@@ -172,6 +239,7 @@ export async function startShapeServer(options: ShapeServerOptions): Promise<Sha
   const { port } = server.address() as AddressInfo;
   return {
     url: `http://${options.host ?? "127.0.0.1"}:${port}`,
+    wsUrl: `ws://${options.host ?? "127.0.0.1"}:${port}`,
     port,
     chain,
     pause: () => {
@@ -188,6 +256,9 @@ export async function startShapeServer(options: ShapeServerOptions): Promise<Sha
     },
     close: () =>
       new Promise<void>((resolve) => {
+        clearInterval(watch);
+        for (const socket of sockets.clients) socket.terminate();
+        sockets.close();
         server.closeAllConnections();
         server.close(() => resolve());
       }),

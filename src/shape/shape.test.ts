@@ -485,6 +485,27 @@ describe("determinism, reorgs, broken headers and the clock", () => {
       await server.close();
     }
   });
+  it("announces each new head over WebSocket (eth_subscribe newHeads), as the indexer's client watches it", async () => {
+    const server = await start({ profile: "bnb", live: true });
+    const client = createRpcClient({
+      chain: { id: 56, rpc: [server.url], ws: server.wsUrl },
+      logger: createSilentLogger(),
+    });
+    try {
+      const seen: { head: number; at: number }[] = [];
+      const unwatch = client.watchHeads((head) => seen.push({ head, at: Date.now() }));
+      await new Promise((r) => setTimeout(r, 2_600));
+      unwatch();
+      assert.ok(seen.length >= 2, `heads announced in 2.6 s of 0.75 s blocks: ${seen.length}`);
+      for (let i = 1; i < seen.length; i++) assert.ok((seen[i]?.head ?? 0) > (seen[i - 1]?.head ?? 0));
+      // Announced as the head appears: the node's head then is the announced one (or the next).
+      const now = Number(await result<string>(server.url, "eth_blockNumber"));
+      assert.ok(now - (seen.at(-1)?.head ?? 0) <= 1, `announced ${seen.at(-1)?.head}, head ${now}`);
+    } finally {
+      await client.close();
+      await server.close();
+    }
+  });
 });
 
 describe("a million pools", () => {
