@@ -333,6 +333,8 @@ export async function benchLive(options: {
         p99: percentile(sorted, 99),
         max: sorted.at(-1) ?? null,
         missing: missing.length,
+        /** [block, ms since it appeared, ms since the start of the run] for each followed block. */
+        perBlock: delays.map((d) => [d.block, d.ms, (appeared.get(d.block) as number) - started]),
       },
       healthzMs: { p50: round(percentile(healthz, 50)), p99: round(percentile(healthz, 99)) },
       p99OverBlockTime: round(percentile(sorted, 99) / profile.blockTimeMs),
