@@ -13,6 +13,7 @@
  * moved only once the slide has finished.
  */
 
+import { setTimeout as sleep } from "node:timers/promises";
 import type { Logger } from "../internal/logger.js";
 import { type Db, type DbClient, withTransaction } from "../store/db.js";
 import { setMarketMinute } from "../store/market-windows.js";
@@ -37,15 +38,20 @@ export type SlideOptions = {
   /**
    * The first chunk's size (pools or tokens), and how long a chunk should hold the statistics lock
    * (ms): each next chunk's size follows the time the last one took, halved or doubled at most.
+   * `rest`: after each chunk the slide waits this many times as long as the chunk took, leaving
+   * the cores to the batches (the slide's queries run in Postgres, on the same cores).
    */
-  chunks?: { first: number; ms: number };
+  chunks?: { first: number; ms: number; rest?: number };
   /** Aborted: no chunk after the current one (the slide rejects with the signal's reason). */
   signal?: AbortSignal | undefined;
   logger?: Logger;
 };
 
-/** The chunks by default: 64 pools or tokens first, then about 50 ms each, at most 8,192. */
-const CHUNKS = { first: 64, ms: 50 };
+/**
+ * The chunks by default: 64 pools or tokens first, then about 50 ms each, at most 8,192, each
+ * followed by a rest as long (a slide of 10 s of work spreads over 20 s of its minute).
+ */
+const CHUNKS = { first: 64, ms: 50, rest: 1 };
 const MAX_CHUNK = 8192;
 
 /** Slides a chain's statistics and market windows to `now`, a chunk per transaction. */
@@ -103,6 +109,8 @@ export async function slideChainStats(
       await locked((client) => run(client, chunk));
       longest[part] = Math.round(Math.max(longest[part] ?? 0, lastHeld));
       i += chunk.length;
+      const rest = (chunks.rest ?? 0) * lastHeld;
+      if (rest >= 1 && i < items.length) await sleep(rest, undefined, { signal: options.signal });
       // The time it held the lock (not the wait for it): the next chunk's size.
       const scaled = Math.round((size * chunks.ms) / Math.max(lastHeld, 1));
       size = Math.min(MAX_CHUNK, 2 * size, Math.max(1, Math.floor(size / 2), scaled));
