@@ -64,7 +64,7 @@ import {
 } from "./price-blocks.js";
 import { provenanceOf, sameRow } from "./provenance.js";
 import type { SeriesPoint } from "./series.js";
-import { type SlideResult, slideChainStats } from "./slide.js";
+import { type SlideOptions, type SlideResult, slideChainStats } from "./slide.js";
 import { balanceBeforeSwap, eventKey } from "./trade.js";
 import type { TradeUsd } from "./trade-usd.js";
 import type { PricingOptions, ReferenceTokens, TokenPrice } from "./usd-prices.js";
@@ -111,8 +111,8 @@ export function createPricing(options: {
    * configuration's `pricing.figuresPerBatch`.
    */
   figuresPerBatch?: { tokens: number; pools: number; fromPools: number };
-  /** The minute slide's chunks (slide.ts): the first one's size, and how long one should hold the lock. */
-  slideChunks?: { first: number; ms: number };
+  /** The minute slide's chunks (slide.ts `SlideOptions`); default: 64 first, toward 50 ms, a rest as long. */
+  slideChunks?: SlideOptions["chunks"];
 }): Pricing {
   const { logger } = options;
   const pricingOptions: PricingOptions = {
@@ -158,19 +158,24 @@ export function createPricing(options: {
     }
   }
 
-  /** When each chain's statistics were last slid by this process in each database (ms; `refreshStats`). */
-  const lastSlides = new WeakMap<Db, Map<number, number>>();
-  const lastSlidesOf = (db: Db): Map<number, number> => {
-    let slides = lastSlides.get(db);
-    if (!slides) {
-      slides = new Map();
-      lastSlides.set(db, slides);
+  /**
+   * Each chain's minute slide in each database (`refreshStats`): when this process last finished
+   * one (ms), and the one running.
+   */
+  const slides = new WeakMap<Db, Map<number, { last?: number; running?: Promise<SlideResult> }>>();
+  const slideOf = (db: Db, chainId: number) => {
+    let ofDb = slides.get(db);
+    if (!ofDb) {
+      ofDb = new Map();
+      slides.set(db, ofDb);
     }
-    return slides;
+    let slide = ofDb.get(chainId);
+    if (!slide) {
+      slide = {};
+      ofDb.set(chainId, slide);
+    }
+    return slide;
   };
-
-  /** Each chain's minute slide running in each database (`refreshStats`). */
-  const slidesInFlight = new WeakMap<Db, Map<string, Promise<SlideResult>>>();
 
   /** Each chain's market in memory, with the pricing_sync row it is current for. */
   const markets = new Map<number, Market>();
@@ -713,35 +718,29 @@ export function createPricing(options: {
     refreshStats: async (db, chainId, at, signal) => {
       // One slide of a chain at a time in a database: a minute's slide that finds the last one
       // still running leaves it to finish (the next one covers the minutes since it began).
-      const key = `${chainId}`;
-      const running = slidesInFlight.get(db)?.get(key);
-      if (running) {
-        if (at === undefined) return running;
-        await running.catch(() => undefined);
+      const state = slideOf(db, chainId);
+      if (state.running) {
+        if (at === undefined) return state.running;
+        await state.running.catch(() => undefined);
       }
       const time = at ?? now();
       const slide = slideChainStats(db, chainId, time, {
         liquidityFloorUsd: pricingOptions.liquidityFloorUsd,
         mirror: pairStatsMirrorOf(chainId),
-        since: lastSlidesOf(db).get(chainId),
+        since: state.last,
         ...(options.slideChunks ? { chunks: options.slideChunks } : {}),
         signal,
         logger,
       }).then((result) => {
         // Finished: the next slide recomputes only what the clock moved since.
-        lastSlidesOf(db).set(chainId, time.getTime());
+        state.last = time.getTime();
         return result;
       });
-      let inFlight = slidesInFlight.get(db);
-      if (!inFlight) {
-        inFlight = new Map();
-        slidesInFlight.set(db, inFlight);
-      }
-      inFlight.set(key, slide);
+      state.running = slide;
       try {
         return await slide;
       } finally {
-        if (inFlight.get(key) === slide) inFlight.delete(key);
+        if (state.running === slide) delete state.running;
       }
     },
   };

@@ -49,7 +49,7 @@ export type SlideOptions = {
 
 /**
  * The chunks by default: 64 pools or tokens first, then about 50 ms each, at most 8,192, each
- * followed by a rest as long (a slide of 10 s of work spreads over 20 s of its minute).
+ * followed by a rest as long (a slide's work then takes about twice as long, within its minute).
  */
 const CHUNKS = { first: 64, ms: 50, rest: 1 };
 const MAX_CHUNK = 8192;
@@ -65,7 +65,6 @@ export async function slideChainStats(
   const chunks = options.chunks ?? CHUNKS;
   const { mirror } = options;
   const time = now.getTime();
-  let lastHeld = 0;
   /** Per part of the slide, the longest a chunk held the lock (ms). */
   const longest: Record<string, number> = {};
   let transactions = 0;
@@ -82,9 +81,7 @@ export async function slideChainStats(
         await lockChainStats(client, chainId);
         mirror.slides += 1;
         counted = true;
-        const held = performance.now();
         const result = await run(client);
-        lastHeld = performance.now() - held;
         transactions += 1;
         return result;
       });
@@ -106,20 +103,34 @@ export async function slideChainStats(
     for (let i = 0; i < items.length; ) {
       options.signal?.throwIfAborted();
       const chunk = items.slice(i, i + size);
-      await locked((client) => run(client, chunk));
-      longest[part] = Math.round(Math.max(longest[part] ?? 0, lastHeld));
+      // The time it held the lock (not the wait for it): the rest after it, the next chunk's size.
+      let held = 0;
+      await locked(async (client) => {
+        const started = performance.now();
+        await run(client, chunk);
+        held = performance.now() - started;
+      });
+      longest[part] = Math.round(Math.max(longest[part] ?? 0, held));
       i += chunk.length;
-      const rest = (chunks.rest ?? 0) * lastHeld;
-      if (rest >= 1 && i < items.length) await sleep(rest, undefined, { signal: options.signal });
-      // The time it held the lock (not the wait for it): the next chunk's size.
-      const scaled = Math.round((size * chunks.ms) / Math.max(lastHeld, 1));
+      const rest = (chunks.rest ?? 0) * held;
+      if (rest >= 1 && i < items.length) {
+        // A stop during the rest ends the slide with the signal's reason, as between chunks.
+        await sleep(rest, undefined, { signal: options.signal }).catch((error: unknown) => {
+          options.signal?.throwIfAborted();
+          throw error;
+        });
+      }
+      const scaled = Math.round((size * chunks.ms) / Math.max(held, 1));
       size = Math.min(MAX_CHUNK, 2 * size, Math.max(1, Math.floor(size / 2), scaled));
     }
   };
 
+  options.signal?.throwIfAborted();
   // The plan reads committed rows only (trades' time index, pair_stats, market_sync): no lock.
-  const stats = await withTransaction(db, (client) => planStatsSlide(client, chainId, now, options.since));
-  const windows = await withTransaction(db, (client) => planMarketSlide(client, chainId, time));
+  const { stats, windows } = await withTransaction(db, async (client) => ({
+    stats: await planStatsSlide(client, chainId, now, options.since),
+    windows: await planMarketSlide(client, chainId, time),
+  }));
 
   await inChunks("pools", stats.pools, async (client, pools) => {
     const rows = await refreshPairStats(client, chainId, pools, time, true);

@@ -89,11 +89,7 @@ export async function startShapeServer(options: ShapeServerOptions): Promise<Sha
   let used = 0;
 
   const answer = (call: unknown) => {
-    const {
-      id = null,
-      method,
-      params,
-    } = (call ?? {}) as { id?: unknown; method?: unknown; params?: unknown };
+    const { id, method, params } = callParts(call);
     try {
       if (typeof method !== "string") throw new RpcError(-32600, "invalid request");
       return { jsonrpc: "2.0", id, result: rpc.handle(method, Array.isArray(params) ? params : []) };
@@ -137,7 +133,7 @@ export async function startShapeServer(options: ShapeServerOptions): Promise<Sha
     try {
       const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as unknown;
       return (Array.isArray(body) ? body : [body]).some((c) => {
-        const { method, params } = (c ?? {}) as { method?: unknown; params?: unknown };
+        const { method, params } = callParts(c);
         return typeof method === "string" && match(method, Array.isArray(params) ? params : []);
       });
     } catch {
@@ -201,11 +197,7 @@ export async function startShapeServer(options: ShapeServerOptions): Promise<Sha
   sockets.on("connection", (socket) => {
     socket.on("message", (data) => {
       const reply = (call: unknown) => {
-        const {
-          id = null,
-          method,
-          params,
-        } = (call ?? {}) as { id?: unknown; method?: unknown; params?: unknown };
+        const { id, method, params } = callParts(call);
         if (method === "eth_subscribe" && Array.isArray(params) && params[0] === "newHeads") {
           subscriptionCount += 1;
           const subscription = `0x${subscriptionCount.toString(16)}`;
@@ -263,6 +255,12 @@ export async function startShapeServer(options: ShapeServerOptions): Promise<Sha
         server.close(() => resolve());
       }),
   };
+}
+
+/** A JSON-RPC call's id (null when absent), method and params, as sent (not yet checked). */
+function callParts(call: unknown): { id: unknown; method: unknown; params: unknown } {
+  const { id = null, method, params } = (call ?? {}) as { id?: unknown; method?: unknown; params?: unknown };
+  return { id, method, params };
 }
 
 function send(res: ServerResponse, status: number, body: unknown): void {
