@@ -8,6 +8,8 @@
  * answer makes: on a machine loaded well past its cores, each waits its turn for a CPU).
  */
 
+import http from "node:http";
+import { brotliDecompressSync, gunzipSync, inflateSync } from "node:zlib";
 import { createApiServer } from "../src/api/server.js";
 import { encodeCursor } from "../src/api/trade-records.js";
 import type { Config } from "../src/config/schema.js";
@@ -34,26 +36,86 @@ export function percentile(sorted: readonly number[], p: number): number {
 
 const round = (ms: number) => Math.round(ms * 100) / 100;
 
+/**
+ * How the benchmark's client fetches: `http` (default) is node:http on one kept-alive socket, timed
+ * to the answer's last byte, its body decompressed and checked after the clock stops (a real
+ * client does that on its own machine, not on the API's cores); `fetch` is undici's fetch with
+ * its decompression inside the timing, the client of the runs before 2026-11-28
+ * (`BENCH_API_CLIENT=fetch`).
+ */
+export type BenchClient = "http" | "fetch";
+
+function httpGetter(base: string, key: string) {
+  const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
+  const url = new URL(base);
+  return (path: string) =>
+    new Promise<{ status: number; body: Buffer; encoding: string | undefined }>((resolve, reject) => {
+      const request = http.get(
+        {
+          host: url.hostname,
+          port: url.port,
+          path,
+          agent,
+          // What fetch (and a browser over plain HTTP) asks for.
+          headers: { "x-api-key": key, "accept-encoding": "gzip, deflate" },
+        },
+        (response) => {
+          const chunks: Buffer[] = [];
+          response.on("data", (chunk: Buffer) => chunks.push(chunk));
+          response.on("error", reject);
+          response.on("end", () =>
+            resolve({
+              status: response.statusCode ?? 0,
+              body: Buffer.concat(chunks),
+              encoding: response.headers["content-encoding"],
+            }),
+          );
+        },
+      );
+      request.on("error", reject);
+    });
+}
+
+/** The JSON of an answer's body as the server encoded it: a check that it is whole. */
+function decodeBody(body: Buffer, encoding: string | undefined): unknown {
+  const raw =
+    encoding === "gzip"
+      ? gunzipSync(body)
+      : encoding === "br"
+        ? brotliDecompressSync(body)
+        : encoding === "deflate"
+          ? inflateSync(body)
+          : body;
+  return JSON.parse(raw.toString("utf8"));
+}
+
 /** Requests `paths` one at a time (after `warmup` unmeasured ones) and returns their latencies. */
 async function timeRequests(
   base: string,
   key: string,
   paths: readonly string[],
   warmup: number,
+  client: BenchClient = "http",
 ): Promise<Latency> {
+  const viaHttp = httpGetter(base, key);
   const get = async (path: string) => {
+    if (client === "http") {
+      const { status, body, encoding } = await viaHttp(path);
+      return { status, check: () => decodeBody(body, encoding) };
+    }
     const response = await fetch(`${base}${path}`, { headers: { "x-api-key": key } });
     await response.arrayBuffer();
-    return response.status;
+    return { status: response.status, check: () => {} };
   };
   for (let i = 0; i < warmup; i++) await get(paths[i % paths.length] as string);
   const times: number[] = [];
   let non200 = 0;
   for (const path of paths) {
     const t = performance.now();
-    const status = await get(path);
+    const { status, check } = await get(path);
     times.push(performance.now() - t);
     if (status !== 200) non200 += 1;
+    check();
   }
   times.sort((a, b) => a - b);
   return {
@@ -166,7 +228,7 @@ export async function benchApiAtScale(
   db: Db,
   config: Config,
   requests: Record<string, string[]>,
-  options: { warmup: number; log?: (line: string) => void; now?: () => Date },
+  options: { warmup: number; log?: (line: string) => void; now?: () => Date; client?: BenchClient },
 ): Promise<ApiScaleResult> {
   const log = options.log ?? (() => {});
   const { key } = await createApiKey(db, "scale-bench");
@@ -183,7 +245,13 @@ export async function benchApiAtScale(
     if (address === null || typeof address === "string") throw new Error("API not listening on TCP");
     const base = `http://127.0.0.1:${address.port}`;
     const count = Math.max(...Object.values(requests).map((r) => r.length));
-    const baseline = await timeRequests(base, key, Array(count).fill("/healthz"), options.warmup);
+    const baseline = await timeRequests(
+      base,
+      key,
+      Array(count).fill("/healthz"),
+      options.warmup,
+      options.client,
+    );
     log(`api: /healthz p50 ${baseline.p50Ms} ms, p99 ${baseline.p99Ms} ms`);
     const trips: number[] = [];
     for (let i = 0; i < count + options.warmup; i++) {
@@ -202,7 +270,7 @@ export async function benchApiAtScale(
     log(`api: SELECT 1 round trip p50 ${databaseRoundTrip.p50Ms} ms, p99 ${databaseRoundTrip.p99Ms} ms`);
     const endpoints: ApiScaleResult["endpoints"] = {};
     for (const [name, paths] of Object.entries(requests)) {
-      const figures = await timeRequests(base, key, paths, options.warmup);
+      const figures = await timeRequests(base, key, paths, options.warmup, options.client);
       endpoints[name] = {
         ...figures,
         p99OverBaseline: round(figures.p99Ms / baseline.p99Ms),

@@ -184,6 +184,7 @@ async function main() {
         const api = await benchApiAtScale(db, loaded.config, requests, {
           warmup: profile.warmup,
           log: say,
+          client: process.env.BENCH_API_CLIENT === "fetch" ? "fetch" : "http",
           now: () => new Date(loaded.end),
         });
         return {
