@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { HttpError, notFound } from "../internal/errors.js";
 import { createResponseCache } from "./response-cache.js";
 
-function setup(options: { maxEntries?: number; maxBytes?: number } = {}) {
+function setup(options: { maxEntries?: number; maxBytes?: number; ttlMs?: number } = {}) {
   const blocks = new Map<number, number>([[1, 100]]);
   let clock = 0;
   let computations = 0;
@@ -94,5 +94,23 @@ describe("createResponseCache", () => {
     await small.cache.get("b", [1], small.compute("y".repeat(8)));
     await small.cache.get("c", [1], small.compute("z".repeat(300)));
     assert.ok(small.cache.size() <= 2);
+  });
+
+  it("keeps nothing with a TTL of 0 (the cache off), yet shares a computation among concurrent requests", async () => {
+    const t = setup({ ttlMs: 0 });
+    const [a, b] = await Promise.all([
+      t.cache.get("k", [1], t.compute("a")),
+      t.cache.get("k", [1], t.compute("b")),
+    ]);
+    assert.equal(a.body, "a");
+    assert.equal(b.body, "a");
+    assert.equal(t.computations(), 1);
+    assert.equal(t.cache.size(), 0, "no answer is kept");
+    assert.equal((await t.cache.get("k", [1], t.compute("c"))).body, "c", "the next request computes again");
+    const notFoundAgain = async () => {
+      throw notFound("gone");
+    };
+    await assert.rejects(t.cache.get("nf", [1], notFoundAgain), HttpError);
+    assert.equal(t.cache.size(), 0, "no error is kept either");
   });
 });

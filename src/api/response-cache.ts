@@ -25,7 +25,8 @@ type Entry = { value: CachedAnswer | HttpError; blocks: number[]; expires: numbe
 
 /**
  * In-memory cache of hot answers, bounded by entries and bytes (least recently used dropped
- * first) and invalidated by the indexed block of each chain an answer involves.
+ * first) and invalidated by the indexed block of each chain an answer involves. With `ttlMs` 0
+ * (the cache off) it keeps nothing: only concurrent requests for one key share a computation.
  */
 export function createResponseCache(options: {
   blockOf: (chainId: number) => number;
@@ -77,6 +78,11 @@ export function createResponseCache(options: {
       let blocks = chains.map((chain) => options.blockOf(chain));
       const store = (value: CachedAnswer | HttpError) => {
         remove(key);
+        // The cache off (a TTL of 0): nothing is kept. Kept, the answers would never be served
+        // (expired at once) yet stay in memory up to maxBytes, each surviving the young
+        // generation's collections (copied, then promoted): at the scale benchmark's 10 M swaps
+        // that held 64 MB of dead bodies and made every scavenge copy 2-4 MB.
+        if (ttlMs <= 0) return;
         const size = value instanceof HttpError ? 256 : value.body.length + 256;
         if (size > maxBytes / 4) return;
         entries.set(key, { value, blocks, expires: now() + ttlMs, bytes: size });

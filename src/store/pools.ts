@@ -313,11 +313,29 @@ export async function findPool(
   chainId: number,
   address: string,
 ): Promise<PoolRow | undefined> {
-  // A named (prepared) statement: from its sixth run on a connection Postgres keeps its generic
-  // plan, and planning this six-table join took longer than running it (0.6 against 0.1 ms).
+  // The pool's row, then each fact of its tokens and statistics looked up on its own (subqueries
+  // and lateral reads on unique keys: the same row as POOL_SELECT's six-table join). Postgres kept
+  // planning the join anew at every run of the named statement (its generic plan costed above the
+  // custom one), 0.7-0.9 ms of planning for 0.1 ms of execution; these lookups plan in 0.2 ms.
   const { rows } = await db.query<PoolRow>({
     name: "find-pool",
-    text: `${POOL_SELECT} WHERE p.chain_id = $1 AND p.address = $2`,
+    text: `SELECT p.chain_id, p.address, p.dex, p.factory, p.token0, p.token1, p.reserve0, p.reserve1,
+         t0.symbol AS symbol0, t1.symbol AS symbol1, t0.decimals AS decimals0, t1.decimals AS decimals1,
+         (SELECT usd_price FROM token_prices WHERE chain_id = p.chain_id AND token = p.token0) AS usd_price0,
+         (SELECT usd_price FROM token_prices WHERE chain_id = p.chain_id AND token = p.token1) AS usd_price1,
+         ps.volume_usd_24h, ps.liquidity_usd, ps.price_change_24h
+       FROM pools p
+       LEFT JOIN LATERAL (
+         SELECT symbol, decimals FROM tokens WHERE chain_id = p.chain_id AND address = p.token0 OFFSET 0
+       ) t0 ON true
+       LEFT JOIN LATERAL (
+         SELECT symbol, decimals FROM tokens WHERE chain_id = p.chain_id AND address = p.token1 OFFSET 0
+       ) t1 ON true
+       LEFT JOIN LATERAL (
+         SELECT volume_usd_24h, liquidity_usd, price_change_24h FROM pair_stats
+         WHERE chain_id = p.chain_id AND pool = p.address OFFSET 0
+       ) ps ON true
+       WHERE p.chain_id = $1 AND p.address = $2`,
     values: [chainId, address],
   });
   return rows[0];
