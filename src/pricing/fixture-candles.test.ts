@@ -174,6 +174,26 @@ describe("candles of a real mainnet day (USDC/WETH 0.05 %, 2024-01-05)", () => {
       undefined,
       "an unknown pool",
     );
+    // A stored NULL (the USD columns may hold one) reads as null, as the rows read it: the packed
+    // read's marker for it is not a double of the candle.
+    const hour = { ...range, currency: "usd" as const, intervalSeconds: 3600 as const };
+    const [bucket] = (await getPairCandles(t.db, { ...hour, side: 0 })).map((c) => c.time);
+    const at = [POOL, new Date(bucket as number).toISOString()];
+    const where = "chain_id = 1 AND pool = $1 AND resolution = 3600 AND bucket = $2";
+    const { rows: kept } = await t.db.query<{ volume_usd0: number }>(
+      `SELECT volume_usd0 FROM candles WHERE ${where}`,
+      at,
+    );
+    await t.db.query(`UPDATE candles SET volume_usd0 = NULL WHERE ${where}`, at);
+    try {
+      const expected = await getPairCandles(t.db, { ...hour, side: 0 });
+      assert.equal(expected[0]?.volume, null, "the rows read the NULL");
+      const found = await getAssetPairCandles(t.db, { ...hour, asset: USDC });
+      assert.ok(found && found.side === 0);
+      assert.deepEqual(found.candles, expected, "the packed read gives the same candles, the NULL as null");
+    } finally {
+      await t.db.query(`UPDATE candles SET volume_usd0 = $3 WHERE ${where}`, [...at, kept[0]?.volume_usd0]);
+    }
   });
 
   it("values every trade on its USDC side", async () => {
