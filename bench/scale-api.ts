@@ -40,15 +40,16 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
  * How the benchmark's client fetches: `http` (default) is node:http on one kept-alive socket, timed
  * to the answer's last byte, its body decompressed and checked after the clock stops (a real
  * client does that on its own machine, not on the API's cores); `fetch` is undici's fetch with
- * its decompression inside the timing, the client of the runs before 2026-11-28
+ * its decompression inside the timing, the client of the runs before the afternoon of 2026-11-27
  * (`BENCH_API_CLIENT=fetch`).
  */
 export type BenchClient = "http" | "fetch";
 
+/** GET over node:http on one kept-alive socket (`close` ends it). */
 function httpGetter(base: string, key: string) {
   const agent = new http.Agent({ keepAlive: true, maxSockets: 1 });
   const url = new URL(base);
-  return (path: string) =>
+  const get = (path: string) =>
     new Promise<{ status: number; body: Buffer; encoding: string | undefined }>((resolve, reject) => {
       const request = http.get(
         {
@@ -74,6 +75,7 @@ function httpGetter(base: string, key: string) {
       );
       request.on("error", reject);
     });
+  return { get, close: () => agent.destroy() };
 }
 
 /** The JSON of an answer's body as the server encoded it: a check that it is whole. */
@@ -97,16 +99,29 @@ async function timeRequests(
   warmup: number,
   client: BenchClient = "http",
 ): Promise<Latency> {
-  const viaHttp = httpGetter(base, key);
+  const viaHttp = client === "http" ? httpGetter(base, key) : null;
   const get = async (path: string) => {
-    if (client === "http") {
-      const { status, body, encoding } = await viaHttp(path);
+    if (viaHttp) {
+      const { status, body, encoding } = await viaHttp.get(path);
       return { status, check: () => decodeBody(body, encoding) };
     }
     const response = await fetch(`${base}${path}`, { headers: { "x-api-key": key } });
     await response.arrayBuffer();
     return { status: response.status, check: () => {} };
   };
+  try {
+    return await timeEach(paths, warmup, get);
+  } finally {
+    viaHttp?.close();
+  }
+}
+
+/** The latencies of `get` over `paths`, one at a time, after `warmup` unmeasured ones. */
+async function timeEach(
+  paths: readonly string[],
+  warmup: number,
+  get: (path: string) => Promise<{ status: number; check: () => unknown }>,
+): Promise<Latency> {
   for (let i = 0; i < warmup; i++) await get(paths[i % paths.length] as string);
   const times: number[] = [];
   let non200 = 0;

@@ -719,7 +719,8 @@ export function createPricing(options: {
       // One slide of a chain at a time in a database: a minute's slide that finds the last one
       // still running leaves it to finish (the next one covers the minutes since it began).
       const state = slideOf(db, chainId);
-      if (state.running) {
+      // A slide at a given time waits for the running one (and any that started while it waited).
+      while (state.running) {
         if (at === undefined) return state.running;
         await state.running.catch(() => undefined);
       }

@@ -106,9 +106,9 @@ export async function slideChainStats(
       // The time it held the lock (not the wait for it): the rest after it, the next chunk's size.
       let held = 0;
       await locked(async (client) => {
-        const started = performance.now();
+        const began = performance.now();
         await run(client, chunk);
-        held = performance.now() - started;
+        held = performance.now() - began;
       });
       longest[part] = Math.round(Math.max(longest[part] ?? 0, held));
       i += chunk.length;

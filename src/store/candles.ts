@@ -245,25 +245,25 @@ function chartColumns(side: 0 | 1, currency: "token" | "usd"): { select: string;
 
 /**
  * What a packed candle's value is when the stored one is NULL (a quiet NaN with a payload that
- * no float8 arithmetic of Postgres gives; read back as null).
+ * no float8 arithmetic of Postgres gives; read back as null): its two 32-bit halves.
  */
-const PACKED_NULL = "7ff80000dead0001";
-/** The fields of a packed candle, 8 bytes each (float8send: IEEE 754, big-endian). */
-const PACKED_FIELDS = ["time", "open", "high", "low", "close", "volume"] as const;
-const PACKED_BYTES = PACKED_FIELDS.length * 8;
+const PACKED_NULL = [0x7ff80000, 0xdead0001] as const;
+/** A packed candle: its time, then CHART_FIELDS, 8 bytes each (float8send: IEEE 754, big-endian). */
+const PACKED_BYTES = (1 + CHART_FIELDS.length) * 8;
+
+/** PACKED_NULL as an SQL bytea literal. */
+const PACKED_NULL_BYTEA = `'\\x${PACKED_NULL.map((half) => half.toString(16).padStart(8, "0")).join("")}'::bytea`;
 
 /** A float8 expression as its 8 bytes, PACKED_NULL for NULL. */
-const packed = (expression: string) => `coalesce(float8send(${expression}), '\\x${PACKED_NULL}'::bytea)`;
+const packed = (expression: string) => `coalesce(float8send(${expression}), ${PACKED_NULL_BYTEA})`;
 
-/** The candles of a packed bytea (PACKED_FIELDS in order), as loadChartCandles gives them. */
+/** The candles of a packed bytea (PACKED_BYTES each), as loadChartCandles gives them. */
 function unpackCandles(bytes: Buffer): ChartCandle[] {
   if (bytes.length % PACKED_BYTES !== 0) {
     throw new Error(`packed candles: ${bytes.length} bytes is not a whole number of candles`);
   }
-  const nullHigh = Number.parseInt(PACKED_NULL.slice(0, 8), 16);
-  const nullLow = Number.parseInt(PACKED_NULL.slice(8), 16);
   const value = (at: number): number | null =>
-    bytes.readUInt32BE(at) === nullHigh && bytes.readUInt32BE(at + 4) === nullLow
+    bytes.readUInt32BE(at) === PACKED_NULL[0] && bytes.readUInt32BE(at + 4) === PACKED_NULL[1]
       ? null
       : bytes.readDoubleBE(at);
   const out: ChartCandle[] = new Array(bytes.length / PACKED_BYTES);
@@ -315,19 +315,16 @@ export async function loadAssetChartCandles(
   // A bucket with trades but none USD-priced for this token has no USD candle.
   const priced =
     zero.priced === null || one.priced === null ? "" : `AND ${pick(zero.priced, one.priced)} IS NOT NULL`;
+  // The candles aggregated in the index's order (from Postgres 16 on read presorted, not sorted).
   const { rows } = await db.query<{ side: 0 | 1 | null; packed: Buffer | null }>(
     `SELECT p.side, c.packed
      FROM (SELECT CASE WHEN token0 = $6 THEN 0 WHEN token1 = $6 THEN 1 END AS side
            FROM pools WHERE chain_id = $1 AND address = $2) p
      LEFT JOIN LATERAL (
-       SELECT string_agg(r.candle, ''::bytea) AS packed
-       FROM (
-         SELECT ${values.join(" || ")} AS candle
-         FROM candles
-         WHERE p.side IS NOT NULL AND chain_id = $1 AND pool = $2 AND resolution = $3
-           AND bucket >= $4 AND bucket < $5 ${priced}
-         ORDER BY bucket
-       ) r
+       SELECT string_agg(${values.join(" || ")}, ''::bytea ORDER BY bucket) AS packed
+       FROM candles
+       WHERE p.side IS NOT NULL AND chain_id = $1 AND pool = $2 AND resolution = $3
+         AND bucket >= $4 AND bucket < $5 ${priced}
      ) c ON true`,
     [options.chainId, options.pool, options.resolution, iso(options.from), iso(options.to), options.asset],
   );
@@ -336,16 +333,7 @@ export async function loadAssetChartCandles(
   if (first.side === null) return { side: null };
   // No candle in the range: no bytes.
   if (first.packed === null) return { side: first.side, candles: [] };
-  const candles = unpackCandles(first.packed);
-  // The aggregate reads the candles in the subquery's order (the index's, no sort), which SQL
-  // does not promise: the order is checked here, and sorted only if it ever were not ascending.
-  for (let i = 1; i < candles.length; i++) {
-    if ((candles[i] as ChartCandle).time <= (candles[i - 1] as ChartCandle).time) {
-      candles.sort((a, b) => a.time - b.time);
-      break;
-    }
-  }
-  return { side: first.side, candles };
+  return { side: first.side, candles: unpackCandles(first.packed) };
 }
 
 /**
