@@ -305,8 +305,8 @@ export async function loadScaleDatabase(db: Db, options: LoadOptions): Promise<L
         [CHAIN, usedBlocks, iso(end)],
       );
       await q(
-        `INSERT INTO pair_stats (chain_id, pool, volume_usd_24h, liquidity_usd, price_change_24h, buys_24h, sells_24h)
-       SELECT $1, lp.address, COALESCE(d.volume, 0), lp.liquidity,
+        `INSERT INTO pair_stats (chain_id, pool, token0, token1, volume_usd_24h, liquidity_usd, price_change_24h, buys_24h, sells_24h)
+       SELECT $1, lp.address, lp.token0, lp.token1, COALESCE(d.volume, 0), lp.liquidity,
          CASE WHEN d.open > 0 THEN (d.close / d.open - 1) * 100 END, COALESCE(d.buys, 0), COALESCE(d.trades - d.buys, 0)
        FROM lp LEFT JOIN (
          SELECT pool, sum(volume_usd) AS volume, (min(ARRAY[first_key::float8, open]))[2] AS open,

@@ -181,6 +181,9 @@ async function main() {
           minuteDays: profile.load.minuteDays,
           samples: profile.samples,
         });
+        // BENCH_API_ONLY=<text>: only the queries whose name holds it (to profile one of them).
+        const only = process.env.BENCH_API_ONLY;
+        if (only) for (const name of Object.keys(requests)) if (!name.includes(only)) delete requests[name];
         const api = await benchApiAtScale(db, loaded.config, requests, {
           warmup: profile.warmup,
           log: say,

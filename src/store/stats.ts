@@ -161,6 +161,15 @@ const PAIR_LIQUIDITY_COLUMNS = columnsOf<PairStatsDbRow>({
   updated_at: ["timestamptz", ({ now }) => new Date(now)],
 });
 
+/**
+ * A new row's pool tokens (migration 018: the per-token rank indexes of the pairs' reads), looked
+ * up in `pools`; a row already stored keeps its own (a pool's tokens never change).
+ */
+const POOL_TOKENS = {
+  token0: "(SELECT token0 FROM pools WHERE chain_id = $1 AND address = r.pool)",
+  token1: "(SELECT token1 FROM pools WHERE chain_id = $1 AND address = r.pool)",
+};
+
 /** Upserts pair statistics; `now` (ms) is recorded as updated_at. */
 export async function savePairStats(
   db: Queryable,
@@ -174,6 +183,7 @@ export async function savePairStats(
       table: "pair_stats",
       chainId,
       columns: PAIR_STATS_COLUMNS,
+      computed: POOL_TOKENS,
       tail: `ON CONFLICT (chain_id, pool) DO UPDATE SET ${setExcluded(
         "volume_usd_24h",
         "liquidity_usd",
@@ -191,6 +201,7 @@ export async function savePairStats(
       table: "pair_stats",
       chainId,
       columns: PAIR_LIQUIDITY_COLUMNS,
+      computed: POOL_TOKENS,
       tail: `ON CONFLICT (chain_id, pool) DO UPDATE SET liquidity_usd = EXCLUDED.liquidity_usd
        WHERE pair_stats.liquidity_usd IS DISTINCT FROM EXCLUDED.liquidity_usd`,
     },
