@@ -1,8 +1,9 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
+import type { QueryConfig } from "pg";
 import { createTestDb, type TestDb } from "../_test/db.js";
-import { withTransaction } from "./db.js";
+import { createDb, withTransaction } from "./db.js";
 import { withReadSnapshot } from "./replication.js";
 
 describe("checked-out connections that break between two statements", () => {
@@ -50,5 +51,60 @@ describe("checked-out connections that break between two statements", () => {
     );
     const { rows } = await t.db.query<{ one: number }>("SELECT 1 AS one");
     assert.equal(rows[0]?.one, 1);
+  });
+});
+
+describe("the client-side bound of a query (queryTimeoutMs)", () => {
+  let t: TestDb;
+  let db: ReturnType<typeof createDb>;
+  before(async () => {
+    t = await createTestDb();
+    // No server-side statement timeout: only the client's bound can end these waits.
+    db = createDb({ url: t.url, max: 2, timeouts: { statementTimeoutMs: 0, queryTimeoutMs: 300 } });
+  });
+  after(async () => {
+    await db?.end();
+    await t?.drop();
+  });
+
+  it("fails a query of the pool past the bound, and the pool goes on", async () => {
+    const started = performance.now();
+    await assert.rejects(db.query("SELECT pg_sleep(3)"), /Query read timeout/);
+    const waited = performance.now() - started;
+    assert.ok(waited >= 250 && waited < 2500, `failed after ${waited} ms`);
+    const { rows } = await db.query<{ one: number }>("SELECT $1::int AS one", [1]);
+    assert.deepEqual(rows, [{ one: 1 }]);
+  });
+
+  it("fails a checked-out client's query, and the one queued behind it without sending it", async () => {
+    const client = await db.connect();
+    try {
+      const slow = client.query("SELECT pg_sleep(3)");
+      const queued = client.query("SELECT 2 AS two");
+      await assert.rejects(slow, /Query read timeout/);
+      // Queued behind a statement the server is still running: never sent, so bounded too.
+      await assert.rejects(queued, /Query read timeout/);
+    } finally {
+      client.release(new Error("dropped after a timeout"));
+    }
+  });
+
+  it("lets a query's own query_timeout come first, and callbacks work as in node-pg", async () => {
+    const { rows } = await db.query<{ slept: string }>({
+      text: "SELECT pg_sleep(0.6)::text AS slept",
+      query_timeout: 5000,
+    } as QueryConfig);
+    assert.deepEqual(rows, [{ slept: "" }]);
+    const client = await db.connect();
+    try {
+      const viaCallback = await new Promise<unknown[]>((resolve, reject) =>
+        client.query("SELECT 3 AS three", (error: Error | undefined, result: { rows: unknown[] }) =>
+          error ? reject(error) : resolve(result.rows),
+        ),
+      );
+      assert.deepEqual(viaCallback, [{ three: 3 }]);
+    } finally {
+      client.release();
+    }
   });
 });
