@@ -4,6 +4,7 @@ import type { Config } from "../config/schema.js";
 import { badRequest } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import type { Db, Queryable } from "../store/db.js";
+import { jsonArrayBuffer } from "./json-buffer.js";
 import type { ProjectInfoBook } from "./project-info.js";
 import type { ReadRouter } from "./read-replicas.js";
 import type { Readiness } from "./readiness.js";
@@ -58,7 +59,8 @@ export type AnswerOptions<S extends TSchema> = {
    * True: the payload is written by JSON.stringify instead of the schema's serializer, which
    * checks and converts every field (4.2 against 1.8 ms for 2,160 candles). Only for payloads
    * built to the schema exactly — its properties in its order, finite numbers, integers where it
-   * says integer — for which both write the same bytes (candle-records.test.ts shows it).
+   * says integer — for which both write the same bytes (candle-records.test.ts shows it). An
+   * array is written to a Buffer in chunks (jsonArrayBuffer): the same bytes, ready to compress.
    */
   plainJson?: boolean;
 };
@@ -107,8 +109,12 @@ export function createContext(parts: Omit<ApiContext, "requireChain" | "answer" 
       // Not cached with the answer: it says whether the data can still be trusted to move.
       const stopped = parts.readiness.stoppedHeader(chains);
       if (stopped) reply.header("x-indexing-stopped", stopped);
-      const write = (payload: unknown) =>
-        plainJson ? JSON.stringify(payload) : (reply.serialize(payload) as string);
+      const write = (payload: unknown): string | Buffer =>
+        plainJson
+          ? Array.isArray(payload)
+            ? jsonArrayBuffer(payload)
+            : JSON.stringify(payload)
+          : (reply.serialize(payload) as string);
       const serialise = (result: unknown, extra?: Record<string, string>) =>
         isWithHeaders(result)
           ? { body: write(result.payload), headers: { ...extra, ...result.headers } }

@@ -1,7 +1,7 @@
 import { HttpError } from "../internal/errors.js";
 
 /** A serialised answer and the headers that belong to it (a next-page cursor, for example). */
-export type CachedAnswer = { body: string; headers?: Record<string, string> };
+export type CachedAnswer = { body: string | Buffer; headers?: Record<string, string> };
 
 export type ResponseCache = {
   /**
