@@ -160,40 +160,67 @@ export async function searchTokensByText(
   db: Queryable,
   options: { text: string; chains: readonly number[]; limit: number },
 ): Promise<TokenRow[]> {
-  // The matches ranked with only their liquidity looked up (a subquery each), then the page's
-  // rows joined to their price and figures: with the two joins over every match, the planner
-  // hashed all 200,000 prices and statistics when it could not use a parallel worker.
+  const values = [
+    options.text,
+    escapeLike(options.text),
+    options.chains,
+    options.limit,
+    ADDRESS_PREFIX.test(options.text),
+  ];
+  // The exact and prefix matches come before every other match: when they fill the page, it is
+  // theirs, and the substring matches are not ranked at all (the second part's condition on the
+  // first is evaluated once, before it runs). A text that begins many names and is inside many
+  // more ("FIN": 445 prefix matches, 27,775 substring matches among 200,000 tokens) took 130 ms
+  // when every match was ranked, against a few ms for the prefix matches alone.
   const { rows } = await db.query<TokenRow>(
-    `SELECT ${TOKEN_ROW_COLUMNS}, t.rank
+    `WITH prefixed AS MATERIALIZED (${searchPart(PREFIX_MATCH, "rank, ")})
+     SELECT ${TOKEN_ROW_COLUMNS}, t.rank
      FROM (
-       SELECT t.chain_id, t.address, t.name, t.symbol, t.decimals, t.total_supply,
-         CASE
-           WHEN lower(t.symbol) = lower($1) THEN 1
-           WHEN lower(t.symbol) LIKE lower($2) || '%' ESCAPE '\\'
-             OR lower(t.name) LIKE lower($2) || '%' ESCAPE '\\'
-             OR t.address LIKE lower($2) || '%' ESCAPE '\\' THEN 2
-           ELSE 3
-         END AS rank,
-         (SELECT liquidity_usd FROM token_stats WHERE chain_id = t.chain_id AND token = t.address) AS liquidity
-       FROM tokens t
-       WHERE t.chain_id = ANY($3::int[])
-         AND (lower(t.symbol) LIKE '%' || lower($2) || '%' ESCAPE '\\'
-           OR lower(t.name) LIKE '%' || lower($2) || '%' ESCAPE '\\'
-           OR ($5 AND t.address LIKE lower($2) || '%' ESCAPE '\\'))
-       ORDER BY rank, liquidity DESC NULLS LAST, t.chain_id, t.address
-       LIMIT $4
+       SELECT * FROM prefixed
+       UNION ALL
+       (${searchPart(`(${ANY_MATCH}) AND (${PREFIX_START}) IS NOT TRUE AND (SELECT count(*) FROM prefixed) < $4`, "")})
      ) t
      ${TOKEN_ROW_JOINS}
-     ORDER BY t.rank, t.liquidity DESC NULLS LAST, t.chain_id, t.address`,
-    [
-      options.text,
-      escapeLike(options.text),
-      options.chains,
-      options.limit,
-      ADDRESS_PREFIX.test(options.text),
-    ],
+     ORDER BY t.rank, t.liquidity DESC NULLS LAST, t.chain_id, t.address
+     LIMIT $4`,
+    values,
   );
   return rows;
+}
+
+/** A match of the text ($2, escaped) anywhere in the symbol or name, or ($5) at the address's start. */
+const ANY_MATCH = `lower(t.symbol) LIKE '%' || lower($2) || '%' ESCAPE '\\'
+  OR lower(t.name) LIKE '%' || lower($2) || '%' ESCAPE '\\'
+  OR ($5 AND t.address LIKE lower($2) || '%' ESCAPE '\\')`;
+
+/** The symbol, name or address begins with the text: what ranks a match first or second. */
+const PREFIX_START = `lower(t.symbol) LIKE lower($2) || '%' ESCAPE '\\'
+  OR lower(t.name) LIKE lower($2) || '%' ESCAPE '\\'
+  OR t.address LIKE lower($2) || '%' ESCAPE '\\'`;
+
+/** The matches of ANY_MATCH that rank first or second (PREFIX_START, written for the indexes). */
+const PREFIX_MATCH = `lower(t.symbol) LIKE lower($2) || '%' ESCAPE '\\'
+  OR lower(t.name) LIKE lower($2) || '%' ESCAPE '\\'
+  OR (t.address LIKE lower($2) || '%' ESCAPE '\\' AND ($5 OR ${ANY_MATCH}))`;
+
+/**
+ * The first `$4` tokens matching `match` in the answer's order (`order`: "rank, " where the part
+ * holds several ranks), each with its rank and only its liquidity looked up (a subquery each): with
+ * the price's and statistics' joins over every match, the planner hashed all 200,000 prices and
+ * statistics when it could not use a parallel worker. The page's rows are joined to them after.
+ */
+function searchPart(match: string, order: string): string {
+  return `SELECT t.chain_id, t.address, t.name, t.symbol, t.decimals, t.total_supply,
+       CASE
+         WHEN lower(t.symbol) = lower($1) THEN 1
+         WHEN ${PREFIX_START} THEN 2
+         ELSE 3
+       END AS rank,
+       (SELECT liquidity_usd FROM token_stats WHERE chain_id = t.chain_id AND token = t.address) AS liquidity
+     FROM tokens t
+     WHERE t.chain_id = ANY($3::int[]) AND (${match})
+     ORDER BY ${order}liquidity DESC NULLS LAST, t.chain_id, t.address
+     LIMIT $4`;
 }
 
 /** Tokens with exactly this address, on the given chains, by USD liquidity. */
