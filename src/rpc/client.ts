@@ -76,7 +76,7 @@ export type RpcClient = {
   /** Headers of these blocks, in the same order; a block the node does not have yet is retried. */
   getBlocks(numbers: readonly number[]): Promise<BlockHeader[]>;
   /** eth_getLogs; throws RangeTooLargeError (not retried) when the provider refuses the range. */
-  getLogs(filter: LogFilter): Promise<RawLog[]>;
+  getLogs(filter: LogFilter, options?: CallOptions): Promise<RawLog[]>;
   /** Transactions by hash; a hash the node does not know is retried, then missing from the map. */
   getTransactions(hashes: readonly Hex[]): Promise<Map<Hex, TransactionInfo>>;
   /**
@@ -412,15 +412,19 @@ export function createRpcClient(args: {
       const raw = (await requestChunked(blockItems(numbers))) as (RpcBlock | null)[];
       return raw.map((h) => (h ? toHeader(h) : null));
     },
-    getLogs: async (filter) => {
-      const raw = await request<RpcLog[]>("eth_getLogs", [
-        {
-          fromBlock: toQuantity(filter.fromBlock),
-          toBlock: toQuantity(filter.toBlock),
-          ...(filter.address ? { address: filter.address } : {}),
-          topics: [filter.topic0],
-        },
-      ]);
+    getLogs: async (filter, call) => {
+      const raw = await request<RpcLog[]>(
+        "eth_getLogs",
+        [
+          {
+            fromBlock: toQuantity(filter.fromBlock),
+            toBlock: toQuantity(filter.toBlock),
+            ...(filter.address ? { address: filter.address } : {}),
+            topics: [filter.topic0],
+          },
+        ],
+        call,
+      );
       if (!Array.isArray(raw))
         throw new RetryableRpcError("eth_getLogs answered something other than a list");
       return raw.filter((log) => !log.removed).map(toRawLog);

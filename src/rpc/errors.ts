@@ -26,6 +26,15 @@ export class RpcTimeoutError extends RetryableRpcError {
 }
 
 /**
+ * Whether `error` says the node itself did not answer in time: an RpcTimeoutError from a request
+ * that was waiting for its answer. Not one the client made at a caller's deadline out of another
+ * failure (a refused connection, a 503 between retries): its cause is that failure, classified.
+ */
+export function timedOutWaiting(error: unknown): error is RpcTimeoutError {
+  return error instanceof RpcTimeoutError && !(error.cause instanceof RetryableRpcError);
+}
+
+/**
  * The HTTP answer that carried this call was over the client's response-size cap (viem's 10 MB).
  * In a JSON-RPC batch, the other calls' answers may be what made it large: the client retries the
  * call alone. Alone and still too large, it is a BaseError (retrying cannot help). eth_getLogs is

@@ -1,4 +1,6 @@
 import * as assert from "node:assert/strict";
+import { createServer, type ServerResponse } from "node:http";
+import type { AddressInfo } from "node:net";
 import { after, describe, it } from "node:test";
 import { pino } from "pino";
 import { createTestDb } from "../_test/db.js";
@@ -8,6 +10,7 @@ import { parseConfig } from "../config/load.js";
 import { chainSchema, type DexConfig } from "../config/schema.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createRpcClient } from "../rpc/client.js";
+import { RpcTimeoutError, timedOutWaiting } from "../rpc/errors.js";
 import { shapeChainConfig, shapeProfiles } from "../shape/profiles.js";
 import { type ShapeServer, startShapeServer } from "../shape/server.js";
 import { insertChainRow, loadFactoryScans } from "../store/chain-state.js";
@@ -221,6 +224,123 @@ describe("the factory scan at the shape node's limits", () => {
       shape.expected.size - afterCrash.total,
       "the resumed run stored only the rest",
     );
+  });
+
+  /**
+   * An HTTP JSON-RPC proxy in front of the shape node; `answer` may take over a request (hang it,
+   * refuse it) by returning true, else it is forwarded.
+   */
+  async function startProxy(
+    target: string,
+    answer: (call: { method: string; params: unknown[] }, response: ServerResponse) => boolean,
+  ) {
+    const server = createServer(async (request, response) => {
+      const chunks: Buffer[] = [];
+      for await (const chunk of request) chunks.push(chunk as Buffer);
+      const body = Buffer.concat(chunks).toString("utf8");
+      const call = JSON.parse(body) as { method: string; params: unknown[] };
+      if (!Array.isArray(call) && answer(call, response)) return;
+      const forwarded = await fetch(target, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body,
+      });
+      response.writeHead(forwarded.status, { "content-type": "application/json" });
+      response.end(Buffer.from(await forwarded.arrayBuffer()));
+    });
+    await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+    const { port } = server.address() as AddressInfo;
+    return {
+      url: `http://127.0.0.1:${port}`,
+      close: () =>
+        new Promise<void>((resolve) => {
+          server.closeAllConnections();
+          server.close(() => resolve());
+        }),
+    };
+  }
+
+  const blocksOf = (params: unknown[]) => {
+    const filter = params[0] as { fromBlock: string; toBlock: string };
+    return Number(filter.toBlock) - Number(filter.fromBlock) + 1;
+  };
+
+  it("splits a range the node leaves unanswered until the range's deadline, not when the node is down", async () => {
+    const shape = await startShape({ pools: 4_000, creationsPerBlock: 8, limits: "infura" });
+    const testDb = await createChainDb();
+    // The node never answers eth_getLogs over more than 200 blocks (a dense range it cannot serve
+    // in time); while `down`, it answers every eth_getLogs with a 503.
+    let down = false;
+    let hung = 0;
+    const proxy = await startProxy(shape.server.url, (call, response) => {
+      if (call.method !== "eth_getLogs") return false;
+      if (down) {
+        response.writeHead(503).end("unavailable");
+        return true;
+      }
+      if (blocksOf(call.params) > 200) {
+        hung++;
+        return true;
+      }
+      return false;
+    });
+    cleanup.push(
+      () => proxy.close(),
+      () => shape.server.close(),
+      () => testDb.drop(),
+    );
+    const rpcOf = () =>
+      createRpcClient({
+        chain: { id: 1, rpc: [proxy.url] },
+        logger: createSilentLogger(),
+        // A request waits 300 ms; eight attempts with backoff would be several seconds a range.
+        options: { timeoutMs: 300, attempts: 8, baseDelayMs: 100, maxDelayMs: 400 },
+      });
+    const { logger, lines } = createCapturingLogger("debug");
+    const run = (extra: Partial<Parameters<typeof scanFactories>[0]>) =>
+      scanFactories({
+        db: testDb.db,
+        rpc: rpcOf(),
+        chainId: 1,
+        dexes,
+        checkpoint: shape.checkpoint,
+        maxRange: 100_000,
+        logger,
+        isStopped: () => false,
+        rangeDeadlineMs: 700,
+        ...extra,
+      });
+
+    // 1. Down: the range's deadline passes between refused attempts. That is no reason to split.
+    down = true;
+    await assert.rejects(run({}), (error: Error) => {
+      assert.ok(error instanceof RpcTimeoutError, `${error.name}: ${error.message}`);
+      assert.ok(!timedOutWaiting(error), "the deadline came while the node refused, not while it was asked");
+      return true;
+    });
+    assert.equal(
+      lines.filter((l) => l.msg === "factory scan range refused; splitting it").length,
+      0,
+      "no range split while the node was down",
+    );
+
+    // 2. Up, but silent on wide ranges: each is split after its deadline, and every pool is found.
+    down = false;
+    hung = 0;
+    const started = performance.now();
+    const result = await run({});
+    const seconds = (performance.now() - started) / 1000;
+    const splits = lines.filter((l) => l.msg === "factory scan range refused; splitting it");
+    assert.ok(splits.length > 0 && hung > 0, "the wide ranges went unanswered and were split");
+    for (const line of splits) assert.match(String(line.error), /no answer within/);
+    const stored = await storedPools(testDb.db);
+    assert.deepEqual(stored.distinct, shape.expected, "exactly the pools the factories created");
+    assert.equal(stored.total, shape.expected.size);
+    assert.equal(result.poolsFound, shape.expected.size);
+    // Each split costs one deadline (0.7 s: two or three requests of 300 ms), not the client's
+    // eight attempts of a range.
+    assert.ok(hung <= splits.length * 3, `${hung} unanswered requests for ${splits.length} splits`);
+    assert.ok(seconds < splits.length * 2 + 20, `${seconds.toFixed(1)} s for ${splits.length} splits`);
   });
 
   it("shows the scan in /readyz and /metrics while it runs", async () => {

@@ -6,7 +6,7 @@ import { RangeTooLargeError, RetryableRpcError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import type { FactoryScan } from "../model/index.js";
 import type { RpcClient } from "../rpc/client.js";
-import { RpcTimeoutError } from "../rpc/errors.js";
+import { timedOutWaiting } from "../rpc/errors.js";
 import { loadFactoryScans, saveFactoryScan } from "../store/chain-state.js";
 import { type Db, type DbClient, withTransaction } from "../store/db.js";
 import { insertPools } from "../store/pools.js";
@@ -23,6 +23,13 @@ export type FactoryScanProgress = {
   /** Pools stored by this run of the scan (a resumed scan counts from its restart). */
   poolsFound: number;
 };
+
+/**
+ * One range's eth_getLogs, retries included, ends within this (ms). A node that cannot answer a
+ * dense range in time (the client waits 15 s a request) then has it split after two or three
+ * attempts, not after the client's eight (about 2.5 minutes a range).
+ */
+export const RANGE_DEADLINE_MS = 40_000;
 
 /** Logs asked per range at most: a range over it is made smaller (about 6 MB of JSON). */
 const TARGET_LOGS = 10_000;
@@ -59,6 +66,11 @@ export async function scanFactories(args: {
   /** The writer's fence (writer-lock.ts), run first in each write. */
   fence?: (client: DbClient) => Promise<void>;
   now?: () => number;
+  /**
+   * How long one range's eth_getLogs may take, retries included (default RANGE_DEADLINE_MS):
+   * a range the node leaves unanswered until then is split, as a refused one is.
+   */
+  rangeDeadlineMs?: number;
 }): Promise<{ poolsFound: number }> {
   const { db, rpc, chainId, logger } = args;
   const now = args.now ?? Date.now;
@@ -151,11 +163,15 @@ export async function scanFactories(args: {
       const to = Math.min(target, from + sizer.size() - 1);
       let logs: Awaited<ReturnType<RpcClient["getLogs"]>>;
       try {
-        logs = await rpc.getLogs({ fromBlock: from, toBlock: to, address: factories, topic0: topics });
+        logs = await rpc.getLogs(
+          { fromBlock: from, toBlock: to, address: factories, topic0: topics },
+          { timeoutMs: args.rangeDeadlineMs ?? RANGE_DEADLINE_MS },
+        );
       } catch (error) {
-        // A range the node cannot answer in time (after the client's retries) is as good as
-        // refused: smaller ones are asked, rather than the same one again after a restart.
-        const tooLarge = error instanceof RangeTooLargeError || error instanceof RpcTimeoutError;
+        // A range the node leaves unanswered until the deadline is as good as refused: smaller
+        // ones are asked, rather than the same one again. Not when the deadline came while the
+        // node failed otherwise (down, overloaded): a smaller range would fail as well.
+        const tooLarge = error instanceof RangeTooLargeError || timedOutWaiting(error);
         if (tooLarge && sizer.tooLarge(to - from + 1)) {
           logger.debug(
             {
