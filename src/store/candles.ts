@@ -316,12 +316,15 @@ export async function loadAssetChartCandles(
   const priced =
     zero.priced === null || one.priced === null ? "" : `AND ${pick(zero.priced, one.priced)} IS NOT NULL`;
   // The candles aggregated in the index's order (from Postgres 16 on read presorted, not sorted).
-  const { rows } = await db.query<{ side: 0 | 1 | null; packed: Buffer | null }>(
+  // Sent as base64 (its newlines ignored by the decoder), not as bytea's hexadecimal: for 90 days
+  // of hourly candles Postgres took 1.8 against 2.9 ms (its text of the hexadecimal was 1.7 ms of
+  // serialising), and node-pg's decoding of the text and the bytes 1.1 against 1.6 ms.
+  const { rows } = await db.query<{ side: 0 | 1 | null; packed: string | null }>(
     `SELECT p.side, c.packed
      FROM (SELECT CASE WHEN token0 = $6 THEN 0 WHEN token1 = $6 THEN 1 END AS side
            FROM pools WHERE chain_id = $1 AND address = $2) p
      LEFT JOIN LATERAL (
-       SELECT string_agg(${values.join(" || ")}, ''::bytea ORDER BY bucket) AS packed
+       SELECT encode(string_agg(${values.join(" || ")}, ''::bytea ORDER BY bucket), 'base64') AS packed
        FROM candles
        WHERE p.side IS NOT NULL AND chain_id = $1 AND pool = $2 AND resolution = $3
          AND bucket >= $4 AND bucket < $5 ${priced}
@@ -333,7 +336,7 @@ export async function loadAssetChartCandles(
   if (first.side === null) return { side: null };
   // No candle in the range: no bytes.
   if (first.packed === null) return { side: first.side, candles: [] };
-  return { side: first.side, candles: unpackCandles(first.packed) };
+  return { side: first.side, candles: unpackCandles(Buffer.from(first.packed, "base64")) };
 }
 
 /**
