@@ -89,6 +89,23 @@ describe("the client-side bound of a query (queryTimeoutMs)", () => {
     }
   });
 
+  it("fails a statement with the server's error and a stack through its caller", async () => {
+    async function readsAMissingTable() {
+      const client = await db.connect();
+      try {
+        await client.query("SELECT * FROM no_such_table");
+      } finally {
+        client.release();
+      }
+    }
+    await assert.rejects(readsAMissingTable(), (error: Error & { code?: string }) => {
+      assert.equal(error.code, "42P01");
+      assert.match(error.message, /no_such_table/);
+      assert.match(String(error.stack), /readsAMissingTable/);
+      return true;
+    });
+  });
+
   it("lets a query's own query_timeout come first, and callbacks work as in node-pg", async () => {
     const { rows } = await db.query<{ slept: string }>({
       text: "SELECT pg_sleep(0.6)::text AS slept",

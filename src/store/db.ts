@@ -133,7 +133,11 @@ function boundQueries(client: pg.PoolClient, timeoutMs: number): void {
     }
     return new Promise((resolve, reject) =>
       run((error, result) => (error ? reject(error) : resolve(result))),
-    );
+    ).catch((error: unknown) => {
+      // As node-pg does: the stack of the caller's await, not of the socket's read.
+      if (error instanceof Error) Error.captureStackTrace(error);
+      throw error;
+    });
   };
   client.query = query as typeof client.query;
 }
