@@ -206,11 +206,15 @@ export async function loadMarketFixture(db: Db): Promise<{ key: string; revokedK
     [
       {
         pool: f.pair,
+        token0: f.usdc,
+        token1: f.weth,
         liquidityUsd: 80_000_000,
         window: { volumeUsd: 750_000, priceChange: 1.5, buys: 0, sells: 0 },
       },
       {
         pool: f.fakePair,
+        token0: f.fakeUsdc,
+        token1: f.weth,
         liquidityUsd: null,
         window: { volumeUsd: 0, priceChange: null, buys: 0, sells: 0 },
       },

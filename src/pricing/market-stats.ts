@@ -49,6 +49,8 @@ export async function refreshPairStats(
       const price0 = r.state ? spotPrice0(r.protocol, r.state, r.decimals0, r.decimals1) : null;
       return {
         pool: r.pool,
+        token0: r.token0,
+        token1: r.token1,
         liquidityUsd: pairLiquidityUsd({ reserve0, reserve1, price0, usd0: r.usd0, usd1: r.usd1 }),
         window: r.window
           ? {
@@ -336,7 +338,10 @@ export async function refreshChangedStats(
       const rows: PairStatsRow[] = [];
       for (const pool of [...liquidityPools].sort()) {
         const liquidityUsd = memoryPairLiquidity(market, pool);
-        if (liquidityUsd !== undefined) rows.push({ pool, liquidityUsd, window: null });
+        const tokens = market.pools.get(pool);
+        if (liquidityUsd !== undefined && tokens) {
+          rows.push({ pool, token0: tokens.token0, token1: tokens.token1, liquidityUsd, window: null });
+        }
       }
       // The copy says which rows hold this figure already: not sent (the upsert would skip them).
       const current = pairs && market.pairStats.slides === 0 ? pairs : null;

@@ -23,8 +23,11 @@ function statsOf(i: number): PairStatsRow | null {
   if (i % 10 === 9) return null; // no statistics row: ranks (0, unknown), by address
   const volume = i % 7 === 0 ? 0 : [500, 120, 120, 40][i % 4];
   const liquidity = i % 5 === 0 ? null : [9e6, 3e5, 3e5][i % 3];
+  const pool = POOLS[i] as (typeof POOLS)[number];
   return {
-    pool: address("f", i),
+    pool: pool.address,
+    token0: pool.token0,
+    token1: pool.token1,
     liquidityUsd: liquidity ?? null,
     window: { volumeUsd: volume ?? 0, priceChange: null, buys: 1, sells: 1 },
   };

@@ -138,6 +138,9 @@ export async function loadPairStatsInputs(
 
 export type PairStatsRow = {
   pool: string;
+  /** The pool's tokens (migration 018: the per-token rank indexes of the pairs' reads). */
+  token0: string;
+  token1: string;
   liquidityUsd: number | null;
   /** Null: keep the stored window figures (a liquidity-only update). */
   window: { volumeUsd: number; priceChange: number | null; buys: number; sells: number } | null;
@@ -147,6 +150,8 @@ type PairStatsDbRow = { row: PairStatsRow; now: number };
 
 const PAIR_STATS_COLUMNS = columnsOf<PairStatsDbRow>({
   pool: ["text", ({ row }) => row.pool],
+  token0: ["text", ({ row }) => row.token0],
+  token1: ["text", ({ row }) => row.token1],
   volume_usd_24h: ["float8", ({ row }) => finite(row.window?.volumeUsd ?? 0) ?? 0],
   liquidity_usd: ["float8", ({ row }) => finite(row.liquidityUsd)],
   price_change_24h: ["float8", ({ row }) => finite(row.window?.priceChange ?? null)],
@@ -157,18 +162,11 @@ const PAIR_STATS_COLUMNS = columnsOf<PairStatsDbRow>({
 
 const PAIR_LIQUIDITY_COLUMNS = columnsOf<PairStatsDbRow>({
   pool: ["text", ({ row }) => row.pool],
+  token0: ["text", ({ row }) => row.token0],
+  token1: ["text", ({ row }) => row.token1],
   liquidity_usd: ["float8", ({ row }) => finite(row.liquidityUsd)],
   updated_at: ["timestamptz", ({ now }) => new Date(now)],
 });
-
-/**
- * A new row's pool tokens (migration 018: the per-token rank indexes of the pairs' reads), looked
- * up in `pools`; a row already stored keeps its own (a pool's tokens never change).
- */
-const POOL_TOKENS = {
-  token0: "(SELECT token0 FROM pools WHERE chain_id = $1 AND address = r.pool)",
-  token1: "(SELECT token1 FROM pools WHERE chain_id = $1 AND address = r.pool)",
-};
 
 /** Upserts pair statistics; `now` (ms) is recorded as updated_at. */
 export async function savePairStats(
@@ -183,7 +181,6 @@ export async function savePairStats(
       table: "pair_stats",
       chainId,
       columns: PAIR_STATS_COLUMNS,
-      computed: POOL_TOKENS,
       tail: `ON CONFLICT (chain_id, pool) DO UPDATE SET ${setExcluded(
         "volume_usd_24h",
         "liquidity_usd",
@@ -201,7 +198,6 @@ export async function savePairStats(
       table: "pair_stats",
       chainId,
       columns: PAIR_LIQUIDITY_COLUMNS,
-      computed: POOL_TOKENS,
       tail: `ON CONFLICT (chain_id, pool) DO UPDATE SET liquidity_usd = EXCLUDED.liquidity_usd
        WHERE pair_stats.liquidity_usd IS DISTINCT FROM EXCLUDED.liquidity_usd`,
     },

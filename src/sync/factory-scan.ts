@@ -29,7 +29,7 @@ export type FactoryScanProgress = {
  * dense range in time (the client waits 15 s a request) then has it split after two or three
  * attempts, not after the client's eight (about 2.5 minutes a range).
  */
-export const RANGE_DEADLINE_MS = 40_000;
+const RANGE_DEADLINE_MS = 40_000;
 
 /** Logs asked per range at most: a range over it is made smaller (about 6 MB of JSON). */
 const TARGET_LOGS = 10_000;
