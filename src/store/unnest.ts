@@ -4,7 +4,7 @@
  * number the placeholders and write the casts from a typed column list, so no statement counts
  * `$n` by hand.
  */
-import { chunks, type Queryable, toNumeric } from "./db.js";
+import { chunks, type Queryable } from "./db.js";
 
 /** The Postgres element types of the unnested columns, with the JS value each takes. */
 type PgValue = {
@@ -29,31 +29,53 @@ export type Columns<R> = Readonly<Record<string, Column<R>>>;
 /** Declares the columns of rows of type R (the type parameter checks each value against its Postgres type). */
 export const columnsOf = <R>(columns: Columns<R>): Columns<R> => columns;
 
-const toParam = (type: PgType, value: unknown): unknown => {
-  if (value === null || value === undefined) return null;
-  if (type === "numeric") return toNumeric(value as bigint);
-  if (type === "timestamptz") return (value as Date).toISOString();
-  return value;
-};
+/** A text element of an array literal: always quoted, its backslashes and double quotes escaped. */
+const quoted = (text: string): string =>
+  `"${text.includes("\\") || text.includes('"') ? text.replace(/[\\"]/g, "\\$&") : text}"`;
+
+/** One element of a column's array literal (`NULL` for null). */
+function element(type: PgType, value: unknown): string {
+  if (value === null || value === undefined) return "NULL";
+  switch (type) {
+    case "text":
+      return quoted(value as string);
+    case "timestamptz":
+      return (value as Date).toISOString();
+    default:
+      // Numbers (shortest round-trip digits, which float8 reads back exactly; NaN and
+      // ±Infinity as Postgres spells them) and bigints (numeric): unquoted decimal text.
+      return String(value);
+  }
+}
 
 /**
- * `unnest($first::type[], …) AS alias(name, …)` over `rows`, with its parameters (one array per
- * column, in order). Placeholders start at `first`: the statement's own parameters come before.
+ * A column's values as one Postgres array literal (`{1,NULL,"a\"b"}`): what node-pg would make of
+ * the JS array, written in one pass, without the array of prepared values node-pg builds first.
+ */
+function arrayLiteral<R>(type: PgType, value: (row: R) => unknown, rows: readonly R[]): string {
+  if (rows.length === 0) return "{}";
+  let out = `{${element(type, value(rows[0] as R))}`;
+  for (let i = 1; i < rows.length; i++) out += `,${element(type, value(rows[i] as R))}`;
+  return `${out}}`;
+}
+
+/**
+ * `unnest($first::type[], …) AS alias(name, …)` over `rows`, with its parameters (one array
+ * literal per column, in order). Placeholders start at `first`: the statement's own parameters
+ * come before.
  */
 export function unnest<R>(
   alias: string,
   columns: Columns<R>,
   rows: readonly R[],
   first: number,
-): { sql: string; params: unknown[][] } {
+): { sql: string; params: string[] } {
   const entries = Object.entries(columns);
   const arrays = entries.map(([, [type]], i) => `$${first + i}::${type}[]`).join(", ");
   const names = entries.map(([name]) => name).join(", ");
   return {
     sql: `unnest(${arrays}) AS ${alias}(${names})`,
-    params: entries.map(([, [type, value]]) =>
-      rows.map((row) => toParam(type, (value as (row: R) => unknown)(row))),
-    ),
+    params: entries.map(([, [type, value]]) => arrayLiteral(type, value as (row: R) => unknown, rows)),
   };
 }
 
