@@ -16,18 +16,45 @@ import { KEY_BLOCK_FACTOR, lastKeyOfBlock, tradeOf } from "./trade.js";
 
 const keyOf = (owner: string, resolution: number, bucket: number) => `${owner}|${resolution}|${bucket}`;
 
-/** Folds trades (ascending by key) into the stored 1-minute, 1-hour and 1-day candles of their pools. */
+/**
+ * The latest trade time (ms) folded into the stored candles and series so far, when known: no
+ * stored row can lie in a bucket that starts after it, since every row was folded from trades of
+ * then or before, and a later block's trades are never earlier (block timestamps grow along a
+ * chain). A fold reads only the touched buckets that start at or before it; the others are new.
+ * Unknown (null, a market loaded afresh): every touched bucket is read. The batches of a backfill
+ * touch mostly buckets past the last one's, and their reads are skipped.
+ */
+export type FoldedUpTo = { time: number | null };
+
+/** Whether a stored row may exist in `bucket` (see FoldedUpTo). */
+const mayBeStored = (folded: FoldedUpTo | undefined, bucket: number): boolean =>
+  !folded || folded.time === null || bucket <= folded.time;
+
+/** Notes the latest time of folded items (after the fold is written). */
+function noteFolded(folded: FoldedUpTo | undefined, items: readonly { time: number }[]): void {
+  if (!folded) return;
+  let latest = folded.time ?? Number.NEGATIVE_INFINITY;
+  for (const { time } of items) if (time > latest) latest = time;
+  if (latest !== Number.NEGATIVE_INFINITY) folded.time = latest;
+}
+
+/**
+ * Folds trades (ascending by key) into the stored 1-minute, 1-hour and 1-day candles of their
+ * pools. `folded`: the latest time folded before (read and moved; see FoldedUpTo).
+ */
 export async function foldPoolCandles(
   db: Queryable,
   chainId: number,
   trades: readonly { pool: string; trade: CandleTrade }[],
+  folded?: FoldedUpTo,
 ): Promise<number> {
   if (trades.length === 0) return 0;
   const keys = new Map<string, { pool: string; resolution: number; bucket: number }>();
   for (const { pool, trade } of trades) {
     for (const resolution of POOL_RESOLUTIONS) {
       const bucket = bucketOf(trade.time, resolution);
-      keys.set(keyOf(pool, resolution, bucket), { pool, resolution, bucket });
+      if (mayBeStored(folded, bucket))
+        keys.set(keyOf(pool, resolution, bucket), { pool, resolution, bucket });
     }
   }
   const rows = new Map<string, CandleRow>();
@@ -51,21 +78,30 @@ export async function foldPoolCandles(
     chainId,
     [...dirty].sort().map((key) => rows.get(key) as CandleRow),
   );
+  noteFolded(
+    folded,
+    trades.map((t) => t.trade),
+  );
   return dirty.size;
 }
 
-/** Folds series points (ascending by key) into the stored 5-minute and 1-hour USD series of their tokens. */
+/**
+ * Folds series points (ascending by key) into the stored 5-minute and 1-hour USD series of their
+ * tokens. `folded`: the latest time folded before (read and moved; see FoldedUpTo).
+ */
 export async function foldTokenSeries(
   db: Queryable,
   chainId: number,
   points: readonly { token: string; point: SeriesPoint }[],
+  folded?: FoldedUpTo,
 ): Promise<number> {
   if (points.length === 0) return 0;
   const keys = new Map<string, { token: string; resolution: number; bucket: number }>();
   for (const { token, point } of points) {
     for (const resolution of SERIES_RESOLUTIONS) {
       const bucket = bucketOf(point.time, resolution);
-      keys.set(keyOf(token, resolution, bucket), { token, resolution, bucket });
+      if (mayBeStored(folded, bucket))
+        keys.set(keyOf(token, resolution, bucket), { token, resolution, bucket });
     }
   }
   const rows = new Map<string, SeriesRow>();
@@ -87,6 +123,10 @@ export async function foldTokenSeries(
     db,
     chainId,
     [...dirty].sort().map((key) => rows.get(key) as SeriesRow),
+  );
+  noteFolded(
+    folded,
+    points.map((p) => p.point),
   );
   return dirty.size;
 }

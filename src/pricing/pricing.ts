@@ -41,7 +41,13 @@ import {
 import { deleteOrphanStats } from "../store/stats.js";
 import { chunkEndBlock, saveSwapUsd } from "../store/swaps.js";
 import type { DerivedData } from "../sync/derived.js";
-import { foldPoolCandles, foldTokenSeries, rebuildPoolCandles, rebuildTokenSeries } from "./aggregates.js";
+import {
+  type FoldedUpTo,
+  foldPoolCandles,
+  foldTokenSeries,
+  rebuildPoolCandles,
+  rebuildTokenSeries,
+} from "./aggregates.js";
 import type { CandleTrade } from "./candles.js";
 import { pricesOfTokens } from "./lazy-prices.js";
 import { addPools, createMarketState, type MarketState, setDecimals } from "./market-state.js";
@@ -217,6 +223,7 @@ export function createPricing(options: {
       usd: null,
       balances: new Map(),
       series: new Map(),
+      folded: { time: null },
       figuresAt: performance.now(),
       turn: { tokens: { items: [], at: 0 }, pools: { items: [], at: 0 } },
       pending: emptyStatsChanges(),
@@ -305,8 +312,12 @@ export function createPricing(options: {
     }
     // Their series at the statistics' window start may move (a point of the backfill can lie anywhere).
     for (const { token } of points) market.series.delete(token);
-    await step("candles", () => foldPoolCandles(client, chainId, trades));
-    await step("series", () => foldTokenSeries(client, chainId, points));
+    // The series are folded while the database writes the candles (the client queues the
+    // statements: the transaction's order is unchanged).
+    await Promise.all([
+      step("candles", () => foldPoolCandles(client, chainId, trades, market.folded)),
+      step("series", () => foldTokenSeries(client, chainId, points, market.folded)),
+    ]);
     for (const pool of result.touched) changes.movedPools.add(pool);
     if (result.prices) await storePrices(client, chainId, market, result.prices, changes);
     return result.swaps.length;
@@ -763,6 +774,8 @@ type Market = {
   balances: StatsMarket["balances"];
   /** The statistics' memo of tokens' series at the window's start (market-stats.ts). */
   series: Map<string, SeriesEndsMemo>;
+  /** The latest trade time folded into the stored candles and series by this market (aggregates.ts). */
+  folded: FoldedUpTo;
   /** When the market-wide figures were last brought up to date, or the market loaded (performance.now()). */
   figuresAt: number;
   /**
