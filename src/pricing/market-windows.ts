@@ -49,6 +49,7 @@ import { KEY_BLOCK_FACTOR, lastKeyOfBlock } from "./trade.js";
 import {
   bucketPartials,
   bucketRanges,
+  countedFrom,
   expiringRanges,
   makerLasts,
   windowFigures,
@@ -74,12 +75,20 @@ export type MarketWork = {
 /** No work: what a batch that folds nothing reports. */
 export const emptyWork = (): MarketWork => ({ trades: 0, rows: 0, pools: 0, tokens: 0 });
 
-/** Folds trades (ascending) into the buckets and maker rows of their pools and tokens; returns the rows written. */
-async function foldTrades(db: Queryable, chainId: number, trades: readonly WindowTrade[]): Promise<number> {
+/**
+ * Folds trades (ascending) into the buckets and maker rows of their pools and tokens; returns the
+ * rows written. Trades before `from` (countedFrom) go to their minute buckets only.
+ */
+async function foldTrades(
+  db: Queryable,
+  chainId: number,
+  trades: readonly WindowTrade[],
+  from: number,
+): Promise<number> {
   let rows = 0;
   for (const kind of ["pool", "token"] as const) {
-    rows += await addToBuckets(db, chainId, kind, bucketPartials(trades, kind));
-    rows += await saveMakerLasts(db, chainId, kind, makerLasts(trades, kind));
+    rows += await addToBuckets(db, chainId, kind, bucketPartials(trades, kind, from));
+    rows += await saveMakerLasts(db, chainId, kind, makerLasts(trades, kind, from));
   }
   return rows;
 }
@@ -100,12 +109,15 @@ export async function updateMarketWindows(
   const sync = await getMarketSync(db, chainId);
   let cursor = sync?.builtBlock ?? -1;
   if (cursor >= toBlock) return work;
+  // What the windows can still count (never before the minute they were slid to): a backfill's
+  // trades older than a day fill their minute buckets only.
+  const from = countedFrom(Math.max(clock(), sync?.minute ?? Number.NEGATIVE_INFINITY));
   const pools = new Set<string>();
   const tokens = new Set<string>();
   while (cursor < toBlock) {
     const end = await chunkEndBlock(db, chainId, cursor, toBlock, FOLD_SWAPS);
     const trades = await loadWindowTrades(db, chainId, cursor, end);
-    work.rows += await foldTrades(db, chainId, trades);
+    work.rows += await foldTrades(db, chainId, trades, from);
     for (const t of trades) {
       pools.add(t.pool);
       tokens.add(t.token0);

@@ -8,6 +8,7 @@ import { rankTrending, trendingLiquidityUsd, trendingScore } from "./trending.js
 import {
   bucketPartials,
   bucketRanges,
+  countedFrom,
   expiringRanges,
   makerLasts,
   WINDOW_MS,
@@ -230,6 +231,67 @@ describe("buckets and makers", () => {
     assert.equal(a?.sells, 3);
     assert.equal(a?.priceChange, (110 / 100 - 1) * 100, "from the price before the window");
     assert.equal(b?.priceChange, (110 / 80 - 1) * 100, "from the window's first trade");
+  });
+});
+
+describe("what a backfill's old trades need not write (countedFrom)", () => {
+  const HOUR = 3_600_000;
+  const fold = Date.parse("2026-11-27T17:43:21.500Z");
+  // Three days of trades up to the fold's clock, a few a minute around the horizon, by 5 makers.
+  const random = seededRandom(5);
+  const trades: WindowTrade[] = [];
+  for (let time = fold - 3 * 24 * HOUR, i = 0; time <= fold; i++) {
+    trades.push(
+      trade({
+        blockNumber: i + 1,
+        time,
+        maker: `0xm${Math.floor(random() * 5)}`,
+        pool: random() < 0.5 ? "0xpool" : "0xother",
+        price: random() < 0.1 ? null : 1 + random(),
+      }),
+    );
+    time += Math.abs(time - (fold - 25 * HOUR)) < 3 * HOUR ? 7_000 : 600_000 * random();
+  }
+
+  it("is hour-aligned, at least an hour before every window's start, and never goes back", () => {
+    for (let now = fold; now < fold + 3 * HOUR; now += 7 * 60_000 + 13_000) {
+      const from = countedFrom(now);
+      assert.equal(from % HOUR, 0);
+      for (const span of windowSpans(now)) assert.ok(from <= span.start - HOUR, iso(now));
+      assert.ok(countedFrom(now + 1_000) >= from);
+    }
+  });
+
+  it("leaves out only hour buckets and makers that no window of then or later counts", () => {
+    const from = countedFrom(fold);
+    assert.ok(trades.some((t) => t.time < from) && trades.some((t) => t.time >= from));
+    for (const kind of ["pool", "token"] as const) {
+      const all = bucketPartials(trades, kind);
+      const kept = bucketPartials(trades, kind, from);
+      const id = (p: { owner: string; resolution: number; bucket: number }) =>
+        `${p.owner}|${p.resolution}|${p.bucket}`;
+      const keptById = new Map(kept.map((p) => [id(p), p]));
+      // Every minute bucket (their prices stay: the price before a window, the first trade), and
+      // the hour buckets from `from` on, whole.
+      for (const p of all) {
+        if (p.resolution === 60 || p.bucket >= from) assert.deepEqual(keptById.get(id(p)), p, id(p));
+        else {
+          assert.equal(keptById.has(id(p)), false, id(p));
+          // Before the hours of any window, at the fold's clock or later.
+          assert.ok(p.bucket + HOUR <= (windowSpans(fold)[3]?.hoursFrom ?? 0), id(p));
+        }
+      }
+      assert.ok(kept.length < all.length);
+      const makers = makerLasts(trades, kind, from);
+      const allMakers = makerLasts(trades, kind);
+      const key = (m: { owner: string; maker: string }) => `${m.owner}|${m.maker}`;
+      const keptMakers = new Map(makers.map((m) => [key(m), m]));
+      for (const m of allMakers) {
+        // A maker's latest trade is the same when it is counted; otherwise it is before every window.
+        if (m.time >= from) assert.deepEqual(keptMakers.get(key(m)), m);
+        else assert.ok(!keptMakers.has(key(m)) && m.time < (windowSpans(fold)[3]?.start ?? 0));
+      }
+    }
   });
 });
 

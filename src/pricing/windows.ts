@@ -35,6 +35,18 @@ export const WINDOW_MS: Readonly<Record<WindowName, number>> = {
 /** The bucket sizes (seconds) the windows are summed from. */
 export const BUCKET_RESOLUTIONS = [60, 3600] as const;
 
+/**
+ * Where what a window can still count begins at `now` (ms), an hour early: the longest window's
+ * start, rounded down to its hour, less an hour. Trades before it are read again only through
+ * their minute buckets' prices (the price before a window, the first trade ever): their hour
+ * buckets and makers are never summed or counted again, since now only moves forward, and are
+ * not written (bucketPartials, makerLasts). Hour-aligned: an hour bucket lies wholly on one side.
+ */
+export function countedFrom(now: number): number {
+  const start = windowMinute(now) + MINUTE - WINDOW_MS["24h"];
+  return Math.floor(start / HOUR) * HOUR - HOUR;
+}
+
 /** The minute the windows end with at `now` (ms): its start. */
 export function windowMinute(now: number): number {
   return Math.floor(now / MINUTE) * MINUTE;
@@ -130,11 +142,17 @@ type Partial = Omit<BucketPartial, "volumeUsd"> & { volume: ExactDecimal };
 /**
  * What trades (ascending by key) add to their owners' minute and hour buckets: exact volume sums,
  * counts, first and last keys, and the prices after the first and last trades that have one.
+ * Trades before `from` (countedFrom) add to their minute buckets only.
  */
-export function bucketPartials(trades: readonly WindowTrade[], kind: "pool" | "token"): BucketPartial[] {
+export function bucketPartials(
+  trades: readonly WindowTrade[],
+  kind: "pool" | "token",
+  from = Number.NEGATIVE_INFINITY,
+): BucketPartial[] {
   const partials = new Map<string, Partial>();
   for (const t of ownedTrades(trades, kind)) {
     for (const resolution of BUCKET_RESOLUTIONS) {
+      if (resolution !== 60 && t.time < from) continue;
       const bucket = bucketOf(t.time, resolution);
       const id = `${t.owner}|${resolution}|${bucket}`;
       let p = partials.get(id);
@@ -168,11 +186,18 @@ export function bucketPartials(trades: readonly WindowTrade[], kind: "pool" | "t
   return [...partials.values()].map(({ volume, ...p }) => ({ ...p, volumeUsd: exactText(volume) }));
 }
 
-/** Each (owner, maker)'s latest trade among `trades` (ascending by key); trades without a maker are left out. */
-export function makerLasts(trades: readonly WindowTrade[], kind: "pool" | "token"): MakerLast[] {
+/**
+ * Each (owner, maker)'s latest trade among `trades` (ascending by key); trades without a maker,
+ * and those before `from` (countedFrom: no window counts them again), are left out.
+ */
+export function makerLasts(
+  trades: readonly WindowTrade[],
+  kind: "pool" | "token",
+  from = Number.NEGATIVE_INFINITY,
+): MakerLast[] {
   const last = new Map<string, MakerLast>();
   for (const t of trades) {
-    if (t.maker === null) continue;
+    if (t.maker === null || t.time < from) continue;
     const owners = kind === "pool" ? [t.pool] : [t.token0, t.token1];
     for (const owner of owners) {
       last.set(`${owner}|${t.maker}`, { owner, maker: t.maker, time: t.time, block: t.blockNumber });
