@@ -153,11 +153,14 @@ async function backfill(
             const entry = JSON.parse(line) as {
               msg?: string;
               ms?: number;
+              market_ms?: number;
               steps_ms?: Record<string, number>;
             };
             if (entry.msg !== "priced batch") return;
             stage.batches += 1;
             stage.ms += entry.ms ?? 0;
+            // The market windows' update (after the steps, outside them).
+            stage.stepsMs.market_windows = (stage.stepsMs.market_windows ?? 0) + (entry.market_ms ?? 0);
             for (const [k, v] of Object.entries(entry.steps_ms ?? {}))
               stage.stepsMs[k] = (stage.stepsMs[k] ?? 0) + v;
           },
@@ -196,6 +199,12 @@ async function backfill(
         [chain.id],
       );
       const swaps = rows[0]?.n ?? 0;
+      if (process.env.BENCH_INGEST_TABLES === "1") {
+        const t = await db.query(
+          "SELECT relname, n_tup_ins, n_tup_upd, n_tup_del, n_live_tup FROM pg_stat_user_tables WHERE n_tup_ins + n_tup_upd > 0 ORDER BY n_tup_ins + n_tup_upd DESC",
+        );
+        say(JSON.stringify(t.rows));
+      }
       const json = await metrics.registry.getMetricsAsJSON();
       const callsByMethod: Record<string, number> = {};
       for (const v of json.find((m) => m.name === "tokenmarket_rpc_calls_total")?.values ?? [])
