@@ -24,6 +24,7 @@
  *   BENCH_INGEST_CPU_PROF=dir npm run bench:ingest  also writes CPU profiles of the last round's backfills
  *   BENCH_INGEST_QUICK=1 npm run bench:ingest       skips the per-transaction backfill (while iterating;
  *                                                   its calls per swap are then not measured)
+ *   BENCH_INGEST_TABLES=1 npm run bench:ingest      also prints the rows each table received
  *
  * Writes bench/results/ingest.json.
  */
