@@ -57,9 +57,9 @@ export const chainSchema = z.strictObject({
   /** Upper bound of the adaptive eth_getLogs range. */
   maxBlockRange: z.number().int().min(1).default(2000),
   /**
-   * Where swaps' senders (maker) and targets (exchange) are read: "blockReceipts"
-   * (eth_getBlockReceipts, one call per block with swaps), "fullBlocks" (eth_getBlockByNumber with
-   * transactions, one call per block, its header included), "transactions" (eth_getTransactionByHash
+   * Where swaps' senders (maker) and targets (exchange) are read: "fullBlocks" (eth_getBlockByNumber
+   * with transactions, one call per block with swaps, its header included), "blockReceipts"
+   * (eth_getBlockReceipts, one call per block with swaps), "transactions" (eth_getTransactionByHash
    * per swap), or "auto": probed at start in that order of preference (see src/sync/README.md).
    */
   transactionSource: z.enum(["auto", "blockReceipts", "fullBlocks", "transactions"]).default("auto"),

@@ -201,9 +201,12 @@ describe("reorgs on the mainnet-shaped Ethereum, with pricing", { timeout: 900_0
       }
 
       // A reorg while a batch is in flight: new blocks appear; once the indexer has their logs and
-      // asks for their receipts, the node stalls, replaces the last blocks (those of the batch),
-      // and answers from the new branch.
-      const inFlight = server.pauseAt((method) => method === "eth_getBlockReceipts");
+      // asks for their block data (full blocks, the probe's choice, or receipts), the node stalls,
+      // replaces the last blocks (those of the batch), and answers from the new branch.
+      const inFlight = server.pauseAt(
+        (method, params) =>
+          method === "eth_getBlockReceipts" || (method === "eth_getBlockByNumber" && params[1] === true),
+      );
       const headBefore = server.chain.head();
       server.chain.advance(5);
       await inFlight;

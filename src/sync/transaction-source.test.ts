@@ -108,11 +108,11 @@ describe("transaction sources on the Hardhat devnet (no eth_getBlockReceipts)", 
     }
   });
 
-  it("probes: Hardhat refuses eth_getBlockReceipts, so auto reads full blocks, shown in /metrics", async () => {
+  it("probes: auto reads full blocks, the first choice, shown in /metrics", async () => {
     const auto = runs.get("auto") as Run;
-    assert.equal(auto.source, "fullBlocks", "the probe fell back to full blocks");
+    assert.equal(auto.source, "fullBlocks", "the probe chose full blocks");
     assert.equal(auto.calls.eth_getTransactionByHash ?? 0, 0, "no call per transaction");
-    assert.equal(auto.calls.eth_getBlockReceipts, 1, "eth_getBlockReceipts asked once, by the probe");
+    assert.equal(auto.calls.eth_getBlockReceipts ?? 0, 0, "receipts not asked: full blocks are served");
     const perTx = runs.get("transactions") as Run;
     assert.equal(perTx.source, "transactions");
     assert.ok(
@@ -136,12 +136,6 @@ describe("transaction sources on the Hardhat devnet (no eth_getBlockReceipts)", 
       assert.match(
         text,
         new RegExp(`tokenmarket_indexer_transaction_source\\{${chain},source="blockReceipts"\\} 0`),
-      );
-      assert.match(
-        text,
-        new RegExp(
-          `tokenmarket_rpc_errors_total\\{${chain},method="eth_getBlockReceipts",kind="unsupported"\\} 1`,
-        ),
       );
     } finally {
       await health.close();
@@ -247,11 +241,11 @@ describe("transaction sources on the synthetic chain", () => {
     }
   });
 
-  it("probes: receipts with times first, then full blocks, then receipts with headers, then transactions", async () => {
+  it("probes: full blocks first, then receipts (with or without times), then transactions", async () => {
     const cases: { options: Partial<ShapeServerOptions>; expected: string }[] = [
-      { options: {}, expected: "blockReceipts" },
+      { options: {}, expected: "fullBlocks" },
       { options: { refuseMethods: ["eth_getBlockReceipts"] }, expected: "fullBlocks" },
-      { options: { logTimestamps: false }, expected: "fullBlocks" },
+      { options: { fullTransactions: false }, expected: "blockReceipts" },
       { options: { logTimestamps: false, fullTransactions: false }, expected: "blockReceipts" },
       {
         options: { refuseMethods: ["eth_getBlockReceipts"], fullTransactions: false },
