@@ -25,6 +25,8 @@
  *   BENCH_INGEST_QUICK=1 npm run bench:ingest       skips the per-transaction backfill (while iterating;
  *                                                   its calls per swap are then not measured)
  *   BENCH_INGEST_TABLES=1 npm run bench:ingest      also prints the rows each table received
+ *   BENCH_INGEST_SOURCE=fullBlocks npm run bench:ingest   the throughput backfills with that
+ *                                                   transactionSource instead of the probe's choice
  *
  * Writes bench/results/ingest.json.
  */
@@ -52,6 +54,8 @@ const rounds = Number(process.env.BENCH_INGEST_ROUNDS ?? 3);
 const historyBlocks = Number(process.env.BENCH_INGEST_BLOCKS ?? profile.defaults.historyBlocks);
 const cpuProfileDir = process.env.BENCH_INGEST_CPU_PROF;
 const quick = process.env.BENCH_INGEST_QUICK === "1";
+/** The source of the throughput backfills (default "auto": the probe's choice). */
+const source = process.env.BENCH_INGEST_SOURCE ?? "auto";
 const logger = createSilentLogger();
 const say = (line: string) => process.stderr.write(`${line}\n`);
 
@@ -323,10 +327,10 @@ async function main(): Promise<number> {
       let r: Raw | undefined;
       const steps = [
         async () => {
-          b = await backfill(server.url, "auto", { profileTo: last ? cpuProfileDir : undefined });
+          b = await backfill(server.url, source, { profileTo: last ? cpuProfileDir : undefined });
         },
         async () => {
-          i = await backfill(server.url, "auto", {
+          i = await backfill(server.url, source, {
             pricing: false,
             profileTo: last ? cpuProfileDir : undefined,
           });
