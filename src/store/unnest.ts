@@ -53,10 +53,9 @@ function element(type: PgType, value: unknown): string {
  * the JS array, written in one pass, without the array of prepared values node-pg builds first.
  */
 function arrayLiteral<R>(type: PgType, value: (row: R) => unknown, rows: readonly R[]): string {
-  if (rows.length === 0) return "{}";
-  let out = `{${element(type, value(rows[0] as R))}`;
-  for (let i = 1; i < rows.length; i++) out += `,${element(type, value(rows[i] as R))}`;
-  return `${out}}`;
+  const elements = new Array<string>(rows.length);
+  for (let i = 0; i < rows.length; i++) elements[i] = element(type, value(rows[i] as R));
+  return `{${elements.join(",")}}`;
 }
 
 /**
