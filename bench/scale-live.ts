@@ -159,7 +159,14 @@ export async function benchLive(options: {
     service.child.stderr?.pipe(file);
   }
   const base = `http://127.0.0.1:${apiPort}`;
-  const db = createDb({ url: dbUrl.toString(), max: 2, applicationName: "tokenmarket-bench-live" });
+  // This process also runs the synthetic node, whose answers to the service's factory scan (10,000
+  // logs each) hold its event loop for a while: a connection's 5 s bound could lapse in the wait.
+  const db = createDb({
+    url: dbUrl.toString(),
+    max: 2,
+    applicationName: "tokenmarket-bench-live",
+    timeouts: { connectTimeoutMs: 60_000 },
+  });
   const memory: { t: number; rssMb: number; hwmMb: number; serviceRssMb: number; serviceHwmMb: number }[] =
     [];
   // The V8 heap in use (the service's /metrics), every 10 s: what of the RSS is live objects and
