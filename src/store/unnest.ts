@@ -50,7 +50,8 @@ function element(type: PgType, value: unknown): string {
 
 /**
  * A column's values as one Postgres array literal (`{1,NULL,"a\"b"}`): what node-pg would make of
- * the JS array, written in one pass, without the array of prepared values node-pg builds first.
+ * the JS array, each element written once and joined, without node-pg's array of prepared values
+ * and its escaping of every element.
  */
 function arrayLiteral<R>(type: PgType, value: (row: R) => unknown, rows: readonly R[]): string {
   const elements = new Array<string>(rows.length);

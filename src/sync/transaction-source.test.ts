@@ -148,6 +148,17 @@ describe("transaction sources on the Hardhat devnet (no eth_getBlockReceipts)", 
       const run = await indexWith(testDb.db, devnet.chain({ transactionSource: "blockReceipts" }));
       assert.equal(run.phase, "failed", "a configuration the node cannot serve stops the chain");
       assert.match(run.error ?? "", /chains\[\]\.transactionSource is "blockReceipts"/);
+      // The node's refusal is counted as such in /metrics.
+      const errors = (await run.metrics.registry.getMetricsAsJSON()).find(
+        (m) => m.name === "tokenmarket_rpc_errors_total",
+      );
+      assert.ok(
+        errors?.values.some(
+          (v) =>
+            v.labels.method === "eth_getBlockReceipts" && v.labels.kind === "unsupported" && v.value === 1,
+        ),
+        JSON.stringify(errors?.values),
+      );
       const { rows } = await testDb.db.query<{ n: number }>("SELECT count(*)::int AS n FROM swaps");
       assert.equal(rows[0]?.n, 0, "nothing indexed");
     } finally {
