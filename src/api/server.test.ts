@@ -735,6 +735,77 @@ describe("HTTP API over a fixture market", () => {
       assert.ok(gzipped.body.length < plain.body.length / 2, "gzip at least halves a trades answer");
       assert.deepEqual(JSON.parse(gunzipSync(gzipped.body).toString()), JSON.parse(plain.body.toString()));
     });
+
+    it("compresses large answers with brotli at quality 1 and small ones at quality 2", async () => {
+      const { brotliCompressSync, constants } = await import("node:zlib");
+      const { saveCandles } = await import("../store/candles.js");
+      // A database of its own: one minute candle at the fixture's start, then three days later,
+      // 4,320 minute candles filled up to now (~800 kB of JSON).
+      const own = await createTestDb();
+      const ownKeys = await loadMarketFixture(own.db);
+      const price = { open: 2000, high: 2010, low: 1990, close: 2005 };
+      await saveCandles(own.db, f.chainId, [
+        {
+          pool: f.pair,
+          resolution: 60,
+          bucket: f.genesis,
+          ...price,
+          open1: 1 / 2000,
+          high1: 1 / 1990,
+          low1: 1 / 2010,
+          close1: 1 / 2005,
+          volume0: 1,
+          volume1: 2000,
+          volumeUsd: 2000,
+          usd0: null,
+          usd1: null,
+          trades: 1,
+          buys0: 1,
+          firstKey: 1,
+          lastKey: 1,
+        },
+      ]);
+      const later = createApiServer({
+        config: fixtureConfig(),
+        db: own.db,
+        logger: createSilentLogger(),
+        now: () => new Date(f.genesis + 3 * 86_400_000),
+      });
+      try {
+        const candles = `/api/v1/candles?${new URLSearchParams({
+          asset_id: id(f.weth),
+          pair_id: id(f.pair),
+          interval: "1m",
+          from: new Date(f.genesis).toISOString(),
+          to: new Date(f.genesis + 3 * 86_400_000).toISOString(),
+        })}`;
+        const trades = `/api/v1/trades?asset_id=${id(f.weth)}&pair_id=${id(f.pair)}&limit=20`;
+        const quality = (q: number) => ({ params: { [constants.BROTLI_PARAM_QUALITY]: q } });
+        for (const [url, size, q] of [
+          [candles, (n: number) => n > 64 * 1024, 1],
+          [trades, (n: number) => n > 1024 && n <= 64 * 1024, 2],
+        ] as const) {
+          const get = (encoding?: string) =>
+            later.inject({
+              url,
+              headers: { "x-api-key": ownKeys.key, ...(encoding ? { "accept-encoding": encoding } : {}) },
+            });
+          const plain = await get();
+          assert.equal(plain.statusCode, 200, plain.body);
+          assert.ok(size(plain.rawPayload.length), `${url}: ${plain.rawPayload.length} bytes`);
+          const br = await get("br, gzip");
+          assert.equal(br.headers["content-encoding"], "br");
+          // Brotli's output is fixed by its input and parameters.
+          assert.ok(
+            br.rawPayload.equals(brotliCompressSync(plain.rawPayload, quality(q))),
+            `${url}: quality ${q}`,
+          );
+        }
+      } finally {
+        await later.close();
+        await own.drop();
+      }
+    });
   });
 
   describe("CORS", () => {

@@ -1,4 +1,4 @@
-import { constants as zlibConstants } from "node:zlib";
+import { type BrotliOptions, brotliCompressSync, constants as zlibConstants } from "node:zlib";
 import compress from "@fastify/compress";
 import cors from "@fastify/cors";
 import rateLimit from "@fastify/rate-limit";
@@ -219,12 +219,18 @@ export function createApiShared(options: ApiServerOptions): ApiShared {
   };
 }
 
+/** Past this size a data answer is compressed with brotli at quality 1 rather than 2. */
+const LARGE_ANSWER_BYTES = 64 * 1024;
+
 /**
  * Compression levels of the data answers. The library defaults (gzip level 6, brotli quality 4)
  * took 9–28 ms of CPU for the 380 kB of 90 days of hourly candles on this project's 2-core
  * benchmark machine, more than the database's part of the answer; gzip level 1 takes a fifth of
  * that for answers about 10 % larger, brotli quality 2 half of it at the same size as quality 4
- * (measured on the scale benchmark's answers: BENCHMARKS.md "Scale").
+ * (measured on the scale benchmark's answers: BENCHMARKS.md "Scale"). Brotli's quality 1 takes
+ * half the time of quality 2 on large answers at the same size (90 days of hourly candles, 417 kB:
+ * 2.1 against 4.0 ms, 113.3 against 114.0 kB), but makes small ones larger and is no faster on
+ * them (20 kB: 6.3 against 5.1 kB), so the quality follows the answer's size.
  */
 const ANSWER_COMPRESSION = {
   zlibOptions: { level: 1 },
@@ -234,6 +240,16 @@ const ANSWER_COMPRESSION = {
   // that waits for a core, for the same CPU time (BENCHMARKS.md "Scale", 2026-11-27).
   syncThreshold: 2 * 1024 * 1024,
   brotliOptions: { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 2 } },
+  // The plugin's one-call brotli (its streams, used past syncThreshold, keep brotliOptions).
+  zlib: {
+    brotliCompressSync: (buffer: Buffer, options: BrotliOptions) =>
+      brotliCompressSync(
+        buffer,
+        buffer.length > LARGE_ANSWER_BYTES
+          ? { ...options, params: { ...options.params, [zlibConstants.BROTLI_PARAM_QUALITY]: 1 } }
+          : options,
+      ),
+  },
 };
 
 /**

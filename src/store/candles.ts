@@ -303,32 +303,34 @@ export async function loadAssetChartCandles(
     to: number;
   },
 ): Promise<{ side: 0 | 1; candles: ChartCandle[] } | { side: null } | undefined> {
-  const [zero, one] = [
-    sideColumns(0, options.currency ?? "token"),
-    sideColumns(1, options.currency ?? "token"),
-  ];
-  const pick = (column0: string, column1: string) => `CASE p.side WHEN 0 THEN ${column0} ELSE ${column1} END`;
-  const values = [
-    "date_part('epoch', bucket) * 1000",
-    ...CHART_FIELDS.map((field) => pick(zero[field], one[field])),
-  ].map(packed);
-  // A bucket with trades but none USD-priced for this token has no USD candle.
-  const priced =
-    zero.priced === null || one.priced === null ? "" : `AND ${pick(zero.priced, one.priced)} IS NOT NULL`;
-  // The candles aggregated in the index's order (from Postgres 16 on read presorted, not sorted).
-  // Sent as base64 (its newlines ignored by the decoder), not as bytea's hexadecimal: for 90 days
-  // of hourly candles Postgres took 1.8 against 2.9 ms (its text of the hexadecimal was 1.7 ms of
-  // serialising), and node-pg's decoding of the text and the bytes 1.1 against 1.6 ms.
-  const { rows } = await db.query<{ side: 0 | 1 | null; packed: string | null }>(
-    `SELECT p.side, c.packed
-     FROM (SELECT CASE WHEN token0 = $6 THEN 0 WHEN token1 = $6 THEN 1 END AS side
-           FROM pools WHERE chain_id = $1 AND address = $2) p
-     LEFT JOIN LATERAL (
+  const currency = options.currency ?? "token";
+  // One aggregate per side, each gated by the side once (a one-time filter on the outer row): the
+  // rows read carry that side's columns as they are, without a CASE per field and row (90 days
+  // of hourly candles: 1.2–1.3 against 1.7–1.8 ms of execution).
+  const side = (n: 0 | 1) => {
+    const columns = sideColumns(n, currency);
+    const values = ["date_part('epoch', bucket) * 1000", ...CHART_FIELDS.map((field) => columns[field])].map(
+      packed,
+    );
+    // A bucket with trades but none USD-priced for this token has no USD candle.
+    const priced = columns.priced === null ? "" : `AND ${columns.priced} IS NOT NULL`;
+    // The candles aggregated in the index's order (from Postgres 16 on read presorted, not sorted).
+    // Sent as base64 (its newlines ignored by the decoder), not as bytea's hexadecimal: for 90 days
+    // of hourly candles Postgres took 1.8 against 2.9 ms (its text of the hexadecimal was 1.7 ms of
+    // serialising), and node-pg's decoding of the text and the bytes 1.1 against 1.6 ms.
+    return `LEFT JOIN LATERAL (
        SELECT encode(string_agg(${values.join(" || ")}, ''::bytea ORDER BY bucket), 'base64') AS packed
        FROM candles
-       WHERE p.side IS NOT NULL AND chain_id = $1 AND pool = $2 AND resolution = $3
+       WHERE p.side = ${n} AND chain_id = $1 AND pool = $2 AND resolution = $3
          AND bucket >= $4 AND bucket < $5 ${priced}
-     ) c ON true`,
+     ) c${n} ON true`;
+  };
+  const { rows } = await db.query<{ side: 0 | 1 | null; packed: string | null }>(
+    `SELECT p.side, coalesce(c0.packed, c1.packed) AS packed
+     FROM (SELECT CASE WHEN token0 = $6 THEN 0 WHEN token1 = $6 THEN 1 END AS side
+           FROM pools WHERE chain_id = $1 AND address = $2) p
+     ${side(0)}
+     ${side(1)}`,
     [options.chainId, options.pool, options.resolution, iso(options.from), iso(options.to), options.asset],
   );
   const first = rows[0];
