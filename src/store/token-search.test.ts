@@ -92,4 +92,49 @@ describe("token search by text (searchTokensByText)", () => {
       }
     }
   });
+
+  it("gives the same answers whichever way each rank finds its page", async () => {
+    // Past `denseMatches` matches a rank walks the tokens in liquidity order; a walk of
+    // `walkedTokens` that does not fill the page gives way to ranking every match. Small values
+    // take each way for some texts and ranks (180 tokens, 30 of them without statistics): all
+    // matches ranked, a page found by the walk, a walk that ran out. One-letter texts too.
+    const texts = ["fin", "FIN", "nce", "olp", "coin", "protocol", "token", "o", "n", "F", "0xf1", "zzz"];
+    for (const [denseMatches, walkedTokens] of [
+      [1, 1],
+      [3, 20],
+      [5, 60],
+      [10, 1000],
+    ] as const) {
+      for (const text of texts) {
+        for (const limit of [1, 5, 15, 40]) {
+          const rows = await searchTokensByText(t.db, {
+            text,
+            chains: CHAINS,
+            limit,
+            denseMatches,
+            walkedTokens,
+          });
+          assert.deepEqual(
+            rows.map((r) => `${r.address}:${r.chain_id}`),
+            expected(text, limit),
+            `${text}, limit ${limit}, dense ${denseMatches}, walk ${walkedTokens}`,
+          );
+        }
+      }
+    }
+    // One chain of the two: the walk skips the other chain's tokens.
+    const rows = await searchTokensByText(t.db, {
+      text: "token",
+      chains: [922],
+      limit: 5,
+      denseMatches: 3,
+      walkedTokens: 200,
+    });
+    assert.deepEqual(
+      rows.map((r) => `${r.address}:${r.chain_id}`),
+      expected("token", 200)
+        .filter((id) => id.endsWith(":922"))
+        .slice(0, 5),
+    );
+  });
 });

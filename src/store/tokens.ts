@@ -155,11 +155,32 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
  * substring; ties by USD liquidity over qualifying pools (so the real token comes before its
  * look-alikes), then by chain and address for a stable order. Case-insensitive. Substrings are
  * found through the trigram indexes of migration 013 (text of three characters or more).
+ *
+ * Each rank is a part of its own, run only while the parts before it have not filled the page
+ * (the condition is evaluated once, before the part runs), and each part finds its page in one of
+ * two ways (`rankedPart`):
+ * - up to DENSE_MATCHES matches: all of them, each with its liquidity looked up, ranked;
+ * - more: the tokens walked in liquidity order (migration 019's index), each checked against the
+ *   text, until the page is full. A text inside many names ("coin": 27,000 of 200,000 tokens, at
+ *   most 15 of them at the start of a name) fills it within the first few hundred, where ranking
+ *   every match took 150 ms ("a": 130,000 matches, 1 s). When the walk's WALKED_TOKENS tokens do
+ *   not fill the page (the matches are all among the least liquid), every match is ranked.
  */
 export async function searchTokensByText(
   db: Queryable,
-  options: { text: string; chains: readonly number[]; limit: number },
+  options: {
+    text: string;
+    chains: readonly number[];
+    limit: number;
+    /** DENSE_MATCHES and WALKED_TOKENS, for tests: small values take every way to a page. */
+    denseMatches?: number;
+    walkedTokens?: number;
+  },
 ): Promise<TokenRow[]> {
+  const sizes = {
+    dense: Math.max(1, Math.floor(options.denseMatches ?? DENSE_MATCHES)),
+    walk: Math.max(1, Math.floor(options.walkedTokens ?? WALKED_TOKENS)),
+  };
   const values = [
     options.text,
     escapeLike(options.text),
@@ -167,18 +188,20 @@ export async function searchTokensByText(
     options.limit,
     ADDRESS_PREFIX.test(options.text),
   ];
-  // The exact and prefix matches come before every other match: when they fill the page, it is
-  // theirs, and the substring matches are not ranked at all (the second part's condition on the
-  // first is evaluated once, before it runs). A text that begins many names and is inside many
-  // more ("FIN": 445 prefix matches, 27,775 substring matches among 200,000 tokens) took 130 ms
-  // when every match was ranked, against a few ms for the prefix matches alone.
+  const exact = "lower(t.symbol) = lower($1)";
   const { rows } = await db.query<TokenRow>(
-    `WITH prefixed AS MATERIALIZED (${searchPart(PREFIX_MATCH, "rank, ")})
+    `WITH ${rankedPart(sizes, "exact", 1, exact, "true")},
+     ${rankedPart(sizes, "prefixed", 2, `(${PREFIX_MATCH}) AND (${exact}) IS NOT TRUE`, "(SELECT count(*) FROM exact) < $4")},
+     ${rankedPart(
+       sizes,
+       "inside",
+       3,
+       `(${ANY_MATCH}) AND (${PREFIX_START}) IS NOT TRUE`,
+       "(SELECT count(*) FROM exact) + (SELECT count(*) FROM prefixed) < $4",
+     )}
      SELECT ${TOKEN_ROW_COLUMNS}, t.rank
      FROM (
-       SELECT * FROM prefixed
-       UNION ALL
-       (${searchPart(`(${ANY_MATCH}) AND (${PREFIX_START}) IS NOT TRUE AND (SELECT count(*) FROM prefixed) < $4`, "")})
+       SELECT * FROM exact UNION ALL SELECT * FROM prefixed UNION ALL SELECT * FROM inside
      ) t
      ${TOKEN_ROW_JOINS}
      ORDER BY t.rank, t.liquidity DESC NULLS LAST, t.chain_id, t.address
@@ -204,23 +227,78 @@ const PREFIX_MATCH = `lower(t.symbol) LIKE lower($2) || '%' ESCAPE '\\'
   OR (t.address LIKE lower($2) || '%' ESCAPE '\\' AND ($5 OR ${ANY_MATCH}))`;
 
 /**
- * The first `$4` tokens matching `match` in the answer's order (`order`: "rank, " where the part
- * holds several ranks), each with its rank and only its liquidity looked up (a subquery each): with
- * the price's and statistics' joins over every match, the planner hashed all 200,000 prices and
- * statistics when it could not use a parallel worker. The page's rows are joined to them after.
+ * Past this many matches of a rank, its page is found by walking the tokens in liquidity order
+ * rather than by ranking every match (at about 4 µs a match: 4 ms).
  */
-function searchPart(match: string, order: string): string {
-  return `SELECT t.chain_id, t.address, t.name, t.symbol, t.decimals, t.total_supply,
-       CASE
-         WHEN lower(t.symbol) = lower($1) THEN 1
-         WHEN ${PREFIX_START} THEN 2
-         ELSE 3
-       END AS rank,
-       (SELECT liquidity_usd FROM token_stats WHERE chain_id = t.chain_id AND token = t.address) AS liquidity
-     FROM tokens t
-     WHERE t.chain_id = ANY($3::int[]) AND (${match})
-     ORDER BY ${order}liquidity DESC NULLS LAST, t.chain_id, t.address
-     LIMIT $4`;
+const DENSE_MATCHES = 1000;
+/**
+ * How many tokens the walk reads at most (about 2 µs each) before it gives up and every match is
+ * ranked: with DENSE_MATCHES matches among 200,000 tokens spread evenly, a page of 15 lies within
+ * the first 3,000.
+ */
+const WALKED_TOKENS = 10_000;
+
+/** The columns of a token that a part gives, before its liquidity and rank. */
+const PART_COLUMNS = "t.chain_id, t.address, t.name, t.symbol, t.decimals, t.total_supply";
+
+/**
+ * The CTEs of one rank's part, named `name`: the first `$4` tokens on the chains `$3` matching
+ * `match`, in the answer's order, with their rank and liquidity; nothing unless `when` holds.
+ * - `<name>_found`: up to DENSE_MATCHES matches, through the text's indexes;
+ * - fewer than that: they are all the matches, ranked (each one's liquidity looked up: with the
+ *   statistics joined over every match, the planner hashed all 200,000 of them);
+ * - else `<name>_walked`: token_stats in the answer's order (liquidity, chain, address; migration
+ *   019), each token checked against `match`, up to `$4` matches among the first WALKED_TOKENS.
+ *   A token without statistics comes after every token with them (NULLS LAST), so a page filled
+ *   by the walk is the answer's;
+ * - else every match, ranked.
+ */
+function rankedPart(
+  sizes: { dense: number; walk: number },
+  name: string,
+  rank: number,
+  match: string,
+  when: string,
+): string {
+  const liquidity =
+    "(SELECT liquidity_usd FROM token_stats WHERE chain_id = t.chain_id AND token = t.address)";
+  const order = "ORDER BY liquidity DESC NULLS LAST, chain_id, address LIMIT $4";
+  return `${name}_found AS MATERIALIZED (
+       SELECT ${PART_COLUMNS} FROM tokens t
+       WHERE ${when} AND t.chain_id = ANY($3::int[]) AND (${match})
+       LIMIT (SELECT ${sizes.dense})
+     ),
+     ${name}_walked AS MATERIALIZED (
+       SELECT t.*, s.liquidity_usd AS liquidity
+       FROM (
+         SELECT chain_id, token, liquidity_usd FROM token_stats
+         WHERE (SELECT count(*) FROM ${name}_found) = ${sizes.dense} AND chain_id = ANY($3::int[])
+         ORDER BY liquidity_usd DESC, chain_id, token
+         LIMIT ${sizes.walk}
+       ) s,
+       LATERAL (
+         SELECT ${PART_COLUMNS} FROM tokens t
+         WHERE t.chain_id = s.chain_id AND t.address = s.token AND (${match})
+         OFFSET 0
+       ) t
+       ORDER BY s.liquidity_usd DESC, s.chain_id, s.token
+       LIMIT $4
+     ),
+     ${name} AS MATERIALIZED (
+       SELECT *, ${rank} AS rank FROM (
+         (SELECT t.*, ${liquidity} AS liquidity FROM ${name}_found t
+          WHERE (SELECT count(*) FROM ${name}_found) < ${sizes.dense}
+          ${order})
+         UNION ALL
+         (SELECT * FROM ${name}_walked WHERE (SELECT count(*) FROM ${name}_walked) = $4)
+         UNION ALL
+         (SELECT ${PART_COLUMNS}, ${liquidity} AS liquidity FROM tokens t
+          WHERE (SELECT count(*) FROM ${name}_found) = ${sizes.dense}
+            AND (SELECT count(*) FROM ${name}_walked) < $4
+            AND t.chain_id = ANY($3::int[]) AND (${match})
+          ${order})
+       ) part
+     )`;
 }
 
 /** Tokens with exactly this address, on the given chains, by USD liquidity. */
