@@ -156,15 +156,11 @@ const escapeLike = (text: string) => text.replace(/[\\%_]/g, (c) => `\\${c}`);
  * look-alikes), then by chain and address for a stable order. Case-insensitive. Substrings are
  * found through the trigram indexes of migration 013 (text of three characters or more).
  *
- * Each rank is a part of its own, run only while the parts before it have not filled the page
- * (the condition is evaluated once, before the part runs), and each part finds its page in one of
- * two ways (`rankedPart`):
- * - up to DENSE_MATCHES matches: all of them, each with its liquidity looked up, ranked;
- * - more: the tokens walked in liquidity order (migration 019's index), each checked against the
- *   text, until the page is full. A text inside many names ("coin": 27,000 of 200,000 tokens, at
- *   most 15 of them at the start of a name) fills it within the first few hundred, where ranking
- *   every match took 150 ms ("a": 130,000 matches, 1 s). When the walk's WALKED_TOKENS tokens do
- *   not fill the page (the matches are all among the least liquid), every match is ranked.
+ * Most texts match few tokens: the first statement (`fewMatches`) ranks every match, the prefix
+ * matches first and the substring matches only when those do not fill the page. When a rank has
+ * more than DENSE_MATCHES matches, ranking them all would cost a lookup each ("coin": 27,000 of
+ * 200,000 tokens, 150 ms; "a": 130,000, 1 s), and a second statement (`manyMatches`) takes its
+ * page from the tokens walked in liquidity order instead.
  */
 export async function searchTokensByText(
   db: Queryable,
@@ -188,9 +184,80 @@ export async function searchTokensByText(
     options.limit,
     ADDRESS_PREFIX.test(options.text),
   ];
+  // One row at least: the matches' rows, or one of nulls when there is none; each says `capped`.
+  const { rows } = await db.query<TokenRow & { capped: boolean }>(fewMatches(sizes), values);
+  if (!rows[0]?.capped) return rows.filter((row) => row.address !== null).map(({ capped: _, ...row }) => row);
+  return (await db.query<TokenRow>(manyMatches(sizes), values)).rows;
+}
+
+/**
+ * The search when no rank has more than `sizes.dense` matches: the exact and prefix matches (up
+ * to that many) ranked, then, when they do not fill the page, the substring matches (the same).
+ * `capped` when a rank reached that many (its matches are then not ranked: manyMatches gives the
+ * page), on every row; one row of nulls carries it when no match is ranked. The substring part's
+ * condition on the prefix part is evaluated once, before it runs.
+ */
+function fewMatches(sizes: { dense: number }): string {
+  const rank = `CASE
+         WHEN lower(t.symbol) = lower($1) THEN 1
+         WHEN ${PREFIX_START} THEN 2
+         ELSE 3
+       END`;
+  return `WITH prefixed_found AS MATERIALIZED (
+       SELECT ${PART_COLUMNS} FROM tokens t
+       WHERE t.chain_id = ANY($3::int[]) AND (${PREFIX_MATCH})
+       LIMIT (SELECT ${sizes.dense})
+     ),
+     prefixed AS MATERIALIZED (
+       SELECT t.*, ${rank} AS rank, (${LIQUIDITY}) AS liquidity FROM prefixed_found t
+       WHERE (SELECT count(*) FROM prefixed_found) < ${sizes.dense}
+       ORDER BY rank, liquidity DESC NULLS LAST, chain_id, address LIMIT $4
+     ),
+     inside_found AS MATERIALIZED (
+       SELECT ${PART_COLUMNS} FROM tokens t
+       WHERE (SELECT count(*) FROM prefixed_found) < ${sizes.dense} AND (SELECT count(*) FROM prefixed) < $4
+         AND t.chain_id = ANY($3::int[])
+         AND (${ANY_MATCH}) AND (${PREFIX_START}) IS NOT TRUE
+       LIMIT (SELECT ${sizes.dense})
+     )
+     SELECT r.*, c.capped
+     FROM (
+       SELECT (SELECT count(*) FROM prefixed_found) = ${sizes.dense}
+         OR (SELECT count(*) FROM inside_found) = ${sizes.dense} AS capped
+     ) c
+     LEFT JOIN LATERAL (
+       SELECT ${TOKEN_ROW_COLUMNS}, t.rank
+       FROM (
+         SELECT * FROM prefixed
+         UNION ALL
+         (SELECT t.*, 3 AS rank, (${LIQUIDITY}) AS liquidity FROM inside_found t
+          WHERE (SELECT count(*) FROM inside_found) < ${sizes.dense}
+          ORDER BY liquidity DESC NULLS LAST, chain_id, address LIMIT $4)
+       ) t
+       ${TOKEN_ROW_JOINS}
+       ORDER BY t.rank, t.liquidity DESC NULLS LAST, t.chain_id, t.address
+       LIMIT $4
+     ) r ON true`;
+}
+
+/**
+ * The search when a rank has many matches. Each rank (exact symbol, prefix, substring) is a part
+ * of its own, run only while the parts before it have not filled the page, and each part finds
+ * its page in one of two ways (`rankedPart`):
+ * - up to `sizes.dense` matches: all of them, each with its liquidity looked up, ranked;
+ * - more: the tokens walked in liquidity order (migration 019's index), each checked against the
+ *   text, until the page is full: a text inside many names fills it within the first few hundred
+ *   or thousand. When the walk's `sizes.walk` tokens do not fill the page (the matches are all
+ *   among the least liquid), every match is ranked.
+ * Exact symbols are few (the symbol's index): they are all ranked.
+ */
+function manyMatches(sizes: { dense: number; walk: number }): string {
   const exact = "lower(t.symbol) = lower($1)";
-  const { rows } = await db.query<TokenRow>(
-    `WITH ${rankedPart(sizes, "exact", 1, exact, "true")},
+  return `WITH exact AS MATERIALIZED (
+       SELECT ${PART_COLUMNS}, (${LIQUIDITY}) AS liquidity, 1 AS rank FROM tokens t
+       WHERE t.chain_id = ANY($3::int[]) AND ${exact}
+       ORDER BY liquidity DESC NULLS LAST, t.chain_id, t.address LIMIT $4
+     ),
      ${rankedPart(sizes, "prefixed", 2, `(${PREFIX_MATCH}) AND (${exact}) IS NOT TRUE`, "(SELECT count(*) FROM exact) < $4")},
      ${rankedPart(
        sizes,
@@ -205,10 +272,7 @@ export async function searchTokensByText(
      ) t
      ${TOKEN_ROW_JOINS}
      ORDER BY t.rank, t.liquidity DESC NULLS LAST, t.chain_id, t.address
-     LIMIT $4`,
-    values,
-  );
-  return rows;
+     LIMIT $4`;
 }
 
 /** A match of the text ($2, escaped) anywhere in the symbol or name, or ($5) at the address's start. */
@@ -238,6 +302,9 @@ const DENSE_MATCHES = 1000;
  */
 const WALKED_TOKENS = 10_000;
 
+/** A token's liquidity, looked up (a subquery each: with the statistics joined over every match, the planner hashed all 200,000 of them). */
+const LIQUIDITY = "SELECT liquidity_usd FROM token_stats WHERE chain_id = t.chain_id AND token = t.address";
+
 /** The columns of a token that a part gives, before its liquidity and rank. */
 const PART_COLUMNS = "t.chain_id, t.address, t.name, t.symbol, t.decimals, t.total_supply";
 
@@ -260,8 +327,7 @@ function rankedPart(
   match: string,
   when: string,
 ): string {
-  const liquidity =
-    "(SELECT liquidity_usd FROM token_stats WHERE chain_id = t.chain_id AND token = t.address)";
+  const liquidity = `(${LIQUIDITY})`;
   const order = "ORDER BY liquidity DESC NULLS LAST, chain_id, address LIMIT $4";
   return `${name}_found AS MATERIALIZED (
        SELECT ${PART_COLUMNS} FROM tokens t
