@@ -184,10 +184,19 @@ export async function searchTokensByText(
     options.limit,
     ADDRESS_PREFIX.test(options.text),
   ];
-  // One row at least: the matches' rows, or one of nulls when there is none; each says `capped`.
-  const { rows } = await db.query<TokenRow & { capped: boolean }>(fewMatches(sizes), values);
-  if (!rows[0]?.capped) return rows.filter((row) => row.address !== null).map(({ capped: _, ...row }) => row);
-  return (await db.query<TokenRow>(manyMatches(sizes), values)).rows;
+  // One row at least: the matches' rows, or one of nulls when there is none; each says which
+  // ranks were capped.
+  const { rows } = await db.query<TokenRow & { prefixed_capped: boolean; inside_capped: boolean }>(
+    fewMatches(sizes),
+    values,
+  );
+  const capped = { prefixed: rows[0]?.prefixed_capped === true, inside: rows[0]?.inside_capped === true };
+  if (!capped.prefixed && !capped.inside) {
+    return rows
+      .filter((row) => row.address !== null)
+      .map(({ prefixed_capped: _p, inside_capped: _i, ...row }) => row);
+  }
+  return (await db.query<TokenRow>(manyMatches(sizes, capped), values)).rows;
 }
 
 /**
@@ -220,10 +229,10 @@ function fewMatches(sizes: { dense: number }): string {
          AND (${ANY_MATCH}) AND (${PREFIX_START}) IS NOT TRUE
        LIMIT (SELECT ${sizes.dense})
      )
-     SELECT r.*, c.capped
+     SELECT r.*, c.prefixed_capped, c.inside_capped
      FROM (
-       SELECT (SELECT count(*) FROM prefixed_found) = ${sizes.dense}
-         OR (SELECT count(*) FROM inside_found) = ${sizes.dense} AS capped
+       SELECT (SELECT count(*) FROM prefixed_found) = ${sizes.dense} AS prefixed_capped,
+         (SELECT count(*) FROM inside_found) = ${sizes.dense} AS inside_capped
      ) c
      LEFT JOIN LATERAL (
        SELECT ${TOKEN_ROW_COLUMNS}, t.rank
@@ -249,22 +258,34 @@ function fewMatches(sizes: { dense: number }): string {
  *   text, until the page is full: a text inside many names fills it within the first few hundred
  *   or thousand. When the walk's `sizes.walk` tokens do not fill the page (the matches are all
  *   among the least liquid), every match is ranked.
+ * A rank the first statement found `capped` walks at once, without counting its matches again.
  * Exact symbols are few (the symbol's index): they are all ranked.
  */
-function manyMatches(sizes: { dense: number; walk: number }): string {
+function manyMatches(
+  sizes: { dense: number; walk: number },
+  capped: { prefixed: boolean; inside: boolean },
+): string {
   const exact = "lower(t.symbol) = lower($1)";
   return `WITH exact AS MATERIALIZED (
        SELECT ${PART_COLUMNS}, (${LIQUIDITY}) AS liquidity, 1 AS rank FROM tokens t
        WHERE t.chain_id = ANY($3::int[]) AND ${exact}
        ORDER BY liquidity DESC NULLS LAST, t.chain_id, t.address LIMIT $4
      ),
-     ${rankedPart(sizes, "prefixed", 2, `(${PREFIX_MATCH}) AND (${exact}) IS NOT TRUE`, "(SELECT count(*) FROM exact) < $4")},
+     ${rankedPart(
+       sizes,
+       "prefixed",
+       2,
+       `(${PREFIX_MATCH}) AND (${exact}) IS NOT TRUE`,
+       "(SELECT count(*) FROM exact) < $4",
+       capped.prefixed,
+     )},
      ${rankedPart(
        sizes,
        "inside",
        3,
        `(${ANY_MATCH}) AND (${PREFIX_START}) IS NOT TRUE`,
        "(SELECT count(*) FROM exact) + (SELECT count(*) FROM prefixed) < $4",
+       capped.inside,
      )}
      SELECT ${TOKEN_ROW_COLUMNS}, t.rank
      FROM (
@@ -326,19 +347,27 @@ function rankedPart(
   rank: number,
   match: string,
   when: string,
+  /** The first statement found more than `sizes.dense` matches of this rank: walk at once. */
+  dense: boolean,
 ): string {
   const liquidity = `(${LIQUIDITY})`;
   const order = "ORDER BY liquidity DESC NULLS LAST, chain_id, address LIMIT $4";
-  return `${name}_found AS MATERIALIZED (
+  const found = `${name}_found AS MATERIALIZED (
        SELECT ${PART_COLUMNS} FROM tokens t
        WHERE ${when} AND t.chain_id = ANY($3::int[]) AND (${match})
        LIMIT (SELECT ${sizes.dense})
-     ),
+     ),`;
+  const many = dense ? when : `(SELECT count(*) FROM ${name}_found) = ${sizes.dense}`;
+  const all = `(SELECT t.*, ${liquidity} AS liquidity FROM ${name}_found t
+          WHERE (SELECT count(*) FROM ${name}_found) < ${sizes.dense}
+          ${order})
+         UNION ALL`;
+  return `${dense ? "" : found}
      ${name}_walked AS MATERIALIZED (
        SELECT t.*, s.liquidity_usd AS liquidity
        FROM (
          SELECT chain_id, token, liquidity_usd FROM token_stats
-         WHERE (SELECT count(*) FROM ${name}_found) = ${sizes.dense} AND chain_id = ANY($3::int[])
+         WHERE ${many} AND chain_id = ANY($3::int[])
          ORDER BY liquidity_usd DESC, chain_id, token
          LIMIT ${sizes.walk}
        ) s,
@@ -352,15 +381,11 @@ function rankedPart(
      ),
      ${name} AS MATERIALIZED (
        SELECT *, ${rank} AS rank FROM (
-         (SELECT t.*, ${liquidity} AS liquidity FROM ${name}_found t
-          WHERE (SELECT count(*) FROM ${name}_found) < ${sizes.dense}
-          ${order})
-         UNION ALL
+         ${dense ? "" : all}
          (SELECT * FROM ${name}_walked WHERE (SELECT count(*) FROM ${name}_walked) = $4)
          UNION ALL
          (SELECT ${PART_COLUMNS}, ${liquidity} AS liquidity FROM tokens t
-          WHERE (SELECT count(*) FROM ${name}_found) = ${sizes.dense}
-            AND (SELECT count(*) FROM ${name}_walked) < $4
+          WHERE ${many} AND (SELECT count(*) FROM ${name}_walked) < $4
             AND t.chain_id = ANY($3::int[]) AND (${match})
           ${order})
        ) part
