@@ -204,7 +204,10 @@ export async function searchTokensByText(
  * to that many) ranked, then, when they do not fill the page, the substring matches (the same).
  * `capped` when a rank reached that many (its matches are then not ranked: manyMatches gives the
  * page), on every row; one row of nulls carries it when no match is ranked. The substring part's
- * condition on the prefix part is evaluated once, before it runs.
+ * condition on the prefix part is evaluated once, before it runs. The cap is a subquery so that
+ * the planner, not knowing it, plans for a tenth of the estimated matches: with the constant it
+ * chose a sequential scan for the first 1,000 of "coin"'s 27,000 matches, which lay at the table's
+ * end (49 ms), over the trigram index (4.6 ms).
  */
 function fewMatches(sizes: { dense: number }): string {
   const rank = `CASE
