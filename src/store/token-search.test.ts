@@ -98,7 +98,28 @@ describe("token search by text (searchTokensByText)", () => {
     // `walkedTokens` that does not fill the page gives way to ranking every match. Small values
     // take each way for some texts and ranks (180 tokens, 30 of them without statistics): all
     // matches ranked, a page found by the walk, a walk that ran out. One-letter texts too.
-    const texts = ["fin", "FIN", "nce", "olp", "coin", "protocol", "token", "o", "n", "F", "0xf1", "zzz"];
+    // One- and two-character texts go through migration 020's index of pieces: a space, a LIKE
+    // wildcard taken literally, one that no name holds.
+    const texts = [
+      "fin",
+      "FIN",
+      "nce",
+      "olp",
+      "coin",
+      "protocol",
+      "token",
+      "o",
+      "n",
+      "F",
+      "fi",
+      "OT",
+      " p",
+      "n_",
+      "%",
+      "xq",
+      "0xf1",
+      "zzz",
+    ];
     for (const [denseMatches, walkedTokens] of [
       [1, 1],
       [3, 20],

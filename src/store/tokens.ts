@@ -186,8 +186,10 @@ export async function searchTokensByText(
   ];
   // One row at least: the matches' rows, or one of nulls when there is none; each says which
   // ranks were capped.
+  // How the substring matches are found by a scan (the walk checks ANY_MATCH on its tokens).
+  const anyMatch = SHORT_TEXT.test(options.text) ? SHORT_ANY_MATCH : ANY_MATCH;
   const { rows } = await db.query<TokenRow & { prefixed_capped: boolean; inside_capped: boolean }>(
-    fewMatches(sizes),
+    fewMatches(sizes, anyMatch),
     values,
   );
   const capped = { prefixed: rows[0]?.prefixed_capped === true, inside: rows[0]?.inside_capped === true };
@@ -196,7 +198,7 @@ export async function searchTokensByText(
       .filter((row) => row.address !== null)
       .map(({ prefixed_capped: _p, inside_capped: _i, ...row }) => row);
   }
-  return (await db.query<TokenRow>(manyMatches(sizes, capped), values)).rows;
+  return (await db.query<TokenRow>(manyMatches(sizes, capped, anyMatch), values)).rows;
 }
 
 /**
@@ -209,7 +211,7 @@ export async function searchTokensByText(
  * chose a sequential scan for the first 1,000 of "coin"'s 27,000 matches, which lay at the table's
  * end (49 ms), over the trigram index (4.6 ms).
  */
-function fewMatches(sizes: { dense: number }): string {
+function fewMatches(sizes: { dense: number }, anyMatch: string): string {
   const rank = `CASE
          WHEN lower(t.symbol) = lower($1) THEN 1
          WHEN ${PREFIX_START} THEN 2
@@ -229,7 +231,7 @@ function fewMatches(sizes: { dense: number }): string {
        SELECT ${PART_COLUMNS} FROM tokens t
        WHERE (SELECT count(*) FROM prefixed_found) < ${sizes.dense} AND (SELECT count(*) FROM prefixed) < $4
          AND t.chain_id = ANY($3::int[])
-         AND (${ANY_MATCH}) AND (${PREFIX_START}) IS NOT TRUE
+         AND (${anyMatch}) AND (${PREFIX_START}) IS NOT TRUE
        LIMIT (SELECT ${sizes.dense})
      )
      SELECT r.*, c.prefixed_capped, c.inside_capped
@@ -267,6 +269,7 @@ function fewMatches(sizes: { dense: number }): string {
 function manyMatches(
   sizes: { dense: number; walk: number },
   capped: { prefixed: boolean; inside: boolean },
+  anyMatch: string,
 ): string {
   const exact = "lower(t.symbol) = lower($1)";
   return `WITH exact AS MATERIALIZED (
@@ -289,6 +292,7 @@ function manyMatches(
        `(${ANY_MATCH}) AND (${PREFIX_START}) IS NOT TRUE`,
        "(SELECT count(*) FROM exact) + (SELECT count(*) FROM prefixed) < $4",
        capped.inside,
+       `(${anyMatch}) AND (${PREFIX_START}) IS NOT TRUE`,
      )}
      SELECT ${TOKEN_ROW_COLUMNS}, t.rank
      FROM (
@@ -303,6 +307,20 @@ function manyMatches(
 const ANY_MATCH = `lower(t.symbol) LIKE '%' || lower($2) || '%' ESCAPE '\\'
   OR lower(t.name) LIKE '%' || lower($2) || '%' ESCAPE '\\'
   OR ($5 AND t.address LIKE lower($2) || '%' ESCAPE '\\')`;
+
+/**
+ * ANY_MATCH for a text of one or two ASCII characters: the symbol's and name's part first looked up
+ * in migration 020's index of their one- and two-character pieces (the trigram indexes need three
+ * characters; without it such a text read every token). A text of one or two ASCII characters is
+ * one of those pieces exactly when it is inside the lowercased symbol or name.
+ */
+const SHORT_ANY_MATCH = `(token_search_grams(t.symbol, t.name) @> ARRAY[lower($1)]
+    AND (lower(t.symbol) LIKE '%' || lower($2) || '%' ESCAPE '\\'
+      OR lower(t.name) LIKE '%' || lower($2) || '%' ESCAPE '\\'))
+  OR ($5 AND t.address LIKE lower($2) || '%' ESCAPE '\\')`;
+
+/** Texts that SHORT_ANY_MATCH serves: one or two printable ASCII characters. */
+const SHORT_TEXT = /^[\x20-\x7e]{1,2}$/;
 
 /** The symbol, name or address begins with the text: what ranks a match first or second. */
 const PREFIX_START = `lower(t.symbol) LIKE lower($2) || '%' ESCAPE '\\'
@@ -352,12 +370,14 @@ function rankedPart(
   when: string,
   /** The first statement found more than `sizes.dense` matches of this rank: walk at once. */
   dense: boolean,
+  /** `match` as the scans of the tokens write it (for the indexes); the walk checks `match`. */
+  scanMatch = match,
 ): string {
   const liquidity = `(${LIQUIDITY})`;
   const order = "ORDER BY liquidity DESC NULLS LAST, chain_id, address LIMIT $4";
   const found = `${name}_found AS MATERIALIZED (
        SELECT ${PART_COLUMNS} FROM tokens t
-       WHERE ${when} AND t.chain_id = ANY($3::int[]) AND (${match})
+       WHERE ${when} AND t.chain_id = ANY($3::int[]) AND (${scanMatch})
        LIMIT (SELECT ${sizes.dense})
      ),`;
   const many = dense ? when : `(SELECT count(*) FROM ${name}_found) = ${sizes.dense}`;
@@ -389,7 +409,7 @@ function rankedPart(
          UNION ALL
          (SELECT ${PART_COLUMNS}, ${liquidity} AS liquidity FROM tokens t
           WHERE ${many} AND (SELECT count(*) FROM ${name}_walked) < $4
-            AND t.chain_id = ANY($3::int[]) AND (${match})
+            AND t.chain_id = ANY($3::int[]) AND (${scanMatch})
           ${order})
        ) part
      )`;
