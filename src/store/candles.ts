@@ -312,8 +312,6 @@ export async function loadAssetChartCandles(
     const values = ["date_part('epoch', bucket) * 1000", ...CHART_FIELDS.map((field) => columns[field])].map(
       packed,
     );
-    // A bucket with trades but none USD-priced for this token has no USD candle.
-    const priced = columns.priced === null ? "" : `AND ${columns.priced} IS NOT NULL`;
     // The candles aggregated in the index's order (from Postgres 16 on read presorted, not sorted).
     // Sent as base64 (its newlines ignored by the decoder), not as bytea's hexadecimal: for 90 days
     // of hourly candles Postgres took 1.8 against 2.9 ms (its text of the hexadecimal was 1.7 ms of
@@ -322,7 +320,7 @@ export async function loadAssetChartCandles(
        SELECT encode(string_agg(${values.join(" || ")}, ''::bytea ORDER BY bucket), 'base64') AS packed
        FROM candles
        WHERE p.side = ${n} AND chain_id = $1 AND pool = $2 AND resolution = $3
-         AND bucket >= $4 AND bucket < $5 ${priced}
+         AND bucket >= $4 AND bucket < $5 ${chartColumns(n, currency).where}
      ) c${n} ON true`;
   };
   const { rows } = await db.query<{ side: 0 | 1 | null; packed: string | null }>(

@@ -184,10 +184,10 @@ export async function searchTokensByText(
     options.limit,
     ADDRESS_PREFIX.test(options.text),
   ];
-  // One row at least: the matches' rows, or one of nulls when there is none; each says which
-  // ranks were capped.
   // How the substring matches are found by a scan (the walk checks ANY_MATCH on its tokens).
   const anyMatch = SHORT_TEXT.test(options.text) ? SHORT_ANY_MATCH : ANY_MATCH;
+  // One row at least: the matches' rows, or one of nulls when there is none; each says which
+  // ranks were capped.
   const { rows } = await db.query<TokenRow & { prefixed_capped: boolean; inside_capped: boolean }>(
     fewMatches(sizes, anyMatch),
     values,
@@ -213,7 +213,7 @@ export async function searchTokensByText(
  */
 function fewMatches(sizes: { dense: number }, anyMatch: string): string {
   const rank = `CASE
-         WHEN lower(t.symbol) = lower($1) THEN 1
+         WHEN ${EXACT} THEN 1
          WHEN ${PREFIX_START} THEN 2
          ELSE 3
        END`;
@@ -271,17 +271,16 @@ function manyMatches(
   capped: { prefixed: boolean; inside: boolean },
   anyMatch: string,
 ): string {
-  const exact = "lower(t.symbol) = lower($1)";
   return `WITH exact AS MATERIALIZED (
        SELECT ${PART_COLUMNS}, (${LIQUIDITY}) AS liquidity, 1 AS rank FROM tokens t
-       WHERE t.chain_id = ANY($3::int[]) AND ${exact}
+       WHERE t.chain_id = ANY($3::int[]) AND ${EXACT}
        ORDER BY liquidity DESC NULLS LAST, t.chain_id, t.address LIMIT $4
      ),
      ${rankedPart(
        sizes,
        "prefixed",
        2,
-       `(${PREFIX_MATCH}) AND (${exact}) IS NOT TRUE`,
+       `(${PREFIX_MATCH}) AND (${EXACT}) IS NOT TRUE`,
        "(SELECT count(*) FROM exact) < $4",
        capped.prefixed,
      )},
@@ -303,10 +302,19 @@ function manyMatches(
      LIMIT $4`;
 }
 
-/** A match of the text ($2, escaped) anywhere in the symbol or name, or ($5) at the address's start. */
-const ANY_MATCH = `lower(t.symbol) LIKE '%' || lower($2) || '%' ESCAPE '\\'
-  OR lower(t.name) LIKE '%' || lower($2) || '%' ESCAPE '\\'
-  OR ($5 AND t.address LIKE lower($2) || '%' ESCAPE '\\')`;
+/** The symbol is the text ($1): what ranks a match first. */
+const EXACT = "lower(t.symbol) = lower($1)";
+
+/** The text ($2, escaped) anywhere in the symbol or name. */
+const INSIDE = `lower(t.symbol) LIKE '%' || lower($2) || '%' ESCAPE '\\'
+  OR lower(t.name) LIKE '%' || lower($2) || '%' ESCAPE '\\'`;
+
+/** The address begins with the text, for text that can begin one ($5). */
+const ADDRESS_START = "($5 AND t.address LIKE lower($2) || '%' ESCAPE '\\')";
+
+/** A match of the text anywhere in the symbol or name, or at the address's start. */
+const ANY_MATCH = `${INSIDE}
+  OR ${ADDRESS_START}`;
 
 /**
  * ANY_MATCH for a text of one or two ASCII characters: the symbol's and name's part first looked up
@@ -314,10 +322,8 @@ const ANY_MATCH = `lower(t.symbol) LIKE '%' || lower($2) || '%' ESCAPE '\\'
  * characters; without it such a text read every token). A text of one or two ASCII characters is
  * one of those pieces exactly when it is inside the lowercased symbol or name.
  */
-const SHORT_ANY_MATCH = `(token_search_grams(t.symbol, t.name) @> ARRAY[lower($1)]
-    AND (lower(t.symbol) LIKE '%' || lower($2) || '%' ESCAPE '\\'
-      OR lower(t.name) LIKE '%' || lower($2) || '%' ESCAPE '\\'))
-  OR ($5 AND t.address LIKE lower($2) || '%' ESCAPE '\\')`;
+const SHORT_ANY_MATCH = `(token_search_grams(t.symbol, t.name) @> ARRAY[lower($1)] AND (${INSIDE}))
+  OR ${ADDRESS_START}`;
 
 /** Texts that SHORT_ANY_MATCH serves: one or two printable ASCII characters. */
 const SHORT_TEXT = /^[\x20-\x7e]{1,2}$/;
@@ -344,7 +350,10 @@ const DENSE_MATCHES = 1000;
  */
 const WALKED_TOKENS = 10_000;
 
-/** A token's liquidity, looked up (a subquery each: with the statistics joined over every match, the planner hashed all 200,000 of them). */
+/**
+ * A token's liquidity, looked up (a subquery each: with the statistics joined over every match,
+ * the planner hashed all 200,000 of them).
+ */
 const LIQUIDITY = "SELECT liquidity_usd FROM token_stats WHERE chain_id = t.chain_id AND token = t.address";
 
 /** The columns of a token that a part gives, before its liquidity and rank. */
