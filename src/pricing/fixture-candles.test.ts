@@ -7,6 +7,7 @@ import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { parseCsv } from "../replay/fixture.js";
 import { replayFixture } from "../replay/replay.js";
+import { PACKED_PIECE_CANDLES } from "../store/candles.js";
 import { getAssetPairCandles, getPairCandles } from "./charts.js";
 import { createPricing } from "./pricing.js";
 
@@ -143,6 +144,15 @@ describe("candles of a real mainnet day (USDC/WETH 0.05 %, 2024-01-05)", () => {
       }
     }
     assert.ok(compared >= 10, `${compared} non-empty reads compared`);
+    // The minute read comes in several pieces of packed candles (rows of the statement).
+    const { rows: minutes } = await t.db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM candles WHERE chain_id = 1 AND pool = $1 AND resolution = 60",
+      [POOL],
+    );
+    assert.ok(
+      (minutes[0]?.n ?? 0) > PACKED_PIECE_CANDLES,
+      `${minutes[0]?.n} stored minutes: more than one piece of ${PACKED_PIECE_CANDLES}`,
+    );
     const quiet = await getAssetPairCandles(t.db, {
       ...range,
       asset: WETH,
