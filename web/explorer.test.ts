@@ -2,8 +2,10 @@
 // real demo: `tokenmarket start` with a throwaway data folder and free ports, the devnet with
 // its simulated history and live trading, the indexer and the API.
 //
-// Screenshots and measurements go to test-results/. Without Chromium the test is skipped and
-// says so; install it with `apt-get install -y chromium` (CHROMIUM_PATH overrides the path).
+// Screenshots and measurements go to test-results/. The browser is CHROMIUM_PATH (default
+// /usr/bin/chromium). Without it the test is skipped and says why, except under CI=true, where a
+// missing browser fails the run: a CI that silently skipped the page would pass with it broken.
+// Install it with `apt-get install -y chromium`.
 
 import { strict as assert } from "node:assert";
 import { type ChildProcess, spawn } from "node:child_process";
@@ -34,10 +36,19 @@ const chromiumArgs = [
 /** The block explorer the test's own demo is configured with. */
 const testExplorerUrl = "https://explorer.invalid";
 
-const skipReason = existsSync(chromiumPath)
+const missingBrowser = existsSync(chromiumPath)
   ? undefined
-  : `no Chromium at ${chromiumPath}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH) to run the browser test`;
-if (skipReason) console.log(`# explorer browser test skipped: ${skipReason}`);
+  : `no Chromium at ${chromiumPath}: install it with \`apt-get install -y chromium\` (or set CHROMIUM_PATH)`;
+/** Under CI the browser is part of the run (.ci/run installs it): its absence is a failure, not a skip. */
+const inCi = process.env.CI === "true";
+const skipReason = missingBrowser && `${missingBrowser} to run the browser test`;
+if (skipReason && !inCi) console.log(`# explorer browser test skipped: ${skipReason}`);
+
+if (missingBrowser && inCi) {
+  it("Chromium is installed (CI=true)", () => {
+    assert.fail(`CI=true and ${missingBrowser}`);
+  });
+}
 
 type Service = { origin: string; demoKey: string; child?: ChildProcess; dataDir?: string; output: string[] };
 
