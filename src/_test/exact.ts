@@ -60,3 +60,123 @@ export function referenceRatioToNumber(num: bigint, den: bigint): number {
 export function sameDouble(a: number | null | undefined, b: number | null | undefined): boolean {
   return Object.is(a, b);
 }
+
+/**
+ * An exact rational for test references (num / den, den ≠ 0, never reduced): built from the raw
+ * integers a test knows (amounts, reserves, sqrtPriceX96, decimals) and rounded once with
+ * `referenceRatioToNumber`. It shares no code with the production `Ratio` (src/decode/price.ts).
+ */
+export type Exact = { readonly num: bigint; readonly den: bigint };
+
+export function exact(num: bigint, den = 1n): Exact {
+  if (den === 0n) throw new RangeError("zero denominator");
+  return { num, den };
+}
+
+export const exactMul = (a: Exact, b: Exact): Exact => exact(a.num * b.num, a.den * b.den);
+export const exactDiv = (a: Exact, b: Exact): Exact => exact(a.num * b.den, a.den * b.num);
+export const exactAdd = (a: Exact, b: Exact): Exact => exact(a.num * b.den + b.num * a.den, a.den * b.den);
+export const exactSub = (a: Exact, b: Exact): Exact => exact(a.num * b.den - b.num * a.den, a.den * b.den);
+
+/** Σ values, exactly. */
+export function exactSum(values: readonly Exact[]): Exact {
+  return values.reduce(exactAdd, exact(0n));
+}
+
+/** The correctly rounded double of an exact rational. */
+export function toDouble(a: Exact): number {
+  return referenceRatioToNumber(a.num, a.den);
+}
+
+/** A raw token amount in units, exactly: raw / 10^decimals. */
+export function unitsExact(raw: bigint, decimals: number): Exact {
+  return exact(raw, 10n ** BigInt(decimals));
+}
+
+/** A raw token amount in units, correctly rounded. */
+export function unitsOf(raw: bigint, decimals: number): number {
+  return toDouble(unitsExact(raw, decimals));
+}
+
+/**
+ * The exact rational a finite double denotes: doubling is exact for a double, so doubling until
+ * the value is an integer finds its significand and binary exponent.
+ */
+export function exactOfDouble(value: number): Exact {
+  if (!Number.isFinite(value)) throw new RangeError(`${value} is not finite`);
+  let scaled = value;
+  let twos = 0n;
+  while (!Number.isInteger(scaled)) {
+    scaled *= 2;
+    twos += 1n;
+  }
+  return exact(BigInt(scaled), 2n ** twos);
+}
+
+/**
+ * The correctly rounded sum of doubles: their exact sum, rounded once (what a volume or any sum
+ * of per-trade figures is promised to be, whatever the order of the additions).
+ */
+export function roundedSum(values: readonly number[]): number {
+  return toDouble(exactSum(values.map(exactOfDouble)));
+}
+
+/**
+ * A V2 pool's exact spot price of `base` in `quote` from the raw reserves:
+ * reserveQuote·10^dBase / (reserveBase·10^dQuote). Either token order: name the sides.
+ */
+export function reservesPrice(
+  base: { reserve: bigint; decimals: number },
+  quote: { reserve: bigint; decimals: number },
+): Exact {
+  return exact(quote.reserve * 10n ** BigInt(base.decimals), base.reserve * 10n ** BigInt(quote.decimals));
+}
+
+/**
+ * A V3 pool's exact spot price of token0 in token1 from its sqrtPriceX96:
+ * sqrtPriceX96²·10^d0 / (2^192·10^d1); of token1 in token0 the exact reciprocal.
+ */
+export function sqrtPriceOf(sqrtPriceX96: bigint, decimals0: number, decimals1: number, side: 0 | 1): Exact {
+  const num = sqrtPriceX96 * sqrtPriceX96 * 10n ** BigInt(decimals0);
+  const den = 2n ** 192n * 10n ** BigInt(decimals1);
+  return side === 0 ? exact(num, den) : exact(den, num);
+}
+
+/** ⌊√n⌋ of a non-negative bigint, by bisection (obvious, not fast). */
+export function integerSqrt(n: bigint): bigint {
+  if (n < 0n) throw new RangeError("negative");
+  let low = 0n;
+  let high = n + 1n;
+  while (high - low > 1n) {
+    const mid = (low + high) / 2n;
+    if (mid * mid <= n) low = mid;
+    else high = mid;
+  }
+  return low;
+}
+
+/**
+ * A trade's exact price of the token paid or received in the other, from the raw amounts that
+ * moved: |amountOther|·10^dToken / (|amountToken|·10^dOther).
+ */
+export function tradePrice(
+  token: { amount: bigint; decimals: number },
+  other: { amount: bigint; decimals: number },
+): Exact {
+  const abs = (v: bigint) => (v < 0n ? -v : v);
+  return exact(
+    abs(other.amount) * 10n ** BigInt(token.decimals),
+    abs(token.amount) * 10n ** BigInt(other.decimals),
+  );
+}
+
+/**
+ * The liquidity-weighted mean Σ price·weight / Σ weight of exact prices, the weights being the
+ * doubles the routing measures (each an exact rational).
+ */
+export function weightedMean(prices: readonly { price: Exact; weight: number }[]): Exact {
+  const weights = prices.map((p) => exactOfDouble(p.weight));
+  const total = exactSum(weights);
+  const weighted = exactSum(prices.map((p, i) => exactMul(p.price, weights[i] as Exact)));
+  return exactDiv(weighted, total);
+}

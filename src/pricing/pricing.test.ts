@@ -2,6 +2,18 @@ import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import {
+  type Exact,
+  exact,
+  exactMul,
+  integerSqrt,
+  reservesPrice,
+  roundedSum,
+  sqrtPriceOf,
+  toDouble,
+  tradePrice,
+  unitsOf,
+} from "../_test/exact.js";
+import {
   createSyntheticChain,
   ingestSyntheticChain,
   prepareSyntheticChain,
@@ -14,16 +26,14 @@ import { createPricing, type Pricing } from "./pricing.js";
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
-const units = (raw: bigint, decimals: number) => Number(raw) / 10 ** decimals;
 /** The V2 amount out, written out: in × 0.997 × reserveOut / (reserveIn + in × 0.997), floored. */
 const v2Out = (amountIn: bigint, reserveIn: bigint, reserveOut: bigint) =>
   (amountIn * 997_000n * reserveOut) / (reserveIn * 1_000_000n + amountIn * 997_000n);
 
-function near(actual: number | null | undefined, expected: number, why: string, tolerance = 1e-9) {
-  assert.ok(
-    typeof actual === "number" && Math.abs(actual - expected) <= tolerance * Math.abs(expected),
-    `${why}: ${actual} vs ${expected}`,
-  );
+/** Bit for bit: the stored double is the correctly rounded exact value (0 and −0 told apart). */
+function exactly(actual: number | null | undefined, expected: Exact | number, why: string) {
+  const want = typeof expected === "number" ? expected : toDouble(expected);
+  assert.ok(Object.is(actual, want), `${why}: ${actual} vs ${want}`);
 }
 
 const T0 = Date.parse("2024-03-01T00:00:00Z") / 1000;
@@ -97,10 +107,24 @@ describe("pricing over a scripted market", () => {
   const usdcOut3 = v2Out(2n * E18, wethAfter2, usdcAfter2);
   const usdcAfter3 = usdcAfter2 - usdcOut3;
   const wethAfter3 = wethAfter2 + 2n * E18;
-  const wethUsd2 = units(usdcAfter2, 6) / units(wethAfter2, 18);
-  const wethUsd3 = units(usdcAfter3, 6) / units(wethAfter3, 18);
+  // Exact references: spot prices from the raw reserves, one pool each (so the liquidity-weighted
+  // mean is that pool's price), times the quote's exact USD price; rounded once where compared.
+  const wethUsd2 = reservesPrice({ reserve: wethAfter2, decimals: 18 }, { reserve: usdcAfter2, decimals: 6 });
+  const wethUsd3 = reservesPrice({ reserve: wethAfter3, decimals: 18 }, { reserve: usdcAfter3, decimals: 6 });
   const kiblOut3 = v2Out(E18, 50n * E18, 50_000_000n * 10n ** 9n);
-  const kiblUsd3 = (51 / units(50_000_000n * 10n ** 9n - kiblOut3, 9)) * wethUsd3;
+  const kiblUsd3 = exactMul(
+    reservesPrice(
+      { reserve: 50_000_000n * 10n ** 9n - kiblOut3, decimals: 9 },
+      { reserve: 51n * E18, decimals: 18 },
+    ),
+    wethUsd3,
+  );
+  /** The trades' own prices, from the raw amounts that moved. */
+  const usdcInWeth2 = tradePrice({ amount: 30_000n * E6, decimals: 6 }, { amount: wethOut2, decimals: 18 });
+  const wethInUsdc2 = tradePrice({ amount: wethOut2, decimals: 18 }, { amount: 30_000n * E6, decimals: 6 });
+  const usdcInWeth3 = tradePrice({ amount: usdcOut3, decimals: 6 }, { amount: 2n * E18, decimals: 18 });
+  const wethInUsdc3 = tradePrice({ amount: 2n * E18, decimals: 18 }, { amount: usdcOut3, decimals: 6 });
+  const kiblInWeth3 = tradePrice({ amount: kiblOut3, decimals: 9 }, { amount: E18, decimals: 18 });
 
   const priceOf = async (token: string) =>
     (
@@ -112,20 +136,24 @@ describe("pricing over a scripted market", () => {
 
   it("prices a stablecoin pair, WETH, a WETH-only token two hops away and WBTC", async () => {
     assert.equal((await priceOf(tok.USDC as string))?.usd_price, 1, "USDC is an anchor");
-    near(
+    exactly(
       (await priceOf(tok.WETH as string))?.usd_price,
       wethUsd3,
       "WETH from the USDC pool's reserves after block 3",
     );
-    near((await priceOf(tok.WBTC as string))?.usd_price, 60_000, "WBTC = 1.2M USDC / 20 WBTC");
-    near(
+    exactly((await priceOf(tok.WBTC as string))?.usd_price, 60_000, "WBTC = 1.2M USDC / 20 WBTC");
+    // The V3 pool's sqrtPriceX96 as the synthetic chain sets it (⌊√(reserve1·2^192 / reserve0)⌋),
+    // read back as its spot price of TKN (about 2 USDC, not exactly: the root is floored).
+    const tu = chain.reserves(pool.TU as Hex);
+    const tuSqrt = integerSqrt((tu.reserve1 * 2n ** 192n) / tu.reserve0);
+    const tknIs0 = tu.token0 === tok.TKN;
+    exactly(
       (await priceOf(tok.TKN as string))?.usd_price,
-      2,
+      sqrtPriceOf(tuSqrt, tknIs0 ? 18 : 6, tknIs0 ? 6 : 18, tknIs0 ? 0 : 1),
       "TKN = 200k USDC / 100k TKN (V3 sqrtPrice)",
-      1e-12,
     );
     const kibl = await priceOf(tok.KIBL as string);
-    near(kibl?.usd_price, kiblUsd3, "KIBL = WETH per KIBL × WETH in USD");
+    exactly(kibl?.usd_price, kiblUsd3, "KIBL = WETH per KIBL × WETH in USD");
     assert.deepEqual(kibl?.provenance.route, [tok.KIBL, tok.WETH, tok.USDC], "KIBL → WETH → USDC");
     assert.deepEqual(
       kibl?.provenance.pools.map((p) => p.pool),
@@ -152,13 +180,17 @@ describe("pricing over a scripted market", () => {
     );
     const [a, b, c] = rows;
     assert.equal(a?.token0_usd, 1, "USDC at 1");
-    near(a?.token1_usd, wethUsd2, "WETH at the end of block 2");
+    exactly(a?.token1_usd, wethUsd2, "WETH at the end of block 2");
     assert.equal(a?.volume_usd, 30_000, "30,000 USDC paid in: valued on the anchor side");
     assert.equal(a?.token0_series_usd, 1, "USDC's series records its trades at 1 USD");
-    near(a?.token1_series_usd, 30_000 / units(wethOut2, 18), "WETH's series: the trade's own USD price");
-    near(b?.volume_usd, units(usdcOut3, 6), "2 WETH sold for USDC: the USDC received");
-    near(c?.volume_usd, wethUsd3, "1 WETH for KIBL: valued on the WETH side (reference before other)");
-    near(c?.token1_usd, kiblUsd3, "KIBL at the end of block 3");
+    exactly(a?.token1_series_usd, wethInUsdc2, "WETH's series: the trade's own USD price");
+    exactly(b?.volume_usd, unitsOf(usdcOut3, 6), "2 WETH sold for USDC: the USDC received");
+    exactly(
+      c?.volume_usd,
+      exactMul(exact(1n), wethUsd3),
+      "1 WETH for KIBL: valued on the WETH side (reference before other)",
+    );
+    exactly(c?.token1_usd, kiblUsd3, "KIBL at the end of block 3");
   });
 
   it("keeps candles at 1 minute, 1 hour and 1 day", async () => {
@@ -186,9 +218,10 @@ describe("pricing over a scripted market", () => {
       ],
       "one trade in each bucket; the second buys token0 (USDC)",
     );
-    near(rows[0]?.open, units(wethOut2, 18) / 30_000, "USDC in WETH: WETH out / USDC in");
+    assert.equal(chain.reserves(pool.UW as Hex).token0, tok.USDC, "USDC is the pool's token0");
+    exactly(rows[0]?.open, usdcInWeth2, "USDC in WETH: WETH out / USDC in");
     assert.equal(rows[0]?.volume0, 30_000, "USDC traded");
-    near(rows[0]?.volume1, units(wethOut2, 18), "WETH traded");
+    exactly(rows[0]?.volume1, unitsOf(wethOut2, 18), "WETH traded");
     const side1 = await getPairCandles(t.db, {
       chainId: 901,
       pool: pool.UW as string,
@@ -199,7 +232,7 @@ describe("pricing over a scripted market", () => {
       now,
     });
     assert.equal(side1.length, 1, "one 4-hour candle from 00:00");
-    near(side1[0]?.open, units(usdcOut3, 6) / 2, "WETH in USDC: the reciprocal");
+    exactly(side1[0]?.open, wethInUsdc3, "WETH in USDC: the exact reciprocal, rounded once");
     assert.equal(side1[0]?.volume, 2, "WETH volume on WETH's side");
   });
 
@@ -213,13 +246,19 @@ describe("pricing over a scripted market", () => {
         sells_24h: number;
       }>("SELECT * FROM pair_stats WHERE chain_id = 901 AND pool = $1", [pool.UW])
     ).rows[0];
-    near(pair?.volume_usd_24h, units(usdcOut3, 6), "only block 3's trade is in the last 24 hours");
+    exactly(pair?.volume_usd_24h, unitsOf(usdcOut3, 6), "only block 3's trade is in the last 24 hours");
     assert.equal(pair?.buys_24h, 1, "one buy of token0");
     assert.equal(pair?.sells_24h, 0, "no sell");
-    near(pair?.liquidity_usd, 2 * units(usdcAfter3, 6), "USDC + WETH at its price: twice the USDC");
-    const before = units(wethOut2, 18) / 30_000;
-    const latest = 2 / units(usdcOut3, 6);
-    near(
+    // Exactly: USDC + WETH × (USDC / WETH) = 2 × USDC, rounded once.
+    exactly(
+      pair?.liquidity_usd,
+      exactMul(exact(2n), exact(usdcAfter3, E6)),
+      "USDC + WETH at its price: twice the USDC",
+    );
+    // A percentage of two prices, (latest / before − 1) × 100 in doubles, from the exact prices.
+    const before = toDouble(usdcInWeth2);
+    const latest = toDouble(usdcInWeth3);
+    exactly(
       pair?.price_change_24h,
       (latest / before - 1) * 100,
       "token0 in token1 against the trade 25 hours ago",
@@ -230,14 +269,14 @@ describe("pricing over a scripted market", () => {
         [tok.WETH],
       )
     ).rows[0];
-    near(
+    exactly(
       weth?.volume_usd_24h,
-      units(usdcOut3, 6) + wethUsd3,
-      "WETH's pools: the USDC pool and the KIBL pool",
+      roundedSum([unitsOf(usdcOut3, 6), toDouble(wethUsd3)]),
+      "WETH's pools: the USDC pool and the KIBL pool, summed exactly and rounded once",
     );
-    near(
+    exactly(
       weth?.price_change_24h,
-      (wethUsd3 / (30_000 / units(wethOut2, 18)) - 1) * 100,
+      (toDouble(wethUsd3) / toDouble(wethInUsdc2) - 1) * 100,
       "price now against its series 25 hours ago",
     );
     assert.ok((weth?.liquidity_usd ?? 0) > 6_000_000, "USDC pool + KIBL pool, not the thin DUST pool");
@@ -246,7 +285,12 @@ describe("pricing over a scripted market", () => {
   it("serves the hourly line chart and the USD candles", async () => {
     const chart = await getTokenLineChart(t.db, { chainId: 901, token: tok.KIBL as string, days: 2, now });
     assert.deepEqual(chart.labels, ["2024-03-02T01:00:00.000Z"], "hours before the first price are left out");
-    near(chart.data[0], (1 / units(kiblOut3, 9)) * wethUsd3, "the trade's own USD price of KIBL");
+    // The hour's point is its volume-weighted mean Σ p·v / Σ v over doubles (docs/PRICING.md): for
+    // one trade p·v / v, p the trade's own USD price of KIBL (in WETH × WETH's exact USD price,
+    // rounded once) and v the KIBL traded at that price (units × p, in doubles).
+    const kiblSeries = toDouble(exactMul(kiblInWeth3, wethUsd3));
+    const tradeUsd = unitsOf(kiblOut3, 9) * kiblSeries;
+    exactly(chart.data[0], (kiblSeries * tradeUsd) / tradeUsd, "the trade's own USD price of KIBL");
     const weth = await getTokenLineChart(t.db, { chainId: 901, token: tok.WETH as string, days: 2, now });
     assert.equal(weth.labels.length, 26, "from the first trade (00:00 the day before) to the current hour");
     assert.equal(weth.data[1], weth.data[0], "an hour without trades carries the previous point");
