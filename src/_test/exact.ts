@@ -180,3 +180,45 @@ export function weightedMean(prices: readonly { price: Exact; weight: number }[]
   const weighted = exactSum(prices.map((p, i) => exactMul(p.price, weights[i] as Exact)));
   return exactDiv(weighted, total);
 }
+
+/** a < b, a = b or a > b of two exact rationals (−1, 0, 1). */
+export function exactCompare(a: Exact, b: Exact): number {
+  // Both sides times a.den²·b.den² (positive), so that no sign of a denominator matters.
+  const left = a.num * a.den * b.den * b.den;
+  const right = b.num * b.den * a.den * a.den;
+  return left < right ? -1 : left > right ? 1 : 0;
+}
+
+/** One qualifying pool's quote of a token: its exact USD price and the liquidity that weighs it. */
+export type ReferenceQuote = { price: Exact; liquidityUsd: number };
+
+/**
+ * A token's USD price from its qualifying pools as docs/PRICING.md states the rule, written out
+ * in exact arithmetic: the liquidity-weighted median (the lowest price at which the cumulative
+ * liquidity of the prices sorted ascending reaches half the total), pools further than
+ * `maxDeviation` from it dropped, the rest averaged weighted by liquidity (Σ price·liquidity /
+ * Σ liquidity, the liquidities being the doubles the routing measures). One kept pool: its own
+ * exact price. Null without a quote.
+ */
+export function referenceUsdPrice(quotes: readonly ReferenceQuote[], maxDeviation: number): Exact | null {
+  if (quotes.length === 0) return null;
+  const sorted = [...quotes].sort((a, b) => exactCompare(a.price, b.price));
+  const total = exactSum(sorted.map((q) => exactOfDouble(q.liquidityUsd)));
+  let cumulative = exact(0n);
+  let median = (sorted[sorted.length - 1] as ReferenceQuote).price;
+  for (const q of sorted) {
+    cumulative = exactAdd(cumulative, exactOfDouble(q.liquidityUsd));
+    if (exactCompare(exactMul(cumulative, exact(2n)), total) >= 0) {
+      median = q.price;
+      break;
+    }
+  }
+  const limit = exactOfDouble(maxDeviation);
+  const kept = quotes.filter((q) => {
+    const deviation = exactSub(exactDiv(q.price, median), exact(1n));
+    const absolute = exactCompare(deviation, exact(0n)) < 0 ? exactSub(exact(0n), deviation) : deviation;
+    return exactCompare(absolute, limit) <= 0;
+  });
+  if (kept.length === 1) return (kept[0] as ReferenceQuote).price;
+  return weightedMean(kept.map((q) => ({ price: q.price, weight: q.liquidityUsd })));
+}

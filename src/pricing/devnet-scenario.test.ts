@@ -2,8 +2,20 @@ import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type Address, encodeDeployData, encodeFunctionData } from "viem";
 import { createTestDb, type TestDb } from "../_test/db.js";
+import {
+  type Exact,
+  exact,
+  exactMul,
+  type ReferenceQuote,
+  referenceUsdPrice,
+  reservesPrice,
+  sqrtPriceOf,
+  toDouble,
+  tradePrice,
+  unitsOf,
+} from "../_test/exact.js";
 import { pipelineConfig } from "../_test/pipeline.js";
-import { devnetTokenAbi } from "../devnet/abis.js";
+import { devnetTokenAbi, erc20Abi } from "../devnet/abis.js";
 import { compileDevnetContracts } from "../devnet/compile.js";
 import { type Deployment, deployMarket } from "../devnet/deploy.js";
 import { type HardhatNode, startHardhatNode } from "../devnet/node.js";
@@ -25,13 +37,11 @@ const E6 = 10n ** 6n;
 /** V2 output, by hand: in × 0.997 × reserveOut / (reserveIn + in × 0.997), floored. */
 const v2Out = (amountIn: bigint, reserveIn: bigint, reserveOut: bigint) =>
   (amountIn * 997n * reserveOut) / (reserveIn * 1000n + amountIn * 997n);
-const units = (raw: bigint, decimals: number) => Number(raw) / 10 ** decimals;
 
-function near(actual: number | null | undefined, expected: number, why: string, tolerance = 1e-12) {
-  assert.ok(
-    typeof actual === "number" && Math.abs(actual - expected) <= tolerance * Math.abs(expected),
-    `${why}: ${actual} vs ${expected}`,
-  );
+/** Bit for bit: the stored double is the correctly rounded exact value (0 and −0 told apart). */
+function exactly(actual: number | null | undefined, expected: Exact | number, why: string) {
+  const want = typeof expected === "number" ? expected : toDouble(expected);
+  assert.ok(Object.is(actual, want), `${why}: ${actual} vs ${want}`);
 }
 
 /**
@@ -49,6 +59,7 @@ describe("pricing on the devnet: a scripted scenario", () => {
   let t1: number;
   let t2: number;
   let now: Date;
+  let config: ReturnType<typeof pipelineConfig>;
 
   before(async () => {
     const logger = createSilentLogger();
@@ -144,7 +155,7 @@ describe("pricing on the devnet: a scripted scenario", () => {
     );
     now = new Date((t2 + 120) * 1000);
 
-    const config = pipelineConfig(deployment, node.rpcUrl);
+    config = pipelineConfig(deployment, node.rpcUrl);
     const pricing = createPricing({ config, logger, now: () => now });
     const indexer = createIndexer({
       config,
@@ -197,21 +208,92 @@ describe("pricing on the devnet: a scripted scenario", () => {
       )
     ).rows[0] as { address: string; token0: string };
 
+  const balanceOf = async (token: Address, owner: Address) =>
+    BigInt(
+      await rpc.request<string>("eth_call", [
+        { to: token, data: encodeFunctionData({ abi: erc20Abi, functionName: "balanceOf", args: [owner] }) },
+        "latest",
+      ]),
+    );
+
+  /**
+   * A reference token's exact USD price from the node's own state, by the rule docs/PRICING.md
+   * states ("USD price of a token"), computed here independently: its pools against the anchors
+   * (stablecoins at exactly 1), each at its exact spot price (V2 reserves, V3 sqrtPriceX96),
+   * qualifying when 2 × the stablecoin side's depth ≥ the floor, then the liquidity-weighted
+   * median, the drop beyond maxDeviation and the liquidity-weighted mean (src/_test/exact.ts).
+   * No such pool trades in the scenario (asserted), so a side's depth is its balance now.
+   */
+  async function anchoredUsdPrice(key: "WETH" | "WBTC"): Promise<Exact | null> {
+    const chain = config.chains[0];
+    assert.ok(chain, "the devnet chain");
+    const anchors = new Set(chain.referenceTokens.stablecoins.map((a) => a.toLowerCase()));
+    const pools = deployment.pools.filter((p) =>
+      p.token0Key === key
+        ? anchors.has(p.token1.toLowerCase())
+        : p.token1Key === key && anchors.has(p.token0.toLowerCase()),
+    );
+    assert.ok(pools.length > 0, `${key} has pools against the stablecoins`);
+    const traded = await t.db.query<{ n: string }>(
+      "SELECT count(*) AS n FROM swaps WHERE chain_id = $1 AND pool = ANY($2)",
+      [CHAIN, pools.map((p) => p.address.toLowerCase())],
+    );
+    assert.equal(
+      Number(traded.rows[0]?.n),
+      0,
+      `${key}'s stablecoin pools did not trade: depth = balance now`,
+    );
+    const states = decodePoolStates(pools, await rpc.batch<`0x${string}`>(poolStateCalls(pools)));
+    const quotes: ReferenceQuote[] = [];
+    for (const pool of pools) {
+      const state = states.get(pool.key);
+      assert.ok(state, pool.key);
+      const side = pool.token0Key === key ? 0 : 1;
+      const decimals0 = deployment.tokens[pool.token0Key].decimals as number;
+      const decimals1 = deployment.tokens[pool.token1Key].decimals as number;
+      const quoteDecimals = side === 0 ? decimals1 : decimals0;
+      let spot: Exact;
+      let quoteBalance: bigint;
+      if (state.protocol === "v2") {
+        if (state.reserve0 === 0n || state.reserve1 === 0n) continue;
+        const [base, quote] =
+          side === 0 ? [state.reserve0, state.reserve1] : [state.reserve1, state.reserve0];
+        spot = reservesPrice(
+          { reserve: base, decimals: side === 0 ? decimals0 : decimals1 },
+          { reserve: quote, decimals: quoteDecimals },
+        );
+        quoteBalance = quote;
+      } else {
+        if (state.sqrtPriceX96 === 0n) continue;
+        spot = sqrtPriceOf(state.sqrtPriceX96, decimals0, decimals1, side);
+        quoteBalance = await balanceOf(side === 0 ? pool.token1 : pool.token0, pool.address);
+      }
+      const liquidityUsd = 2 * unitsOf(quoteBalance, quoteDecimals);
+      if (liquidityUsd >= config.pricing.liquidityFloorUsd) quotes.push({ price: spot, liquidityUsd });
+    }
+    return referenceUsdPrice(quotes, config.pricing.maxDeviation);
+  }
+
   it("prices a stablecoin-paired token from its pool's reserves", async () => {
-    near((await price(scrpt))?.usd_price, units(usdc2, 6) / units(scrpt2, 18), "USDC per SCRPT after t2");
+    exactly(
+      (await price(scrpt))?.usd_price,
+      reservesPrice({ reserve: scrpt2, decimals: 18 }, { reserve: usdc2, decimals: 6 }),
+      "USDC per SCRPT after t2",
+    );
   });
 
   it("prices a WETH-only token through WETH (two hops), and WETH from its anchor pools", async () => {
     const weth = await price(deployment.tokens.WETH.address);
-    near(
-      weth?.usd_price,
-      deployment.tokens.WETH.initialPriceUsd,
-      "every WETH pool still at the deployment's price",
-      1e-6,
-    );
+    const wethUsd = await anchoredUsdPrice("WETH");
+    assert.ok(wethUsd, "WETH has qualifying stablecoin pools");
+    exactly(weth?.usd_price, wethUsd, "WETH: its stablecoin pools by median, drop and weighted mean");
     const hopPrice = await price(hop);
-    const hopPerWeth = units(1_000_000n * E9 - hopOut, 9) / units(100n * E18 + E18 / 2n, 18);
-    near(hopPrice?.usd_price, (weth?.usd_price as number) / hopPerWeth, "WETH per HOP × WETH in USD");
+    // Routed: HOP's exact price in WETH (the pair's reserves after t2) × WETH's exact USD price.
+    const hopInWeth = reservesPrice(
+      { reserve: 1_000_000n * E9 - hopOut, decimals: 9 },
+      { reserve: 100n * E18 + E18 / 2n, decimals: 18 },
+    );
+    exactly(hopPrice?.usd_price, exactMul(hopInWeth, wethUsd), "WETH per HOP × WETH in USD");
     assert.deepEqual(
       hopPrice?.provenance.route.slice(0, 2),
       [hop.toLowerCase(), deployment.tokens.WETH.address.toLowerCase()],
@@ -221,19 +303,16 @@ describe("pricing on the devnet: a scripted scenario", () => {
   });
 
   it("prices WBTC from its stablecoin pool's sqrtPriceX96", async () => {
-    const pool = deployment.pools.find((p) => p.key === "v3:WBTC/USDC:3000");
-    assert.ok(pool, "the WBTC/USDC pool");
-    const words = await rpc.batch<`0x${string}`>(poolStateCalls([pool]));
-    const state = decodePoolStates([pool], words).get(pool.key);
-    assert.ok(state?.protocol === "v3");
-    const raw = (Number(state.sqrtPriceX96) / 2 ** 96) ** 2; // token1 units per token0 unit
-    const wbtcIsToken0 = pool.token0.toLowerCase() === deployment.tokens.WBTC.address.toLowerCase();
-    const expected = wbtcIsToken0 ? raw * 10 ** (8 - 6) : 1 / (raw * 10 ** (6 - 8));
-    near(
+    assert.ok(
+      deployment.pools.some((p) => p.key === "v3:WBTC/USDC:3000"),
+      "the WBTC/USDC V3 pool is among WBTC's stablecoin pools",
+    );
+    const wbtcUsd = await anchoredUsdPrice("WBTC");
+    assert.ok(wbtcUsd, "WBTC has qualifying stablecoin pools");
+    exactly(
       (await price(deployment.tokens.WBTC.address))?.usd_price,
-      expected,
-      "(sqrtP / 2^96)^2 × 10^(8 − 6)",
-      1e-9,
+      wbtcUsd,
+      "sqrtPriceX96²·10^(8 − 6) / 2^192 (or its reciprocal), rounded once",
     );
   });
 
@@ -253,19 +332,29 @@ describe("pricing on the devnet: a scripted scenario", () => {
         sells_24h: number;
       }>("SELECT * FROM pair_stats WHERE chain_id = $1 AND pool = $2", [CHAIN, pool.address])
     ).rows[0];
-    near(
+    exactly(
       stats?.volume_usd_24h,
-      units(usdcOut2, 6),
+      unitsOf(usdcOut2, 6),
       "only t2's trade (t1 is 26 hours ago): the USDC paid out",
     );
-    near(stats?.liquidity_usd, 2 * units(usdc2, 6), "USDC + SCRPT at its price: twice the USDC", 1e-9);
+    // Exactly: USDC + SCRPT × (USDC / SCRPT) = 2 × USDC, rounded once.
+    exactly(
+      stats?.liquidity_usd,
+      exactMul(exact(2n), exact(usdc2, E6)),
+      "USDC + SCRPT at its price: twice the USDC",
+    );
     const scrptIs0 = pool.token0 === scrpt.toLowerCase();
-    // Execution prices of token0 in token1.
-    const usdcPerScrpt1 = units(1000n * E6, 6) / units(scrptOut1, 18);
-    const usdcPerScrpt2 = units(usdcOut2, 6) / units(500n * E18, 18);
-    const p1 = scrptIs0 ? usdcPerScrpt1 : 1 / usdcPerScrpt1;
-    const p2 = scrptIs0 ? usdcPerScrpt2 : 1 / usdcPerScrpt2;
-    near(stats?.price_change_24h, (p2 / p1 - 1) * 100, "token0 in token1, t2 against t1", 1e-9);
+    // Execution prices of token0 in token1, exact from the raw amounts and rounded once; the
+    // change is the documented percentage of the two doubles, (p2 / p1 − 1) × 100.
+    const token0Price = (scrptAmount: bigint, usdcAmount: bigint) =>
+      toDouble(
+        scrptIs0
+          ? tradePrice({ amount: scrptAmount, decimals: 18 }, { amount: usdcAmount, decimals: 6 })
+          : tradePrice({ amount: usdcAmount, decimals: 6 }, { amount: scrptAmount, decimals: 18 }),
+      );
+    const p1 = token0Price(scrptOut1, 1000n * E6);
+    const p2 = token0Price(500n * E18, usdcOut2);
+    exactly(stats?.price_change_24h, (p2 / p1 - 1) * 100, "token0 in token1, t2 against t1");
     assert.deepEqual(
       [stats?.buys_24h, stats?.sells_24h],
       scrptIs0 ? [0, 1] : [1, 0],
@@ -276,8 +365,11 @@ describe("pricing on the devnet: a scripted scenario", () => {
   it("serves the pair's candles at every interval", async () => {
     const pool = await poolOf(scrpt, deployment.tokens.USDC.address);
     const scrptSide = pool.token0 === scrpt.toLowerCase() ? 0 : 1;
-    const usdcPerScrpt1 = units(1000n * E6, 6) / units(scrptOut1, 18);
-    const usdcPerScrpt2 = units(usdcOut2, 6) / units(500n * E18, 18);
+    const usdcPerScrpt1 = tradePrice(
+      { amount: scrptOut1, decimals: 18 },
+      { amount: 1000n * E6, decimals: 6 },
+    );
+    const usdcPerScrpt2 = tradePrice({ amount: 500n * E18, decimals: 18 }, { amount: usdcOut2, decimals: 6 });
     for (const interval of CANDLE_INTERVALS) {
       const candles = await getPairCandles(t.db, {
         chainId: CHAIN,
@@ -297,10 +389,10 @@ describe("pricing on the devnet: a scripted scenario", () => {
         [b1, b2],
         `${interval}s: the buckets of t1 and t2`,
       );
-      near(traded[0]?.open, usdcPerScrpt1, `${interval}s: SCRPT in USDC at t1`, 1e-12);
-      near(traded[1]?.close, usdcPerScrpt2, `${interval}s: SCRPT in USDC at t2`, 1e-12);
-      near(traded[0]?.volume, units(scrptOut1, 18), `${interval}s: SCRPT bought at t1`, 1e-12);
-      near(traded[1]?.volume, 500, `${interval}s: SCRPT sold at t2`, 1e-12);
+      exactly(traded[0]?.open, usdcPerScrpt1, `${interval}s: SCRPT in USDC at t1`);
+      exactly(traded[1]?.close, usdcPerScrpt2, `${interval}s: SCRPT in USDC at t2`);
+      exactly(traded[0]?.volume, unitsOf(scrptOut1, 18), `${interval}s: SCRPT bought at t1`);
+      exactly(traded[1]?.volume, 500, `${interval}s: SCRPT sold at t2`);
       const lastBucket = Math.floor((now.getTime() - 1) / size) * size;
       assert.equal(
         candles.length,
