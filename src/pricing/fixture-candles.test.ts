@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
+import { toDouble, tradePrice, unitsOf } from "../_test/exact.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { parseCsv } from "../replay/fixture.js";
@@ -19,36 +20,40 @@ const POOL = "0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640";
 const USDC: Hex = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48";
 const WETH: Hex = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2";
 
-/** One-minute candles of WETH in USDC, computed here from decoded.csv's signed amounts alone. */
+/**
+ * One-minute candles of WETH in USDC, computed here from decoded.csv's signed amounts alone: each
+ * trade's exact price |USDC|·10^18 / (|WETH|·10^6) rounded once (rounding is monotonic, so the
+ * highest and lowest rounded prices are the rounded extremes), and the minute's WETH volume as
+ * its exact sum of raw amounts / 10^18, rounded once.
+ */
 function expectedCandles() {
   const [header, ...rows] = parseCsv(readFileSync(path.join(fixtureDir, "decoded.csv"), "utf8"));
   const col = (name: string) => (header as string[]).indexOf(name);
   const [type, time, a0, a1] = [col("tx_type"), col("block_timestamp"), col("amount0"), col("amount1")];
-  const minutes = new Map<number, { prices: number[]; volume: number }>();
+  const minutes = new Map<number, { prices: number[]; rawVolume: bigint }>();
   for (const row of rows) {
     if (row[type] !== "SWAP") continue;
     const usdc = BigInt(row[a0] as string);
     const weth = BigInt(row[a1] as string);
-    const absUsdc = usdc < 0n ? -usdc : usdc;
     const absWeth = weth < 0n ? -weth : weth;
+    // A swap whose two flows are not opposite and non-zero is no trade and makes no candle.
+    if (usdc === 0n || weth === 0n || usdc > 0n === weth > 0n) continue;
     // Execution price = USDC amount / WETH amount, decimal-adjusted (6 and 18).
-    const price = Number(absUsdc) / 1e6 / (Number(absWeth) / 1e18);
+    const price = toDouble(tradePrice({ amount: weth, decimals: 18 }, { amount: usdc, decimals: 6 }));
     const minute = Math.floor(Date.parse(`${(row[time] as string).replace(" ", "T")}Z`) / 60_000) * 60_000;
-    const m = minutes.get(minute) ?? { prices: [], volume: 0 };
+    const m = minutes.get(minute) ?? { prices: [], rawVolume: 0n };
     m.prices.push(price);
-    m.volume += Number(absWeth) / 1e18;
+    m.rawVolume += absWeth;
     minutes.set(minute, m);
   }
-  return minutes;
+  return new Map(
+    [...minutes].map(([minute, m]) => [minute, { prices: m.prices, volume: unitsOf(m.rawVolume, 18) }]),
+  );
 }
 
-function close(actual: number | undefined, expected: number | undefined, why: string) {
-  assert.ok(
-    actual !== undefined &&
-      expected !== undefined &&
-      Math.abs(actual - expected) <= 1e-12 * Math.abs(expected),
-    `${why}: ${actual} vs ${expected}`,
-  );
+/** Bit for bit (0 and −0 told apart). */
+function exactly(actual: number | undefined, expected: number | undefined, why: string) {
+  assert.ok(expected !== undefined && Object.is(actual, expected), `${why}: ${actual} vs ${expected}`);
 }
 
 describe("candles of a real mainnet day (USDC/WETH 0.05 %, 2024-01-05)", () => {
@@ -95,11 +100,10 @@ describe("candles of a real mainnet day (USDC/WETH 0.05 %, 2024-01-05)", () => {
       const e = expected.get(c.time);
       const at = new Date(c.time).toISOString();
       assert.ok(e, `a minute with trades: ${at}`);
-      close(c.open, e.prices[0], `${at} open`);
-      close(c.close, e.prices[e.prices.length - 1], `${at} close`);
-      close(c.high, Math.max(...e.prices), `${at} high`);
-      close(c.low, Math.min(...e.prices), `${at} low`);
-      close(c.volume, e.volume, `${at} WETH volume`);
+      exactly(c.open, e.prices[0], `${at} open`);
+      exactly(c.close, e.prices[e.prices.length - 1], `${at} close`);
+      exactly(c.high, Math.max(...e.prices), `${at} high`);
+      exactly(c.low, Math.min(...e.prices), `${at} low`);
     }
     assert.equal(candles.length, 1440, "every minute of the day: the quiet ones at the previous close");
     const trades = await t.db.query<{ n: number }>(
@@ -107,6 +111,24 @@ describe("candles of a real mainnet day (USDC/WETH 0.05 %, 2024-01-05)", () => {
       [POOL],
     );
     assert.equal(trades.rows[0]?.n, 6046, "the manifest's 6,046 swaps in the day's candle");
+  });
+
+  it("carry each minute's WETH volume as the exact sum of its trades' raw amounts, rounded once", async () => {
+    const expected = expectedCandles();
+    const candles = await getPairCandles(t.db, {
+      chainId: 1,
+      pool: POOL,
+      side: 1,
+      intervalSeconds: 60,
+      from: new Date("2024-01-05T00:00:00Z"),
+      to: new Date("2024-01-06T00:00:00Z"),
+      now: new Date("2024-01-06T00:00:00Z"),
+    });
+    const wrong = candles
+      .filter((c) => c.volume > 0)
+      .filter((c) => !Object.is(c.volume, expected.get(c.time)?.volume))
+      .map((c) => `${new Date(c.time).toISOString()}: ${c.volume} vs ${expected.get(c.time)?.volume}`);
+    assert.deepEqual(wrong, [], "every minute's volume bit for bit");
   });
 
   it("reads the same candles with the pool looked up in the statement (getAssetPairCandles)", async () => {
