@@ -100,8 +100,9 @@ describe("RPC client: calls, multicall, balances, deadlines, metrics", { timeout
     const started = performance.now();
     await assert.rejects(rpc.getBlockNumber({ timeoutMs: 1000 }), RpcTimeoutError);
     const elapsed = performance.now() - started;
-    // The upper bound leaves room for a loaded test machine; without the deadline it would be minutes.
-    assert.ok(elapsed >= 950 && elapsed < 2500, `answered after ${elapsed} ms`);
+    // Not before the deadline; the upper bound is 5× it (a loaded machine), where without the
+    // deadline it would be minutes.
+    assert.ok(elapsed >= 950 && elapsed < 5 * 1000, `answered after ${elapsed} ms`);
     assert.ok(silent.connections() > 0, "the silent node was asked");
     const labels = { chain_id: "31337", method: "eth_blockNumber" };
     assert.equal(await sample(metrics, "tokenmarket_rpc_errors_total", { ...labels, kind: "timeout" }), 1);

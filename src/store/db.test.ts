@@ -1,9 +1,8 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { setTimeout as sleep } from "node:timers/promises";
 import type { QueryConfig } from "pg";
 import { createTestDb, type TestDb } from "../_test/db.js";
-import { createDb, withTransaction } from "./db.js";
+import { createDb, type DbClient, withTransaction } from "./db.js";
 import { withReadSnapshot } from "./replication.js";
 
 describe("checked-out connections that break between two statements", () => {
@@ -17,17 +16,22 @@ describe("checked-out connections that break between two statements", () => {
   // statements, as when a batch computes): the client emits 'error' with no statement to fail.
   // Unheard, that event would end the test process; heard, the transaction fails and the pool
   // goes on with a new connection.
-  const terminateOwnBackend = async (client: { query(sql: string): Promise<{ rows: unknown[] }> }) => {
+  const terminateOwnBackend = async (client: DbClient) => {
     const { rows } = await client.query("SELECT pg_backend_pid() AS pid");
     const pid = (rows[0] as { pid: number }).pid;
+    // The client's own 'end': the server's notice and the socket's end have reached it.
+    const ended = new Promise<void>((resolve, reject) => {
+      const timer = setTimeout(
+        () => reject(new Error(`backend ${pid} ended, the client never heard`)),
+        10_000,
+      );
+      client.once("end", () => {
+        clearTimeout(timer);
+        resolve();
+      });
+    });
     await t.db.query("SELECT pg_terminate_backend($1)", [pid]);
-    // Long enough for the server's notice and the socket's end to reach the client.
-    for (let i = 0; i < 50; i++) {
-      const { rows: alive } = await t.db.query("SELECT 1 FROM pg_stat_activity WHERE pid = $1", [pid]);
-      if (alive.length === 0) break;
-      await sleep(20);
-    }
-    await sleep(100);
+    await ended;
   };
 
   it("withTransaction rejects with the connection's error; the process and the pool carry on", async () => {
