@@ -1,6 +1,14 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { referenceRatioToNumber } from "../_test/exact.js";
+import {
+  exact,
+  exactDiv,
+  exactMul,
+  exactOfDouble,
+  referenceRatioToNumber,
+  toDouble,
+  weightedMean,
+} from "../_test/exact.js";
 import type { PoolPriceState } from "../model/index.js";
 import { applyEvent, depthOf } from "./pool-state.js";
 import {
@@ -100,7 +108,14 @@ describe("computeUsdPrices", () => {
     assert.equal(usd(prices, "weth"), 3000, "WETH from its USDC pool");
     assert.equal(usd(prices, "wbtc"), 60_000, "WBTC from its anchor pool only, not through WETH");
     assert.equal(usd(prices, "link"), 15, "LINK: both pools agree");
-    assert.ok(Math.abs((usd(prices, "kibl") as number) / 0.0042 - 1) < 1e-12, "KIBL two hops away");
+    // A pool given by a double price is that double's exact rational: KIBL = its price in WETH ×
+    // WETH's exact USD price, the exact reciprocal of the USDC pool's price of USDC in WETH.
+    const wethUsd = exactDiv(exact(1n), exactOfDouble(1 / 3000));
+    assert.equal(
+      usd(prices, "kibl"),
+      toDouble(exactMul(exactOfDouble(0.0042 / 3000), wethUsd)),
+      "KIBL two hops away: (0.0042 / 3000) × WETH's exact price, rounded once",
+    );
     assert.deepEqual(prices.get("kibl")?.route, ["kibl", "weth", "usdc"], "route of KIBL");
     assert.equal(prices.get("weth")?.layer, 1, "WETH in the first layer");
     assert.equal(prices.get("kibl")?.layer, 2, "KIBL after WETH");
@@ -114,13 +129,20 @@ describe("computeUsdPrices", () => {
     const thin = pools.find((p) => p.address === "link-weth") as GraphPool;
     thin.price0 = 0.0052; // LINK 15.6 in the thin pool: within maxDeviation
     const link = pricesOf(pools).get("link") as TokenPrice;
-    const expected = (15 * 4_000_000 + 15.6 * 60_000) / 4_060_000;
-    assert.ok(
-      Math.abs((link.usdPrice as number) - expected) < 1e-9,
-      `liquidity-weighted mean ${link.usdPrice}`,
-    );
+    // Each pool's exact USD price weighted by its liquidity 2 × quote depth × quote USD price:
+    // 2 × 2,000,000 USDC × 1 and 2 × 10 WETH × 3000 (WETH's rounded price), exactly 4e6 and 6e4.
+    const wethUsd = exactDiv(exact(1n), exactOfDouble(1 / 3000));
+    const expected = weightedMean([
+      { price: exact(15n), weight: 4_000_000 },
+      { price: exactMul(exactOfDouble(0.0052), wethUsd), weight: 60_000 },
+    ]);
+    assert.equal(link.usdPrice, toDouble(expected), "the exact liquidity-weighted mean, rounded once");
     assert.equal(link.pools.length, 2, "both pools kept");
-    assert.ok(Math.abs(link.pools.reduce((s, p) => s + p.weight, 0) - 1) < 1e-12, "weights sum to 1");
+    assert.deepEqual(
+      Object.fromEntries(link.pools.map((p) => [p.pool, p.weight])),
+      { "link-usdc": 4_000_000 / 4_060_000, "link-weth": 60_000 / 4_060_000 },
+      "each kept pool's share of the kept liquidity",
+    );
     assert.ok(link.confidence > 0.9 && link.confidence <= 1, `confidence ${link.confidence}`);
   });
 
