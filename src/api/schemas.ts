@@ -101,11 +101,11 @@ const errorResponse = (status: number, doc: ErrorDoc) =>
 
 /**
  * The error answers every key-protected endpoint can give (400, 403, 429, 500, 503), plus any
- * listed (404). Examples: those given here, in the route's own words; the document fills in the
+ * listed (404; 502 and 504 of an endpoint that reads a node). Examples: those given here, in the route's own words; the document fills in the
  * ones every route shares (missing parameter, key, rate limit, 500, 503: src/api/openapi.ts), and
  * openapi.test.ts fails when a status is left without one.
  */
-export function errorResponses(extra: Partial<Record<400 | 404 | 500 | 503, ErrorDoc>> = {}) {
+export function errorResponses(extra: Partial<Record<400 | 404 | 500 | 502 | 503 | 504, ErrorDoc>> = {}) {
   const out: Record<number, unknown> = {
     400: errorResponse(400, extra[400] ?? "A parameter is missing or invalid; the message names it."),
     403: errorResponse(403, "The x-api-key header is missing, unknown or revoked."),
@@ -118,6 +118,8 @@ export function errorResponses(extra: Partial<Record<400 | 404 | 500 | 503, Erro
     ),
   };
   if (extra[404]) out[404] = errorResponse(404, extra[404]);
+  if (extra[502]) out[502] = errorResponse(502, extra[502]);
+  if (extra[504]) out[504] = errorResponse(504, extra[504]);
   return out;
 }
 

@@ -29,7 +29,7 @@ function counter(text: string, name: string, labels: Record<string, string>): nu
 /**
  * GET /v1/wallets/token-balances against a real hardhat devnet through the shared RPC client:
  * the JSON-RPC batch path, the Multicall3 path (the real Multicall3 installed at its address),
- * non-tokens, and a node that never answers (bounded by BALANCE_TIMEOUT_MS, 500 naming the
+ * non-tokens, and a node that never answers (bounded by BALANCE_TIMEOUT_MS, 504 naming the
  * network), with the calls counted in /metrics.
  */
 describe("wallet balances over the RPC client", { timeout: 120_000 }, () => {
@@ -113,12 +113,12 @@ describe("wallet balances over the RPC client", { timeout: 120_000 }, () => {
     }
   });
 
-  it(`answers 500 naming the network within ${BALANCE_TIMEOUT_MS} ms when the node never answers`, async () => {
+  it(`answers 504 naming the network within ${BALANCE_TIMEOUT_MS} ms when the node never answers`, async () => {
     const api = await serve(withRpc([`${silent.url}secret-path`]));
     const started = performance.now();
     const answer = await read(api, devnet.token("USDC"), devnet.wallets.slice(0, 2));
     const elapsed = performance.now() - started;
-    assert.equal(answer.status, 500, answer.text);
+    assert.equal(answer.status, 504, answer.text);
     assert.match(
       (answer.body as { message: string }).message,
       /^could not read balances from network 31337 \(Devnet\): its node did not answer within 3 s; try again later$/,

@@ -1,10 +1,11 @@
+import { STATUS_CODES } from "node:http";
 import { decodeFunctionResult, encodeFunctionData, erc20Abi } from "viem";
 import type { ChainConfig, Config } from "../config/schema.js";
 import type { Hex } from "../decode/types.js";
-import { badRequest, HttpError, RetryableRpcError } from "../internal/errors.js";
+import { badRequest, HttpError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { createRpcClient, MULTICALL3, type RpcClient } from "../rpc/client.js";
-import { RpcTimeoutError } from "../rpc/errors.js";
+import { RateLimitedRpcError, RpcTimeoutError, timedOutWaiting } from "../rpc/errors.js";
 import type { RpcMetrics } from "../rpc/metrics.js";
 import type { CallRequest } from "../rpc/types.js";
 import type { Address } from "./ids.js";
@@ -21,9 +22,12 @@ export type BalanceReader = (request: {
 
 /**
  * The most a balance read takes, node calls and retries included (docs/API.md): an API client
- * waits at most this long (plus the request's own handling) before a 500 naming the network.
+ * waits at most this long (plus the request's own handling) before a 504 naming the network.
  */
 export const BALANCE_TIMEOUT_MS = 3000;
+
+/** Seconds a client is asked to wait (Retry-After) after the node failed, unless the node said. */
+export const BALANCE_RETRY_AFTER_S = 5;
 
 /**
  * The default balance reader: the chain's JSON-RPC client (src/rpc/client.ts: the same retry,
@@ -34,7 +38,8 @@ export const BALANCE_TIMEOUT_MS = 3000;
  * so a hanging first node still leaves time to fail over to the next one.
  *
  * A contract that does not answer like an ERC-20 token is a 400; a node that cannot be read is a
- * 500 whose message names the network but never the RPC URL (it may carry a provider's key).
+ * 502, 503 or 504 with Retry-After (upstreamFailure) whose message names the network and what its
+ * node did, but never the RPC URL (it may carry a provider's key).
  */
 export function createRpcBalanceReader(options: {
   config: Config;
@@ -114,16 +119,79 @@ export function createRpcBalanceReader(options: {
     } catch (error) {
       if (error instanceof HttpError) throw error;
       options.logger.warn({ err: error, chain_id: chainId }, "balance read failed");
-      const network = `network ${chainId} (${chain.name})`;
-      const why =
-        error instanceof RpcTimeoutError
-          ? `its node did not answer within ${timeoutMs / 1000} s`
-          : error instanceof RetryableRpcError
-            ? "its node could not be reached"
-            : "its node answered with an error";
-      throw new HttpError(500, `could not read balances from ${network}: ${why}; try again later`);
+      const failure = upstreamFailure(error, timeoutMs);
+      throw new HttpError(
+        failure.status,
+        `could not read balances from network ${chainId} (${chain.name}): ${failure.why}; try again later`,
+        { "retry-after": String(failure.retryAfterS) },
+      );
     }
   };
+}
+
+/** How a failed read of the node is answered: a gateway status, what the node did, when to retry. */
+export type UpstreamFailure = { status: 502 | 503 | 504; why: string; retryAfterS: number };
+
+/**
+ * What the node did, from the error of a failed read (its cause chain: the RPC client's class,
+ * viem's HTTP error with the status, the socket's code, a JSON parse error):
+ * - it answered HTTP 429, or said when to come back: 503 with its own Retry-After;
+ * - it answered another HTTP error status: 502 naming the status;
+ * - it answered something that is not JSON: 502;
+ * - it did not answer within the read's bound: 504;
+ * - it could not be reached (refused, reset, no such host): 503;
+ * - it answered a JSON-RPC error: 502 naming the code.
+ * The words never quote the node's own text, which may carry its URL and so a provider's key.
+ */
+export function upstreamFailure(error: unknown, timeoutMs: number): UpstreamFailure {
+  let httpStatus: number | undefined;
+  let retryAfterMs: number | undefined;
+  let rpcCode: number | undefined;
+  let socketCode: string | undefined;
+  let notJson = false;
+  let current: unknown = error;
+  for (let depth = 0; current !== null && typeof current === "object" && depth < 10; depth++) {
+    const e = current as Record<string, unknown>;
+    if (current instanceof RateLimitedRpcError) retryAfterMs ??= current.retryAfterMs;
+    if (typeof e.status === "number") httpStatus ??= e.status;
+    if (typeof e.code === "number" && e.code !== -1) rpcCode ??= e.code;
+    if (typeof e.code === "string" && /^E[A-Z_]+$/.test(e.code)) socketCode ??= e.code;
+    if (current instanceof SyntaxError) notJson = true;
+    current = e.cause;
+  }
+  const retryAfterS =
+    retryAfterMs === undefined ? BALANCE_RETRY_AFTER_S : Math.max(1, Math.ceil(retryAfterMs / 1000));
+  if (httpStatus === 429) {
+    return {
+      status: 503,
+      why: "its node refused the request for now (HTTP 429 Too Many Requests)",
+      retryAfterS,
+    };
+  }
+  if (httpStatus !== undefined && (httpStatus < 200 || httpStatus >= 300)) {
+    const text = STATUS_CODES[httpStatus];
+    return { status: 502, why: `its node answered HTTP ${httpStatus}${text ? ` ${text}` : ""}`, retryAfterS };
+  }
+  if (notJson) return { status: 502, why: "its node answered something that is not JSON", retryAfterS };
+  if (
+    timedOutWaiting(error) ||
+    (error instanceof RpcTimeoutError && socketCode === undefined && rpcCode === undefined)
+  ) {
+    return { status: 504, why: `its node did not answer within ${timeoutMs / 1000} s`, retryAfterS };
+  }
+  if (socketCode !== undefined) {
+    const how =
+      socketCode === "ECONNREFUSED"
+        ? "refused the connection"
+        : socketCode === "ENOTFOUND" || socketCode === "EAI_AGAIN"
+          ? "has a host name that does not resolve"
+          : `failed the connection (${socketCode})`;
+    return { status: 503, why: `its node could not be reached: it ${how}`, retryAfterS };
+  }
+  if (rpcCode !== undefined) {
+    return { status: 502, why: `its node answered with JSON-RPC error ${rpcCode}`, retryAfterS };
+  }
+  return { status: 502, why: "its node answered with an error", retryAfterS };
 }
 
 /** The value an ERC-20 view returned, or null when the call failed or the answer is not one. */

@@ -83,12 +83,32 @@ export function registerTokenBalances(app: FastifyInstance, ctx: ApiContext) {
           200: OkResponse,
           ...errorResponses({
             400: "`contract`, `chain` or `wallets` is missing or invalid (not an address, more than 100 wallets, unconfigured network, or a contract that is not an ERC-20 token).",
-            500: {
-              description: `The network's node could not be read, or did not answer within ${BALANCE_TIMEOUT_MS / 1000} s (retries and failover included); no partial answer is given.`,
+            502: {
+              description:
+                "The network's node answered with an HTTP error, something that is not JSON, or a JSON-RPC error (retries and failover included); the message says which. No partial answer is given; retry after the Retry-After header's seconds.",
+              examples: [
+                {
+                  summary: "Node failed",
+                  message: `could not read balances from network ${examples.chain} (devnet): its node answered HTTP 500 Internal Server Error; try again later`,
+                },
+              ],
+            },
+            503: {
+              description:
+                "The network's node could not be reached or refused for now (HTTP 429: the Retry-After is the node's own), or the database did not answer within its bound (the key check reads it); retry after the Retry-After header's seconds.",
               examples: [
                 {
                   summary: "Node unreachable",
-                  message: `could not read balances from network ${examples.chain} (devnet): its node could not be reached; try again later`,
+                  message: `could not read balances from network ${examples.chain} (devnet): its node could not be reached: it refused the connection; try again later`,
+                },
+              ],
+            },
+            504: {
+              description: `The network's node did not answer within ${BALANCE_TIMEOUT_MS / 1000} s (retries and failover included); retry after the Retry-After header's seconds.`,
+              examples: [
+                {
+                  summary: "Node silent",
+                  message: `could not read balances from network ${examples.chain} (devnet): its node did not answer within ${BALANCE_TIMEOUT_MS / 1000} s; try again later`,
                 },
               ],
             },
