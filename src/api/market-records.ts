@@ -5,6 +5,8 @@
  * values null.
  */
 import { type Static, Type } from "@sinclair/typebox";
+import type { ProtocolName } from "../model/index.js";
+import { protocolNames, uniswapV2 } from "../protocols/index.js";
 import type { PairMarketRow, StoredWindow, TokenMarketRow } from "../store/market-windows.js";
 import { finite, toUnits } from "./numbers.js";
 import { dateTime, examples, Nullable } from "./schemas.js";
@@ -104,13 +106,16 @@ export const TokenMarketRecord = Type.Object(
   },
 );
 
+/** A pool's DEX family: one of the names the registry of families lists. */
+export const ProtocolSchema = Type.Unsafe<ProtocolName>({ type: "string", enum: [...protocolNames] });
+
 const pairFields = {
   pair_id: Type.String({ description: "Pair id `<pair address>:<network id>`." }),
   chain: Type.Integer({ description: "Network id." }),
   pair_address: Type.String({ description: "Without network suffix." }),
   factory_name: Type.String({ description: "The DEX's configured name." }),
   factory_address: Type.String(),
-  protocol: Type.Unsafe<"v2" | "v3">({ type: "string", enum: ["v2", "v3"] }),
+  protocol: ProtocolSchema,
   token0_address: Type.String({ description: "Token id, with network suffix." }),
   token1_address: Type.String({ description: "Token id, with network suffix." }),
   token0_symbol: Nullable(Type.String()),
@@ -133,7 +138,7 @@ const pairExample = {
   pair_address: examples.PAIR,
   factory_name: "Uniswap V2",
   factory_address: "0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f",
-  protocol: "v2",
+  protocol: uniswapV2.name,
   token0_address: examples.usdcId,
   token1_address: examples.wethId,
   token0_symbol: "USDC",

@@ -1,4 +1,5 @@
 import { z } from "zod";
+import { protocolNames } from "../protocols/index.js";
 
 /** A 0x-prefixed 20-byte address, normalised to lowercase. */
 export const address = z
@@ -11,7 +12,8 @@ const url = z.string().regex(/^(https?|wss?):\/\/\S+$/, "must be an http(s):// o
 export const dexSchema = z.strictObject({
   /** Shown as `factory_name` in the API. */
   name: z.string().min(1),
-  protocol: z.enum(["v2", "v3"]),
+  /** The DEX family, one of those src/protocols registers. */
+  protocol: z.enum(protocolNames),
   factory: address,
   /** V2 swap fee in hundredths of a bip (3000 = 0.3 %); V3 pools carry their own fee. */
   fee: z.number().int().min(0).max(1_000_000).optional(),

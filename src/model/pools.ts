@@ -1,7 +1,14 @@
 /** Plain types of pools and tokens as the indexer finds them and the store keeps them. */
 import type { Hex } from "./chain.js";
 
-export type Protocol = "v2" | "v3";
+/**
+ * The name of a pool's DEX family (`pools.protocol`), one of those src/protocols/index.ts
+ * registers. Plain text here, so that neither the model nor the store lists the families; the
+ * configuration's schema and the API's answers take the registry's names.
+ */
+export type ProtocolName = string;
+/** The same as `ProtocolName`. */
+export type Protocol = ProtocolName;
 
 /** A pool's state after its latest ingested event (or its base state before any). */
 export type PoolState = {

@@ -1,4 +1,5 @@
 /** Plain types of the pricing state: what the pricing stage keeps per pool and reads back from the store. */
+import type { ProtocolName } from "./pools.js";
 
 /** Raw amounts of a swap from the pool's point of view (in = paid into the pool). */
 export type SwapAmounts = {
@@ -43,7 +44,7 @@ export type StateEvent = {
 export type MarketPool = {
   address: string;
   dex: string;
-  protocol: "v2" | "v3";
+  protocol: ProtocolName;
   token0: string;
   token1: string;
   state: PoolPriceState;

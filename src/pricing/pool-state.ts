@@ -1,11 +1,7 @@
-import {
-  type Ratio,
-  ratioFromReserves,
-  ratioFromSqrtPriceX96,
-  ratioToNumber,
-  ratioValue,
-} from "../decode/price.js";
-import type { PoolPriceState, StateEvent, SwapAmounts } from "../model/index.js";
+import { type Ratio, ratioToNumber, ratioValue } from "../decode/price.js";
+import type { PoolPriceState, ProtocolName, StateEvent, SwapAmounts } from "../model/index.js";
+import { familyOf } from "../protocols/index.js";
+import { balanceDepth } from "../protocols/shared.js";
 import { balanceBeforeSwap } from "./trade.js";
 import type { GraphPool } from "./usd-prices.js";
 
@@ -26,25 +22,23 @@ export function applyEvent(state: PoolPriceState, event: StateEvent, swap?: Swap
   state.stateTime = event.time;
 }
 
-/** Exact spot price of token0 in token1: V2 from the reserves, V3 from sqrtPriceX96. Null when unknown. */
+/**
+ * Exact spot price of token0 in token1, as the pool's family reads it from the state (V2 from the
+ * reserves, V3 from sqrtPriceX96). Null when unknown.
+ */
 export function spotRatio0(
-  protocol: "v2" | "v3",
+  protocol: ProtocolName,
   state: PoolPriceState,
   decimals0: number | null,
   decimals1: number | null,
 ): Ratio | null {
   if (decimals0 === null || decimals1 === null) return null;
-  if (protocol === "v3") {
-    if (state.sqrtPriceX96 === null || state.sqrtPriceX96 === 0n) return null;
-    return ratioFromSqrtPriceX96(state.sqrtPriceX96, decimals0, decimals1);
-  }
-  if (state.reserve0 === null || state.reserve1 === null || state.reserve1 === 0n) return null;
-  return ratioFromReserves(state.reserve0, state.reserve1, decimals0, decimals1);
+  return familyOf(protocol).spotRatio0(state, decimals0, decimals1);
 }
 
 /** Spot price of token0 in token1, correctly rounded; null when unknown. */
 export function spotPrice0(
-  protocol: "v2" | "v3",
+  protocol: ProtocolName,
   state: PoolPriceState,
   decimals0: number | null,
   decimals1: number | null,
@@ -59,14 +53,7 @@ export function spotPrice0(
  * thin pool over the liquidity floor by itself. Null when unknown.
  */
 export function depthOf(state: PoolPriceState, side: 0 | 1, decimals: number | null): number | null {
-  if (decimals === null) return null;
-  const now = side === 0 ? state.reserve0 : state.reserve1;
-  if (now === null) return null;
-  const before = side === 0 ? state.preSwapReserve0 : state.preSwapReserve1;
-  const swapped = state.swapBlock !== null;
-  if (swapped && before === null) return null;
-  const depth = swapped && before !== null && before < now ? before : now;
-  return ratioToNumber(depth, 10n ** BigInt(decimals));
+  return decimals === null ? null : balanceDepth(state, side, decimals);
 }
 
 /**
@@ -75,15 +62,18 @@ export function depthOf(state: PoolPriceState, side: 0 | 1, decimals: number | n
  */
 export function updateGraphPool(
   pool: GraphPool,
-  protocol: "v2" | "v3",
+  protocol: ProtocolName,
   state: PoolPriceState,
   decimals0: number | null,
   decimals1: number | null,
 ): void {
-  const ratio0 = spotRatio0(protocol, state, decimals0, decimals1);
+  const family = familyOf(protocol);
+  const ratio0 =
+    decimals0 === null || decimals1 === null ? null : family.spotRatio0(state, decimals0, decimals1);
   const price0 = ratio0 === null ? null : ratioValue(ratio0);
-  const depth0 = depthOf(state, 0, decimals0);
-  const depth1 = depthOf(state, 1, decimals1);
+  // What the pool's liquidity is worth for the floor, as its family tells it.
+  const depth0 = decimals0 === null ? null : family.depth(state, 0, decimals0);
+  const depth1 = decimals1 === null ? null : family.depth(state, 1, decimals1);
   if (
     pool.ratio0 !== ratio0 ||
     pool.price0 !== price0 ||

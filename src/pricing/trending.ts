@@ -5,13 +5,13 @@
  * without a USD price is not valued at the pool's (pushable) price, so a thin pool whose price one
  * trade pushed never trends, whatever volume that trade had.
  */
-import type { PoolPriceState } from "../model/index.js";
+import type { PoolPriceState, ProtocolName } from "../model/index.js";
 import { depthOf } from "./pool-state.js";
 
 /** A pool that may trend: its 1-hour and 24-hour USD volumes and what its depth is made from. */
 export type TrendingCandidate = {
   pool: string;
-  protocol: "v2" | "v3";
+  protocol: ProtocolName;
   decimals0: number | null;
   decimals1: number | null;
   state: PoolPriceState | null;

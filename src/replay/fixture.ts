@@ -3,6 +3,7 @@ import * as path from "node:path";
 import { z } from "zod";
 import type { Hex, RawLog } from "../decode/types.js";
 import { BaseError } from "../internal/errors.js";
+import { variants } from "../protocols/index.js";
 
 const address = z
   .string()
@@ -29,7 +30,8 @@ const token = z.object({
 const manifestSchema = z.object({
   description: z.string().optional(),
   chainId: z.number().int().positive(),
-  protocol: z.enum(["uniswap-v2", "uniswap-v3", "pancakeswap-v3"]),
+  /** A family's variant, by the names the registry of families gives them. */
+  protocol: z.enum([...variants.keys()] as [string, ...string[]]),
   factory: address,
   pool: address,
   fee: z.number().int().nonnegative().optional(),

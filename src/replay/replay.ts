@@ -2,6 +2,7 @@ import type { Hex } from "../decode/types.js";
 import { BaseError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import type { PoolState, Token } from "../model/index.js";
+import { type FamilyVariant, type ProtocolFamily, variants } from "../protocols/index.js";
 import { getChainRow, initSyncState, insertChainRow, loadCheckpoint } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
 import { firstStoredEventBlock, loadPools } from "../store/pools.js";
@@ -135,8 +136,10 @@ async function replayChain(
           `replay: ${f.dir} starts at block ${first}, at or below block ${checkpoint} that chain ${chainId} is already replayed to: replay recordings oldest first (give them all in one command to have them ordered), or into an empty database`,
         );
     }
-    const protocol = m.protocol.endsWith("v2") ? "v2" : "v3";
-    const swapEvent = m.protocol.startsWith("pancake") ? "pancake" : "uniswap";
+    // The manifest's protocol is checked against the registry's variants when it is read.
+    const variant = variants.get(m.protocol) as FamilyVariant & { family: ProtocolFamily };
+    const protocol = variant.family.name;
+    const swapEvent = variant.layout;
     if (pools.has(m.pool)) {
       const known = pools.get(m.pool) as Pool;
       if (known.token0 !== m.token0.address || known.token1 !== m.token1.address)
@@ -152,9 +155,7 @@ async function replayChain(
         : null;
       pool = {
         address: m.pool,
-        dex:
-          m.dex ??
-          (protocol === "v2" ? "Uniswap V2" : swapEvent === "pancake" ? "PancakeSwap V3" : "Uniswap V3"),
+        dex: m.dex ?? variant.dexName,
         protocol,
         swapEvent,
         factory: m.factory,

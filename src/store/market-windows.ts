@@ -3,7 +3,14 @@
  * windows (5m, 1h, 6h, 24h) of pairs and tokens, what they are made from (reads of the trade
  * buckets and maker rows), how far they are built, and the API's reads of them.
  */
-import type { PoolPriceState, WindowFigures, WindowInputs, WindowSpan, WindowsRow } from "../model/index.js";
+import type {
+  PoolPriceState,
+  ProtocolName,
+  WindowFigures,
+  WindowInputs,
+  WindowSpan,
+  WindowsRow,
+} from "../model/index.js";
 import { chunks, iso, type Queryable } from "./db.js";
 import { MAKER_TABLES } from "./makers.js";
 import { type PoolStateDbRow, poolStateColumns, poolStateJoin, poolStateOf } from "./pricing-state.js";
@@ -271,7 +278,7 @@ export type PairMarketRow = {
   pool: string;
   dex: string;
   factory: string;
-  protocol: "v2" | "v3";
+  protocol: ProtocolName;
   token0: string;
   token1: string;
   symbol0: string | null;
@@ -300,7 +307,7 @@ export async function findPairMarkets(
       address: string;
       dex: string;
       factory: string;
-      protocol: "v2" | "v3";
+      protocol: ProtocolName;
       token0: string;
       token1: string;
       symbol0: string | null;
@@ -460,7 +467,7 @@ export async function newestTradedPools(db: Queryable, chainId: number, limit: n
 /** A pool whose 1-hour USD volume reaches `minVolumeUsd1h`, with what its depth is made from. */
 export type TrendingRow = {
   pool: string;
-  protocol: "v2" | "v3";
+  protocol: ProtocolName;
   decimals0: number | null;
   decimals1: number | null;
   usd0: number | null;
@@ -480,7 +487,7 @@ export async function trendingCandidates(
   const { rows } = await db.query<
     PoolStateDbRow & {
       pool: string;
-      protocol: "v2" | "v3";
+      protocol: ProtocolName;
       decimals0: number | null;
       decimals1: number | null;
       usd0: number | null;

@@ -2,7 +2,7 @@
  * Tables of the pricing's own state: `pool_price_state` (the pool states the pricing reads) and
  * `pricing_sync` (how far pricing has got per chain).
  */
-import type { MarketPool, PoolPriceState } from "../model/index.js";
+import type { MarketPool, PoolPriceState, ProtocolName } from "../model/index.js";
 import { fromNumeric, type Queryable } from "./db.js";
 import { bulkInsert, columnsOf, setExcluded } from "./unnest.js";
 
@@ -133,7 +133,7 @@ export async function loadMarketPools(
     PoolStateDbRow & {
       address: string;
       dex: string;
-      protocol: "v2" | "v3";
+      protocol: ProtocolName;
       token0: string;
       token1: string;
       decimals0: number | null;

@@ -1,5 +1,5 @@
 /** Tables `pair_stats` and `token_stats`: the 24-hour figures of pairs and tokens. */
-import type { PoolPriceState } from "../model/index.js";
+import type { PoolPriceState, ProtocolName } from "../model/index.js";
 import { chunks, finite, iso, type Queryable } from "./db.js";
 import { loadRetainedFrom } from "./partitions.js";
 import { type PoolStateDbRow, poolStateColumns, poolStateJoin, poolStateOf } from "./pricing-state.js";
@@ -15,7 +15,7 @@ export async function lockChainStats(client: Queryable, chainId: number): Promis
 
 export type PairStatsInputRow = {
   pool: string;
-  protocol: "v2" | "v3";
+  protocol: ProtocolName;
   token0: string;
   token1: string;
   decimals0: number | null;
@@ -76,7 +76,7 @@ export async function loadPairStatsInputs(
     const { rows } = await db.query<
       PoolStateDbRow & {
         pool: string;
-        protocol: "v2" | "v3";
+        protocol: ProtocolName;
         token0: string;
         token1: string;
         decimals0: number | null;

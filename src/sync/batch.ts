@@ -1,8 +1,7 @@
-import { decodePoolLog } from "../decode/pool-events.js";
-import { priceFromReserves, priceFromSqrtPriceX96 } from "../decode/price.js";
-import type { Hex, PoolEvent, RawLog } from "../decode/types.js";
+import type { Hex, RawLog } from "../decode/types.js";
 import { BaseError } from "../internal/errors.js";
 import type { BatchPoolEvent, BatchSwap, PoolEventKind, PoolState, Token } from "../model/index.js";
+import { familyOf, type PoolEventFields, type SwapTrade } from "../protocols/index.js";
 import type { TransactionInfo } from "../rpc/types.js";
 import type { Pool } from "./pools.js";
 
@@ -44,12 +43,10 @@ type PendingSync = { log: RawLog; pool: Pool; state: PoolState };
  * Turns a range's logs into swap and pool-event rows, tracking each pool's state through them.
  * Pure: everything it needs is in the input.
  *
- * - V2: a Sync followed, in the same transaction, by the pool's Swap gives that swap its
- *   reserves and is not stored on its own; any other Sync is a `sync` pool event. Mint and Burn
- *   carry the reserves of the Sync before them.
- * - V3: balances move with Mint (+), Collect and CollectProtocol (−), Flash (+ fees paid) and
- *   Swap (± signed amounts); they stay null when the base balances are unknown. Active liquidity
- *   moves with Mint/Burn whose range holds the current tick, and is set by each Swap.
+ * Each pool's family (src/protocols) decodes its logs, moves its state and tells the row each
+ * event makes: a swap, a pool event, or a state-only event held until the pool's next event (a
+ * V2 Sync: a swap of the same transaction that joins it takes it over, else it is stored as a
+ * `sync` pool event).
  */
 export function buildBatch(input: BuildBatchInput): BuiltBatch {
   const swaps: BatchSwap[] = [];
@@ -78,9 +75,7 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
     pool: Pool,
     state: PoolState,
     kind: PoolEventKind,
-    fields: Partial<
-      Pick<BatchPoolEvent, "amount0" | "amount1" | "liquidityDelta" | "tickLower" | "tickUpper">
-    >,
+    fields: PoolEventFields,
   ) => {
     const f = facts(pool);
     poolEvents.push({
@@ -119,72 +114,39 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
   for (const log of input.logs) {
     const pool = input.pools.get(log.address);
     if (!pool || log.blockNumber < pool.createdBlock) continue;
-    const event = decodePoolLog(log, pool.protocol, pool.swapEvent);
-    if (!event) continue;
+    const family = familyOf(pool.protocol);
+    const event = family.decodeLog(log, pool.swapEvent);
+    if (event === null) continue;
     const before = states.get(pool.address) ?? pool.state;
-    const state = nextState(before, event, log);
+    const state = family.nextState(before, event, log);
     states.set(pool.address, state);
+    const record = family.record(event);
 
     const pending = pendingSyncs.get(pool.address);
-    if (event.type === "v2-sync") {
+    if (record.role === "pending") {
       flushSync(pool.address);
       pendingSyncs.set(pool.address, { log, pool, state });
       continue;
     }
     if (pending) {
       // The Sync that a V2 swap emits right before its Swap belongs to the swap.
-      if (event.type === "v2-swap" && pending.log.transactionHash === log.transactionHash)
+      if (
+        record.role === "swap" &&
+        record.joinsPending &&
+        pending.log.transactionHash === log.transactionHash
+      )
         pendingSyncs.delete(pool.address);
       else flushSync(pool.address);
     }
 
-    switch (event.type) {
-      case "v2-swap":
-      case "v3-swap":
-        swaps.push(swapRow(log, pool, event, state));
-        break;
-      case "v2-mint":
-        pushEvent(log, pool, state, "mint", { amount0: event.amount0, amount1: event.amount1 });
-        break;
-      case "v2-burn":
-        pushEvent(log, pool, state, "burn", { amount0: event.amount0, amount1: event.amount1 });
-        break;
-      case "v3-initialize":
-        pushEvent(log, pool, state, "initialize", {});
-        break;
-      case "v3-mint":
-        pushEvent(log, pool, state, "mint", {
-          amount0: event.amount0,
-          amount1: event.amount1,
-          liquidityDelta: event.amount,
-          tickLower: event.tickLower,
-          tickUpper: event.tickUpper,
-        });
-        break;
-      case "v3-burn":
-        pushEvent(log, pool, state, "burn", {
-          amount0: event.amount0,
-          amount1: event.amount1,
-          liquidityDelta: -event.amount,
-          tickLower: event.tickLower,
-          tickUpper: event.tickUpper,
-        });
-        break;
-      case "v3-collect":
-        pushEvent(log, pool, state, "collect", {
-          amount0: event.amount0,
-          amount1: event.amount1,
-          tickLower: event.tickLower,
-          tickUpper: event.tickUpper,
-        });
-        break;
-      case "v3-collect-protocol":
-        pushEvent(log, pool, state, "collect", { amount0: event.amount0, amount1: event.amount1 });
-        break;
-      case "v3-flash":
-        pushEvent(log, pool, state, "flash", { amount0: event.paid0, amount1: event.paid1 });
-        break;
-    }
+    if (record.role === "swap") {
+      const { decimals0, decimals1 } = facts(pool);
+      const price =
+        decimals0 !== null && decimals1 !== null
+          ? family.swapPrice(event, state, decimals0, decimals1)
+          : null;
+      swaps.push(swapRow(log, pool, record.trade, state, price));
+    } else pushEvent(log, pool, state, record.kind, record.fields);
   }
   for (const address of [...pendingSyncs.keys()]) flushSync(address);
   poolEvents.sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);
@@ -193,8 +155,9 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
   function swapRow(
     log: RawLog,
     pool: Pool,
-    event: PoolEvent & { type: "v2-swap" | "v3-swap" },
+    trade: SwapTrade,
     state: PoolState,
+    price: number | null,
   ): BatchSwap {
     const block = blockOf(log);
     let maker: Hex | null = null;
@@ -206,25 +169,6 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
       exchange = tx.to;
     }
     const { decimals0, decimals1 } = facts(pool);
-    const known = decimals0 !== null && decimals1 !== null;
-    let amount0In: bigint;
-    let amount1In: bigint;
-    let amount0Out: bigint;
-    let amount1Out: bigint;
-    let price: number | null = null;
-    if (event.type === "v2-swap") {
-      ({ amount0In, amount1In, amount0Out, amount1Out } = event);
-      if (known && state.reserve0 !== null && state.reserve1 !== null) {
-        price = priceFromReserves(state.reserve0, state.reserve1, decimals0, decimals1);
-      }
-    } else {
-      amount0In = event.amount0 > 0n ? event.amount0 : 0n;
-      amount1In = event.amount1 > 0n ? event.amount1 : 0n;
-      amount0Out = event.amount0 < 0n ? -event.amount0 : 0n;
-      amount1Out = event.amount1 < 0n ? -event.amount1 : 0n;
-      if (known) price = priceFromSqrtPriceX96(event.sqrtPriceX96, decimals0, decimals1);
-    }
-    const v3 = event.type === "v3-swap";
     // Built property by property in one literal (no spreads), so that every row has the same shape.
     return {
       pool: pool.address,
@@ -242,81 +186,18 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
       txIndex: log.transactionIndex,
       maker,
       exchange,
-      sender: event.sender,
-      recipient: v3 ? event.recipient : event.to,
-      amount0In,
-      amount1In,
-      amount0Out,
-      amount1Out,
+      sender: trade.sender,
+      recipient: trade.recipient,
+      amount0In: trade.amount0In,
+      amount1In: trade.amount1In,
+      amount0Out: trade.amount0Out,
+      amount1Out: trade.amount1Out,
       reserve0: state.reserve0,
       reserve1: state.reserve1,
-      sqrtPriceX96: v3 ? event.sqrtPriceX96 : null,
-      liquidity: v3 ? event.liquidity : null,
-      tick: v3 ? event.tick : null,
+      sqrtPriceX96: trade.sqrtPriceX96,
+      liquidity: trade.liquidity,
+      tick: trade.tick,
       price,
     };
   }
-}
-
-const add = (a: bigint | null, b: bigint): bigint | null => (a === null ? null : a + b);
-
-/** The pool's state after one event. */
-function nextState(
-  before: PoolState,
-  event: PoolEvent,
-  log: Pick<RawLog, "blockNumber" | "logIndex">,
-): PoolState {
-  const s: PoolState = {
-    reserve0: before.reserve0,
-    reserve1: before.reserve1,
-    sqrtPriceX96: before.sqrtPriceX96,
-    liquidity: before.liquidity,
-    tick: before.tick,
-    block: log.blockNumber,
-    logIndex: log.logIndex,
-  };
-  const inRange = (lower: number, upper: number) => s.tick !== null && lower <= s.tick && s.tick < upper;
-  switch (event.type) {
-    case "v2-sync":
-      s.reserve0 = event.reserve0;
-      s.reserve1 = event.reserve1;
-      break;
-    case "v2-swap":
-    case "v2-mint":
-    case "v2-burn":
-      // V2 reserves move only through Sync, which comes right before these.
-      break;
-    case "v3-initialize":
-      s.sqrtPriceX96 = event.sqrtPriceX96;
-      s.tick = event.tick;
-      break;
-    case "v3-swap":
-      s.reserve0 = add(s.reserve0, event.amount0);
-      s.reserve1 = add(s.reserve1, event.amount1);
-      s.sqrtPriceX96 = event.sqrtPriceX96;
-      s.liquidity = event.liquidity;
-      s.tick = event.tick;
-      break;
-    case "v3-mint":
-      s.reserve0 = add(s.reserve0, event.amount0);
-      s.reserve1 = add(s.reserve1, event.amount1);
-      if (s.tick === null) s.liquidity = null;
-      else if (inRange(event.tickLower, event.tickUpper)) s.liquidity = add(s.liquidity, event.amount);
-      break;
-    case "v3-burn":
-      // Burn only credits the position; the tokens leave the pool with Collect.
-      if (s.tick === null) s.liquidity = null;
-      else if (inRange(event.tickLower, event.tickUpper)) s.liquidity = add(s.liquidity, -event.amount);
-      break;
-    case "v3-collect":
-    case "v3-collect-protocol":
-      s.reserve0 = add(s.reserve0, -event.amount0);
-      s.reserve1 = add(s.reserve1, -event.amount1);
-      break;
-    case "v3-flash":
-      s.reserve0 = add(s.reserve0, event.paid0);
-      s.reserve1 = add(s.reserve1, event.paid1);
-      break;
-  }
-  return s;
 }

@@ -1,10 +1,9 @@
 import type { DexConfig } from "../config/schema.js";
-import { creationTopic } from "../decode/abi.js";
-import { decodePoolCreation } from "../decode/factory-events.js";
 import type { Hex } from "../decode/types.js";
 import { RangeTooLargeError, RetryableRpcError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import type { FactoryScan } from "../model/index.js";
+import { creationTopicOf, familyOf } from "../protocols/index.js";
 import type { RpcClient } from "../rpc/client.js";
 import { timedOutWaiting } from "../rpc/errors.js";
 import { loadFactoryScans, saveFactoryScan } from "../store/chain-state.js";
@@ -155,7 +154,7 @@ export async function scanFactories(args: {
       { dex: names, factory: factories, from_block: scan.scannedBlock + 1, to_block: scan.targetBlock },
       "scanning factories for older pools",
     );
-    const topics = [...new Set(group.dexes.map((d) => creationTopic(d.protocol)))];
+    const topics = [...new Set(group.dexes.map((d) => creationTopicOf(d)))];
     const sizer = createRangeSizer({ initial: args.maxRange, max: args.maxRange, targetLogs: TARGET_LOGS });
     while (scan.scannedBlock < scan.targetBlock && !args.isStopped()) {
       const target: number = scan.targetBlock;
@@ -193,7 +192,7 @@ export async function scanFactories(args: {
       const pools: Pool[] = [];
       for (const log of logs) {
         const dex = byFactory.get(log.address.toLowerCase());
-        const creation = dex && decodePoolCreation(log, dex.protocol);
+        const creation = dex && familyOf(dex.protocol).decodeCreation(log);
         if (dex && creation && !args.isKnownPool?.(creation.pool))
           pools.push(poolFromCreation(creation, dex, target));
       }

@@ -1,9 +1,13 @@
 import type { DexConfig } from "../config/schema.js";
-import { creationTopic, poolTopics, topics } from "../decode/abi.js";
-import { decodePoolCreation } from "../decode/factory-events.js";
 import type { Hex, PoolCreation, RawLog } from "../decode/types.js";
 import { InconsistentAnswerError } from "../internal/errors.js";
 import type { Token } from "../model/index.js";
+import {
+  creationTopicOf,
+  familyOf,
+  swapTopics as familySwapTopics,
+  poolTopicsOf,
+} from "../protocols/index.js";
 import type { RpcClient } from "../rpc/client.js";
 import type { BlockHeader, TransactionInfo, TransactionSource } from "../rpc/types.js";
 import type { BlockInfo } from "./batch.js";
@@ -74,8 +78,8 @@ export type RangeReorg = { reorg: true; from: number; parentHash: Hex };
 export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | RangeReorg> {
   const { rpc, dexes, from, to } = args;
   const factories = new Map(dexes.map((d) => [d.factory, d]));
-  const poolTopic0 = unique(dexes.flatMap((d) => poolTopics(d.protocol, d.swapEvent)));
-  const creationTopic0 = unique(dexes.map((d) => creationTopic(d.protocol)));
+  const poolTopic0 = unique(dexes.flatMap((d) => poolTopicsOf(d)));
+  const creationTopic0 = unique(dexes.map((d) => creationTopicOf(d)));
   const useAddressFilter = args.knownPoolCount + factories.size <= args.addressFilterLimit;
 
   let logs = await rpc.getLogs({
@@ -90,7 +94,7 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
   for (const log of logs) {
     const dex = factories.get(log.address);
     if (!dex) continue;
-    const creation = decodePoolCreation(log, dex.protocol);
+    const creation = familyOf(dex.protocol).decodeCreation(log);
     if (!creation || args.isKnownPool(creation.pool) || newPools.has(creation.pool)) continue;
     creations.push({ creation, dex });
     newPools.add(creation.pool);
@@ -131,7 +135,7 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
   for (let n = Math.max(from + 1, windowStart); n <= to; n++) linked.push(n);
   if (linked[linked.length - 1] !== to) linked.push(to);
   const logged: number[] = [];
-  const swapTopics = new Set<string>([topics.v2Swap, topics.v3Swap, topics.pancakeV3Swap]);
+  const swapTopics = new Set<string>(familySwapTopics);
   const swapLogByTx = new Map<Hex, RawLog>();
   for (const log of kept) {
     if (factories.has(log.address)) continue;

@@ -1,6 +1,7 @@
 import type { DexConfig } from "../config/schema.js";
 import type { PoolCreation, Protocol, SwapEventLayout } from "../decode/types.js";
 import type { PoolInfo, PoolState } from "../model/index.js";
+import { familyOf } from "../protocols/index.js";
 
 /** A pool of a configured factory, as the indexer keeps it in memory. */
 export type Pool = PoolInfo & {
@@ -26,17 +27,9 @@ export const unknownState: PoolState = {
   logIndex: null,
 };
 
-/** The state of a pool at its creation: empty balances, no price yet. */
+/** The state of a pool of the family `protocol` at its creation: empty balances, no price yet. */
 export function createdState(protocol: Protocol, block: number): PoolState {
-  return {
-    reserve0: 0n,
-    reserve1: 0n,
-    sqrtPriceX96: null,
-    liquidity: protocol === "v3" ? 0n : null,
-    tick: null,
-    block,
-    logIndex: null,
-  };
+  return familyOf(protocol).createdState(block);
 }
 
 /**
@@ -53,7 +46,8 @@ export function poolFromCreation(creation: PoolCreation, dex: DexConfig, scanTar
     factory: creation.factory,
     token0: creation.token0,
     token1: creation.token1,
-    fee: dex.protocol === "v2" ? (dex.fee ?? null) : creation.fee,
+    // A pool that carries its own fee (V3) keeps it; one without (V2) has its DEX's configured fee.
+    fee: creation.fee ?? dex.fee ?? null,
     tickSpacing: creation.tickSpacing,
     createdBlock: creation.blockNumber,
     createdLogIndex: creation.logIndex,

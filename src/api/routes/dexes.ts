@@ -1,7 +1,9 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { uniswapV2 } from "../../protocols/index.js";
 import { factoryFigures } from "../../store/market-windows.js";
 import type { ApiContext } from "../context.js";
+import { ProtocolSchema } from "../market-records.js";
 import { errorResponses, examples, ok } from "../schemas.js";
 
 const Query = Type.Object({
@@ -18,7 +20,7 @@ const Dex = Type.Object(
   {
     chain: Type.Integer({ description: "Network id." }),
     name: Type.String({ description: "The DEX's configured name (`factory_name` elsewhere)." }),
-    protocol: Type.Unsafe<"v2" | "v3">({ type: "string", enum: ["v2", "v3"] }),
+    protocol: ProtocolSchema,
     factory_address: Type.String(),
     pools: Type.Integer({ description: "Pools of its factory indexed." }),
     volume_usd_24h: Type.Number({
@@ -37,7 +39,7 @@ const OkResponse = ok(
         {
           chain: 1,
           name: "Uniswap V2",
-          protocol: "v2",
+          protocol: uniswapV2.name,
           factory_address: "0x5c69bee701ef814a2b6a3edd4b1652cb9cc5aa6f",
           pools: 1234,
           volume_usd_24h: 1200000,
