@@ -14,7 +14,7 @@ import { createApiServer } from "../src/api/server.js";
 import { encodeCursor } from "../src/api/trade-records.js";
 import type { Config } from "../src/config/schema.js";
 import { createSilentLogger } from "../src/internal/logger.js";
-import { createApiKey } from "../src/store/api-keys.js";
+import { createApiKey, revokeApiKey } from "../src/store/api-keys.js";
 import type { Db } from "../src/store/db.js";
 import { CHAIN, USDC, WETH } from "./loader.js";
 
@@ -246,6 +246,8 @@ export async function benchApiAtScale(
   options: { warmup: number; log?: (line: string) => void; now?: () => Date; client?: BenchClient },
 ): Promise<ApiScaleResult> {
   const log = options.log ?? (() => {});
+  // A key name names one active key: the one of an earlier run on this database goes first.
+  await revokeApiKey(db, "scale-bench");
   const { key } = await createApiKey(db, "scale-bench");
   const app = createApiServer({
     config,

@@ -1,4 +1,5 @@
 import type { FastifyReply, FastifyRequest } from "fastify";
+import type { Config } from "../config/schema.js";
 import { HttpError } from "../internal/errors.js";
 import { hashApiKey } from "../store/api-keys.js";
 
@@ -171,4 +172,20 @@ export function requireApiKey(keys: KeyCheck, limiter?: FailedKeyLimiter) {
     if (!identity) throw new HttpError(403, keyMessages.unknown);
     request.apiKey = identity;
   };
+}
+
+const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost", "::ffff:127.0.0.1"]);
+
+/**
+ * The demo key is handed to any page of the API's origin, so it exists, and is honoured, only
+ * where no one else can reach that origin: a devnet configuration (every chain a devnet) on a
+ * loopback listener. Elsewhere a demo key is refused, never revoked (the demo may still run).
+ */
+export function demoKeyAllowed(config: Config): boolean {
+  return (
+    config.api.demoKey &&
+    config.devnet.enabled &&
+    config.chains.every((chain) => chain.devnet) &&
+    LOOPBACK_HOSTS.has(config.api.host)
+  );
 }

@@ -22,6 +22,7 @@ import type { Db } from "../store/db.js";
 import {
   createFailedKeyLimiter,
   createKeyCheck,
+  demoKeyAllowed,
   type FailedKeyLimiter,
   type KeyCheck,
   keyMessages,
@@ -183,7 +184,7 @@ export function createApiShared(options: ApiServerOptions): ApiShared {
   });
   registerReadMetrics(metrics.registry, reads);
   const keys = createKeyCheck({
-    lookup: (key) => findActiveApiKey(db, key),
+    lookup: (key) => findActiveApiKey(db, key, { demo: demoKeyAllowed(config) }),
     ttlMs: options.keyCacheTtlMs,
     negativeTtlMs: NEGATIVE_KEY_TTL_MS,
   });

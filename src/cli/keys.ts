@@ -1,7 +1,7 @@
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../internal/logger.js";
 import { openDatabase } from "../runtime/database.js";
-import { createApiKey, listApiKeys, revokeApiKey } from "../store/api-keys.js";
+import { ApiKeyError, createApiKey, findKeyToRevoke, listApiKeys, revokeApiKey } from "../store/api-keys.js";
 
 /** `tokenmarket keys create|list|revoke` and `tokenmarket migrate`. */
 export async function runKeys(options: {
@@ -34,16 +34,24 @@ export async function runKeys(options: {
       if (keys.length === 0) console.log("no keys");
       for (const k of keys) {
         const state = k.revokedAt ? `revoked ${k.revokedAt.toISOString()}` : "active";
-        console.log(`#${k.id}\t${k.prefix}…\t${k.name}\tcreated ${k.createdAt.toISOString()}\t${state}`);
+        const name = k.demo ? `${k.name} (demo)` : k.name;
+        console.log(`#${k.id}\t${k.prefix}…\t${name}\tcreated ${k.createdAt.toISOString()}\t${state}`);
       }
     } else if (action === "revoke") {
-      const count = await revokeApiKey(db, target as string);
-      console.log(count === 0 ? `no active key matches "${target}"` : `revoked ${count} key(s)`);
-      if (count === 0) return 1;
+      const revoked = await findKeyToRevoke(db, target as string);
+      if (revoked === null || (await revokeApiKey(db, String(revoked.id))) === 0) {
+        console.error(`no active key has the id, name or prefix "${target}" (see: tokenmarket keys list)`);
+        return 1;
+      }
+      console.log(`revoked key #${revoked.id} "${revoked.name}"`);
     } else {
       console.log("database is up to date");
     }
     return 0;
+  } catch (error) {
+    if (!(error instanceof ApiKeyError)) throw error;
+    console.error(`tokenmarket keys ${action}: ${error.message}`);
+    return 1;
   } finally {
     await database.close();
   }

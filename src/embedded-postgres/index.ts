@@ -104,7 +104,14 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   const leftover = await handleLeftover({ dataDir, port, logger, attach: options.attach === true });
   if (leftover) {
     if (!leftover.attached) writeLauncherFile(dataDir);
-    const server = makeHandle({ dataDir, port, database, pid: leftover.pid, reused: true, logger });
+    const server = makeHandle({
+      dataDir,
+      port: leftover.port ?? port,
+      database,
+      pid: leftover.pid,
+      reused: true,
+      logger,
+    });
     await ensureDatabase(server.adminUrl, database);
     // An attached server is not ours to stop: the process that launched it still runs it.
     return leftover.attached ? { ...server, stop: async () => {}, kill: () => {} } : server;

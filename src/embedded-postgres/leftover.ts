@@ -145,7 +145,7 @@ export async function handleLeftover(options: {
   port: number;
   logger: Logger;
   attach: boolean;
-}): Promise<{ pid: number; attached?: boolean } | undefined> {
+}): Promise<{ pid: number; attached?: boolean; port?: number } | undefined> {
   const { dataDir, port, logger } = options;
   const pidFile = readPidFile(dataDir);
   if (!pidFile) return undefined;
@@ -156,13 +156,16 @@ export async function handleLeftover(options: {
     return undefined;
   }
   const launcher = liveLauncher(dataDir);
-  if (launcher !== undefined && options.attach && pidFile.port === port) {
-    const url = connectionUrl({ port, password: readPassword(dataDir), database: "postgres" });
-    if (await canConnect(url, dataDir)) return { pid: pidFile.pid, attached: true };
+  // Attached on the port the running server listens on, whatever this configuration says.
+  if (launcher !== undefined && options.attach) {
+    const url = connectionUrl({ port: pidFile.port, password: readPassword(dataDir), database: "postgres" });
+    if (await canConnect(url, dataDir)) return { pid: pidFile.pid, attached: true, port: pidFile.port };
   }
   if (launcher !== undefined) {
     throw new LaunchError(
-      `the embedded Postgres in ${dataDir} is in use by process ${launcher} (another tokenmarket?): stop it first, or set database.embedded.dataDir to another folder`,
+      `the embedded Postgres in ${dataDir} (127.0.0.1:${pidFile.port}) is in use by process ${launcher}, a running tokenmarket: ` +
+        "stop it first, or set database.embedded.dataDir to another folder " +
+        "(tokenmarket serve, index, keys, replay and migrate use the running one)",
     );
   }
   if (pidFile.port === port) {

@@ -48,7 +48,7 @@ export async function openDatabase(options: {
     url = server.url;
     stopServer = () => server.stop();
     killServer = () => server.kill();
-    where = `embedded Postgres on 127.0.0.1:${config.database.embedded.port} (data in ${path.relative(process.cwd(), server.dataDir) || server.dataDir})`;
+    where = `embedded Postgres on 127.0.0.1:${server.port} (data in ${path.relative(process.cwd(), server.dataDir) || server.dataDir})`;
   }
   const db = createDb({ url, timeouts: dbTimeouts(config) });
   try {

@@ -1,3 +1,5 @@
+import { createServer } from "node:net";
+import { demoKeyAllowed } from "../api/auth.js";
 import { startApi } from "../api/server.js";
 import { registerWeb } from "../api/web.js";
 import { requireRpcUrls } from "../config/load.js";
@@ -7,11 +9,12 @@ import { LaunchError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
 import { createRpcMetrics, type RpcMetrics } from "../rpc/metrics.js";
-import { revokeDemoKeys, rotateDemoKey, seedApiKeysFromEnv } from "../store/api-keys.js";
+import { currentDemoKey, rotateDemoKey, seedApiKeysFromEnv } from "../store/api-keys.js";
 import { createDb, type Db } from "../store/db.js";
 import type { Indexer } from "../sync/indexer.js";
 import { createIndexer } from "../sync/indexer.js";
 import { apiDbTimeouts, openDatabase } from "./database.js";
+import { dropVanishedDevnetData } from "./devnet-data.js";
 import { startHealthServer } from "./health-server.js";
 
 /**
@@ -80,6 +83,14 @@ export async function startService(options: {
   // Before anything starts: a chain without an RPC URL is the operator's to fix, in one message.
   if (indexes)
     requireRpcUrls(role === "all" ? config : { ...config, devnet: { ...config.devnet, enabled: false } });
+  // So are the listeners' ports: a command that cannot listen fails before it changes anything in
+  // the database (keys, data) that another process, such as a running demo, relies on.
+  const ports: [number | undefined, string][] = [];
+  if (serves) ports.push([config.api.port, "api.port"], [config.api.dataPort, "api.dataPort"]);
+  if (role === "index") ports.push([config.indexer.port, "indexer.port"]);
+  for (const [port, key] of ports) {
+    if (port) await assertPortFree(key.startsWith("api.") ? config.api.host : config.indexer.host, port, key);
+  }
 
   const database = await openDatabase({ config, logger, attach: role !== "all" });
   onStop("database", database.close, database.kill);
@@ -108,6 +119,8 @@ export async function startService(options: {
 
   // One set of JSON-RPC metrics for the indexer and the API's balance reads, served at /metrics.
   const rpcMetrics = createRpcMetrics();
+  // Before the API listens: stored data of a devnet chain that is no longer there is dropped.
+  if (indexes) await dropVanishedDevnetData({ config, db, logger });
   const parts = { config, db, databaseUrl: database.url, logger, onStop, role, rpcMetrics };
   const indexing = indexes ? await startIndexing(parts) : undefined;
   if (indexing) lines.push(...indexing.lines);
@@ -190,15 +203,14 @@ async function startServing(args: Parts & { indexer?: Indexer | undefined }) {
   const lines: string[] = [];
   const seeded = await seedApiKeysFromEnv(db, process.env.TOKENMARKET_API_KEYS);
   if (seeded > 0) logger.info({ keys: seeded }, "API keys seeded from TOKENMARKET_API_KEYS");
-  // The demo key belongs to the local devnet demo; anywhere else any left from a demo is revoked.
-  const demo = demoKeyAllowed(config);
-  const demoKey = demo
-    ? await rotateDemoKey(db, args.role === "all" ? "demo" : `demo-serve-${config.api.port}`)
+  // The demo key belongs to the local devnet demo: `start` makes a new one, a `serve` beside it
+  // offers the same. Elsewhere none is made, and the API refuses any left by a demo (auth.ts)
+  // without revoking it: the demo may still be running over this database.
+  const demoKey = demoKeyAllowed(config)
+    ? args.role === "all"
+      ? await rotateDemoKey(db)
+      : ((await currentDemoKey(db)) ?? (await rotateDemoKey(db)))
     : undefined;
-  if (!demo) {
-    const revoked = await revokeDemoKeys(db);
-    if (revoked > 0) logger.info({ keys: revoked }, "demo API keys revoked: this configuration allows none");
-  }
   // The API reads through a pool of its own whose waits are bounded by api.databaseTimeoutMs, so a
   // stalled database gives a prompt 503 rather than a hung request; the indexer's long batch
   // transactions keep their longer bounds.
@@ -228,7 +240,7 @@ async function startServing(args: Parts & { indexer?: Indexer | undefined }) {
   lines.push(`health     ${api.urls.base}/healthz  ${api.urls.base}/readyz  ${api.urls.base}/metrics`);
   if (demoKey) {
     lines.push("");
-    lines.push(`demo API key (new at each start): ${demoKey}`);
+    lines.push(`demo API key (new at each start of the demo): ${demoKey}`);
     lines.push(`try: curl -H "x-api-key: ${demoKey}" "${api.urls.base}/v1/tokens/search?searchString=WETH"`);
   }
   return lines;
@@ -248,17 +260,14 @@ function portError(error: unknown, host: string, key: string): unknown {
   );
 }
 
-const LOOPBACK_HOSTS = new Set(["127.0.0.1", "::1", "localhost", "::ffff:127.0.0.1"]);
+/** The demo key's rule, where the API also applies it. */
+export { demoKeyAllowed };
 
-/**
- * The demo key is handed to any page of the API's origin, so it exists only where no one else
- * can reach that origin: a devnet configuration (every chain a devnet) on a loopback listener.
- */
-export function demoKeyAllowed(config: Config): boolean {
-  return (
-    config.api.demoKey &&
-    config.devnet.enabled &&
-    config.chains.every((chain) => chain.devnet) &&
-    LOOPBACK_HOSTS.has(config.api.host)
-  );
+/** A port another process listens on, as the one line portError gives, before anything starts. */
+async function assertPortFree(host: string, port: number, key: string): Promise<void> {
+  await new Promise<void>((resolve, reject) => {
+    const probe = createServer();
+    probe.once("error", (error) => reject(portError(Object.assign(error, { port }), host, key)));
+    probe.listen({ host, port, exclusive: true }, () => probe.close(() => resolve()));
+  });
 }
