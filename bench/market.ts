@@ -27,6 +27,7 @@ import { createApiServer } from "../src/api/server.js";
 import { parseConfig } from "../src/config/load.js";
 import type { Hex } from "../src/decode/types.js";
 import { createSilentLogger, type Logger } from "../src/internal/logger.js";
+import type { IngestBatch } from "../src/model/index.js";
 import { getPairCandles, getTokenLineChart, getTokenUsdCandles } from "../src/pricing/charts.js";
 import { createPricing } from "../src/pricing/pricing.js";
 import { createApiKey } from "../src/store/api-keys.js";
@@ -137,8 +138,8 @@ async function run(db: Db, swaps: number): Promise<MarketBenchResult> {
     now: () => now,
   });
   started = performance.now();
-  await withTransaction(db, (client) =>
-    pricing.afterBatch(client, {
+  await withTransaction(db, async (client) => {
+    const batch: IngestBatch = {
       chainId: CHAIN,
       fromBlock: blocks + 1,
       toBlock: blocks + 1,
@@ -149,8 +150,9 @@ async function run(db: Db, swaps: number): Promise<MarketBenchResult> {
       swaps: [],
       poolEvents: [],
       poolStates: [],
-    }),
-  );
+    };
+    await (await pricing.priceBatch(client, batch)).write(client, batch);
+  });
   const pricingSeconds = (performance.now() - started) / 1000;
   await db.query("ANALYZE candles; ANALYZE token_usd_candles");
 

@@ -219,16 +219,19 @@ describe("aggregates equal those of a fresh index", () => {
     const middle = blocks[Math.floor(blocks.length / 2)]?.number as number;
     await ingestSyntheticChain(a.db, pricing, market.chain, { toBlock: middle, batchSize: () => 5 });
 
-    // The next batch is priced (before and after its rows), then its transaction fails.
+    // The next batch is priced and its derived data written, then its transaction fails.
     let priced = 0;
     const failing: DerivedData = {
-      swapUsd: async (client, batch) => {
+      priceBatch: async (client, batch) => {
         priced += 1;
-        return (await pricing.swapUsd?.(client, batch)) ?? null;
-      },
-      afterBatch: async (client, batch) => {
-        await pricing.afterBatch(client, batch);
-        throw new Error("the commit fails after the pricing");
+        const result = await pricing.priceBatch(client, batch);
+        return {
+          usdOf: result.usdOf,
+          write: async (writer, inserted) => {
+            await result.write(writer, inserted);
+            throw new Error("the commit fails after the pricing");
+          },
+        };
       },
       afterRollback: (client, rollback) => pricing.afterRollback(client, rollback),
     };

@@ -18,15 +18,15 @@ export async function getPricedBlock(db: Queryable, chainId: number): Promise<nu
   return rows[0]?.priced_block ?? null;
 }
 
+/** A chain's pricing_sync row: the priced block, the transaction that wrote it, how far the figures are. */
+export type PricingSync = { block: number; writer: string; figuresBlock: number };
+
 /**
  * The last priced block and the id of the transaction that wrote it (the row's `xmin`): the
  * in-memory market state is current only while both are what it last wrote itself, so a batch
  * whose transaction rolled back (or another writer's) is noticed at the next read.
  */
-export async function getPricingSync(
-  db: Queryable,
-  chainId: number,
-): Promise<{ block: number; writer: string; figuresBlock: number } | null> {
+export async function getPricingSync(db: Queryable, chainId: number): Promise<PricingSync | null> {
   const { rows } = await db.query<{ priced_block: number; writer: string; figures_block: number }>(
     "SELECT priced_block, xmin::text AS writer, figures_block FROM pricing_sync WHERE chain_id = $1",
     [chainId],

@@ -65,8 +65,8 @@ export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrit
     const insertedTokens = new Set<Hex>(await insertTokens(client, chainId, write.newTokens));
     const insertedPools = new Set<Hex>(await insertPools(client, chainId, write.newPools));
     await updatePoolBases(client, chainId, write.basedPools);
-    // The swaps' USD figures when the pricing can give them now: each row is then written once.
-    const usd = await derived.swapUsd?.(client, {
+    // Priced once, before the swaps are inserted: each row is written once, with its USD figures.
+    const priced = await derived.priceBatch(client, {
       chainId,
       fromBlock: write.fromBlock,
       toBlock: write.checkpoint.block,
@@ -75,7 +75,7 @@ export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrit
       poolEvents: write.built.poolEvents,
       newTokens: write.newTokens.filter((t) => insertedTokens.has(t.address)).map(toBatchToken),
     });
-    const swaps = await insertSwaps(client, chainId, write.built.swaps, usd);
+    const swaps = await insertSwaps(client, chainId, write.built.swaps, priced.usdOf);
     const poolEvents = await insertPoolEvents(client, chainId, write.built.poolEvents);
     await updatePoolStates(client, chainId, write.built.states);
     if (write.blocks.length > 0 || write.keepBlocksAbove !== null) {
@@ -94,7 +94,7 @@ export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrit
       poolEvents,
       poolStates: [...write.built.states].map(([pool, s]) => ({ pool, ...s })),
     };
-    await derived.afterBatch(client, batch);
+    await priced.write(client, batch);
     // Delivered at COMMIT: API processes LISTENing on the primary drop their cached answers at once.
     await notifyCommit(client, { chainId, block: write.checkpoint.block });
     return batch;
