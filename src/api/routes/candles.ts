@@ -180,7 +180,10 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
         );
       }
       if (!countBack) {
-        if (query.from === undefined) throw badRequest("query parameter from is required");
+        if (query.from === undefined)
+          throw badRequest(
+            "query parameter from is required (with to) for a range, or give limit (and before) to page back from the latest candles",
+          );
         if (query.to === undefined) throw badRequest("query parameter to is required");
       } else if (query.limit === undefined) {
         throw badRequest("query parameter limit is required with before");
