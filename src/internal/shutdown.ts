@@ -87,10 +87,9 @@ export function createShutdown(options: {
     }
     const sinceMs = Date.now() - stoppingSince;
     if (sinceMs < signalGraceMs) {
-      logger.info(
-        { signal, since_ms: sinceMs },
-        `already stopping (repeat the signal after ${signalGraceMs / 1000} s to force the exit)`,
-      );
+      // One Ctrl-C reaches the process more than once (the terminal signals the whole group, and
+      // npm forwards its own copy): the same request, nothing for the user to read.
+      logger.debug({ signal, since_ms: sinceMs }, "signal within the grace period: the same stop request");
       return;
     }
     logger.warn({ signal }, "signal repeated while stopping: exiting now");
