@@ -140,7 +140,12 @@ export function createProgress(args: {
 
   const logLine = (force: boolean) => {
     const now = Date.now();
-    if (!force && now - lastLog < args.logIntervalMs) return;
+    // Following the head at no lag, a line every few seconds says nothing: a heartbeat is enough.
+    const interval =
+      s.phase === "following" && (s.lagBlocks ?? 0) === 0
+        ? args.logIntervalMs * FOLLOWING_LOG_FACTOR
+        : args.logIntervalMs;
+    if (!force && now - lastLog < interval) return;
     lastLog = now;
     logger.info(
       {
@@ -224,5 +229,8 @@ export function createProgress(args: {
     },
   };
 }
+
+/** While following at no lag, progress is logged this many times less often than during a backfill. */
+const FOLLOWING_LOG_FACTOR = 30;
 
 const round = (x: number | null) => (x === null ? null : Math.round(x * 10) / 10);
