@@ -2,6 +2,7 @@ import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { createTestDb, type TestDb } from "../_test/db.js";
+import { toDouble, tradePrice } from "../_test/exact.js";
 import { type ApiAnswer, createApiClient } from "../_test/http-client.js";
 import {
   blockTime,
@@ -451,7 +452,17 @@ describe("HTTP API over a fixture market", () => {
       for (let i = 0; i < 10; i++) {
         const [w, u] = [weth[i] as Trade, usdc[i] as Trade];
         assert.notEqual(w.side, u.side);
-        assert.ok(Math.abs(w.price * u.price - 1) < 1e-12, "prices are reciprocal");
+        // Each side's exact price from the swap's raw amounts, rounded once (not 1 / the other's).
+        const swap = fixtureSwap(f.swaps - 1 - i);
+        assert.deepEqual([w.block_number, w.log_index], [swap.block, swap.logIndex], "the fixture's swap");
+        const usdcAmount = { amount: swap.amount0In + swap.amount0Out, decimals: 6 };
+        const wethAmount = { amount: swap.amount1In + swap.amount1Out, decimals: 18 };
+        assert.equal(w.price, toDouble(tradePrice(wethAmount, usdcAmount)), "WETH in USDC");
+        assert.equal(
+          u.price,
+          toDouble(tradePrice(usdcAmount, wethAmount)),
+          "USDC in WETH: the exact reciprocal",
+        );
       }
       assert.deepEqual(new Set(weth.map((t) => t.side)), new Set(["buy", "sell"]));
     });
