@@ -304,9 +304,19 @@ describe("the page inside the API server", () => {
     }
     // The search finds nothing in an empty database (404); without a key it is a 403.
     assert.deepEqual(statuses, [200, 200, 200, 200, 200, 404, 200, 404, 200, 404, 403], "the statuses sent");
-    // onResponse runs after the answer is on the wire: give it a moment before reading the counts.
-    await new Promise((resolve) => setTimeout(resolve, 50));
-    const metrics = await (await fetch(`${base}/metrics`)).text();
+    // onResponse runs after the answer is on the wire: /metrics is read until it has counted every
+    // request sent (each answered, so each is counted), then compared label by label.
+    const total = (text: string) =>
+      [...sent.keys()].reduce((sum, label) => {
+        const route = label.slice(0, label.lastIndexOf(" "));
+        return sum + counted(text, route, Number(label.split(" ").at(-1)));
+      }, 0);
+    let metrics = await (await fetch(`${base}/metrics`)).text();
+    const deadline = Date.now() + 10_000;
+    while (total(metrics) < requests.length && Date.now() < deadline) {
+      await new Promise((resolve) => setTimeout(resolve, 20));
+      metrics = await (await fetch(`${base}/metrics`)).text();
+    }
     for (const [label, count] of sent) {
       const status = Number(label.split(" ").at(-1));
       const route = label.slice(0, label.lastIndexOf(" "));
