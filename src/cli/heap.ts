@@ -6,13 +6,18 @@
  * each batch, so at 300,000 pools the service's RSS swung between 1 and 2.7 GB while its live
  * heap was well under 1 GB (BENCHMARKS.md "Scale"). A limit set when the process starts keeps the
  * garbage collected sooner; V8 cannot change it later, so the command starts itself again with
- * `--max-old-space-size` (the parent only forwards signals and the exit; docs/DEPLOY.md).
+ * `--max-old-space-size` (the parent only forwards signals and the exit; docs/DEPLOY.md). The
+ * child never outlives the parent: it watches it from its first instruction (watch-parent.cjs).
  *
  * `TOKENMARKET_HEAP_MB`: the limit in MB (default DEFAULT_HEAP_MB); `0`: none (V8's own). A
  * `--max-old-space-size` given to node (command line or NODE_OPTIONS) is the operator's and wins.
  */
 import { spawn } from "node:child_process";
+import { fileURLToPath } from "node:url";
 import { ConfigError } from "../internal/errors.js";
+
+/** Preloaded into the child before anything else: it stops the child when the parent is gone. */
+const WATCH_PARENT = fileURLToPath(new URL("./watch-parent.cjs", import.meta.url));
 
 /** The old-space limit (MB) when the operator sets none (measured: BENCHMARKS.md "Scale"). */
 export const DEFAULT_HEAP_MB = 1152;
@@ -46,14 +51,15 @@ export function wantedHeapMb(env: NodeJS.ProcessEnv, execArgv: readonly string[]
  * Runs this command again as a child with `--max-old-space-size=<mb>` and the same arguments,
  * environment and standard streams; resolves with its exit code. Signals to this process go to
  * the child; a child ended by a signal ends this process by the same signal. If this process
- * dies first (SIGKILL), the child learns it from its IPC channel closing and kills itself the
- * same way (`exitWithParent`), so no service is left running behind a dead parent.
+ * dies first (SIGKILL, at any moment), the child sees its parent pid change (watch-parent.cjs,
+ * preloaded before any module loads) and stops itself, so no service is left running behind a
+ * dead parent.
  */
 export function runWithHeapLimit(mb: number): Promise<number> {
   const child = spawn(
     process.execPath,
-    [...process.execArgv, `--max-old-space-size=${mb}`, ...process.argv.slice(1)],
-    { stdio: ["inherit", "inherit", "inherit", "ipc"], env: { ...process.env, TOKENMARKET_HEAP_CHILD: "1" } },
+    ["--require", WATCH_PARENT, ...process.execArgv, `--max-old-space-size=${mb}`, ...process.argv.slice(1)],
+    { stdio: "inherit", env: { ...process.env, TOKENMARKET_HEAP_PARENT: String(process.pid) } },
   );
   const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
   const forward = (signal: NodeJS.Signals) => {
@@ -71,13 +77,4 @@ export function runWithHeapLimit(mb: number): Promise<number> {
       resolve(code ?? 1);
     });
   });
-}
-
-/** In the child of `runWithHeapLimit`: dies (SIGKILL) when the parent does. */
-export function exitWithParent(): void {
-  if (process.env.TOKENMARKET_HEAP_CHILD !== "1" || !process.channel) return;
-  delete process.env.TOKENMARKET_HEAP_CHILD;
-  // The channel must not keep the process alive, nor be read by anything else.
-  process.channel.unref();
-  process.once("disconnect", () => process.kill(process.pid, "SIGKILL"));
 }

@@ -1,4 +1,4 @@
-import { equal, notEqual, ok, rejects } from "node:assert/strict";
+import { deepEqual, equal, notEqual, ok, rejects } from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { once } from "node:events";
 import {
@@ -17,10 +17,12 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, test } from "node:test";
+import { setTimeout as sleep } from "node:timers/promises";
 import pg from "pg";
 import { freePort } from "../_test/free-port.js";
 import { LaunchError } from "../internal/errors.js";
 import { createSilentLogger } from "../internal/logger.js";
+import { findSetpriv } from "./exec.js";
 import {
   type EmbeddedPostgres,
   type EmbeddedPostgresOptions,
@@ -81,8 +83,12 @@ function isRunning(pid: number): boolean {
 }
 
 /** Runs src/_test/embedded-postgres-child.ts: a launcher in another process, as `npm start` is. */
-async function startInChild(dataDir: string, port: number): Promise<{ child: ChildProcess; pid: number }> {
-  const child = spawn(process.execPath, ["--import", "tsx", childScript, dataDir, String(port)], {
+async function startInChild(
+  dataDir: string,
+  port: number,
+  mode: "orphan" | "guarded" = "orphan",
+): Promise<{ child: ChildProcess; pid: number }> {
+  const child = spawn(process.execPath, ["--import", "tsx", childScript, dataDir, String(port), mode], {
     stdio: ["ignore", "pipe", "inherit"],
   });
   children.push(child);
@@ -258,6 +264,60 @@ describe("startEmbeddedPostgres", () => {
       ok(String((error.cause as Error).message).includes("FATAL"), "the cause holds the log's last lines");
       return true;
     });
+  });
+
+  test("stops when its launcher is SIGKILLed (setpriv's parent-death signal), cleanly", {
+    skip: findSetpriv() === null && "util-linux's setpriv is not installed",
+  }, async () => {
+    const dataDir = tempDataDir();
+    const { child, pid } = await startInChild(dataDir, await freePort(), "guarded");
+    ok(isRunning(pid));
+    child.kill("SIGKILL");
+    await once(child, "exit");
+    // A fast shutdown takes a checkpoint first: awaited, with a bound for the failure message.
+    const deadline = Date.now() + 30_000;
+    while (isRunning(pid) && Date.now() < deadline) await sleep(50);
+    equal(isRunning(pid), false, "the server stopped with its launcher");
+    equal(existsSync(path.join(dataDir, "postmaster.pid")), false, "by a clean shutdown");
+  });
+
+  test("a server killed under us is logged at error level and restarted, with its data", async () => {
+    const dataDir = tempDataDir();
+    const lines: { level: string; msg: string }[] = [];
+    const recording = createSilentLogger();
+    for (const level of ["error", "warn"] as const) {
+      recording[level] = ((...args: unknown[]) => {
+        lines.push({ level, msg: String(args.find((a) => typeof a === "string")) });
+      }) as typeof recording.error;
+    }
+    // Not ephemeral: a commit must be durable (an ephemeral server may lose its last ones in a crash).
+    const server = await start({ dataDir, port: await freePort(), logger: recording, ephemeral: false });
+    await query(server.url, "CREATE TABLE kept (v int); INSERT INTO kept VALUES (7)");
+    const first = server.pid;
+    process.kill(first, "SIGKILL");
+    // Back within the restart delays (250 ms doubling to 5 s) once the old backends are gone.
+    const deadline = Date.now() + 30_000;
+    let rows: { v: number }[] | undefined;
+    while (rows === undefined && Date.now() < deadline) {
+      rows = await query<{ v: number }>(server.url, "SELECT v FROM kept").catch(() => undefined);
+      if (rows === undefined) await sleep(100);
+    }
+    deepEqual(rows, [{ v: 7 }], "answers again, with its data");
+    notEqual(server.pid, first, "a new postmaster");
+    const health = server.health();
+    equal(health.state, "running");
+    equal(health.exits, 1);
+    equal(health.lastExit?.signal, "SIGKILL");
+    equal(health.downSince, null);
+    deepEqual(
+      lines.filter((l) => l.level === "error").map((l) => l.msg),
+      ["the embedded Postgres exited unexpectedly; restarting it"],
+      "one error line for the death",
+    );
+    ok(lines.some((l) => l.level === "warn" && l.msg === "the embedded Postgres restarted"));
+    await server.stop();
+    equal(server.health().state, "stopped");
+    equal(isRunning(server.pid), false);
   });
 
   test("stopEmbeddedPostgresIn stops an orphaned server", async () => {
