@@ -1,7 +1,7 @@
 import { parseArgs } from "node:util";
 import { BaseError, ConfigError } from "../internal/errors.js";
 import { loadEnvFile } from "./env-file.js";
-import { exitWithParent, HEAP_LIMITED_COMMANDS, runWithHeapLimit, wantedHeapMb } from "./heap.js";
+import { HEAP_LIMITED_COMMANDS, runWithHeapLimit, wantedHeapMb } from "./heap.js";
 
 // The rest is imported when a command runs: a parent that only starts the command again with a
 // heap limit (heap.ts) stays small.
@@ -30,7 +30,6 @@ at start (variables set in the real environment win).`;
 async function main(argv: string[]): Promise<number> {
   // Before anything reads the environment (configuration, LOG_LEVEL); real variables win.
   loadEnvFile();
-  exitWithParent();
   const { createLogger } = await import("../internal/logger.js");
   // The synthetic node has its own options (and needs no configuration file).
   if (argv[0] === "devnet") {
