@@ -22,7 +22,7 @@ import pg from "pg";
 import { freePort } from "../_test/free-port.js";
 import { LaunchError } from "../internal/errors.js";
 import { createSilentLogger } from "../internal/logger.js";
-import { findSetpriv } from "./exec.js";
+import { findSetpriv } from "../internal/parent-death.js";
 import {
   type EmbeddedPostgres,
   type EmbeddedPostgresOptions,

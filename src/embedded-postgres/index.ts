@@ -5,6 +5,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import { backoffDelayMs } from "../internal/backoff.js";
 import { LaunchError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
+import { withParentDeathSignal } from "../internal/parent-death.js";
 import { defaultNativeDir, resolveBinaries } from "./binaries.js";
 import {
   chownTreeIfRoot,
@@ -16,7 +17,7 @@ import {
   readPassword,
   rotateLog,
 } from "./data-dir.js";
-import { serverEnv, withParentDeathSignal } from "./exec.js";
+import { serverEnv } from "./exec.js";
 import {
   handleLeftover,
   isPostmasterOf,
