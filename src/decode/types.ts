@@ -27,6 +27,8 @@ export type PoolCreation = {
   /** V3: the pool's fee in hundredths of a bip; V2: null (the DEX's configured fee applies). */
   fee: number | null;
   tickSpacing: number | null;
+  /** A pool inside a manager (Uniswap V4): its hook contract (zero: none); absent elsewhere. */
+  hooks?: Hex | null;
   blockNumber: number;
   logIndex: number;
 };

@@ -48,7 +48,7 @@ export type BatchSwap = PoolFacts & {
   price: number | null;
 };
 
-export type PoolEventKind = "sync" | "mint" | "burn" | "collect" | "initialize" | "flash";
+export type PoolEventKind = "sync" | "mint" | "burn" | "collect" | "initialize" | "flash" | "donate";
 
 /** A non-swap pool event inserted by this batch, with the pool's state after it. */
 export type BatchPoolEvent = PoolFacts & {

@@ -34,6 +34,8 @@ export type PoolInfo = {
   token1: Hex;
   fee: number | null;
   tickSpacing: number | null;
+  /** A pool inside a manager (Uniswap V4): its hook contract (zero address: none); absent for other pools. */
+  hooks?: Hex | null;
   createdBlock: number;
   createdLogIndex: number;
 };

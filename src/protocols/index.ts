@@ -8,16 +8,17 @@ import type { ProtocolName } from "../model/index.js";
 import type { FamilyVariant, ProtocolFamily, SwapEventLayout } from "./types.js";
 import { uniswapV2, type V2Event } from "./uniswap-v2/index.js";
 import { uniswapV3, type V3Event } from "./uniswap-v3/index.js";
+import { uniswapV4, type V4Event } from "./uniswap-v4/index.js";
 
 export type * from "./types.js";
-export type { V2Event, V3Event };
-export { uniswapV2, uniswapV3 };
+export type { V2Event, V3Event, V4Event };
+export { uniswapV2, uniswapV3, uniswapV4 };
 
 /** Every registered family, in the order the configuration's schema and the API list them. */
-export const families: readonly ProtocolFamily[] = [uniswapV2, uniswapV3];
+export const families: readonly ProtocolFamily[] = [uniswapV2, uniswapV3, uniswapV4];
 
 /** A decoded pool event of any registered family. */
-export type PoolEvent = V2Event | V3Event;
+export type PoolEvent = V2Event | V3Event | V4Event;
 
 /** The registered families' names (`protocol` in the configuration, the store and the API). */
 export const protocolNames = families.map((f) => f.name) as [ProtocolName, ...ProtocolName[]];

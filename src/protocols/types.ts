@@ -71,6 +71,17 @@ export interface ProtocolFamily<E = unknown> {
   readonly creationTopic: Hex;
   /** A factory's creation log as a new pool; null for another log or a malformed one. */
   decodeCreation(log: RawLog): PoolCreation | null;
+  /**
+   * Whether its pools live inside the factory (a pool manager): their events then come from the
+   * factory's address and name the pool by its 32-byte id in their first topic.
+   */
+  readonly poolsInFactory: boolean;
+  /**
+   * Whether the pool's own logic may make its events' amounts differ from what the trader or the
+   * provider paid (a V4 hook with return-delta permissions): its trades are listed and flagged
+   * but never set or move a USD or reference price.
+   */
+  rewritesAmounts(pool: { hooks?: Hex | null }): boolean;
 
   // Logs to fetch and their decoding
   /** The topic0s its pools emit that the indexer decodes. */
@@ -85,8 +96,8 @@ export interface ProtocolFamily<E = unknown> {
   createdState(block: number): PoolState;
   /** The pool's state after one event. */
   nextState(before: PoolState, event: E, log: Pick<RawLog, "blockNumber" | "logIndex">): PoolState;
-  /** The row the event makes (a trade with its amounts, a pool event, or a state-only event). */
-  record(event: E): EventRecord;
+  /** The row the event makes (a trade with its amounts, a pool event, or a state-only event), from the state before it. */
+  record(event: E, before: PoolState): EventRecord;
   /** Post-swap pool price of token0 in token1, decimal-adjusted, from the event and the state after it. */
   swapPrice(event: E, state: PoolState, decimals0: number, decimals1: number): number | null;
   /** The eth_calls that read a pool's state at a block (a pool older than the indexed range). */

@@ -23,6 +23,7 @@ const NEW_POOL_COLUMNS = columnsOf<NewPool>({
   sqrt_price_x96: ["numeric", (p) => p.base?.sqrtPriceX96 ?? null],
   liquidity: ["numeric", (p) => p.base?.liquidity ?? null],
   tick: ["int", (p) => p.base?.tick ?? null],
+  hooks: ["text", (p) => p.hooks ?? null],
 });
 
 /** Inserts pools not stored yet, with their base state (which is also their state until their first event). */
@@ -170,6 +171,8 @@ export async function loadPools(db: Queryable, chainId: number): Promise<StoredP
       base,
       state: base !== null && sameState(base, state) ? base : state,
     };
+    // Only pools inside a manager have one; the others keep no field for it.
+    if (r.hooks !== null) (out[i] as StoredPool).hooks = r.hooks as Hex;
   }
   return out;
 }

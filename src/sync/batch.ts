@@ -40,6 +40,19 @@ export class IncompleteRangeError extends BaseError {
 type PendingSync = { log: RawLog; pool: Pool; state: PoolState };
 
 /**
+ * The pool a log belongs to: the pool at its address, or a pool that lives inside the manager
+ * that emitted it (Uniswap V4), named by its 32-byte id in the first topic.
+ */
+export function poolOfLog(pools: Lookup<Pool>, log: Pick<RawLog, "address" | "topics">): Pool | undefined {
+  const own = pools.get(log.address);
+  if (own) return own;
+  const id = log.topics[1];
+  if (id === undefined) return undefined;
+  const inside = pools.get(id);
+  return inside && inside.factory === log.address ? inside : undefined;
+}
+
+/**
  * Turns a range's logs into swap and pool-event rows, tracking each pool's state through them.
  * Pure: everything it needs is in the input.
  *
@@ -112,7 +125,7 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
   };
 
   for (const log of input.logs) {
-    const pool = input.pools.get(log.address);
+    const pool = poolOfLog(input.pools, log);
     if (!pool || log.blockNumber < pool.createdBlock) continue;
     const family = familyOf(pool.protocol);
     const event = family.decodeLog(log, pool.swapEvent);
@@ -120,7 +133,7 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
     const before = states.get(pool.address) ?? pool.state;
     const state = family.nextState(before, event, log);
     states.set(pool.address, state);
-    const record = family.record(event);
+    const record = family.record(event, before);
 
     const pending = pendingSyncs.get(pool.address);
     if (record.role === "pending") {

@@ -85,7 +85,8 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
   let logs = await rpc.getLogs({
     fromBlock: from,
     toBlock: to,
-    address: useAddressFilter ? [...factories.keys(), ...args.knownPools()] : undefined,
+    // Pools inside a manager are not contracts: their logs come with their manager's address.
+    address: useAddressFilter ? [...factories.keys(), ...contracts(args.knownPools())] : undefined,
     topic0: [...creationTopic0, ...poolTopic0],
   });
 
@@ -100,13 +101,15 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
     newPools.add(creation.pool);
   }
   logs.sort((x, y) => x.blockNumber - y.blockNumber || x.logIndex - y.logIndex);
-  if (useAddressFilter && creations.length > 0) {
+  // Pools inside a manager need no second call: their logs came with the manager's address.
+  const newContracts = creations.filter((c) => c.creation.pool.length === 42);
+  if (useAddressFilter && newContracts.length > 0) {
     // The address filter could not name pools created inside the range: ask again for their logs.
-    const first = Math.min(...creations.map((c) => c.creation.blockNumber));
+    const first = Math.min(...newContracts.map((c) => c.creation.blockNumber));
     const extra = await rpc.getLogs({
       fromBlock: first,
       toBlock: to,
-      address: [...newPools],
+      address: newContracts.map((c) => c.creation.pool),
       topic0: poolTopic0,
     });
     logs = mergeLogs(logs, extra);
@@ -124,10 +127,23 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
   }
 
   const poolTopicSet = new Set<string>(poolTopic0);
+  const known = (pool: Hex) => newPools.has(pool) || args.isKnownPool(pool);
+  /** A log of a pool that lives inside its factory (a manager): the pool is its first topic. */
+  const managedPoolLog = (log: RawLog) => {
+    const dex = factories.get(log.address);
+    const id = log.topics[1];
+    return (
+      dex !== undefined &&
+      familyOf(dex.protocol).poolsInFactory &&
+      id !== undefined &&
+      poolTopicSet.has(log.topics[0] ?? "") &&
+      known(id)
+    );
+  };
   const kept = logs.filter((log) =>
     factories.has(log.address)
-      ? log.topics[0] !== undefined && creationTopic0.includes(log.topics[0])
-      : poolTopicSet.has(log.topics[0] ?? "") && (newPools.has(log.address) || args.isKnownPool(log.address)),
+      ? (log.topics[0] !== undefined && creationTopic0.includes(log.topics[0])) || managedPoolLog(log)
+      : poolTopicSet.has(log.topics[0] ?? "") && known(log.address),
   );
 
   const windowStart = Math.max(from, args.target - args.reorgWindow + 1);
@@ -138,7 +154,7 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
   const swapTopics = new Set<string>(familySwapTopics);
   const swapLogByTx = new Map<Hex, RawLog>();
   for (const log of kept) {
-    if (factories.has(log.address)) continue;
+    if (factories.has(log.address) && !managedPoolLog(log)) continue;
     if (logged[logged.length - 1] !== log.blockNumber) logged.push(log.blockNumber);
     if (swapTopics.has(log.topics[0] ?? "")) swapLogByTx.set(log.transactionHash, log);
   }
@@ -191,6 +207,13 @@ export async function fetchRange(args: FetchRangeArgs): Promise<RangeData | Rang
   }
 
   return { from, to, logs: kept, creations, headers, blocks, canonical, transactions };
+}
+
+/** The contract addresses among pool keys (a pool inside a manager has a 32-byte id instead). */
+function contracts(pools: Iterable<Hex>): Hex[] {
+  const out: Hex[] = [];
+  for (const pool of pools) if (pool.length === 42) out.push(pool);
+  return out;
 }
 
 function unique<T>(items: readonly T[]): T[] {

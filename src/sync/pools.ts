@@ -49,6 +49,7 @@ export function poolFromCreation(creation: PoolCreation, dex: DexConfig, scanTar
     // A pool that carries its own fee (V3) keeps it; one without (V2) has its DEX's configured fee.
     fee: creation.fee ?? dex.fee ?? null,
     tickSpacing: creation.tickSpacing,
+    ...(creation.hooks === undefined ? {} : { hooks: creation.hooks }),
     createdBlock: creation.blockNumber,
     createdLogIndex: creation.logIndex,
     baseBlock: scanTarget ?? creation.blockNumber,

@@ -90,6 +90,8 @@ export const uniswapV2: ProtocolFamily<V2Event> = {
   name: "v2",
   variants: [{ id: "uniswap-v2", layout: "uniswap", dexName: "Uniswap V2" }],
   creationTopic: v2Topics.v2PairCreated,
+  poolsInFactory: false,
+  rewritesAmounts: () => false,
   decodeCreation: decodeV2Creation,
   poolTopics: () => [v2Topics.v2Sync, v2Topics.v2Swap, v2Topics.v2Mint, v2Topics.v2Burn],
   swapTopics: [v2Topics.v2Swap],

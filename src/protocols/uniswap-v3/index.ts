@@ -190,6 +190,8 @@ export const uniswapV3: ProtocolFamily<V3Event> = {
     { id: "pancakeswap-v3", layout: "pancake", dexName: "PancakeSwap V3" },
   ],
   creationTopic: v3Topics.v3PoolCreated,
+  poolsInFactory: false,
+  rewritesAmounts: () => false,
   decodeCreation: decodeV3Creation,
   poolTopics: (layout) => [
     v3Topics.v3Initialize,

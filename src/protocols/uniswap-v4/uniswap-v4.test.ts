@@ -1,0 +1,341 @@
+import * as assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { encodeAbiParameters, encodeEventTopics, keccak256, parseAbiItem, stringToBytes } from "viem";
+import type { Hex, RawLog } from "../../decode/types.js";
+import type { Token } from "../../model/index.js";
+import { buildBatch } from "../../sync/batch.js";
+import { poolFromCreation } from "../../sync/pools.js";
+import { familyOf } from "../index.js";
+import { liquidityAmounts, MAX_TICK, MIN_TICK, sqrtPriceAtTick } from "../tick-math.js";
+import { v4Topics } from "./abi.js";
+import { decodeV4Creation, decodeV4Log, hookRewritesAmounts, uniswapV4 } from "./index.js";
+
+/**
+ * The PoolManager's events as v4-core publishes them (`src/interfaces/IPoolManager.sol`), written
+ * here again so that the family's own texts are checked, not reused.
+ */
+const published = {
+  Initialize:
+    "event Initialize(bytes32 indexed id, address indexed currency0, address indexed currency1, uint24 fee, int24 tickSpacing, address hooks, uint160 sqrtPriceX96, int24 tick)",
+  ModifyLiquidity:
+    "event ModifyLiquidity(bytes32 indexed id, address indexed sender, int24 tickLower, int24 tickUpper, int256 liquidityDelta, bytes32 salt)",
+  Swap: "event Swap(bytes32 indexed id, address indexed sender, int128 amount0, int128 amount1, uint160 sqrtPriceX96, uint128 liquidity, int24 tick, uint24 fee)",
+  Donate: "event Donate(bytes32 indexed id, address indexed sender, uint256 amount0, uint256 amount1)",
+} as const;
+
+/** topic0 = keccak-256 of the canonical signature text (types only, no names, no spaces). */
+const canonical = {
+  Initialize: "Initialize(bytes32,address,address,uint24,int24,address,uint160,int24)",
+  ModifyLiquidity: "ModifyLiquidity(bytes32,address,int24,int24,int256,bytes32)",
+  Swap: "Swap(bytes32,address,int128,int128,uint160,uint128,int24,uint24)",
+  Donate: "Donate(bytes32,address,uint256,uint256)",
+} as const;
+const topicOf = (text: string) => keccak256(stringToBytes(text));
+
+const manager = "0x000000000004444c5dc75cb358380d2e3de08a90" as Hex;
+const native = "0x0000000000000000000000000000000000000000" as Hex;
+const usdc = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48" as Hex;
+const router = "0x66a9893cc07d91d95644aedd05d03f95e1dba8af" as Hex;
+const user = "0x00000000000000000000000000000000000000ee" as Hex;
+const poolId = "0x21c67e77068de97969ba93d4aab21826d33ca12bb9f565d8496e8fda8a82ca27" as Hex;
+const noHooks = native;
+
+let logIndex = 0;
+/** A log of one of the published events, encoded with viem's ABI encoder. */
+function encode(
+  name: keyof typeof published,
+  args: Record<string, unknown>,
+  address = manager,
+  tx = "0x01",
+): RawLog {
+  const event = parseAbiItem(published[name]) as {
+    type: "event";
+    name: string;
+    inputs: readonly { name?: string; type: string; indexed?: boolean }[];
+  };
+  const topics = encodeEventTopics({ abi: [event], eventName: event.name, args } as never) as Hex[];
+  const dataInputs = event.inputs.filter((i) => !i.indexed);
+  const data = encodeAbiParameters(
+    dataInputs,
+    dataInputs.map((i) => args[i.name as string]),
+  );
+  return {
+    address,
+    topics,
+    data,
+    blockNumber: 2,
+    blockHash: "0xb2",
+    transactionHash: tx.padEnd(66, "0") as Hex,
+    transactionIndex: 0,
+    logIndex: logIndex++,
+  };
+}
+
+const initialize = (hooks: Hex = noHooks, id: Hex = poolId) =>
+  encode("Initialize", {
+    id,
+    currency0: native,
+    currency1: usdc,
+    fee: 0x800000,
+    tickSpacing: 60,
+    hooks,
+    sqrtPriceX96: 2n ** 96n,
+    tick: 0,
+  });
+
+describe("Uniswap V4 decoding", () => {
+  it("has the topics of the published signature texts", () => {
+    assert.equal(v4Topics.v4Initialize, topicOf(canonical.Initialize));
+    assert.equal(v4Topics.v4ModifyLiquidity, topicOf(canonical.ModifyLiquidity));
+    assert.equal(v4Topics.v4Swap, topicOf(canonical.Swap));
+    assert.equal(v4Topics.v4Donate, topicOf(canonical.Donate));
+    assert.equal(
+      topicOf(canonical.Swap),
+      "0x40e9cecb9f5f1f1c5b9c97dec2917b7ee92e57ba5563708daca94dd84ad7112f",
+      "the Swap topic0 that mainnet's PoolManager logs carry",
+    );
+    assert.deepEqual(uniswapV4.poolTopics("uniswap"), [
+      topicOf(canonical.Initialize),
+      topicOf(canonical.Swap),
+      topicOf(canonical.ModifyLiquidity),
+      topicOf(canonical.Donate),
+    ]);
+  });
+
+  it("decodes Initialize as a new pool named by its PoolId, the manager its factory, native ETH a currency", () => {
+    const hooks = "0x0000000000000000000000000000000000001088" as Hex;
+    const log = initialize(hooks);
+    assert.deepEqual(decodeV4Log(log), {
+      type: "v4-initialize",
+      id: poolId,
+      currency0: native,
+      currency1: usdc,
+      fee: 0x800000,
+      tickSpacing: 60,
+      hooks,
+      sqrtPriceX96: 2n ** 96n,
+      tick: 0,
+    });
+    assert.deepEqual(decodeV4Creation(log), {
+      factory: manager,
+      pool: poolId,
+      token0: native,
+      token1: usdc,
+      fee: 0x800000,
+      tickSpacing: 60,
+      hooks,
+      blockNumber: 2,
+      logIndex: log.logIndex,
+    });
+    assert.equal(
+      familyOf("v4").decodeCreation(
+        encode("Donate", { id: poolId, sender: router, amount0: 1n, amount1: 2n }),
+      ),
+      null,
+    );
+  });
+
+  it("decodes Swap (negative int128 amounts, dynamic fee), ModifyLiquidity and Donate", () => {
+    const swap = encode("Swap", {
+      id: poolId,
+      sender: router,
+      amount0: -(10n ** 18n),
+      amount1: 3_000_000_000n,
+      sqrtPriceX96: 4_339_505_179_874_779_489_431_521n,
+      liquidity: 10n ** 20n,
+      tick: -887_000 + 12_345,
+      fee: 3000,
+    });
+    assert.deepEqual(decodeV4Log(swap), {
+      type: "v4-swap",
+      id: poolId,
+      sender: router,
+      amount0: -(10n ** 18n),
+      amount1: 3_000_000_000n,
+      sqrtPriceX96: 4_339_505_179_874_779_489_431_521n,
+      liquidity: 10n ** 20n,
+      tick: -887_000 + 12_345,
+      fee: 3000,
+    });
+    const salt = `0x${"ab".repeat(32)}` as Hex;
+    assert.deepEqual(
+      decodeV4Log(
+        encode("ModifyLiquidity", {
+          id: poolId,
+          sender: router,
+          tickLower: -120,
+          tickUpper: 60,
+          liquidityDelta: -(10n ** 15n),
+          salt,
+        }),
+      ),
+      {
+        type: "v4-modify-liquidity",
+        id: poolId,
+        sender: router,
+        tickLower: -120,
+        tickUpper: 60,
+        liquidityDelta: -(10n ** 15n),
+        salt,
+      },
+    );
+    assert.deepEqual(
+      decodeV4Log(encode("Donate", { id: poolId, sender: router, amount0: 5n, amount1: 7n })),
+      {
+        type: "v4-donate",
+        id: poolId,
+        sender: router,
+        amount0: 5n,
+        amount1: 7n,
+      },
+    );
+    const truncated = { ...swap, data: swap.data.slice(0, -64) as Hex };
+    assert.equal(decodeV4Log(truncated), null, "a Swap without its last word is not decoded");
+  });
+
+  it("reads the hook's return-delta permissions from the low bits of its address", () => {
+    const hook = (bits: number) => `0x${"00".repeat(18)}${bits.toString(16).padStart(4, "0")}` as Hex;
+    assert.equal(hookRewritesAmounts(hook(0)), false);
+    assert.equal(hookRewritesAmounts(hook((1 << 7) | (1 << 6))), false, "beforeSwap and afterSwap alone");
+    assert.equal(hookRewritesAmounts(hook(1 << 3)), true, "beforeSwapReturnDelta");
+    assert.equal(hookRewritesAmounts(hook(1 << 2)), true, "afterSwapReturnDelta");
+    assert.equal(hookRewritesAmounts(hook(1 << 1)), true, "afterAddLiquidityReturnDelta");
+    assert.equal(hookRewritesAmounts(hook(1 << 0)), true, "afterRemoveLiquidityReturnDelta");
+    assert.equal(hookRewritesAmounts(hook(0x2000)), false, "beforeInitialize (bit 13)");
+  });
+});
+
+describe("tick math", () => {
+  it("gives the published bounds and the price of tick 0", () => {
+    assert.equal(sqrtPriceAtTick(0), 2n ** 96n);
+    assert.equal(sqrtPriceAtTick(MIN_TICK), 4295128739n, "TickMath.MIN_SQRT_PRICE");
+    assert.equal(
+      sqrtPriceAtTick(MAX_TICK),
+      1461446703485210103287273052203988822378723970342n,
+      "TickMath.MAX_SQRT_PRICE",
+    );
+  });
+
+  it("moves the principal of a liquidity change: one rounding of the exact quotient, up when adding, down when removing", () => {
+    const l = 10n ** 18n + 7n;
+    const [lower, upper] = [-120, 180];
+    const sl = sqrtPriceAtTick(lower);
+    const su = sqrtPriceAtTick(upper);
+    const sp = 2n ** 96n + 12_345_678_901n;
+    const ceil = (a: bigint, b: bigint) => (a + b - 1n) / b;
+    // amount0 = L·2^96·(sqrtB − sqrtA) / (sqrtB·sqrtA), amount1 = L·(sqrtB − sqrtA) / 2^96.
+    const a0 = (a: bigint, b: bigint) => [l * 2n ** 96n * (b - a), b * a] as const;
+    const a1 = (a: bigint, b: bigint) => [l * (b - a), 2n ** 96n] as const;
+    assert.deepEqual(liquidityAmounts(sp, 0, lower, upper, l), {
+      amount0: ceil(...a0(sp, su)),
+      amount1: ceil(...a1(sl, sp)),
+    });
+    assert.deepEqual(liquidityAmounts(sp, 0, lower, upper, -l), {
+      amount0: -(a0(sp, su)[0] / a0(sp, su)[1]),
+      amount1: -(a1(sl, sp)[0] / a1(sl, sp)[1]),
+    });
+    assert.deepEqual(
+      liquidityAmounts(sp, -121, lower, upper, l),
+      { amount0: ceil(...a0(sl, su)), amount1: 0n },
+      "below: token0 only",
+    );
+    assert.deepEqual(
+      liquidityAmounts(sp, 180, lower, upper, l),
+      { amount0: 0n, amount1: ceil(...a1(sl, su)) },
+      "at the upper tick: token1 only",
+    );
+  });
+});
+
+describe("buildBatch with a V4 pool", () => {
+  const tokens = new Map<Hex, Token>([
+    [native, { address: native, name: "Ether", symbol: "ETH", decimals: 18, totalSupply: null }],
+    [usdc, { address: usdc, name: "USD Coin", symbol: "USDC", decimals: 6, totalSupply: null }],
+  ]);
+  const dex = { name: "Uniswap V4", protocol: "v4", factory: manager, swapEvent: "uniswap" } as const;
+
+  function build(logs: RawLog[], hooks: Hex = noHooks) {
+    const creation = decodeV4Creation(initialize(hooks)) as NonNullable<ReturnType<typeof decodeV4Creation>>;
+    const pool = poolFromCreation({ ...creation, blockNumber: 1 }, dex, null);
+    return buildBatch({
+      logs,
+      pools: new Map([[poolId, pool]]),
+      tokens,
+      blocks: new Map([[2, { hash: "0xb2" as Hex, timestamp: 1_700_000_000 }]]),
+      transactions: new Map(
+        ["0x01", "0x02"].map((h) => {
+          const hash = h.padEnd(66, "0") as Hex;
+          return [
+            hash,
+            { hash, from: user, to: router, blockHash: "0xb2" as Hex, blockNumber: 2, transactionIndex: 0 },
+          ];
+        }),
+      ),
+    });
+  }
+
+  it("finds the pool by its PoolId, tracks its balances from its own events and lists swaps from the swapper's deltas", () => {
+    const l = 10n ** 18n;
+    const expected = liquidityAmounts(2n ** 96n, 0, -600, 600, l);
+    const swapPrice = 2n ** 96n - 2n ** 80n;
+    const built = build([
+      initialize(),
+      encode("ModifyLiquidity", {
+        id: poolId,
+        sender: router,
+        tickLower: -600,
+        tickUpper: 600,
+        liquidityDelta: l,
+        salt: `0x${"00".repeat(32)}`,
+      }),
+      encode(
+        "Swap",
+        {
+          id: poolId,
+          sender: router,
+          amount0: -(10n ** 15n),
+          amount1: 999_000n,
+          sqrtPriceX96: swapPrice,
+          liquidity: l,
+          tick: -1,
+          fee: 500,
+        },
+        manager,
+        "0x02",
+      ),
+      encode("Donate", { id: poolId, sender: router, amount0: 3n, amount1: 4n }, manager, "0x02"),
+      // Another contract's log naming the same id is not the pool's.
+      encode("Donate", { id: poolId, sender: router, amount0: 100n, amount1: 100n }, usdc, "0x02"),
+    ]);
+    assert.deepEqual(
+      built.poolEvents.map((e) => [e.kind, e.amount0, e.amount1, e.liquidityDelta]),
+      [
+        ["initialize", null, null, null],
+        ["mint", expected.amount0, expected.amount1, l],
+        ["donate", 3n, 4n, null],
+      ],
+    );
+    assert.equal(built.swaps.length, 1);
+    const swap = built.swaps[0];
+    assert.equal(swap?.pool, poolId);
+    assert.deepEqual(
+      [swap?.amount0In, swap?.amount1In, swap?.amount0Out, swap?.amount1Out],
+      [10n ** 15n, 0n, 0n, 999_000n],
+      "the swapper paid ETH (negative delta) and received USDC",
+    );
+    assert.equal(swap?.maker, user);
+    assert.equal(swap?.reserve0, expected.amount0 + 10n ** 15n);
+    assert.equal(swap?.reserve1, expected.amount1 - 999_000n);
+    const state = built.states.get(poolId);
+    assert.equal(state?.reserve0, expected.amount0 + 10n ** 15n + 3n);
+    assert.equal(state?.reserve1, expected.amount1 - 999_000n + 4n);
+    assert.equal(state?.sqrtPriceX96, swapPrice);
+    assert.equal(state?.liquidity, l);
+  });
+
+  it("marks a pool whose hook can return deltas", () => {
+    assert.equal(uniswapV4.rewritesAmounts({ hooks: `0x${"00".repeat(19)}08` as Hex }), true);
+    assert.equal(uniswapV4.rewritesAmounts({ hooks: noHooks }), false);
+    assert.equal(familyOf("v3").rewritesAmounts({}), false);
+  });
+});
