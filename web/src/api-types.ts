@@ -1489,7 +1489,7 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description The network's node could not be read, or did not answer within 3 s (retries and failover included); no partial answer is given. */
+      /** @description Unexpected processing error (no internals are given). */
       500: {
         headers: {
           [name: string]: unknown;
@@ -1498,8 +1498,26 @@ export interface operations {
           "application/json": components["schemas"]["ErrorBody"];
         };
       };
-      /** @description The database did not answer within its bound (the key check reads it too); retry after the Retry-After header's seconds. */
+      /** @description The network's node answered with an HTTP error, something that is not JSON, or a JSON-RPC error (retries and failover included); the message says which. No partial answer is given; retry after the Retry-After header's seconds. */
+      502: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description The network's node could not be reached or refused for now (HTTP 429: the Retry-After is the node's own), or the database did not answer within its bound (the key check reads it); retry after the Retry-After header's seconds. */
       503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          "application/json": components["schemas"]["ErrorBody"];
+        };
+      };
+      /** @description The network's node did not answer within 3 s (retries and failover included); retry after the Retry-After header's seconds. */
+      504: {
         headers: {
           [name: string]: unknown;
         };
