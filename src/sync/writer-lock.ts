@@ -28,7 +28,8 @@ export type WriterLockOptions = {
   serverIdleTimeoutMs: number;
   /**
    * Waits before connecting again after the lock connection failed (a database outage): doubled
-   * at each failure in a row, up to `reconnectMaxMs`.
+   * at each failure in a row, up to `reconnectMaxMs`. The cap bounds how long after the database
+   * is back the chain stays without its writer (and /readyz not ready): kept at a few seconds.
    */
   reconnectMs: number;
   reconnectMaxMs: number;
@@ -71,8 +72,8 @@ export const defaultWriterLockOptions: WriterLockOptions = {
   heartbeatMs: 1000,
   heartbeatTimeoutMs: 3000,
   serverIdleTimeoutMs: 6000,
-  reconnectMs: 2000,
-  reconnectMaxMs: 30_000,
+  reconnectMs: 250,
+  reconnectMaxMs: 2000,
   stallMs: 120_000,
 };
 
