@@ -327,9 +327,7 @@ describe("the factory scan at the shape node's limits", () => {
     // 2. Up, but silent on wide ranges: each is split after its deadline, and every pool is found.
     down = false;
     hung = 0;
-    const started = performance.now();
     const result = await run({});
-    const seconds = (performance.now() - started) / 1000;
     const splits = lines.filter((l) => l.msg === "factory scan range refused; splitting it");
     assert.ok(splits.length > 0 && hung > 0, "the wide ranges went unanswered and were split");
     for (const line of splits) assert.match(String(line.error), /no answer within/);
@@ -340,7 +338,6 @@ describe("the factory scan at the shape node's limits", () => {
     // Each split costs one deadline (0.7 s: two or three requests of 300 ms), not the client's
     // eight attempts of a range.
     assert.ok(hung <= splits.length * 3, `${hung} unanswered requests for ${splits.length} splits`);
-    assert.ok(seconds < splits.length * 2 + 20, `${seconds.toFixed(1)} s for ${splits.length} splits`);
   });
 
   it("shows the scan in /readyz and /metrics while it runs", async () => {
@@ -354,6 +351,9 @@ describe("the factory scan at the shape node's limits", () => {
       ...shapeChainConfig(profile, shape.server.url),
       startBlock: shape.checkpoint + 1,
       confirmations: 0,
+      // The node is held still below for as long as the test looks: its silence must not become
+      // the readiness reason, however slowly a loaded machine gets there.
+      maxHeadAgeMs: 3_600_000,
     });
     // The node stalls at the first progress line, which is written synchronously after a range's
     // commit: the scan is then held at a known point, its next eth_getLogs unanswered.

@@ -55,7 +55,12 @@ describe("indexing a devnet with the real Uniswap V2 and V3 contracts", () => {
       fromBlock: 0,
       toBlock: head,
     });
-    assert.ok(expected.length >= 300, `a few hundred swaps at least (${expected.length})`);
+    // Every swap the history wrote (a count of its own: how busy the simulated hours were varies
+    // with the hour and weekday they fall on), and the deployment's before them.
+    assert.ok(
+      devnet.history.swaps > 0 && expected.length >= devnet.history.swaps,
+      `${expected.length} swaps, the history's ${devnet.history.swaps} among them`,
+    );
     const protocols = new Set(expected.map((s) => (s.sqrt_price_x96 === null ? "v2" : "v3")));
     assert.deepEqual([...protocols].sort(), ["v2", "v3"], "both V2 and V3 swaps");
     await assertSwapsMatch(testDb.db, devnet.chainId, expected, { fromBlock: 0, toBlock: head });
@@ -175,7 +180,8 @@ describe("indexing a devnet with the real Uniswap V2 and V3 contracts", () => {
         fromBlock: startBlock,
         toBlock: head,
       });
-      assert.ok(expected.length > 100, `swaps above the start block (${expected.length})`);
+      // Every history block carries a trade: the blocks above the start hold swaps.
+      assert.ok(expected.length > 0, `swaps above the start block (${expected.length})`);
       await assertSwapsMatch(other.db, devnet.chainId, expected, { fromBlock: 0, toBlock: head });
       const { rows } = await other.db.query<{ n: number; based: number }>(
         "SELECT count(*)::int AS n, count(*) FILTER (WHERE base_block = $2)::int AS based FROM pools WHERE chain_id = $1",
