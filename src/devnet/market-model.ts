@@ -73,6 +73,11 @@ export function createMarketModel(options: {
 /**
  * How busy trading is at a time, 1 on an ordinary weekday hour: quiet at night UTC (Asia only),
  * busiest when Europe and the US overlap, a bit quieter at weekends.
+ *
+ * The demo's history ends at the wall clock, so how much it holds depends on the hour and the
+ * weekday of the run (a day ending on a Sunday has about a quarter fewer blocks than one ending
+ * on a Wednesday). Whatever uses a history counts what it wrote (the simulator's HistoryStats,
+ * the chain itself) rather than assuming an amount.
  */
 export function tradingActivity(timestamp: number): number {
   const date = new Date(timestamp * 1000);
