@@ -47,6 +47,9 @@ export type FlakyRpc = {
    * hardhat_mine's blocks, or a load balancer mixing two backends, do); null: faithful again.
    */
   setUnlinked(blocks: UnlinkedBlocks | null): void;
+  /** Holds every request not yet forwarded to the node unanswered until `release()`. */
+  hold(): void;
+  release(): void;
   stop(): Promise<void>;
 };
 
@@ -113,6 +116,7 @@ export async function startFlakyRpc(options: {
   const sockets = new Set<Socket>();
   const timers = new Set<NodeJS.Timeout>();
   let forced: FaultKind | undefined;
+  let held: { promise: Promise<void>; release: () => void } | null = null;
   /** The forced fault of this request, or else a random draw. */
   const hit = (p: number | undefined, kind: FaultKind) =>
     forced !== undefined ? forced === kind : p !== undefined && p > 0 && random() < p;
@@ -121,6 +125,7 @@ export async function startFlakyRpc(options: {
     const chunks: Buffer[] = [];
     for await (const chunk of req) chunks.push(chunk as Buffer);
     const body = Buffer.concat(chunks).toString("utf8");
+    while (held) await held.promise;
     stats.requests++;
     forced = undefined;
     if (sequence.length > 0 && (sequence[0] !== "rangeTooLarge" || body.includes('"eth_getLogs"')))
@@ -230,7 +235,22 @@ export async function startFlakyRpc(options: {
     setUnlinked(blocks) {
       unlinked = blocks;
     },
+    hold() {
+      if (held) return;
+      let release = () => {};
+      const promise = new Promise<void>((resolve) => {
+        release = resolve;
+      });
+      held = { promise, release };
+    },
+    release() {
+      const was = held;
+      held = null;
+      was?.release();
+    },
     stop: async () => {
+      held?.release();
+      held = null;
       for (const timer of timers) clearTimeout(timer);
       for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => server.close(() => resolve()));

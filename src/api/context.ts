@@ -1,12 +1,12 @@
 import type { Static, TSchema } from "@sinclair/typebox";
 import type { FastifyReply } from "fastify";
 import type { Config } from "../config/schema.js";
-import { badRequest } from "../internal/errors.js";
+import { badRequest, HttpError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import type { Db, Queryable } from "../store/db.js";
 import { jsonArrayBuffer } from "./json-buffer.js";
 import type { ProjectInfoBook } from "./project-info.js";
-import type { ReadRouter } from "./read-replicas.js";
+import { offCanonicalOf, type ReadRouter } from "./read-replicas.js";
 import type { Readiness } from "./readiness.js";
 import type { ResponseCache } from "./response-cache.js";
 import type { SyncWatch } from "./sync-watch.js";
@@ -76,6 +76,15 @@ export function withHeaders<T>(payload: T, headers: Record<string, string>): Wit
 const isWithHeaders = (value: unknown): value is WithHeaders<unknown> =>
   typeof value === "object" && value !== null && WITH_HEADERS in value;
 
+/** Seconds a client is asked to wait while a chain's data is off the canonical chain. */
+export const OFF_CANONICAL_RETRY_AFTER_S = 2;
+
+/** The 503 of a data answer whose chain's indexed data is known to be off the canonical chain. */
+export const offCanonicalError = (reason: string) =>
+  new HttpError(503, `the indexed data is off the node's canonical chain: ${reason}; retry later`, {
+    "retry-after": String(OFF_CANONICAL_RETRY_AFTER_S),
+  });
+
 /** The check of ApiContext.requireChain: a 400 naming `param` and the configured chains. */
 export function chainRequirement(config: Config): (chainId: number, param: string) => void {
   const chainIds = config.chains.map((c) => c.id);
@@ -104,6 +113,10 @@ export function createContext(parts: Omit<ApiContext, "requireChain" | "answer" 
       }
       // A cached answer is served only while the view is at the blocks it was read at, so the
       // view's headers are its own; a computed one overrides them with its snapshot's.
+      // Data known to be off the canonical chain (a reorg being rolled back) is never served,
+      // from the cache or the database; the snapshot's own mark is checked below too.
+      const off = offCanonicalOf((id) => parts.sync.get(id), chains);
+      if (off) throw offCanonicalError(off);
       const headers = parts.sync.headers(chains);
       if (headers) reply.headers(headers);
       // Not cached with the answer: it says whether the data can still be trusted to move.
@@ -121,6 +134,8 @@ export function createContext(parts: Omit<ApiContext, "requireChain" | "answer" 
           : { body: write(result), ...(extra ? { headers: extra } : {}) };
       const run = (version?: (blocks: readonly number[]) => void) =>
         parts.reads.read(async (db, snapshot) => {
+          const offInSnapshot = snapshot.offCanonical(chains);
+          if (offInSnapshot) throw offCanonicalError(offInSnapshot);
           version?.(chains.map((chain) => snapshot.blockOf(chain)));
           const own = snapshot.headers(chains);
           if (own) reply.headers(own);

@@ -32,6 +32,8 @@ export type Snapshot = {
   target: string;
   blockOf(chainId: number): number;
   headers(chainIds: Iterable<number>): Record<string, string> | undefined;
+  /** Why the data of one of `chainIds` is off the canonical chain in this snapshot, or undefined. */
+  offCanonical(chainIds: Iterable<number>): string | undefined;
 };
 
 export type ReadStatus = {
@@ -299,6 +301,8 @@ export function createReadRouter(options: {
     blockOf: (chainId) => viewOf(chainId)?.indexedBlock ?? -1,
     headers: (chainIds) => freshnessHeaders(viewOf, chainIds),
     reachable: () => inUse().some((t) => t.sync.reachable()),
+    // The primary's: where the indexer writes (readiness weighs its outages).
+    reachableSince: () => primary.sync.reachableSince(),
     refresh,
     start() {
       if (running) return;
@@ -327,12 +331,14 @@ export function createReadRouter(options: {
           indexedHash: null,
           headBlock: null,
           headAt: null,
+          offCanonical: row.offCanonical,
         });
       }
       const snapshot: Snapshot = {
         target: t.name,
         blockOf: (chainId) => states.get(chainId)?.indexedBlock ?? -1,
         headers: (chainIds) => freshnessHeaders((id) => states.get(id), chainIds),
+        offCanonical: (chainIds) => offCanonicalOf((id) => states.get(id), chainIds),
       };
       return fn(client, snapshot);
     });
@@ -389,6 +395,18 @@ export function createReadRouter(options: {
     listening: () => listener?.listening() ?? false,
     onCommit,
   };
+}
+
+/** The off-canonical reason of the first of `chainIds` that has one (see SyncWatch's ChainSync), or undefined. */
+export function offCanonicalOf(
+  stateOf: (chainId: number) => ChainSync | undefined,
+  chainIds: Iterable<number>,
+): string | undefined {
+  for (const chainId of chainIds) {
+    const reason = stateOf(chainId)?.offCanonical;
+    if (reason) return reason;
+  }
+  return undefined;
 }
 
 /** `x-indexed-block` / `x-indexed-at` for the chains that have a state (the others are left out). */

@@ -103,6 +103,8 @@ export function createReadiness(options: {
         state = "stopped";
         stalledSince = live.stoppedAt ?? live.headSeenAt;
         reason = `indexing of chain ${chain.id} has stopped since ${toIso(stalledSince)} on a fatal error: ${live.error ?? "unknown"}; an operator must act`;
+      } else if (stored?.offCanonical) {
+        reason = `the indexed data of chain ${chain.id} is off the node's canonical chain: ${stored.offCanonical}`;
       } else if (live?.phase === "absent") {
         state = "unknown";
         reason = live.error ?? `no indexer is running for chain ${chain.id}`;

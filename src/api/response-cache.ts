@@ -1,4 +1,5 @@
 import { HttpError } from "../internal/errors.js";
+import type { ReadRouter } from "./read-replicas.js";
 
 /** A serialised answer and the headers that belong to it (a next-page cursor, for example). */
 export type CachedAnswer = { body: string | Buffer; headers?: Record<string, string> };
@@ -43,6 +44,8 @@ export function createResponseCache(options: {
   const entries = new Map<string, Entry>();
   const pending = new Map<string, Promise<CachedAnswer>>();
   let bytes = 0;
+  /** Bumped by clear(): an answer computed from before a clear is not kept after it. */
+  let generation = 0;
 
   const remove = (key: string) => {
     const entry = entries.get(key);
@@ -76,8 +79,10 @@ export function createResponseCache(options: {
       }
       options.onLookup?.(false);
       let blocks = chains.map((chain) => options.blockOf(chain));
+      const startedIn = generation;
       const store = (value: CachedAnswer | HttpError) => {
         remove(key);
+        if (startedIn !== generation) return;
         // The cache off (a TTL of 0): nothing is kept. Kept, the answers would never be served
         // (expired at once) yet stay in memory up to maxBytes, each surviving the young
         // generation's collections (copied, then promoted): at the scale benchmark's 10 M swaps
@@ -105,14 +110,40 @@ export function createResponseCache(options: {
             throw error;
           },
         )
-        .finally(() => pending.delete(key));
+        .finally(() => {
+          if (pending.get(key) === computation) pending.delete(key);
+        });
       pending.set(key, computation);
       return computation;
     },
     clear() {
       entries.clear();
+      // Requests from now on do not join a computation that started before.
+      pending.clear();
       bytes = 0;
+      generation++;
     },
     size: () => entries.size,
   };
+}
+
+/**
+ * Drops every cached answer when a chain's checkpoint goes back (a reorg's rollback, announced
+ * with its lower block) or the commit notifications were interrupted: an answer cached at a block
+ * of the abandoned branch would otherwise be served again once the new branch reaches that block.
+ */
+export function clearedOnRollback(
+  reads: Pick<ReadRouter, "watchCommits">,
+  cache: ResponseCache,
+): ResponseCache {
+  const last = new Map<number, number>();
+  reads.watchCommits({
+    commit(notice) {
+      const previous = last.get(notice.chainId);
+      last.set(notice.chainId, notice.block);
+      if (previous !== undefined && notice.block < previous) cache.clear();
+    },
+    reconnect: () => cache.clear(),
+  });
+  return cache;
 }

@@ -39,7 +39,7 @@ import { createPostgresRateLimitStore } from "./rate-limit-pg.js";
 import { createSharedRateLimitStore } from "./rate-limit-store.js";
 import { createReadRouter, type ReadRouter, registerReadMetrics } from "./read-replicas.js";
 import { createReadiness, type IndexerHealth, type Readiness } from "./readiness.js";
-import { createResponseCache, type ResponseCache } from "./response-cache.js";
+import { clearedOnRollback, createResponseCache, type ResponseCache } from "./response-cache.js";
 import { registerAssets } from "./routes/assets.js";
 import { registerCandleChart } from "./routes/candle-chart.js";
 import { registerCandles } from "./routes/candles.js";
@@ -206,11 +206,14 @@ export function createApiShared(options: ApiServerOptions): ApiShared {
       now: options.now ?? (() => new Date()),
       requireChain: chainRequirement(config),
     }),
-    cache: createResponseCache({
-      blockOf: sync.blockOf,
-      ttlMs: options.answerCacheTtlMs,
-      onLookup: metrics.cacheLookup,
-    }),
+    cache: clearedOnRollback(
+      reads,
+      createResponseCache({
+        blockOf: sync.blockOf,
+        ttlMs: options.answerCacheTtlMs,
+        onLookup: metrics.cacheLookup,
+      }),
+    ),
     projectInfo: loadProjectInfo({ config, logger, root: options.root ?? projectRoot }),
     balances: options.balanceReader ?? createRpcBalanceReader({ config, logger, metrics: rpcMetrics }),
     rateLimitStore:

@@ -12,6 +12,8 @@ export type ChainSync = {
   indexedHash: string | null;
   headBlock: number | null;
   headAt: Date | null;
+  /** Why the chain's indexed data is known to be off the node's canonical chain (a reorg being rolled back), or null. */
+  offCanonical: string | null;
 };
 
 export type SyncWatch = {
@@ -55,6 +57,7 @@ export function createSyncWatch(options: { db: Queryable; logger: Logger; interv
           indexedHash: status.indexedBlockHash,
           headBlock: status.headBlock,
           headAt: status.headBlockTime,
+          offCanonical: status.offCanonical,
         });
       }
       chains = next;

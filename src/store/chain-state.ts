@@ -1,6 +1,7 @@
 /**
  * Tables of a chain's ingestion state: `chains` (identity, genesis hash), `sync_state` (the
- * checkpoint and progress figures), `blocks` (canonical hashes of the reorg window) and
+ * checkpoint and progress figures), `blocks` (canonical hashes of the reorg window), `block_hashes`
+ * (older ones, for deep reorgs) and
  * `factory_scans` (the scan for pools created before the start block).
  */
 import { CheckpointConflictError } from "../internal/errors.js";
@@ -108,8 +109,9 @@ export async function advanceCheckpoint(
 }
 
 /**
- * Lowers the chain's checkpoint from `previous` to the reorg's common ancestor. Run first in the
- * rollback's transaction, to lock the checkpoint row against a concurrent writer.
+ * Lowers the chain's checkpoint from `previous` to the reorg's common ancestor, and clears the
+ * off-canonical mark (the data is on the node's chain again). Run first in the rollback's
+ * transaction, to lock the checkpoint row against a concurrent writer.
  */
 export async function lowerCheckpoint(
   client: Queryable,
@@ -118,13 +120,38 @@ export async function lowerCheckpoint(
   ancestor: { block: number; hash: Hex; time: Date },
 ): Promise<void> {
   const moved = await client.query(
-    `UPDATE sync_state SET indexed_block = $3, indexed_block_hash = $4, indexed_block_time = $5, updated_at = now()
+    `UPDATE sync_state SET indexed_block = $3, indexed_block_hash = $4, indexed_block_time = $5,
+       off_canonical = NULL, updated_at = now()
      WHERE chain_id = $1 AND indexed_block = $2`,
     [chainId, previous, ancestor.block, ancestor.hash, ancestor.time.toISOString()],
   );
   if (moved.rowCount !== 1) {
     throw new CheckpointConflictError(chainId, previous);
   }
+}
+
+/**
+ * Marks the chain's indexed data as off the node's canonical chain (`reason`), or clears the mark
+ * (null). While it is set, the API answers the chain's data endpoints with a 503 naming it.
+ */
+export async function setOffCanonical(
+  client: Queryable,
+  chainId: number,
+  reason: string | null,
+): Promise<void> {
+  await client.query(
+    "UPDATE sync_state SET off_canonical = $2, updated_at = now() WHERE chain_id = $1 AND off_canonical IS DISTINCT FROM $2",
+    [chainId, reason],
+  );
+}
+
+/** The chain's off-canonical mark (see setOffCanonical), or null. */
+export async function loadOffCanonical(db: Queryable, chainId: number): Promise<string | null> {
+  const { rows } = await db.query<{ off_canonical: string | null }>(
+    "SELECT off_canonical FROM sync_state WHERE chain_id = $1",
+    [chainId],
+  );
+  return rows[0]?.off_canonical ?? null;
 }
 
 /** Records the chain's head while the indexer has nothing new to ingest. */
@@ -143,7 +170,10 @@ export async function recordHead(
  * The freshness of every indexed chain (or of the given ones), for the API's freshness headers
  * and readiness: indexed block and time, head, lag and backfill speed.
  */
-export async function getSyncStatus(db: Queryable, chainIds?: readonly number[]): Promise<ChainSyncStatus[]> {
+export async function getSyncStatus(
+  db: Queryable,
+  chainIds?: readonly number[],
+): Promise<(ChainSyncStatus & { offCanonical: string | null })[]> {
   const { rows } = await db.query<{
     chain_id: number;
     name: string;
@@ -155,9 +185,10 @@ export async function getSyncStatus(db: Queryable, chainIds?: readonly number[])
     blocks_per_second: number | null;
     swaps_per_second: number | null;
     updated_at: Date;
+    off_canonical: string | null;
   }>(
     `SELECT s.chain_id, c.name, s.indexed_block, s.indexed_block_hash, s.indexed_block_time, s.head_block,
-       s.head_block_time, s.blocks_per_second, s.swaps_per_second, s.updated_at
+       s.head_block_time, s.blocks_per_second, s.swaps_per_second, s.updated_at, s.off_canonical
      FROM sync_state s JOIN chains c USING (chain_id)
      WHERE $1::int[] IS NULL OR s.chain_id = ANY($1::int[])
      ORDER BY s.chain_id`,
@@ -179,6 +210,7 @@ export async function getSyncStatus(db: Queryable, chainIds?: readonly number[])
       blocksPerSecond: r.blocks_per_second,
       swapsPerSecond: r.swaps_per_second,
       updatedAt: r.updated_at,
+      offCanonical: r.off_canonical,
     };
   });
 }
@@ -194,14 +226,16 @@ const BLOCK_COLUMNS = columnsOf<BlockRow>({
 });
 
 /**
- * Stores canonical block hashes and drops those below the kept window: after it, the chain's
- * stored blocks are the window (keepFrom, …] plus whatever is above.
+ * Stores canonical block hashes and moves those below the kept window to `block_hashes`: after
+ * it, the chain's stored blocks are the window (keepFrom, …] plus whatever is above, and its kept
+ * hashes those of (hashesFrom, keepFrom] (none with hashesFrom = keepFrom).
  */
 export async function storeBlocks(
   client: Queryable,
   chainId: number,
   blocks: readonly BlockRow[],
   keepFrom: number,
+  hashesFrom: number = keepFrom,
 ): Promise<void> {
   for (const part of chunks(blocks)) {
     const b = unnest("b", BLOCK_COLUMNS, part, 2);
@@ -213,10 +247,40 @@ export async function storeBlocks(
       [chainId, ...b.params],
     );
   }
-  await client.query("DELETE FROM blocks WHERE chain_id = $1 AND number <= $2", [chainId, keepFrom]);
+  // One round trip, as the plain DELETE it replaces: the main DELETE does not see the rows the
+  // INSERT adds (one snapshot), which are all above hashesFrom.
+  await client.query(
+    `WITH moved AS (DELETE FROM blocks WHERE chain_id = $1 AND number <= $2 RETURNING number, hash, time),
+     kept AS (
+       INSERT INTO block_hashes (chain_id, number, hash, time)
+       SELECT $1, number, hash, time FROM moved WHERE number > $3
+       ON CONFLICT (chain_id, number) DO UPDATE SET hash = EXCLUDED.hash, time = EXCLUDED.time)
+     DELETE FROM block_hashes WHERE chain_id = $1 AND number <= $3`,
+    [chainId, keepFrom, Math.min(hashesFrom, keepFrom)],
+  );
 }
 
-/** Stored canonical blocks of a chain, highest first. */
+/**
+ * Every kept canonical block of a chain, the window's and the older kept hashes (at or above
+ * `fromBlock` when given), highest first: what a reorg's walk back compares with the node.
+ */
+export async function loadKeptBlocks(
+  db: Queryable,
+  chainId: number,
+  fromBlock?: number,
+): Promise<{ number: number; hash: Hex; time: Date }[]> {
+  const { rows } = await db.query<{ number: number; hash: Hex; time: Date }>(
+    `SELECT DISTINCT ON (number) number, hash, time FROM (
+       SELECT number, hash, time, 0 AS pick FROM blocks WHERE chain_id = $1 AND number >= $2
+       UNION ALL
+       SELECT number, hash, time, 1 AS pick FROM block_hashes WHERE chain_id = $1 AND number >= $2) k
+     ORDER BY number DESC, pick`,
+    [chainId, fromBlock ?? -1],
+  );
+  return rows;
+}
+
+/** Stored canonical blocks of a chain's window, highest first. */
 export async function loadStoredBlocks(
   db: Queryable,
   chainId: number,
@@ -230,6 +294,7 @@ export async function loadStoredBlocks(
 
 export async function deleteBlocksAbove(client: Queryable, chainId: number, block: number): Promise<void> {
   await client.query("DELETE FROM blocks WHERE chain_id = $1 AND number > $2", [chainId, block]);
+  await client.query("DELETE FROM block_hashes WHERE chain_id = $1 AND number > $2", [chainId, block]);
 }
 
 // ---------------------------------------------------------------------------------------------

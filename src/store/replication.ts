@@ -8,7 +8,12 @@ import type pg from "pg";
 import { checkOut, type Db, type DbClient, type Queryable } from "./db.js";
 import { holdRetainedFrom, RETAINED_FROM_SQL } from "./partitions.js";
 
-type SyncStateRow = { chain_id: number; indexed_block: number; indexed_block_time: Date | null };
+type SyncStateRow = {
+  chain_id: number;
+  indexed_block: number;
+  indexed_block_time: Date | null;
+  off_canonical: string | null;
+};
 
 /** The primary's current WAL position (text, e.g. `0/3000148`). */
 export async function currentWalLsn(db: Queryable): Promise<string> {
@@ -40,8 +45,13 @@ export async function replayStatus(db: Queryable, primaryLsn: string | null): Pr
   return rows[0] ?? { standby: false, behind: null, age: null };
 }
 
-/** A chain's checkpoint as the snapshot sees it. */
-export type SnapshotSyncState = { chainId: number; indexedBlock: number; indexedBlockTime: Date | null };
+/** A chain's checkpoint as the snapshot sees it, and its off-canonical mark (setOffCanonical). */
+export type SnapshotSyncState = {
+  chainId: number;
+  indexedBlock: number;
+  indexedBlockTime: Date | null;
+  offCanonical: string | null;
+};
 
 /**
  * Runs `fn` in one read-only REPEATABLE READ transaction of a connection of `db`, with the
@@ -62,12 +72,13 @@ export async function withReadSnapshot<T>(
   let handedOff = false;
   try {
     const results = (await client.query(
-      `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT chain_id, indexed_block, indexed_block_time FROM sync_state; ${RETAINED_FROM_SQL}; SET LOCAL max_parallel_workers_per_gather = 0`,
+      `BEGIN ISOLATION LEVEL REPEATABLE READ READ ONLY; SELECT chain_id, indexed_block, indexed_block_time, off_canonical FROM sync_state; ${RETAINED_FROM_SQL}; SET LOCAL max_parallel_workers_per_gather = 0`,
     )) as unknown as pg.QueryResult[];
     const states = ((results[1]?.rows ?? []) as SyncStateRow[]).map((row) => ({
       chainId: row.chain_id,
       indexedBlock: row.indexed_block,
       indexedBlockTime: row.indexed_block_time,
+      offCanonical: row.off_canonical,
     }));
     holdRetainedFrom(client, results[2]?.rows ?? []);
     let value: T;

@@ -24,8 +24,10 @@ import {
   initSyncState,
   loadCheckpoint,
   loadFactoryScans,
-  loadStoredBlocks,
+  loadKeptBlocks,
+  loadOffCanonical,
   recordHead,
+  setOffCanonical,
 } from "../store/chain-state.js";
 import { notifyCommit } from "../store/commit-notify.js";
 import { type Db, type DbClient, withTransaction } from "../store/db.js";
@@ -44,6 +46,7 @@ import type { IndexerOptions } from "./options.js";
 import { type Pool, poolFromCreation, unknownState } from "./pools.js";
 import { type ChainStatus, createProgress } from "./progress.js";
 import { createRangeSizer } from "./ranges.js";
+import { findCommonAncestor } from "./reorg.js";
 import { readSupplies, readTokens } from "./tokens.js";
 import { checkTransactionSource, probeTransactionSource, sourceMethod } from "./transaction-source.js";
 import { createWriterLock, type Writer } from "./writer-lock.js";
@@ -245,6 +248,7 @@ export function createChainSync(args: {
   const reload = async () => {
     ahead.clear();
     checkpoint = (await loadCheckpoint(db, chain.id)) ?? checkpoint;
+    markedOffCanonical = (await loadOffCanonical(db, chain.id)) !== null;
     const scans = await loadFactoryScans(db, chain.id);
     tokens = new Map((await loadTokens(db, chain.id)).map((t) => [t.address, t]));
     pools = new Map();
@@ -310,56 +314,110 @@ export function createChainSync(args: {
     return true;
   };
 
+  /** The chain's data is marked off the canonical chain in `sync_state` (setOffCanonical). */
+  let markedOffCanonical = false;
+  /**
+   * Sets (or clears: null) the mark that makes the API answer this chain's data with a 503, in a
+   * fenced transaction of its own, announced like a commit so the API reads it at once.
+   */
+  const markOffCanonical = async (reason: string | null) => {
+    await withTransaction(db, async (client) => {
+      await fence(client);
+      await setOffCanonical(client, chain.id, reason);
+      await notifyCommit(client, { chainId: chain.id, block: checkpoint.block });
+    });
+    markedOffCanonical = reason !== null;
+  };
+
   /**
    * Is the stored checkpoint still on the node's chain? Rolls back when the node has another
-   * block at that height. A node without that block (one behind us, or a devnet reverted to a
-   * lower height) is no evidence of a reorg: the indexer waits for the chain to get there.
+   * block at that height, or when the node is below the checkpoint and its head is another block
+   * than the one stored at that height (a chain that went back to a shorter branch). A node
+   * without the checkpoint's block whose head is the stored one (a backend behind the others) is
+   * no evidence of a reorg: the indexer waits for the chain to get there.
    */
   const verifyCheckpoint = async (head?: BlockHeader): Promise<boolean> => {
     if (checkpoint.hash === null) return true;
     const block = head?.number === checkpoint.block ? head : await rpc.getBlock(checkpoint.block);
     if (block === null) {
+      const top = head ?? (await rpc.getBlock("latest"));
+      const mine = top ? (await loadKeptBlocks(db, chain.id, top.number)).at(-1) : undefined;
+      if (top && mine?.number === top.number && mine.hash !== top.hash) {
+        await handleReorg(
+          `the node's head block ${top.number} is not the stored one and the node has no block ${checkpoint.block}`,
+        );
+        return false;
+      }
       logger.debug(
-        { indexed_block: checkpoint.block, head_block: head?.number },
+        { indexed_block: checkpoint.block, head_block: top?.number },
         "the node is behind the checkpoint",
       );
       return true;
     }
-    if (block.hash === checkpoint.hash) return true;
+    if (block.hash === checkpoint.hash) {
+      // A mark left by a process that stopped before its rollback, on a chain that came back.
+      if (markedOffCanonical) await markOffCanonical(null);
+      return true;
+    }
     await handleReorg(`checkpoint block ${checkpoint.block} is no longer canonical`);
     return false;
   };
 
   /**
-   * Finds the highest stored block the node still has (the common ancestor) and, in one
-   * transaction, deletes everything above it, recomputes the touched pools' state, lets the
-   * derived data roll back and lowers the checkpoint.
+   * Walks back through the stored blocks against the node's hashes to the highest one it still
+   * has (the common ancestor: findCommonAncestor) and, in one transaction, deletes everything
+   * above it, recomputes the touched pools' state, lets the derived data roll back and lowers the
+   * checkpoint. From the moment the reorg is known until that transaction, the chain is marked
+   * off the canonical chain (the API answers its data with a 503); a reorg deeper than every
+   * kept hash leaves the mark and stops the chain.
    */
   const handleReorg = async (reason: string, unlinked?: { block: number; parentHash: Hex }) => {
-    const stored = await loadStoredBlocks(db, chain.id);
-    const onChain = await rpc.getBlocksOrNull(stored.map((b) => b.number));
-    const ancestor = stored.find((b, i) => onChain[i]?.hash === b.hash);
-    if (!ancestor) {
-      const lowest = stored[stored.length - 1]?.number;
-      throw new DeepReorgError(
-        `chain ${chain.id} (${chain.name}): reorg deeper than the kept window (no stored block from ${lowest ?? "none"} to ${checkpoint.block} is canonical); indexing of this chain stops`,
-      );
-    }
-    if (ancestor.number === checkpoint.block) {
+    const unlinkedMessage = () =>
+      unlinked
+        ? `block ${unlinked.block}'s parent hash ${unlinked.parentHash} is not block ${checkpoint.block}'s hash ${checkpoint.hash}, which the node still has`
+        : `block ${checkpoint.block}'s hash changed and changed back (${reason})`;
+    if (unlinked) {
       // The node still has our checkpoint: what looked like a reorg was a header that does not
       // link to its parent (hardhat_mine's blocks, two backends behind one URL). No reorg to undo;
       // asking again at once would only get the same answer, so it is an inconsistency.
+      const [atCheckpoint] = await rpc.getBlocksOrNull([checkpoint.block]);
+      if (checkpoint.hash !== null && atCheckpoint?.hash === checkpoint.hash) {
+        throw new InconsistentAnswerError(
+          "unlinked_header",
+          [checkpoint.block, unlinked.block],
+          unlinkedMessage(),
+        );
+      }
+    }
+    await markOffCanonical(`chain ${chain.id}: a reorg is being rolled back (${reason})`);
+    logger.warn(
+      { reason, indexed_block: checkpoint.block, rpc_host: rpc.host() },
+      "reorg found; the chain's data is marked off the canonical chain until it is rolled back",
+    );
+    const stored = await loadKeptBlocks(db, chain.id);
+    const { ancestor, asked } = await findCommonAncestor(
+      stored,
+      async (numbers) => (await rpc.getBlocksOrNull(numbers)).map((b) => b?.hash ?? null),
+      chain.reorgWindow,
+    );
+    if (!ancestor) {
+      const lowest = stored[stored.length - 1]?.number;
+      const message = `chain ${chain.id} (${chain.name}): reorg deeper than the kept block hashes (no stored block from ${lowest ?? "none"} to ${checkpoint.block} is canonical); indexing of this chain stops`;
+      await markOffCanonical(message);
+      throw new DeepReorgError(message);
+    }
+    if (ancestor.number === checkpoint.block) {
+      await markOffCanonical(null);
       throw new InconsistentAnswerError(
         "unlinked_header",
         [checkpoint.block, unlinked?.block ?? checkpoint.block],
-        unlinked
-          ? `block ${unlinked.block}'s parent hash ${unlinked.parentHash} is not block ${checkpoint.block}'s hash ${checkpoint.hash}, which the node still has`
-          : `block ${checkpoint.block}'s hash changed and changed back (${reason})`,
+        unlinkedMessage(),
       );
     }
     const previous = checkpoint.block;
     const result = await withTransaction(db, async (client) => {
       await fence(client);
+      // Also clears the off-canonical mark: the data is on the node's chain again.
       const r = await rollbackAbove(client, chain.id, previous, {
         block: ancestor.number,
         hash: ancestor.hash,
@@ -369,12 +427,16 @@ export function createChainSync(args: {
       await notifyCommit(client, { chainId: chain.id, block: ancestor.number });
       return r;
     });
+    markedOffCanonical = false;
+    const depth = previous - ancestor.number;
     logger.warn(
       {
         reason,
         ancestor_block: ancestor.number,
         previous_block: previous,
-        depth: previous - ancestor.number,
+        depth,
+        reorg_window: chain.reorgWindow,
+        hashes_asked: asked,
         deleted_swaps: result.deletedSwaps,
         deleted_pool_events: result.deletedEvents,
         recomputed_pools: result.affectedPools.length,
@@ -479,7 +541,12 @@ export function createChainSync(args: {
         // the balances stay unknown (null) rather than stopping the chain.
         if (error instanceof RetryableRpcError) throw error;
         logger.warn(
-          { pools: needBase.length, block: needBase[0]?.baseBlock, error: (error as Error).message },
+          {
+            pools: needBase.length,
+            block: needBase[0]?.baseBlock,
+            error: (error as Error).message,
+            rpc_host: rpc.host(),
+          },
           "cannot read the state of older pools at the start block; their balances stay unknown",
         );
       }
@@ -533,6 +600,7 @@ export function createChainSync(args: {
       built,
       blocks: data.canonical,
       keepBlocksAbove: to - chain.reorgWindow,
+      keepHashesAbove: to - Math.max(chain.reorgWindow, options.keptBlockHashes),
       fence,
     });
     for (const token of newTokens) tokens.set(token.address, token);
@@ -593,7 +661,10 @@ export function createChainSync(args: {
       });
       logger.debug({ tokens: due.length }, "token supplies refreshed");
     } catch (error) {
-      logger.warn({ error: (error as Error).message }, "token supply refresh failed; trying again later");
+      logger.warn(
+        { error: (error as Error).message, rpc_host: rpc.host() },
+        "token supply refresh failed; trying again later",
+      );
     }
   };
 
@@ -703,7 +774,7 @@ export function createChainSync(args: {
         ) {
           // The node no longer serves the chosen method (a failover to another node): probe again.
           logger.warn(
-            { transaction_source: transactionSource, error: error.message },
+            { transaction_source: transactionSource, error: error.message, rpc_host: rpc.host() },
             "the node does not serve the transaction source's method; probing again at the restart",
           );
           transactionSource = null;
@@ -721,7 +792,13 @@ export function createChainSync(args: {
         const delayMs = backoffDelayMs(failures, options.restartDelayMs);
         progress.phase(progress.status().phase, message);
         logger.error(
-          { error: message, error_name: (error as Error).name, failures, retry_in_ms: delayMs },
+          {
+            error: message,
+            error_name: (error as Error).name,
+            rpc_host: rpc.host(),
+            failures,
+            retry_in_ms: delayMs,
+          },
           "chain indexing failed; restarting from the checkpoint",
         );
         await sleep(delayMs, abort.signal).catch(() => {});

@@ -39,6 +39,8 @@ export type BatchWrite = {
   /** Canonical headers to keep for reorg detection, and the number at or below which stored ones are dropped. */
   blocks: readonly BlockRow[];
   keepBlocksAbove: number | null;
+  /** Hashes of blocks leaving the window are kept above this number (none when absent). */
+  keepHashesAbove?: number | undefined;
   /** The writer's fence (writer-lock.ts), run first: a writer that lost the chain commits nothing. */
   fence?: ((client: DbClient) => Promise<void>) | undefined;
 };
@@ -79,7 +81,8 @@ export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrit
     const poolEvents = await insertPoolEvents(client, chainId, write.built.poolEvents);
     await updatePoolStates(client, chainId, write.built.states);
     if (write.blocks.length > 0 || write.keepBlocksAbove !== null) {
-      await storeBlocks(client, chainId, write.blocks, write.keepBlocksAbove ?? -1);
+      const keepFrom = write.keepBlocksAbove ?? -1;
+      await storeBlocks(client, chainId, write.blocks, keepFrom, write.keepHashesAbove ?? keepFrom);
     }
     const batch: IngestBatch = {
       chainId,

@@ -47,6 +47,12 @@ export type IndexerOptions = {
   inconsistentDelayMs: [number, number];
   /** After this many inconsistent answers in a row, the next RPC URL of the chain is tried. */
   inconsistentFailoverAfter: number;
+  /**
+   * Block hashes kept per chain (at least the chain's `reorgWindow`): a reorg up to this deep,
+   * below the indexed block, is walked back and rolled back by itself; a deeper one stops the
+   * chain. About 150 bytes a block in `block_hashes` (4,096: about 0.6 MB a chain).
+   */
+  keptBlockHashes: number;
   rpc: Partial<RpcOptions>;
   /** The per-chain writer lock: standby polling, heartbeat, server-side session timeout. */
   writerLock: Partial<WriterLockOptions>;
@@ -68,6 +74,7 @@ export const defaultIndexerOptions: IndexerOptions = {
   healthReportMs: 2000,
   inconsistentDelayMs: [250, 4000],
   inconsistentFailoverAfter: 5,
+  keptBlockHashes: 4096,
   // RPC retries back off to at most 4 s (not the client's default 20 s) for the same reason.
   rpc: { maxDelayMs: 4000 },
   writerLock: {},

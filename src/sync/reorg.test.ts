@@ -133,19 +133,37 @@ describe("reorgs", () => {
     await assertEqualsFreshIndex(db, devnet, "after a reorg found at restart");
   });
 
-  it("stops the chain loudly on a reorg deeper than the kept window", async () => {
+  it("stops the chain loudly, its data marked off the canonical chain, on a reorg deeper than every kept hash", async () => {
     const db = await newDb();
     const overrides = { reorgWindow: 2, pollIntervalMs: 50 };
+    const bounded = async (logger: Logger) => {
+      const indexer = createIndexer({
+        config: { chains: [devnet.chain(overrides)] },
+        db,
+        logger,
+        derived: noDerivedData,
+        options: { follow: false, progressBar: false, keptBlockHashes: 2 },
+      });
+      await indexer.start();
+      await indexer.done();
+      return indexer.status()[0];
+    };
     const snapshot = await devnet.snapshot();
     await devnet.mineSwaps({ blocks: 4, swapsPerBlock: 1, seed: 6 });
-    await indexOnce(db, devnet, createSilentLogger(), overrides);
+    await bounded(createSilentLogger());
     await devnet.revert(snapshot);
     await devnet.mineSwaps({ blocks: 5, swapsPerBlock: 1, seed: 7 });
     const { logger, lines } = createCapturingLogger();
-    const status = await indexOnce(db, devnet, logger, overrides);
+    const status = await bounded(logger);
     assert.equal(status?.phase, "failed", "indexing of the chain stops");
-    assert.match(status?.error ?? "", /deeper than the kept window/, "the status says why");
+    assert.match(status?.error ?? "", /deeper than the kept block hashes/, "the status says why");
     const fatal = lines.find((l) => l.level === 60);
     assert.equal(fatal?.error_name, "DeepReorgError", "logged at fatal level with the error class");
+    const [sync] = await getSyncStatus(db, [devnet.chainId]);
+    assert.equal(
+      sync?.offCanonical,
+      status?.error,
+      "the data stays marked off the canonical chain, with the reason",
+    );
   });
 });
