@@ -10,8 +10,11 @@ export type ChainAddress = { chainId: number; address: Address; id: string };
 export const MAX_LIST_ITEMS = 100;
 
 const ADDRESS = "0x[0-9a-fA-F]{40}";
+/** A pool: a contract's address, or the 32-byte id of a pool inside a manager (Uniswap V4). */
+const POOL = "0x(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})";
 const CHAIN = "[1-9][0-9]{0,9}";
 const ID = `${ADDRESS}:${CHAIN}`;
+const PAIR_ID = `${POOL}:${CHAIN}`;
 const list = (item: string) => `^ *${item} *(?:, *${item} *)*$`;
 
 /** Most ids the market endpoints (/v1/tokens/market, /api/v1/pairs/market) take in one request. */
@@ -26,10 +29,15 @@ export const patterns = {
   id: `^${ID}$`,
   idList: list(ID),
   marketIdList: boundedList(ID, MAX_MARKET_IDS),
+  pairId: `^${PAIR_ID}$`,
+  marketPairIdList: boundedList(PAIR_ID, MAX_MARKET_IDS),
   addressList: list(ADDRESS),
   chain: `^${CHAIN}$`,
   chainList: list(CHAIN),
 } as const;
+
+const POOL_ID_PHRASE =
+  "for a pool inside a manager such as Uniswap V4's, its pool id: 0x followed by 64 hex digits";
 
 /** Plain-words description of what each pattern accepts, used in 400 messages. */
 export const patternPhrases: Record<string, string> = {
@@ -38,6 +46,8 @@ export const patternPhrases: Record<string, string> = {
   [patterns.idList]:
     "a comma-separated list of ids <address>:<chainId>, for example 0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48:1",
   [patterns.marketIdList]: `a comma-separated list of at most ${MAX_MARKET_IDS} ids <address>:<chainId>, for example 0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48:1`,
+  [patterns.pairId]: `an id <address>:<chainId> (${POOL_ID_PHRASE}), for example 0xb4e16d0168e52d35cacd2c6185b44ac22d5bd1bd:1`,
+  [patterns.marketPairIdList]: `a comma-separated list of at most ${MAX_MARKET_IDS} ids <address>:<chainId> (${POOL_ID_PHRASE}), for example 0xb4e16d0168e52d35cacd2c6185b44ac22d5bd1bd:1`,
   [patterns.addressList]: "a comma-separated list of addresses (0x followed by 40 hex digits)",
   [patterns.chain]: "a network id (a positive integer)",
   [patterns.chainList]: "a comma-separated list of network ids (positive integers)",
@@ -50,17 +60,31 @@ export const maxListLength = (itemLength: number, items = MAX_LIST_ITEMS) => ite
 export const listLimits: Record<string, number> = {
   [patterns.idList]: MAX_LIST_ITEMS,
   [patterns.marketIdList]: MAX_MARKET_IDS,
+  [patterns.marketPairIdList]: MAX_MARKET_IDS,
   [patterns.addressList]: MAX_LIST_ITEMS,
   [patterns.chainList]: MAX_LIST_ITEMS,
 };
 
 const idRegex = new RegExp(`^(${ADDRESS}):(${CHAIN})$`);
+const pairIdRegex = new RegExp(`^(${POOL}):(${CHAIN})$`);
 const addressRegex = new RegExp(`^${ADDRESS}$`);
 
 /** Parses `<address>:<chainId>`; throws a 400 naming `param` when malformed. */
 export function parseId(value: string, param: string): ChainAddress {
   const match = idRegex.exec(value.trim());
   if (!match) throw badRequest(`${param} must be ${patternPhrases[patterns.id]} (got ${quote(value)})`);
+  const address = (match[1] as string).toLowerCase() as Address;
+  const chainId = Number(match[2]);
+  return { chainId, address, id: `${address}:${chainId}` };
+}
+
+/**
+ * Parses a pair id `<pool>:<chainId>`, the pool a contract's address or the 32-byte id of a pool
+ * inside a manager; throws a 400 naming `param` when malformed.
+ */
+export function parsePairId(value: string, param: string): ChainAddress {
+  const match = pairIdRegex.exec(value.trim());
+  if (!match) throw badRequest(`${param} must be ${patternPhrases[patterns.pairId]} (got ${quote(value)})`);
   const address = (match[1] as string).toLowerCase() as Address;
   const chainId = Number(match[2]);
   return { chainId, address, id: `${address}:${chainId}` };
@@ -102,6 +126,8 @@ export function parseList<T>(
 }
 
 export const parseIdList = (value: string, param: string) => parseList(value, param, parseId, (i) => i.id);
+export const parsePairIdList = (value: string, param: string) =>
+  parseList(value, param, parsePairId, (i) => i.id);
 export const parseAddressList = (value: string, param: string) =>
   parseList(value, param, parseAddress, (a) => a);
 

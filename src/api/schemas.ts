@@ -173,8 +173,9 @@ export const params = {
     examples: [examples.wethId],
   }),
   pairId: Type.String({
-    pattern: patterns.id,
-    description: "Pair id `<pair contract address>:<network id>`.",
+    pattern: patterns.pairId,
+    description:
+      "Pair id `<pair contract address>:<network id>`; a pool inside a manager (Uniswap V4) has its 32-byte pool id (0x and 64 hex digits) in place of the address.",
     examples: [examples.pairId],
   }),
   days: Type.Integer({

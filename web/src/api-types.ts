@@ -1979,7 +1979,7 @@ export interface operations {
             /** @description The DEX's configured name (`factory_name` elsewhere). */
             name: string;
             /** @enum {string} */
-            protocol: "v2" | "v3";
+            protocol: "v2" | "v3" | "v4";
             factory_address: string;
             /** @description Pools of its factory indexed. */
             pools: number;
@@ -2149,7 +2149,7 @@ export interface operations {
          */
         asset_id: string;
         /**
-         * @description Pair id `<pair contract address>:<network id>`.
+         * @description Pair id `<pair contract address>:<network id>`; a pool inside a manager (Uniswap V4) has its 32-byte pool id (0x and 64 hex digits) in place of the address.
          * @example 0x5a8e8b4b8650a452ca833b8001052fc851c157cd:31337
          */
         pair_id: string;
@@ -2272,7 +2272,7 @@ export interface operations {
          */
         asset_id: string;
         /**
-         * @description Pair id `<pair contract address>:<network id>`.
+         * @description Pair id `<pair contract address>:<network id>`; a pool inside a manager (Uniswap V4) has its 32-byte pool id (0x and 64 hex digits) in place of the address.
          * @example 0x5a8e8b4b8650a452ca833b8001052fc851c157cd:31337
          */
         pair_id: string;
@@ -2571,7 +2571,7 @@ export interface operations {
     parameters: {
       query: {
         /**
-         * @description One pair id `<pair address>:<network id>`, or up to 50 separated by commas. Duplicates are answered once, in request order.
+         * @description One pair id `<pair address>:<network id>` (a pool inside a manager, such as Uniswap V4's: its 32-byte pool id in place of the address), or up to 50 separated by commas. Duplicates are answered once, in request order.
          * @example 0x5a8e8b4b8650a452ca833b8001052fc851c157cd:31337
          */
         pair_id: string;
@@ -2656,7 +2656,7 @@ export interface operations {
             factory_name: string;
             factory_address: string;
             /** @enum {string} */
-            protocol: "v2" | "v3";
+            protocol: "v2" | "v3" | "v4";
             /** @description Token id, with network suffix. */
             token0_address: string;
             /** @description Token id, with network suffix. */
@@ -2877,7 +2877,7 @@ export interface operations {
             factory_name: string;
             factory_address: string;
             /** @enum {string} */
-            protocol: "v2" | "v3";
+            protocol: "v2" | "v3" | "v4";
             /** @description Token id, with network suffix. */
             token0_address: string;
             /** @description Token id, with network suffix. */

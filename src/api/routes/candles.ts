@@ -14,7 +14,7 @@ import type { Queryable } from "../../store/db.js";
 import { findPool } from "../../store/pools.js";
 import { candleRecords } from "../candle-records.js";
 import type { ApiContext } from "../context.js";
-import { parseId } from "../ids.js";
+import { parseId, parsePairId } from "../ids.js";
 import { errorResponses, examples, ok, params, StringEnum, timeParam } from "../schemas.js";
 import {
   bucketCount,
@@ -189,7 +189,7 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
         throw badRequest("query parameter limit is required with before");
       }
       const asset = parseId(query.asset_id, "asset_id");
-      const pair = parseId(query.pair_id, "pair_id");
+      const pair = parsePairId(query.pair_id, "pair_id");
       ctx.requireChain(pair.chainId, "pair_id");
       ctx.requireChain(asset.chainId, "asset_id");
       const currency: CandleCurrency = query.currency ?? "token";

@@ -2,15 +2,15 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { findPairMarkets } from "../../store/market-windows.js";
 import type { ApiContext } from "../context.js";
-import { MAX_MARKET_IDS, maxListLength, parseIdList, patterns } from "../ids.js";
+import { MAX_MARKET_IDS, maxListLength, parsePairIdList, patterns } from "../ids.js";
 import { PairMarketRecord, pairMarketRecord } from "../market-records.js";
 import { errorResponses, examples, ok } from "../schemas.js";
 
 const Query = Type.Object({
   pair_id: Type.String({
-    pattern: patterns.marketIdList,
-    maxLength: maxListLength(52, MAX_MARKET_IDS),
-    description: `One pair id \`<pair address>:<network id>\`, or up to ${MAX_MARKET_IDS} separated by commas. Duplicates are answered once, in request order.`,
+    pattern: patterns.marketPairIdList,
+    maxLength: maxListLength(77, MAX_MARKET_IDS),
+    description: `One pair id \`<pair address>:<network id>\` (a pool inside a manager, such as Uniswap V4's: its 32-byte pool id in place of the address), or up to ${MAX_MARKET_IDS} separated by commas. Duplicates are answered once, in request order.`,
     examples: [examples.pairId],
   }),
 });
@@ -45,7 +45,7 @@ export function registerPairMarket(app: FastifyInstance, ctx: ApiContext) {
       },
     },
     async (request, reply) => {
-      const ids = parseIdList(request.query.pair_id, "pair_id");
+      const ids = parsePairIdList(request.query.pair_id, "pair_id");
       for (const id of ids) ctx.requireChain(id.chainId, "pair_id");
       const chains = [...new Set(ids.map((i) => i.chainId))];
       return ctx.answer(reply, {

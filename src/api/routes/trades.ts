@@ -4,7 +4,7 @@ import { badRequest, notFound } from "../../internal/errors.js";
 import { findPool } from "../../store/pools.js";
 import { findSwaps } from "../../store/swaps.js";
 import { type ApiContext, withHeaders } from "../context.js";
-import { parseId } from "../ids.js";
+import { parseId, parsePairId } from "../ids.js";
 import { errorResponses, examples, Nullable, ok, params, StringEnum } from "../schemas.js";
 import { decodeCursor, encodeCursor, tradeRecord } from "../trade-records.js";
 
@@ -141,7 +141,7 @@ export function registerTrades(app: FastifyInstance, ctx: ApiContext) {
     },
     async (request, reply) => {
       const asset = parseId(request.query.asset_id, "asset_id");
-      const pair = parseId(request.query.pair_id, "pair_id");
+      const pair = parsePairId(request.query.pair_id, "pair_id");
       ctx.requireChain(pair.chainId, "pair_id");
       ctx.requireChain(asset.chainId, "asset_id");
       const limit = request.query.limit ?? DEFAULT_TRADES;

@@ -3,7 +3,7 @@
  * the HTTP API's parameter errors (src/api/validation.ts, src/api/ids.ts), naming the field.
  */
 import { badRequest } from "../../internal/errors.js";
-import { type ChainAddress, parseId, parseIdList, quote } from "../ids.js";
+import { type ChainAddress, parseId, parseIdList, parsePairId, quote } from "../ids.js";
 import { CANDLE_INTERVALS, type CandleInterval } from "../times.js";
 
 export const CHANNELS = ["trades", "candles", "prices"] as const;
@@ -68,7 +68,7 @@ export function parseClientMessage(data: Buffer, isBinary: boolean, maxBytes: nu
 export function parseSubscription(fields: Record<string, unknown>): Subscription {
   const channel = oneOf(fields, "channel", CHANNELS);
   if (channel === "prices") return { channel, assets: parseIdList(string(fields, "asset_ids"), "asset_ids") };
-  const pair = parseId(string(fields, "pair_id"), "pair_id");
+  const pair = parsePairId(string(fields, "pair_id"), "pair_id");
   const asset = parseId(string(fields, "asset_id"), "asset_id");
   if (channel === "trades") return { channel, pair, asset };
   const interval = oneOf(fields, "interval", INTERVALS);
