@@ -18,7 +18,8 @@ export async function runStart(options: { config: Config; logger: Logger; role?:
       onStop: shutdown.add,
       role: options.role ?? "all",
     });
-    console.log(service.summary);
+    const banner = await bannerWhenReady(service.summary, shutdown.done);
+    if (banner !== null) console.log(banner);
   } catch (error) {
     // One clear line for launch problems (a taken port, a bad RPC URL); the stack otherwise.
     if (error instanceof BaseError && !error.retryable) console.error(`tokenmarket: ${error.message}`);
@@ -27,4 +28,30 @@ export async function runStart(options: { config: Config; logger: Logger; role?:
   }
   await shutdown.done;
   return 0;
+}
+
+/**
+ * The start-up summary once the service is ready (its /readyz answers 200), with the time from
+ * the process start to then; null when the service stops first. Readiness is what a user or a
+ * load balancer waits for, so the banner never says "running" before it.
+ */
+async function bannerWhenReady(summary: string, stopped: Promise<unknown>): Promise<string | null> {
+  const readyz = /(http:\/\/\S+\/readyz)/.exec(summary)?.[1];
+  let stopping = false;
+  void stopped.then(() => {
+    stopping = true;
+  });
+  while (readyz !== undefined && !stopping) {
+    try {
+      const response = await fetch(readyz, { signal: AbortSignal.timeout(2000) });
+      await response.arrayBuffer();
+      if (response.status === 200) break;
+    } catch {
+      // Not answering yet.
+    }
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  if (stopping) return null;
+  const seconds = process.uptime().toFixed(1);
+  return summary.replace(/is running \(started in [\d.]+ s\)/, `is running (ready in ${seconds} s)`);
 }

@@ -2,6 +2,7 @@ import { createHash } from "node:crypto";
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
 import { createRequire } from "node:module";
 import { join, resolve } from "node:path";
+import { pathToFileURL } from "node:url";
 import type { Abi, Hex } from "viem";
 import { LaunchError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
@@ -14,6 +15,12 @@ export type CompiledContracts = Record<ContractName, CompiledContract>;
 
 const require = createRequire(import.meta.url);
 const contractsDir = join(import.meta.dirname, "contracts");
+/**
+ * The compiled output shipped with the sources, so that a fresh clone starts without loading
+ * solc (8 s on a 2-core machine); used only while its key matches the sources, solc version and
+ * settings (compile.test.ts checks that it does). Regenerate with `npx tsx src/devnet/compile.ts`.
+ */
+export const shippedFile = join(contractsDir, "compiled.json");
 /** Beside the dependencies: removed with them, never committed, shared by every checkout user. */
 export const defaultCacheDir = resolve(import.meta.dirname, "../../node_modules/.cache/tokenmarket");
 
@@ -27,23 +34,29 @@ type SolcOutput = {
   contracts?: Record<string, Record<string, { abi: Abi; evm: { bytecode: { object: string } } }>>;
 };
 
+/** The shipped file: the key of what it was compiled from, and the output. */
+type ShippedContracts = { key: string; contracts: CompiledContracts };
+
 /**
  * Compiles the devnet's Solidity sources with solc-js in-process (no compiler download), or
- * reads the result from the cache when neither the sources nor the solc version changed.
+ * reads the result from the shipped file or the cache when neither the sources nor the solc
+ * version changed. `shipped: false` ignores the shipped file (its test compiles for real).
  */
-export function compileDevnetContracts(options: { logger: Logger; cacheDir?: string }): CompiledContracts {
+export function compileDevnetContracts(options: {
+  logger: Logger;
+  cacheDir?: string;
+  shipped?: boolean;
+}): CompiledContracts {
   const { logger } = options;
-  const sources = Object.fromEntries(
-    readdirSync(contractsDir)
-      .filter((file) => file.endsWith(".sol"))
-      .sort()
-      .map((file) => [file, { content: readFileSync(join(contractsDir, file), "utf8") }]),
-  );
-  const solcVersion = (require("solc/package.json") as { version: string }).version;
-  const key = createHash("sha256")
-    .update(JSON.stringify({ solcVersion, settings, sources }))
-    .digest("hex")
-    .slice(0, 16);
+  const key = sourcesKey();
+  if (options.shipped !== false) {
+    try {
+      const shipped = JSON.parse(readFileSync(shippedFile, "utf8")) as ShippedContracts;
+      if (shipped.key === key) return shipped.contracts;
+    } catch {
+      // Not shipped (or unreadable): the cache or solc below.
+    }
+  }
   const cacheDir = options.cacheDir ?? defaultCacheDir;
   const cacheFile = join(cacheDir, `devnet-contracts-${key}.json`);
   try {
@@ -53,6 +66,8 @@ export function compileDevnetContracts(options: { logger: Logger; cacheDir?: str
   }
 
   const startedAt = performance.now();
+  const sources = readSources();
+  const solcVersion = (require("solc/package.json") as { version: string }).version;
   // Loaded only on a cache miss: solc-js is an 8 MB emscripten module that takes a second to load.
   const solc = require("solc") as { compile(input: string): string };
   const output = JSON.parse(
@@ -87,4 +102,34 @@ export function compileDevnetContracts(options: { logger: Logger; cacheDir?: str
     "devnet contracts compiled",
   );
   return compiled;
+}
+
+function readSources(): Record<string, { content: string }> {
+  return Object.fromEntries(
+    readdirSync(contractsDir)
+      .filter((file) => file.endsWith(".sol"))
+      .sort()
+      .map((file) => [file, { content: readFileSync(join(contractsDir, file), "utf8") }]),
+  );
+}
+
+/** What a compiled output depends on: the sources, the solc version and the settings. */
+export function sourcesKey(): string {
+  const solcVersion = (require("solc/package.json") as { version: string }).version;
+  return createHash("sha256")
+    .update(JSON.stringify({ solcVersion, settings, sources: readSources() }))
+    .digest("hex")
+    .slice(0, 16);
+}
+
+/** Compiles with solc and writes the shipped file. */
+export function writeShippedContracts(logger: Logger): void {
+  const contracts = compileDevnetContracts({ logger, shipped: false });
+  const shipped: ShippedContracts = { key: sourcesKey(), contracts };
+  writeFileSync(shippedFile, `${JSON.stringify(shipped)}\n`);
+}
+
+if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
+  const { createLogger } = await import("../internal/logger.js");
+  writeShippedContracts(createLogger());
 }

@@ -1,5 +1,8 @@
 import * as assert from "node:assert/strict";
+import { mkdtempSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import type { Hex } from "viem";
 import { createSilentLogger } from "../internal/logger.js";
@@ -43,6 +46,53 @@ describe("startDevnet", () => {
     }
     await devnet.stop();
     await assert.rejects(rpc.request("eth_chainId"), "the node is gone");
+  });
+
+  it("keeps its chain in stateDir: the next start continues it, with the same blocks", async () => {
+    const stateDir = mkdtempSync(join(tmpdir(), "tokenmarket-devnet-state-"));
+    try {
+      const options = {
+        port: 0,
+        chainId: 31337,
+        seed: 7,
+        historyDays: 0.05,
+        liveBlockIntervalMs: 0,
+        stateDir,
+        logger,
+      };
+      const first = await startDevnet(options);
+      assert.equal(first.resumed, false, "a new chain at the first start");
+      const rpc1 = createDevnetRpc(first.rpcUrl);
+      const head1 = Number(await rpc1.request<Hex>("eth_blockNumber"));
+      const block1 = await rpc1.request<{ hash: Hex }>("eth_getBlockByNumber", [
+        `0x${head1.toString(16)}`,
+        false,
+      ]);
+      const logs1 = await rpc1.request<unknown[]>("eth_getLogs", [
+        { fromBlock: "0x0", toBlock: `0x${head1.toString(16)}` },
+      ]);
+      await first.stop();
+
+      const second = await startDevnet(options);
+      try {
+        assert.equal(second.resumed, true, "the kept chain is continued");
+        assert.deepEqual(second.deployment, first.deployment, "the same market");
+        const rpc2 = createDevnetRpc(second.rpcUrl);
+        const again = await rpc2.request<{ hash: Hex }>("eth_getBlockByNumber", [
+          `0x${head1.toString(16)}`,
+          false,
+        ]);
+        assert.equal(again.hash, block1.hash, "the previous head is still there, same hash");
+        const logs2 = await rpc2.request<unknown[]>("eth_getLogs", [
+          { fromBlock: "0x0", toBlock: `0x${head1.toString(16)}` },
+        ]);
+        assert.deepEqual(logs2, logs1, "every log of the kept blocks is served again");
+      } finally {
+        await second.stop();
+      }
+    } finally {
+      rmSync(stateDir, { recursive: true, force: true });
+    }
   });
 
   it("fails with one line naming a taken port, leaving nothing running", async () => {

@@ -1,11 +1,16 @@
+import { createHash } from "node:crypto";
+import { mkdirSync, readFileSync, renameSync, rmSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import type { Address, Hex } from "viem";
 import type { Logger } from "../internal/logger.js";
 import { type CompiledContracts, compileDevnetContracts } from "./compile.js";
-import { type Deployment, deployMarket } from "./deploy.js";
-import { startHardhatNode } from "./node.js";
+import { type Deployment, deployMarket, planDeployment } from "./deploy.js";
+import { type DevnetNode, startAnvilNode } from "./node.js";
+import { createDevnetRpc } from "./rpc.js";
 import { createSimulator, type HistoryStats } from "./simulator.js";
 
 export type { DeployedPool, DeployedPosition, DeployedToken, Deployment } from "./deploy.js";
-export type { HardhatNode } from "./node.js";
+export type { DevnetNode, HardhatNode } from "./node.js";
 export type { HistoryStats, Simulator } from "./simulator.js";
 
 /** A running devnet: node, deployed market, written history and live trading. */
@@ -14,9 +19,11 @@ export type Devnet = {
   wsUrl: string;
   chainId: number;
   deployment: Deployment;
-  /** What the history wrote; null when `historyDays` was 0. */
+  /** What the history (or, on a kept chain, the catch-up since its last block) wrote; null when nothing was written. */
   history: HistoryStats | null;
-  /** Stops live trading, then the node. Idempotent. */
+  /** True when the chain was loaded from `stateDir` (the previous run's chain, continued). */
+  resumed: boolean;
+  /** Stops live trading, then the node (which writes its state file when it has one). Idempotent. */
   stop(): Promise<void>;
   /** Signals the node to exit, without waiting (for a process about to exit at once). */
   kill(): void;
@@ -30,23 +37,52 @@ export type StartDevnetOptions = {
   historyDays: number;
   /** Mean time between live blocks; 0 for no live trading. */
   liveBlockIntervalMs: number;
+  /**
+   * A folder the chain is kept in across restarts: the next start loads it and continues it
+   * (trading written for the time it was stopped, at most `historyDays`), so what was indexed
+   * from it stays true. Without it every start makes a new chain.
+   */
+  stateDir?: string;
   logger: Logger;
 };
 
+/** What is kept beside the node's state file, to know the chain it holds. */
+type ChainMeta = {
+  chainId: number;
+  seed: number;
+  /** Hash of the deployment plan: a changed market (code or contracts) makes a new chain. */
+  plan: string;
+  deploymentBlock: number;
+  genesisHash: Hex;
+};
+
 /**
- * Starts the local devnet in one call: a Hardhat node whose genesis is dated `historyDays` ago,
- * the Uniswap market deployed on it, `historyDays` of trading up to now, then live trading.
+ * Starts the local devnet in one call: an anvil node whose genesis is dated `historyDays` ago,
+ * the Uniswap market deployed on it, `historyDays` of trading up to now, then live trading. With
+ * `stateDir` holding the chain of an earlier run, that chain is loaded instead and continued.
  * A failure on the way stops what was started.
  */
 export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> {
   const { logger } = options;
   const startedAt = performance.now();
   const now = Date.now();
-  // The node boots in its child process while this one compiles (or reads the cached contracts).
-  const starting = startHardhatNode({
+  const statePath = options.stateDir === undefined ? undefined : join(options.stateDir, "chain.json");
+  const metaPath = options.stateDir === undefined ? undefined : join(options.stateDir, "chain-meta.json");
+  let meta = metaPath === undefined ? undefined : readMeta(metaPath);
+  if (options.stateDir !== undefined && statePath !== undefined) {
+    mkdirSync(options.stateDir, { recursive: true });
+    if (meta === undefined || meta.chainId !== options.chainId || meta.seed !== options.seed) {
+      // A state without its description (or for another chain or seed) is not continued.
+      rmSync(statePath, { force: true });
+      meta = undefined;
+    }
+  }
+  // The node boots in its child process while this one reads the compiled contracts.
+  const starting = startAnvilNode({
     port: options.port,
     chainId: options.chainId,
     initialDate: new Date(now - options.historyDays * 86_400_000),
+    ...(statePath === undefined ? {} : { statePath }),
     logger,
   });
   let contracts: CompiledContracts;
@@ -56,39 +92,139 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
     await (await starting.catch(() => undefined))?.stop();
     throw error;
   }
-  const node = await starting;
+  let node: DevnetNode = await starting;
   try {
-    const deployment = await deployMarket({ rpcUrl: node.rpcUrl, seed: options.seed, logger, contracts });
+    let resumed = false;
+    let deployment: Deployment | undefined;
+    if (meta !== undefined) {
+      deployment = await resumeDeployment(node.rpcUrl, options, meta);
+      if (deployment === undefined) {
+        logger.warn(
+          { state: statePath },
+          "the kept devnet chain is not the one described beside it: starting a new chain",
+        );
+        await node.stop();
+        if (statePath !== undefined) rmSync(statePath, { force: true });
+        node = await startAnvilNode({
+          port: options.port,
+          chainId: options.chainId,
+          initialDate: new Date(now - options.historyDays * 86_400_000),
+          ...(statePath === undefined ? {} : { statePath }),
+          logger,
+        });
+      } else resumed = true;
+    }
+    deployment ??= await deployMarket({ rpcUrl: node.rpcUrl, seed: options.seed, logger, contracts });
+    if (!resumed && metaPath !== undefined) writeMeta(metaPath, await describeChain(node.rpcUrl, deployment));
+
     const market = createSimulator({ rpcUrl: node.rpcUrl, deployment, seed: options.seed, logger });
-    const history =
-      options.historyDays > 0
-        ? await market.writeHistory({ days: options.historyDays, until: new Date() })
-        : null;
+    let history: HistoryStats | null = null;
+    const until = new Date();
+    if (!resumed && options.historyDays > 0)
+      history = await market.writeHistory({ days: options.historyDays, until });
+    if (resumed && options.historyDays > 0) {
+      // The market traded while the demo was stopped: its blocks are written as history, so the
+      // charts have no hole and the next live block follows the previous run's last one.
+      const rpc = createDevnetRpc(node.rpcUrl);
+      const head = await rpc.request<{ timestamp: Hex }>("eth_getBlockByNumber", ["latest", false]);
+      const gapDays = Math.min(
+        options.historyDays,
+        (until.getTime() / 1000 - Number(head.timestamp)) / 86_400,
+      );
+      if (gapDays > 60 / 86_400) {
+        // A loaded anvil refuses block times before its own start; its clock goes back to the
+        // last block for the catch-up, and to the wall clock after it.
+        await rpc.request("anvil_setTime", [Number(head.timestamp)]);
+        history = await market.writeHistory({ days: gapDays, until });
+        await rpc.request("anvil_setTime", [Math.floor(Date.now() / 1000)]);
+      }
+    }
     if (options.liveBlockIntervalMs > 0) market.startLive({ blockIntervalMs: options.liveBlockIntervalMs });
     logger.info(
       {
         rpc_url: node.rpcUrl,
         chain_id: node.chainId,
+        resumed,
         swaps: history?.swaps ?? 0,
         elapsed_ms: Math.round(performance.now() - startedAt),
       },
       "devnet ready",
     );
     let stopping: Promise<void> | undefined;
+    const running = node;
     return {
-      rpcUrl: node.rpcUrl,
-      wsUrl: node.wsUrl,
-      chainId: node.chainId,
+      rpcUrl: running.rpcUrl,
+      wsUrl: running.wsUrl,
+      chainId: running.chainId,
       deployment,
       history,
+      resumed,
       stop() {
-        stopping ??= market.stop().finally(() => node.stop());
+        stopping ??= market.stop().finally(() => running.stop());
         return stopping;
       },
-      kill: () => node.kill(),
+      kill: () => running.kill(),
     };
   } catch (error) {
     await node.stop();
     throw error;
   }
+}
+
+function planHash(deployment: Deployment): string {
+  const { blockNumber: _, ...plan } = deployment;
+  return createHash("sha256")
+    .update(
+      JSON.stringify(plan, (_key, value: unknown) => (typeof value === "bigint" ? value.toString() : value)),
+    )
+    .digest("hex")
+    .slice(0, 16);
+}
+
+async function describeChain(rpcUrl: string, deployment: Deployment): Promise<ChainMeta> {
+  const rpc = createDevnetRpc(rpcUrl);
+  const genesis = await rpc.request<{ hash: Hex }>("eth_getBlockByNumber", ["0x0", false]);
+  return {
+    chainId: deployment.chainId,
+    seed: deployment.seed,
+    plan: planHash(deployment),
+    deploymentBlock: deployment.blockNumber,
+    genesisHash: genesis.hash,
+  };
+}
+
+/** The deployment of a loaded chain, when it is the one `meta` describes; undefined otherwise. */
+async function resumeDeployment(
+  rpcUrl: string,
+  options: StartDevnetOptions,
+  meta: ChainMeta,
+): Promise<Deployment | undefined> {
+  const rpc = createDevnetRpc(rpcUrl);
+  const [accounts, genesis, head] = await Promise.all([
+    rpc.request<Address[]>("eth_accounts"),
+    rpc.request<{ hash: Hex } | null>("eth_getBlockByNumber", ["0x0", false]),
+    rpc.request<Hex>("eth_blockNumber"),
+  ]);
+  const deployment = {
+    ...planDeployment({ chainId: options.chainId, seed: options.seed, accounts }),
+    blockNumber: meta.deploymentBlock,
+  };
+  const same =
+    genesis?.hash === meta.genesisHash &&
+    Number(head) >= meta.deploymentBlock &&
+    planHash(deployment) === meta.plan;
+  return same ? deployment : undefined;
+}
+
+function readMeta(path: string): ChainMeta | undefined {
+  try {
+    return JSON.parse(readFileSync(path, "utf8")) as ChainMeta;
+  } catch {
+    return undefined;
+  }
+}
+
+function writeMeta(path: string, meta: ChainMeta): void {
+  writeFileSync(`${path}.tmp`, JSON.stringify(meta, null, 2));
+  renameSync(`${path}.tmp`, path);
 }

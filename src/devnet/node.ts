@@ -1,5 +1,7 @@
-import { type ChildProcess, fork } from "node:child_process";
-import type { Socket } from "node:net";
+import { type ChildProcess, fork, spawn } from "node:child_process";
+import { existsSync } from "node:fs";
+import { createRequire } from "node:module";
+import { createServer, type Socket } from "node:net";
 import { join } from "node:path";
 import { LaunchError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
@@ -7,8 +9,8 @@ import type { Logger } from "../internal/logger.js";
 /** The mnemonic of Hardhat's well-known test accounts (0xf39f…2266 is the first). */
 export const DEVNET_MNEMONIC = "test test test test test test test test test test test junk";
 
-/** A running Hardhat node in a child process. */
-export type HardhatNode = {
+/** A running devnet node (anvil or Hardhat) in a child process. */
+export type DevnetNode = {
   rpcUrl: string;
   wsUrl: string;
   chainId: number;
@@ -21,6 +23,9 @@ export type HardhatNode = {
   /** Sends SIGTERM without waiting, for a process about to exit at once. */
   kill(): void;
 };
+
+/** A running Hardhat node (kept for tests that rely on Hardhat-only behaviour). */
+export type HardhatNode = DevnetNode;
 
 export type StartHardhatNodeOptions = {
   /** 0 picks a free port. */
@@ -53,7 +58,7 @@ const wrapperPath = join(import.meta.dirname, "hardhat-node.cjs");
  * the caller, listening on 127.0.0.1 only. The child exits by itself when its parent dies.
  * A taken port rejects with a one-line LaunchError naming the port.
  */
-export async function startHardhatNode(options: StartHardhatNodeOptions): Promise<HardhatNode> {
+export async function startHardhatNode(options: StartHardhatNodeOptions): Promise<DevnetNode> {
   const { logger } = options;
   const startedAt = performance.now();
   const nodeOptions = {
@@ -194,4 +199,221 @@ function forwardLines(stream: NodeJS.ReadableStream | null, onLine: (line: strin
 
 function firstLine(text: string): string {
   return text.split("\n")[0]?.trim() ?? text;
+}
+
+export type StartAnvilNodeOptions = StartHardhatNodeOptions & {
+  /**
+   * A file the chain is kept in: loaded at start when it exists (blocks, receipts, logs and the
+   * latest state; `initialDate` is then ignored), written every `stateIntervalS` and at stop.
+   */
+  statePath?: string;
+  /** Seconds between two writes of `statePath` while the node runs (default 60). */
+  stateIntervalS?: number;
+};
+
+const require = createRequire(import.meta.url);
+
+/** The anvil binary of the npm package (Linux x64), else an `anvil` on the PATH. */
+export function anvilBinary(): string {
+  try {
+    return require.resolve("@foundry-rs/anvil-linux-amd64/bin/anvil");
+  } catch {
+    return "anvil";
+  }
+}
+
+/**
+ * Starts anvil (Foundry's node: a native binary, a few tens of megabytes and ready in a fraction
+ * of a second) listening on 127.0.0.1 only, with Hardhat's accounts, a base fee of 0 (the gas
+ * price is then a pure priority, and the mempool orders a block's transactions by it) and the
+ * latest hardfork. The node is in its own process group, so a Ctrl-C in the terminal does not
+ * stop it before the indexer stops reading it; a watchdog ends it when the caller dies, even by
+ * SIGKILL. A taken port rejects with a one-line LaunchError naming the port.
+ */
+export async function startAnvilNode(options: StartAnvilNodeOptions): Promise<DevnetNode> {
+  const { logger } = options;
+  const startedAt = performance.now();
+  // The port is tried first: a busy one fails at once, and is never mistaken for anvil answering.
+  const port = await freePort(options.port);
+  const balanceEth = options.accounts?.balanceEth ?? 1_000_000n;
+  const args = [
+    "--host",
+    "127.0.0.1",
+    "--port",
+    String(port),
+    "--chain-id",
+    String(options.chainId),
+    "--mnemonic",
+    options.accounts?.mnemonic ?? DEVNET_MNEMONIC,
+    "--accounts",
+    String(options.accounts?.count ?? 30),
+    "--balance",
+    balanceEth.toString(),
+    "--gas-limit",
+    // anvil drops a pending transaction that does not fit in a block's remaining gas instead of
+    // keeping it for the next block (13 of the deployment's transactions were never mined at
+    // 60,000,000): every batch the devnet sends must fit in one block.
+    String(options.blockGasLimit ?? 1_000_000_000),
+    "--block-base-fee-per-gas",
+    "0",
+    "--order",
+    "fees",
+    "--quiet",
+  ];
+  const loading = options.statePath !== undefined && existsSync(options.statePath);
+  if (options.initialDate !== undefined && !loading)
+    args.push("--timestamp", String(Math.floor(options.initialDate.getTime() / 1000)));
+  if (options.statePath !== undefined)
+    args.push("--state", options.statePath, "--state-interval", String(options.stateIntervalS ?? 60));
+
+  const child = spawn(anvilBinary(), args, { detached: true, stdio: ["ignore", "ignore", "pipe"] });
+  const stderrTail: string[] = [];
+  forwardLines(child.stderr, (line) => {
+    stderrTail.push(line);
+    if (stderrTail.length > 20) stderrTail.shift();
+    logger.warn({ anvil: line }, "anvil error output");
+  });
+  const exited = new Promise<void>((resolve) => child.once("exit", () => resolve()));
+  const spawnFailed = new Promise<never>((_, reject) =>
+    child.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        new LaunchError(
+          error.code === "ENOENT"
+            ? "anvil is not installed: `npm install` installs it on Linux x64; elsewhere install Foundry (https://getfoundry.sh) so that `anvil` is on the PATH"
+            : `anvil did not start: ${error.message}`,
+        ),
+      ),
+    ),
+  );
+  spawnFailed.catch(() => {});
+  const rpcUrl = `http://127.0.0.1:${port}`;
+  const stopTimeoutMs = options.stopTimeoutMs ?? (options.statePath === undefined ? 5000 : 30_000);
+  try {
+    await Promise.race([
+      spawnFailed,
+      waitForAnvil(rpcUrl, child, exited, options.startTimeoutMs ?? 30_000, stderrTail, options.port),
+    ]);
+  } catch (error) {
+    await terminate(child, exited, stopTimeoutMs);
+    throw error;
+  }
+  const pid = child.pid ?? 0;
+  // Ends the node when this process dies: its stdin is a pipe from us that closes then.
+  const watchdog = spawn("sh", ["-c", 'read _; kill -TERM "$0" 2>/dev/null', String(pid)], {
+    detached: true,
+    stdio: ["pipe", "ignore", "ignore"],
+  });
+  watchdog.on("error", () => {});
+  watchdog.unref();
+  (watchdog.stdin as Socket | null)?.unref();
+  child.unref();
+  (child.stderr as Socket | null)?.unref();
+
+  let stopping: Promise<void> | undefined;
+  child.once("exit", (code, signal) => {
+    if (stopping === undefined) logger.error({ port, code, signal }, "anvil exited unexpectedly");
+  });
+  logger.info(
+    {
+      port,
+      chain_id: options.chainId,
+      child_pid: pid,
+      state: options.statePath ?? null,
+      loaded: loading,
+      elapsed_ms: Math.round(performance.now() - startedAt),
+    },
+    "anvil node started",
+  );
+  const stopWatchdog = () => {
+    if (watchdog.exitCode === null && watchdog.signalCode === null) watchdog.kill("SIGKILL");
+  };
+  return {
+    rpcUrl,
+    wsUrl: `ws://127.0.0.1:${port}`,
+    chainId: options.chainId,
+    port,
+    pid,
+    stop() {
+      stopWatchdog();
+      // anvil writes its state file as it ends on SIGTERM: give it the time to.
+      stopping ??= terminate(child, exited, stopTimeoutMs).then(() =>
+        logger.info({ port }, "anvil node stopped"),
+      );
+      return stopping;
+    },
+    kill() {
+      stopWatchdog();
+      stopping ??= exited;
+      child.kill("SIGTERM");
+    },
+  };
+}
+
+/**
+ * `port` if it is free on 127.0.0.1 now, or a free port for 0 (anvil cannot report the port it
+ * picked when quiet); a taken port rejects with a LaunchError naming it.
+ */
+function freePort(port: number): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const server = createServer();
+    server.once("error", (error: NodeJS.ErrnoException) =>
+      reject(
+        error.code === "EADDRINUSE"
+          ? new LaunchError(
+              `devnet port ${port} on 127.0.0.1 is already in use: set devnet.port (or TOKENMARKET__devnet__port) to a free port`,
+            )
+          : error,
+      ),
+    );
+    server.listen(port, "127.0.0.1", () => {
+      const address = server.address();
+      const port = typeof address === "object" && address !== null ? address.port : 0;
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Waits until the node answers eth_chainId; rejects when it exits first or the time is up. */
+async function waitForAnvil(
+  rpcUrl: string,
+  child: ChildProcess,
+  exited: Promise<void>,
+  timeoutMs: number,
+  stderrTail: string[],
+  askedPort: number,
+): Promise<void> {
+  const deadline = performance.now() + timeoutMs;
+  let done = false;
+  const exit = exited.then(() => {
+    if (done) return;
+    const reason =
+      stderrTail.find((line) => line.trim() !== "") ?? `exit code ${child.exitCode ?? child.signalCode}`;
+    if (/address already in use/i.test(reason))
+      throw new LaunchError(
+        `devnet port ${askedPort} on 127.0.0.1 is already in use: set devnet.port (or TOKENMARKET__devnet__port) to a free port`,
+      );
+    throw new LaunchError(`anvil exited during start: ${firstLine(reason)}`);
+  });
+  const poll = (async () => {
+    while (!done) {
+      try {
+        const response = await fetch(rpcUrl, {
+          method: "POST",
+          headers: { "content-type": "application/json" },
+          body: '{"jsonrpc":"2.0","id":1,"method":"eth_chainId","params":[]}',
+          signal: AbortSignal.timeout(2000),
+        });
+        if (response.ok) return;
+      } catch {
+        // Not listening yet.
+      }
+      if (performance.now() > deadline) throw new LaunchError(`anvil did not start within ${timeoutMs} ms`);
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+  })();
+  try {
+    await Promise.race([poll, exit]);
+  } finally {
+    done = true;
+  }
 }

@@ -1,8 +1,9 @@
 import { createServer } from "node:net";
+import path from "node:path";
 import { demoKeyAllowed } from "../api/auth.js";
 import { startApi } from "../api/server.js";
 import { registerWeb } from "../api/web.js";
-import { requireRpcUrls } from "../config/load.js";
+import { projectRoot, requireRpcUrls } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { startDevnet } from "../devnet/index.js";
 import { LaunchError } from "../internal/errors.js";
@@ -104,6 +105,10 @@ export async function startService(options: {
       seed: config.devnet.seed,
       historyDays: config.devnet.historyDays,
       liveBlockIntervalMs: config.devnet.liveBlockIntervalMs,
+      // Beside the embedded database: the chain is kept with the data indexed from it.
+      ...(config.database.url
+        ? {}
+        : { stateDir: path.resolve(projectRoot, config.database.embedded.dataDir, "../devnet") }),
       logger: logger.child({ component: "devnet" }),
     });
     onStop("devnet", devnet.stop, devnet.kill);
@@ -113,7 +118,7 @@ export async function startService(options: {
       chains: config.chains.map((c) => (c.id === devnet.chainId ? { ...c, rpc: [devnet.rpcUrl] } : c)),
     };
     lines.push(
-      `devnet     ${devnet.rpcUrl} (chain ${devnet.chainId}, hardhat with Uniswap V2 + V3, simulator trading live)`,
+      `devnet     ${devnet.rpcUrl} (chain ${devnet.chainId}, anvil with Uniswap V2 + V3, ${devnet.resumed ? "the chain of the previous run" : "a new chain"}, simulator trading live)`,
     );
   }
 

@@ -1,0 +1,197 @@
+/**
+ * `npm run bench:demo`: how fast `npm start` (the demo) is ready, and what it holds in memory.
+ *
+ * Runs `tokenmarket start` with the default configuration (config/devnet.json) on a fresh data
+ * folder, then again on the data the first run left (the database and the devnet's chain), and
+ * for each start measures:
+ * - `readyMs`: from the spawn to the first `/readyz` 200 (polled every 100 ms);
+ * - `bannerMs`: from the spawn to the "is running" banner, and the figure the banner prints;
+ * - the resident memory (RSS, from /proc) of every process of the demo once ready and 10 s
+ *   later: the service (Node), the devnet node (anvil), the embedded Postgres (its processes
+ *   summed; they share their buffers, so the sum counts the shared pages once per process that
+ *   touched them) and the total.
+ * Ports are taken from BENCH_DEMO_PORT_BASE (default 18080: API, +1 devnet, +2 Postgres) so that
+ * it runs beside a demo on the default ports. BENCH_DEMO_LATER sets how many later starts are
+ * measured (default 2). Writes bench/results/demo-start.json.
+ */
+import { type ChildProcess, spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { cpus, tmpdir } from "node:os";
+import * as path from "node:path";
+
+const root = path.resolve(import.meta.dirname, "..");
+const portBase = Number(process.env.BENCH_DEMO_PORT_BASE ?? 18080);
+const laterStarts = Number(process.env.BENCH_DEMO_LATER ?? 2);
+
+type Memory = { serviceMb: number; devnetMb: number; postgresMb: number; totalMb: number; processes: number };
+type StartFigures = {
+  kind: "first" | "later";
+  readyMs: number;
+  bannerMs: number | null;
+  bannerSeconds: number | null;
+  memoryAtReady: Memory;
+  memoryAfter10s: Memory;
+};
+
+function children(pid: number): number[] {
+  const out: number[] = [];
+  for (const entry of readdirSync("/proc")) {
+    if (!/^\d+$/.test(entry)) continue;
+    try {
+      const stat = readFileSync(`/proc/${entry}/stat`, "utf8");
+      // The command may hold spaces and parentheses: fields follow the last ')'.
+      const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+      if (Number(fields[1]) === pid) out.push(Number(entry));
+    } catch {
+      // Gone meanwhile.
+    }
+  }
+  return out;
+}
+
+function rssKb(pid: number): number {
+  try {
+    const status = readFileSync(`/proc/${pid}/status`, "utf8");
+    return Number(/VmRSS:\s+(\d+)/.exec(status)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+function command(pid: number): string {
+  try {
+    return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
+  } catch {
+    return "";
+  }
+}
+
+/** Every process of the demo: the service's descendants, and anvil's own group (detached). */
+function demoProcesses(servicePid: number): number[] {
+  const seen = new Set<number>([servicePid]);
+  const queue = [servicePid];
+  while (queue.length > 0) {
+    const pid = queue.shift() as number;
+    for (const child of children(pid)) {
+      if (seen.has(child)) continue;
+      seen.add(child);
+      queue.push(child);
+    }
+  }
+  return [...seen];
+}
+
+function memory(servicePid: number): Memory {
+  const kb = { service: 0, devnet: 0, postgres: 0 };
+  const pids = demoProcesses(servicePid);
+  for (const pid of pids) {
+    const cmd = command(pid);
+    const rss = rssKb(pid);
+    if (/anvil|hardhat/.test(cmd)) kb.devnet += rss;
+    else if (/postgres/.test(cmd)) kb.postgres += rss;
+    else kb.service += rss;
+  }
+  const mb = (x: number) => Math.round(x / 1024);
+  return {
+    serviceMb: mb(kb.service),
+    devnetMb: mb(kb.devnet),
+    postgresMb: mb(kb.postgres),
+    totalMb: mb(kb.service + kb.devnet + kb.postgres),
+    processes: pids.length,
+  };
+}
+
+async function ready(url: string): Promise<boolean> {
+  try {
+    const response = await fetch(url, { signal: AbortSignal.timeout(1000) });
+    await response.arrayBuffer();
+    return response.status === 200;
+  } catch {
+    return false;
+  }
+}
+
+async function runStart(dataDir: string, kind: "first" | "later"): Promise<StartFigures> {
+  const env = {
+    ...process.env,
+    LOG_LEVEL: "warn",
+    TOKENMARKET__api__port: String(portBase),
+    TOKENMARKET__devnet__port: String(portBase + 1),
+    TOKENMARKET__database__embedded__port: String(portBase + 2),
+    TOKENMARKET__database__embedded__dataDir: path.join(dataDir, "postgres"),
+  };
+  const startedAt = performance.now();
+  // The service itself, as `npm start` runs it after its web build step (the page is built once).
+  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "start"], {
+    cwd: root,
+    env,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let bannerMs: number | null = null;
+  let bannerSeconds: number | null = null;
+  let output = "";
+  child.stdout?.setEncoding("utf8");
+  child.stdout?.on("data", (chunk: string) => {
+    output += chunk;
+    const match = /is running \(ready in ([\d.]+) s\)|is running \(started in ([\d.]+) s\)/.exec(output);
+    if (bannerMs === null && match) {
+      bannerMs = performance.now() - startedAt;
+      bannerSeconds = Number(match[1] ?? match[2]);
+    }
+  });
+  let stderr = "";
+  child.stderr?.setEncoding("utf8");
+  child.stderr?.on("data", (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  let failed = false;
+  void exited.then(() => {
+    failed = true;
+  });
+  const readyz = `http://127.0.0.1:${portBase}/readyz`;
+  while (!(await ready(readyz))) {
+    if (failed) throw new Error(`the demo exited before it was ready:\n${stderr}\n${output}`);
+    if (performance.now() - startedAt > 600_000) throw new Error("the demo was not ready within 10 minutes");
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  }
+  const readyMs = performance.now() - startedAt;
+  const pid = child.pid as number;
+  const memoryAtReady = memory(pid);
+  // The banner follows readiness within a moment; wait for it (up to 30 s) to read its figure.
+  for (let i = 0; i < 300 && bannerMs === null && !failed; i++)
+    await new Promise((resolve) => setTimeout(resolve, 100));
+  await new Promise((resolve) => setTimeout(resolve, 10_000));
+  const memoryAfter10s = memory(pid);
+  child.kill("SIGINT");
+  const code = await exited;
+  if (code !== 0) throw new Error(`the demo exited with ${code} after SIGINT:\n${stderr}`);
+  return {
+    kind,
+    readyMs: Math.round(readyMs),
+    bannerMs: bannerMs === null ? null : Math.round(bannerMs),
+    bannerSeconds,
+    memoryAtReady,
+    memoryAfter10s,
+  };
+}
+
+const dataDir = mkdtempSync(path.join(tmpdir(), "tokenmarket-demo-bench-"));
+try {
+  const runs: StartFigures[] = [await runStart(dataDir, "first")];
+  for (let i = 0; i < laterStarts; i++) runs.push(await runStart(dataDir, "later"));
+  for (const run of runs) console.log(JSON.stringify(run));
+  const result = {
+    meta: {
+      date: new Date().toISOString(),
+      machine: `${cpus().length} × ${cpus()[0]?.model ?? "unknown"}`,
+      node: process.version,
+      command: "npm run bench:demo",
+    },
+    runs,
+  };
+  mkdirSync(path.join(root, "bench/results"), { recursive: true });
+  writeFileSync(path.join(root, "bench/results/demo-start.json"), `${JSON.stringify(result, null, 2)}\n`);
+} finally {
+  rmSync(dataDir, { recursive: true, force: true });
+}
