@@ -1,5 +1,5 @@
 /**
- * Bulk loader of the scale benchmark (`npm run bench:scale`, acceptance 4 of issue 10): a
+ * Bulk loader of the scale benchmark (`npm run bench:scale`): a
  * consistent database at mainnet size written by SQL set operations, because the indexer would
  * take days to store ten million swaps. What it writes is what the API reads:
  *

@@ -1,5 +1,5 @@
 /**
- * The API at scale (acceptance 4 of issue 10): latency over real HTTP of the queries a chart or a
+ * The API at scale: latency over real HTTP of the queries a chart or a
  * token page makes, against a database filled by bench/loader.ts, the answer cache off so every
  * request reaches Postgres. One request at a time (the latency of one query, not the throughput
  * of many), each endpoint after a warm-up, with parameters varied over pairs, days, tokens and
@@ -40,8 +40,7 @@ const round = (ms: number) => Math.round(ms * 100) / 100;
  * How the benchmark's client fetches: `http` (default) is node:http on one kept-alive socket, timed
  * to the answer's last byte, its body decompressed and checked after the clock stops (a real
  * client does that on its own machine, not on the API's cores); `fetch` is undici's fetch with
- * its decompression inside the timing, the client of the runs before the afternoon of 2026-11-27
- * (`BENCH_API_CLIENT=fetch`).
+ * its decompression inside the timing, as a browser's page measures it (`BENCH_API_CLIENT=fetch`).
  */
 export type BenchClient = "http" | "fetch";
 

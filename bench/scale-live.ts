@@ -1,5 +1,5 @@
 /**
- * Live following at the node's speed (acceptances 2 and 3 of issue 10): the synthetic node
+ * Live following at the node's speed: the synthetic node
  * (src/shape, in this process) advancing at its profile's block time, and the service
  * (`tokenmarket start`: indexer and API) as a child process of its own, so that its RSS is its
  * own, configured on that node with a fresh database. Measured:

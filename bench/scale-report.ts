@@ -124,5 +124,5 @@ export function renderScaleSection(previous: string, out: Record<string, unknown
   const a = previous.indexOf(START);
   const b = previous.indexOf(END);
   if (a >= 0 && b > a) return `${previous.slice(0, a)}${figures}${previous.slice(b + END.length)}`;
-  return `${previous.trimEnd()}\n\n## Scale (issue 10)\n\n${figures}\n`;
+  return `${previous.trimEnd()}\n\n## Scale\n\n${figures}\n`;
 }

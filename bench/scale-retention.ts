@@ -1,5 +1,5 @@
 /**
- * Database size with a retention (acceptance 3 of issue 10): a chain's days written one after the
+ * Database size with a retention: a chain's days written one after the
  * other, `perDay` swaps a day over 2,000 pools (src/_test/sql.ts fillSwapsHistory, as
  * `npm run bench:storage` writes its history), the storage upkeep run after each day as the
  * indexer runs it (src/sync/storage-upkeep.ts, retention of `retentionDays` days of swaps), and the

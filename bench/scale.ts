@@ -1,6 +1,6 @@
 /**
  * `npm run bench:scale [-- --profile small|full] [--skip-api] [--skip-retention] [--skip-live]
- * [--skip-ingest]`: issue 10's mainnet-scale figures, each beside a baseline measured in the same
+ * [--skip-ingest]`: the mainnet-scale figures, each beside a baseline measured in the same
  * run. Writes bench/results/scale.json (a part left out keeps the figures of the profile's last
  * run that had it, dated in `meta`) and the figures of the "Scale" section of BENCHMARKS.md.
  *

@@ -2,7 +2,7 @@ import type { ChartCandle } from "../model/index.js";
 import { finite } from "./numbers.js";
 import { toIso } from "./times.js";
 
-/** A candle record as /api/v1/candles answers it (spec 2.4), and the stream pushes it. */
+/** A candle record as /api/v1/candles answers it, and the stream pushes it. */
 export type CandleRecord = {
   open: number;
   high: number;
@@ -15,7 +15,7 @@ export type CandleRecord = {
 
 /**
  * The candle records of stored candles, in their order. The schema's prices are plain numbers
- * (spec 2.4): a non-finite stored price (the reciprocal of a zero) has no honest value, and null
+ * : a non-finite stored price (the reciprocal of a zero) has no honest value, and null
  * would be serialised as 0, so such a candle is left out rather than answered wrong.
  */
 export function candleRecords(stored: readonly ChartCandle[]): CandleRecord[] {

@@ -595,7 +595,7 @@ async function listen(app: FastifyInstance): Promise<string> {
   return `http://127.0.0.1:${address.port}`;
 }
 
-/** The market and discovery endpoints (issue 12), over the fixture with its market windows built. */
+/** The market and discovery endpoints, over the fixture with its market windows built. */
 const marketEndpoints: [string, string[], Record<string, string>][] = [
   ["/v1/tokens/market", ["tokenId"], { tokenId: `${id(f.weth)},${id(f.usdc)},${id(f.unpriced)}` }],
   ["/api/v1/pairs/market", ["pair_id"], { pair_id: `${id(f.pair)},${id(f.fakePair)}` }],

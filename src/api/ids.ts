@@ -6,7 +6,7 @@ export type Address = `0x${string}`;
 /** A parsed token or pair id (`<address>:<chainId>`), address lowercased. */
 export type ChainAddress = { chainId: number; address: Address; id: string };
 
-/** Most ids, wallets or chains one request may list (decisions.md: more is a 400). */
+/** Most ids, wallets or chains one request may list (more is a 400). */
 export const MAX_LIST_ITEMS = 100;
 
 const ADDRESS = "0x[0-9a-fA-F]{40}";

@@ -241,7 +241,7 @@ const ANSWER_COMPRESSION = {
   // Every answer is a string in memory: compressed in one call, up to MAX_CANDLES' ~1 MB. Past
   // the library's default (8 kB on 2 cores) it went through a zlib stream on the thread pool, its
   // output handed back 16 kB at a time and sent chunked: each hand-off a turn of the event loop
-  // that waits for a core, for the same CPU time (BENCHMARKS.md "Scale", 2026-11-27).
+  // that waits for a core, for the same CPU time.
   syncThreshold: 2 * 1024 * 1024,
   brotliOptions: { params: { [zlibConstants.BROTLI_PARAM_QUALITY]: 2 } },
   // The plugin's one-call brotli (its streams, used past syncThreshold, keep brotliOptions).
@@ -456,7 +456,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
       registerPriceProvenance(scope, ctx);
       registerTokenBalances(scope, ctx);
       registerCoinPrice(scope, ctx);
-      // Market statistics and discovery: extensions beyond the specification (issue 12).
+      // Market statistics and discovery: extensions beyond the common token-market API.
       registerTokenMarket(scope, ctx);
       registerNetworks(scope, ctx);
       registerDexes(scope, ctx);

@@ -38,7 +38,7 @@ export const CANDLE_INTERVALS = {
 } as const;
 export type CandleInterval = keyof typeof CANDLE_INTERVALS;
 
-/** Most candles one /api/v1/candles request may span (decisions.md). */
+/** Most candles one /api/v1/candles request may span. */
 export const MAX_CANDLES = 5000;
 
 /**

@@ -1,7 +1,7 @@
 import type { TokenRow } from "../store/tokens.js";
 import { finite, toUnits } from "./numbers.js";
 
-/** The fields every token record shares (spec 2.2), decimal-adjusted, null where unknown. */
+/** The fields every token record shares, decimal-adjusted, null where unknown. */
 export function tokenFields(row: TokenRow) {
   return {
     name: row.name,

@@ -8,7 +8,7 @@ import { toIso } from "./times.js";
 const abs = (n: bigint) => (n < 0n ? -n : n);
 
 /**
- * One trade record (spec 2.6) seen from `asset`'s side. A trade is a `sell` of the asset when
+ * One trade record seen from `asset`'s side. A trade is a `sell` of the asset when
  * the trader paid the asset into the pool, a `buy` when the asset left the pool; `price` is the
  * execution price of the asset in units of the other token (other amount / asset amount), from
  * the one trade function the candles use (`tradeOf`: exact from the raw integers, rounded once;

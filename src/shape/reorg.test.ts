@@ -16,7 +16,7 @@ import { createIndexer } from "../sync/indexer.js";
 import { shapeChainConfig, shapeProfiles } from "./profiles.js";
 import { type ShapeServer, startShapeServer } from "./server.js";
 
-// Acceptance 6 of issue 10 on the mainnet-shaped chain: the synthetic Ethereum (a few thousand
+// Reorganisations on the mainnet-shaped chain: the synthetic Ethereum (a few thousand
 // pools, ~150 swaps a block) indexed with pricing while it reorganises its last blocks several
 // times, once while a batch is in flight; afterwards every table and the API's answers equal
 // those of a fresh index of the final branch into a second database.

@@ -298,9 +298,8 @@ function unpackCandles(bytes: Buffer): ChartCandle[] {
  * The candles come as bytes of their doubles (float8send, 48 bytes a candle): the exact
  * values of the rows, without a text value, a string and a parsed number per field and an object
  * per row (2,160 rows of a 90-day hourly chart made ~1.5 MB of garbage in node-pg; the packed
- * bytes are 104 kB, read in pieces of PACKED_PIECE_CANDLES candles). The pieces took 90 days of
- * hourly candles from 4.5 to 3.6 ms (p50, statement and unpacking, in a loop of their own) and
- * from 37 page faults an answer to 0.5.
+ * bytes are 104 kB, read in pieces of PACKED_PIECE_CANDLES candles). Pieces, not one value: a
+ * single text past 128 kB is a string in V8's large-object space, on fresh pages at every answer.
  */
 export async function loadAssetChartCandles(
   db: Queryable,

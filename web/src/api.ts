@@ -17,7 +17,7 @@ export type QueryOf<P extends Path> =
 export type AnswerOf<P extends Path> =
   GetOf<P> extends { responses: { 200: { content: { "application/json": infer Body } } } } ? Body : never;
 
-/** A search result (spec 2.2, with `contract` and `project_info`). */
+/** A search result (with `contract` and `project_info`). */
 export type SearchToken = AnswerOf<"/v1/tokens/search">[number];
 
 export type ProjectInfo = SearchToken["project_info"];

@@ -14,7 +14,7 @@ const OkResponse = ok(
   "The known tokens, in request order.",
 );
 
-/** GET /api/v1/assets (spec 4.3): USD prices of tokens; unknown ids are left out. */
+/** GET /api/v1/assets: USD prices of tokens; unknown ids are left out. */
 export function registerAssets(app: FastifyInstance, ctx: ApiContext) {
   app.get<{ Querystring: Static<typeof Query> }>(
     "/api/v1/assets",

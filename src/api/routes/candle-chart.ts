@@ -62,7 +62,7 @@ const OkResponse = ok(
 );
 
 /**
- * GET /v1/tokens/candle-chart (spec 4.10, deprecated; successor /api/v1/candles): USD candles of
+ * GET /v1/tokens/candle-chart (deprecated; successor /api/v1/candles): USD candles of
  * a token over its qualifying pools for the last `days` days.
  */
 export function registerCandleChart(app: FastifyInstance, ctx: ApiContext) {

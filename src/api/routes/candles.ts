@@ -133,7 +133,7 @@ export const OkResponse = ok(
 );
 
 /**
- * GET /api/v1/candles (spec 4.4, decisions.md "Candles"): OHLCV of `asset_id` priced in the other
+ * GET /api/v1/candles: OHLCV of `asset_id` priced in the other
  * token of the pair, ascending, empty intervals filled with the previous close and volume 0.
  * Extensions (the specified answers are unchanged): `currency=usd`, count-back paging with
  * `limit` and `before`, and unix seconds for the time parameters.

@@ -31,7 +31,7 @@ const CoinPrice = Type.Object(
 const OkResponse = ok(CoinPrice, "The coin's price and change.");
 
 /**
- * GET /v1/coins/price (spec 4.9, decisions.md "Coin price"): a configured symbol maps to a
+ * GET /v1/coins/price: a configured symbol maps to a
  * reference token (ETH → WETH, …) whose USD price and 24 h change are answered as decimal text.
  */
 export function registerCoinPrice(app: FastifyInstance, ctx: ApiContext) {

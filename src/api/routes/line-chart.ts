@@ -26,7 +26,7 @@ const LineChart = Type.Object(
 const OkResponse = ok(LineChart, "Hour labels and prices, index by index.");
 
 /**
- * GET /v1/tokens/line-chart (spec 4.7, decisions.md "Line chart"): hourly volume-weighted USD
+ * GET /v1/tokens/line-chart: hourly volume-weighted USD
  * prices over the last `days` days up to the current hour.
  */
 export function registerLineChart(app: FastifyInstance, ctx: ApiContext) {

@@ -26,7 +26,7 @@ const OkResponse = ok(
 );
 
 /**
- * GET /v1/tokens/metadata (spec 4.2): one id → one record without `contract`; several ids
+ * GET /v1/tokens/metadata: one id → one record without `contract`; several ids
  * (a comma in the parameter) → an array of the found records with `contract`, in request order.
  */
 export function registerMetadata(app: FastifyInstance, ctx: ApiContext) {

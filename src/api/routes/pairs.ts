@@ -70,7 +70,7 @@ const pairExample = {
 /** The 200 answer: registered as the route's response schema and typing its payload. */
 const OkResponse = ok(Type.Array(Pair, { examples: [[pairExample]] }), "Pairs, highest 24 h volume first.");
 
-/** GET /api/v1/pairs (spec 4.6, decisions.md "Pairs"): pairs holding a token, busiest first. */
+/** GET /api/v1/pairs: pairs holding a token, busiest first. */
 export function registerPairs(app: FastifyInstance, ctx: ApiContext) {
   app.get<{ Querystring: Static<typeof Query> }>(
     "/api/v1/pairs",

@@ -37,7 +37,7 @@ const OkResponse = ok(
   "Matching tokens, best first, at most 15.",
 );
 
-/** GET /v1/tokens/search: tokens by address, symbol or name (spec 4.1, decisions.md "Search"). */
+/** GET /v1/tokens/search: tokens by address, symbol or name. */
 export function registerSearch(app: FastifyInstance, ctx: ApiContext) {
   app.get<{ Querystring: Static<typeof Query> }>(
     "/v1/tokens/search",

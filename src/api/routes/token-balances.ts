@@ -63,7 +63,7 @@ const OkResponse = ok(Balances, "Each wallet's balance and the sum.", {
 });
 
 /**
- * GET /v1/wallets/token-balances (spec 4.8, deprecated group): balances of one token for several
+ * GET /v1/wallets/token-balances (deprecated group): balances of one token for several
  * wallets, read from the chain's node at its head (not from the index), with their sum.
  */
 export function registerTokenBalances(app: FastifyInstance, ctx: ApiContext) {

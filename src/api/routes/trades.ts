@@ -31,7 +31,7 @@ const Query = Type.Object({
 });
 
 const address = (description: string) => Type.String({ description });
-/** The trade record (spec 2.6); also the `data` of the stream's trade messages. */
+/** The trade record; also the `data` of the stream's trade messages. */
 export const Trade = Type.Object(
   {
     pair_id: Type.String({ description: "Pair id `<pair address>:<network id>`." }),
@@ -113,7 +113,7 @@ const OkResponse = ok(Type.Array(Trade, { examples: [[tradeExample]] }), "Trades
   },
 });
 
-/** GET /api/v1/trades (spec 4.5, decisions.md "Trades"): newest first, paged by an opaque cursor. */
+/** GET /api/v1/trades: newest first, paged by an opaque cursor. */
 export function registerTrades(app: FastifyInstance, ctx: ApiContext) {
   app.get<{ Querystring: Static<typeof Query> }>(
     "/api/v1/trades",

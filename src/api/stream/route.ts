@@ -1,6 +1,6 @@
 /**
  * GET /v1/stream: the WebSocket upgrade (@fastify/websocket) and its OpenAPI description. A plain
- * GET without the upgrade is a 426. Ours beyond the specification (decisions.md "Streams").
+ * GET without the upgrade is a 426. An extension beyond the common token-market API.
  */
 import websocket from "@fastify/websocket";
 import type { FastifyInstance } from "fastify";

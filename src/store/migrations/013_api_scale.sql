@@ -1,5 +1,5 @@
--- tokenmarket schema, version 13: indexes the API's reads need at mainnet scale (issue 10,
--- acceptance 4; measured by `npm run bench:scale`, BENCHMARKS.md "Scale"). Indexes only: no data
+-- tokenmarket schema, version 13: indexes the API's reads need at mainnet scale (measured
+-- by `npm run bench:scale`, BENCHMARKS.md "Scale"). Indexes only: no data
 -- changes.
 --
 -- The pairs of a token (GET /api/v1/pairs, src/store/pools.ts findPoolsOfToken), busiest first: the

@@ -1,5 +1,5 @@
--- tokenmarket schema, version 14: the candles of a chart read from an index alone (issue 10,
--- acceptance 4; `npm run bench:scale`, BENCHMARKS.md "Scale"). An index only: no data changes.
+-- tokenmarket schema, version 14: the candles of a chart read from an index alone
+-- (`npm run bench:scale`, BENCHMARKS.md "Scale"). An index only: no data changes.
 --
 -- A pair's candles (GET /api/v1/candles, src/store/candles.ts loadChartCandles) are written a
 -- bucket at a time for every pool that traded, so one pool's consecutive candles lie on as many

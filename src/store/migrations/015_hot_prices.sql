@@ -1,5 +1,5 @@
 -- tokenmarket schema, version 15: room in the pages of the tables the pricing rewrites at every
--- block (issue 10; BENCHMARKS.md "Pricing"). When WETH trades, every token priced through it gets a
+-- block (BENCHMARKS.md "Pricing"). When WETH trades, every token priced through it gets a
 -- new token_prices row and token_stats row. Neither table indexes the rewritten columns, so each
 -- update can be HOT (heap-only: no new index entry, the old version pruned within its page), but
 -- only when the page has room for the new version: at the default fill factor (100) full pages

@@ -1,4 +1,4 @@
--- tokenmarket schema, version 17: how far the market-wide figures are current (issue 10).
+-- tokenmarket schema, version 17: how far the market-wide figures are current.
 --
 -- A backfill batch far below the head prices its trades, candles and USD series but leaves the
 -- figures that follow every reference-price move (token_prices, pair_stats, token_stats) to a

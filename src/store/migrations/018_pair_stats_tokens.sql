@@ -1,5 +1,5 @@
 -- tokenmarket schema, version 18: the pairs of a token ranked through an index of that token's
--- pools (issue 10, acceptance 4; GET /api/v1/pairs, src/store/pools.ts findPoolsOfToken).
+-- pools (GET /api/v1/pairs, src/store/pools.ts findPoolsOfToken).
 --
 -- Migration 013's rank index held every pool of the chain in the answer's order: the pairs of a
 -- token were found by walking it from the top and skipping the other tokens' pools, about a

@@ -1,5 +1,5 @@
--- tokenmarket schema, version 19: the tokens in the search's order (issue 10, acceptance 4;
--- GET /v1/tokens/search, src/store/tokens.ts searchTokensByText).
+-- tokenmarket schema, version 19: the tokens in the search's order
+-- (GET /v1/tokens/search, src/store/tokens.ts searchTokensByText).
 --
 -- A text inside many names or symbols ("coin": 27,000 of 200,000 tokens; "a": 130,000) had every
 -- match ranked by its liquidity, one lookup each: 150 ms to 1 s. The search now walks the tokens

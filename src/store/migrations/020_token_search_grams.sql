@@ -1,5 +1,5 @@
 -- tokenmarket schema, version 20: texts of one or two characters found through an index too
--- (issue 10, acceptance 4; GET /v1/tokens/search, src/store/tokens.ts searchTokensByText).
+-- (GET /v1/tokens/search, src/store/tokens.ts searchTokensByText).
 --
 -- The trigram indexes of migration 013 serve texts of three characters or more. A shorter text
 -- inside few names ("xq", "1", "%") was looked for in every token: 62-95 ms over 200,000 tokens.
