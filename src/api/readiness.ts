@@ -103,8 +103,6 @@ export function createReadiness(options: {
         state = "stopped";
         stalledSince = live.stoppedAt ?? live.headSeenAt;
         reason = `indexing of chain ${chain.id} has stopped since ${toIso(stalledSince)} on a fatal error: ${live.error ?? "unknown"}; an operator must act`;
-      } else if (stored?.offCanonical) {
-        reason = `the indexed data of chain ${chain.id} is off the node's canonical chain: ${stored.offCanonical}`;
       } else if (live?.phase === "absent") {
         state = "unknown";
         reason = live.error ?? `no indexer is running for chain ${chain.id}`;
@@ -118,8 +116,13 @@ export function createReadiness(options: {
       } else if (live?.phase === "scanning-factories" && live.factoryScan) {
         const { fraction, poolsFound } = live.factoryScan;
         reason = `chain ${chain.id} is scanning factories ${Math.floor(fraction * 100)}% (${poolsFound} pools created before the start block found so far)`;
+      } else if (indexedBlock === null || indexedBlock === chain.startBlock - 1) {
+        // Near a young chain's genesis the lag alone is small with nothing indexed: not ready either.
+        // While the node fails (before maxHeadAgeMs says it is unreachable), its error says why.
+        reason = `nothing indexed on chain ${chain.id} yet${live?.error ? `: ${live.error}` : ""}`;
       } else if (lagBlocks === null) {
-        reason = `nothing indexed on chain ${chain.id} yet`;
+        // Data without a head: replayed recordings, or an indexer that has not reached its node yet.
+        reason = `chain ${chain.id} holds data up to block ${indexedBlock}, but no indexer has reported the node's head${live?.error ? `: ${live.error}` : ""}`;
       } else if (lagBlocks > chain.maxLagBlocks) {
         const eta = live?.phase === "backfill" && live.etaSeconds != null ? live.etaSeconds : null;
         reason =

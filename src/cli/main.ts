@@ -16,7 +16,8 @@ Usage:
   tokenmarket keys list                     list API keys (never the keys themselves)
   tokenmarket keys revoke ID|NAME|PREFIX    revoke API keys
   tokenmarket migrate                       apply database migrations
-  tokenmarket replay DIR…                   import recorded logs (manifest.json + logs.raw.csv) through indexing and pricing
+  tokenmarket replay DIR… [--balances R0,R1] import recorded logs (manifest.json + logs.raw.csv) through indexing and pricing;
+                                            --balances: the pool's raw token balances before the first log (or POOL=R0,R1)
   tokenmarket devnet --shape ethereum|bnb|polygon|uniswap-v2 [--port N] [--pools N] [--tokens N] [--seed N] [--history-blocks N] [--live false] …
                                             a mainnet-shaped synthetic JSON-RPC node for tests and benchmarks (docs/SHAPE.md)
   tokenmarket help                          this text
@@ -42,6 +43,7 @@ async function main(argv: string[]): Promise<number> {
     options: {
       config: { type: "string" },
       name: { type: "string" },
+      balances: { type: "string", multiple: true },
       help: { type: "boolean", short: "h" },
     },
   });
@@ -67,7 +69,13 @@ async function main(argv: string[]): Promise<number> {
     case "keys":
       return (await import("./keys.js")).runKeys({ config, logger, args: rest, name: values.name });
     case "replay":
-      return (await import("./replay.js")).runReplay({ config, logger, dirs: rest });
+      return (await import("./replay.js")).runReplay({
+        config,
+        logger,
+        dirs: rest,
+        balances: values.balances,
+        configFile: values.config ?? process.env.TOKENMARKET_CONFIG,
+      });
     case "migrate":
       return (await import("./keys.js")).runKeys({ config, logger, args: ["migrate"] });
     default:

@@ -17,6 +17,7 @@ import { createIndexer } from "../sync/indexer.js";
 import { apiDbTimeouts, openDatabase } from "./database.js";
 import { dropVanishedDevnetData } from "./devnet-data.js";
 import { startHealthServer } from "./health-server.js";
+import { checkStartBlocks } from "./start-block.js";
 
 /**
  * The statistics slide forward as each minute starts (the market windows are minute-aligned, so
@@ -125,7 +126,11 @@ export async function startService(options: {
   // One set of JSON-RPC metrics for the indexer and the API's balance reads, served at /metrics.
   const rpcMetrics = createRpcMetrics();
   // Before the API listens: stored data of a devnet chain that is no longer there is dropped.
-  if (indexes) await dropVanishedDevnetData({ config, db, logger });
+  // A start block past the node's head, or changed under stored data, stops the start here.
+  if (indexes) {
+    await dropVanishedDevnetData({ config, db, logger });
+    await checkStartBlocks({ config, db, logger });
+  }
   const parts = { config, db, databaseUrl: database.url, logger, onStop, role, rpcMetrics };
   const indexing = indexes ? await startIndexing(parts) : undefined;
   if (indexing) lines.push(...indexing.lines);
