@@ -198,14 +198,17 @@ export type ReferenceQuote = { price: Exact; liquidityUsd: number };
  * liquidity of the prices sorted ascending reaches half the total), pools further than
  * `maxDeviation` from it dropped, the rest averaged weighted by liquidity (Σ price·liquidity /
  * Σ liquidity, the liquidities being the doubles the routing measures). One kept pool: its own
- * exact price. Null without a quote.
+ * exact price. Null without a quote; `kept` in the order of `quotes`.
  */
-export function referenceUsdPrice(quotes: readonly ReferenceQuote[], maxDeviation: number): Exact | null {
+export function referenceCombine<T extends ReferenceQuote>(
+  quotes: readonly T[],
+  maxDeviation: number,
+): { price: Exact; kept: T[] } | null {
   if (quotes.length === 0) return null;
   const sorted = [...quotes].sort((a, b) => exactCompare(a.price, b.price));
   const total = exactSum(sorted.map((q) => exactOfDouble(q.liquidityUsd)));
   let cumulative = exact(0n);
-  let median = (sorted[sorted.length - 1] as ReferenceQuote).price;
+  let median = (sorted[sorted.length - 1] as T).price;
   for (const q of sorted) {
     cumulative = exactAdd(cumulative, exactOfDouble(q.liquidityUsd));
     if (exactCompare(exactMul(cumulative, exact(2n)), total) >= 0) {
@@ -219,6 +222,14 @@ export function referenceUsdPrice(quotes: readonly ReferenceQuote[], maxDeviatio
     const absolute = exactCompare(deviation, exact(0n)) < 0 ? exactSub(exact(0n), deviation) : deviation;
     return exactCompare(absolute, limit) <= 0;
   });
-  if (kept.length === 1) return (kept[0] as ReferenceQuote).price;
-  return weightedMean(kept.map((q) => ({ price: q.price, weight: q.liquidityUsd })));
+  const price =
+    kept.length === 1
+      ? (kept[0] as T).price
+      : weightedMean(kept.map((q) => ({ price: q.price, weight: q.liquidityUsd })));
+  return { price, kept };
+}
+
+/** The price of `referenceCombine`; null without a quote. */
+export function referenceUsdPrice(quotes: readonly ReferenceQuote[], maxDeviation: number): Exact | null {
+  return referenceCombine(quotes, maxDeviation)?.price ?? null;
 }
