@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { startTestDevnet, type TestDevnet } from "../_test/devnet.js";
+import { unitsOf } from "../_test/exact.js";
 import { type ApiAnswer, createApiClient } from "../_test/http-client.js";
 import { pipelineConfig } from "../_test/pipeline.js";
 import { installMulticall3, type SilentNode, startSilentNode } from "../_test/rpc-nodes.js";
@@ -54,22 +55,29 @@ describe("wallet balances over the RPC client", { timeout: 120_000 }, () => {
     api.get("/v1/wallets/token-balances", { contract, chain, wallets: wallets.join(",") });
   const metricsOf = async (api: Client) => (await api.get("/metrics", {}, { key: null })).text;
 
-  /** The expected answer, from the node directly: balances of 6-decimal USDC. */
+  /** The expected answer, from the node directly: raw balances of 6-decimal USDC. */
   const expected = async (wallets: readonly string[]) => {
     const raw = await Promise.all(wallets.map((w) => devnet.balanceOf("USDC", w as `0x${string}`)));
     assert.ok(raw.every((b) => b > 0n));
-    return raw.map((b) => Number(b) / 1e6);
+    return raw;
   };
 
-  function assertBalances(answer: ApiAnswer, wallets: readonly string[], balances: number[]) {
+  /** Each balance raw / 10^6 and their sum the exact sum of the raw balances, each rounded once. */
+  function assertBalances(answer: ApiAnswer, wallets: readonly string[], raw: bigint[]) {
     assert.equal(answer.status, 200, answer.text);
     const body = answer.body as Balances;
     assert.deepEqual(
       body.walletBalances,
-      wallets.map((walletAddress, i) => ({ walletAddress, balance: balances[i] })),
+      wallets.map((walletAddress, i) => ({ walletAddress, balance: unitsOf(raw[i] as bigint, 6) })),
     );
-    const sum = balances.reduce((s, b) => s + b, 0);
-    assert.ok(Math.abs(body.cumulativeBalance - sum) <= 1e-9 * sum, `${body.cumulativeBalance} ≠ ${sum}`);
+    assert.equal(
+      body.cumulativeBalance,
+      unitsOf(
+        raw.reduce((a, b) => a + b, 0n),
+        6,
+      ),
+      "the exact sum, rounded once",
+    );
     assert.match(answer.headers.get("x-balances-block") ?? "", /^31337=\d+$/);
   }
 
