@@ -98,6 +98,12 @@ describe("crash safety", () => {
       `${kills.length} SIGKILLs (after which batch, ms into the next, batches committed): ${JSON.stringify(kills)}; rows ${JSON.stringify(dumpCounts(actual))}`,
     );
     assertSameDump(actual, expected, `after ${kills.length} SIGKILLs ${JSON.stringify(kills)}`);
-    assert.ok((dumpCounts(actual).swaps ?? 0) > 300, "a few hundred swaps were at stake");
+    // The whole history was at stake (its own count: how busy the simulated hours were varies
+    // with the hour and weekday they fall on).
+    const swaps = dumpCounts(actual).swaps ?? 0;
+    assert.ok(
+      devnet.history.swaps > 0 && swaps >= devnet.history.swaps,
+      `${swaps} swaps stored, the history's ${devnet.history.swaps} among them`,
+    );
   });
 });

@@ -260,6 +260,12 @@ describe("one writer per chain", () => {
       "derived data equal to a fresh index",
     );
     t.diagnostic(`rows ${JSON.stringify(dumpCounts(actual))}`);
-    assert.ok((dumpCounts(actual).swaps ?? 0) > 300, "a few hundred swaps were at stake");
+    // The whole history was at stake (its own count: how busy the simulated hours were varies
+    // with the hour and weekday they fall on).
+    const swaps = dumpCounts(actual).swaps ?? 0;
+    assert.ok(
+      devnet.history.swaps > 0 && swaps >= devnet.history.swaps,
+      `${swaps} swaps stored, the history's ${devnet.history.swaps} among them`,
+    );
   });
 });

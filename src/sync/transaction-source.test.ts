@@ -94,7 +94,12 @@ describe("transaction sources on the Hardhat devnet (no eth_getBlockReceipts)", 
       fromBlock: 0,
       toBlock: head,
     });
-    assert.ok(expected.length >= 300, `a few hundred swaps at least (${expected.length})`);
+    // Every swap the history wrote (a count of its own: how busy the simulated hours were varies
+    // with the hour and weekday they fall on), and the deployment's before them.
+    assert.ok(
+      devnet.history.swaps > 0 && expected.length >= devnet.history.swaps,
+      `${expected.length} swaps, the history's ${devnet.history.swaps} among them`,
+    );
     const makers = new Set(expected.map((s) => s.maker));
     assert.ok(makers.size > 1, "swaps of several makers");
     const reference = runs.get("transactions") as Run;
