@@ -339,23 +339,26 @@ describe("GET /v1/stream: authentication, errors and limits", { timeout: 120_000
     assert.match(String(error.message), /^too many stream connections for this key: at most 3/);
     assert.equal((await fourth.closed).code, 4429);
 
-    const flood = open[0] as TestStreamClient;
-    // The budget is per fixed one-second window, opened by the window's first message: the flood
-    // starts a window of its own once a second has passed since the ping above (time must pass
-    // here; there is no event to await).
-    await new Promise((resolve) => setTimeout(resolve, 1100));
+    // The budget is per connection and fixed one-second window, opened by the window's first
+    // message: a connection of its own, whose first message is the flood's, once the server has
+    // released the slot of one closed.
+    await (open[2] as TestStreamClient).close();
+    await until(
+      "the closed connection released",
+      async () => (await metric(base, "tokenmarket_stream_connections")) === 2,
+    );
+    const flood = await connect({ key });
     for (let i = 0; i < 30; i++) flood.send({ type: "ping" });
     await flood.next(isError(429));
-    // A second after the 429, a new window: a message is answered again. The marker (an auth on an
+    // A second after the 429, a new window (time must pass: there is no event to await): a
+    // message is answered again. The marker (an auth on an
     // open connection: a 400 of its own kind) is answered after every pong of the flood, since the
     // server answers a connection's messages in order (the 429 itself is sent at once, so it may
     // come among the pongs); what lies before it is what the flood got.
     await new Promise((resolve) => setTimeout(resolve, 1000));
     flood.send({ type: "auth", api_key: key });
     await flood.next(isError(400));
-    const answers = flood.received
-      .slice(1)
-      .map((r) => `${r.message.type} ${r.message.statusCode ?? ""}`.trim());
+    const answers = flood.received.map((r) => `${r.message.type} ${r.message.statusCode ?? ""}`.trim());
     assert.equal(answers.at(-1), "error 400", "the marker is answered last");
     assert.deepEqual(
       answers.slice(0, -1).sort(),
