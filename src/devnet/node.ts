@@ -267,6 +267,22 @@ export async function startAnvilNode(options: StartAnvilNodeOptions): Promise<De
     args.push("--state", options.statePath, "--state-interval", String(options.stateIntervalS ?? 60));
 
   const child = spawn(anvilBinary(), args, { detached: true, stdio: ["ignore", "ignore", "pipe"] });
+  // Ends the node when this process dies, from the moment it exists: the watchdog's stdin is a
+  // pipe from this process, which closes then (even on SIGKILL).
+  const watchdog = spawn(
+    "sh",
+    ["-c", '[ "$0" -gt 0 ] || exit 0; read _; kill -TERM "$0" 2>/dev/null', String(child.pid ?? 0)],
+    {
+      detached: true,
+      stdio: ["pipe", "ignore", "ignore"],
+    },
+  );
+  watchdog.on("error", () => {});
+  watchdog.unref();
+  (watchdog.stdin as Socket | null)?.unref();
+  const stopWatchdog = () => {
+    if (watchdog.exitCode === null && watchdog.signalCode === null) watchdog.kill("SIGKILL");
+  };
   const stderrTail: string[] = [];
   forwardLines(child.stderr, (line) => {
     stderrTail.push(line);
@@ -294,18 +310,11 @@ export async function startAnvilNode(options: StartAnvilNodeOptions): Promise<De
       waitForAnvil(rpcUrl, child, exited, options.startTimeoutMs ?? 30_000, stderrTail, options.port),
     ]);
   } catch (error) {
+    stopWatchdog();
     await terminate(child, exited, stopTimeoutMs);
     throw error;
   }
   const pid = child.pid ?? 0;
-  // Ends the node when this process dies: its stdin is a pipe from us that closes then.
-  const watchdog = spawn("sh", ["-c", 'read _; kill -TERM "$0" 2>/dev/null', String(pid)], {
-    detached: true,
-    stdio: ["pipe", "ignore", "ignore"],
-  });
-  watchdog.on("error", () => {});
-  watchdog.unref();
-  (watchdog.stdin as Socket | null)?.unref();
   child.unref();
   (child.stderr as Socket | null)?.unref();
 
@@ -324,9 +333,6 @@ export async function startAnvilNode(options: StartAnvilNodeOptions): Promise<De
     },
     "anvil node started",
   );
-  const stopWatchdog = () => {
-    if (watchdog.exitCode === null && watchdog.signalCode === null) watchdog.kill("SIGKILL");
-  };
   return {
     rpcUrl,
     wsUrl: `ws://127.0.0.1:${port}`,
