@@ -94,6 +94,18 @@ export async function referenceTrades(
   chainId: number,
   config: ReferenceConfig,
 ): Promise<ReferenceTrade[]> {
+  return (await referenceMarket(db, chainId, config)).trades;
+}
+
+/**
+ * The reference over a chain's stored history: every swap valued (in key order) and every
+ * token's price as of the last stored event (what `token_prices` holds at the head).
+ */
+export async function referenceMarket(
+  db: Queryable,
+  chainId: number,
+  config: ReferenceConfig,
+): Promise<{ trades: ReferenceTrade[]; prices: Map<string, ReferencePrice> }> {
   const lower = (a: string) => a.toLowerCase();
   const anchors = new Set(config.stablecoins.map(lower));
   const references = new Set([...anchors, ...config.references.map(lower)]);
@@ -332,5 +344,5 @@ export async function referenceTrades(
     if (event.swap) pending.push({ event, pool });
   }
   closeBlock();
-  return out;
+  return { trades: out, prices: priceAll() };
 }

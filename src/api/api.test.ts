@@ -7,6 +7,7 @@ import { toDouble, tradePrice, unitsOf } from "../_test/exact.js";
 import { type ApiAnswer, createApiClient } from "../_test/http-client.js";
 import { exampleQuery, operationsOf } from "../_test/openapi-examples.js";
 import { type Pipeline, startPipeline } from "../_test/pipeline.js";
+import { referenceMarket } from "../_test/reference-prices.js";
 import type { Config } from "../config/schema.js";
 import { erc20Abi } from "../devnet/abis.js";
 import type { DeployedToken } from "../devnet/deploy.js";
@@ -225,6 +226,42 @@ describe("HTTP API over the devnet pipeline", { timeout: 300_000 }, () => {
     assert.ok((weth?.usd_price as number) > 100, "WETH is priced in USD");
     assert.equal(dust?.usd_price, null, "DUST's only pool is below the liquidity floor: no price, never 0");
     assert.ok((kibl?.usd_price as number) > 0, "KIBL is priced through WETH (two hops)");
+  });
+
+  it("assets: every token's USD price is the documented routing's at the head, bit for bit", async () => {
+    // The reference (src/_test/reference-prices.ts) routes from the stored raw rows alone: WETH is
+    // the weighted mean of its stablecoin pools, KIBL a two-hop route through WETH, DUST below the
+    // floor, NODEC without decimals.
+    const config = pipeline.config.chains[0];
+    assert.ok(config, "the devnet chain");
+    const { prices } = await referenceMarket(testDb.db, chain, {
+      stablecoins: config.referenceTokens.stablecoins,
+      references: [
+        config.referenceTokens.wrappedNative,
+        ...config.referenceTokens.wrappedBtc,
+        ...config.referenceTokens.others,
+      ],
+      liquidityFloorUsd: pipeline.config.pricing.liquidityFloorUsd,
+      maxDeviation: pipeline.config.pricing.maxDeviation,
+    });
+    const all = Object.values(tokens);
+    const answer = await api.get("/api/v1/assets", { asset_ids: all.map((t) => id(t.address)).join(",") });
+    const rows = answer.body as Row[];
+    assert.deepEqual(
+      rows.map((r) => r.contract),
+      all.map((t) => t.address),
+      "every deployed token",
+    );
+    const wrong = rows.flatMap((r) => {
+      const want = prices.get(String(r.contract).toLowerCase())?.usdDouble ?? null;
+      return Object.is(r.usd_price, want) ? [] : [`${r.contract}: ${r.usd_price} vs ${want}`];
+    });
+    assert.deepEqual(wrong, [], "every USD price bit for bit");
+    assert.ok(
+      (prices.get(token("KIBL").address.toLowerCase())?.usdDouble ?? 0) > 0,
+      "KIBL is priced (two hops)",
+    );
+    assert.equal(prices.get(token("DUST").address.toLowerCase()), undefined, "DUST is not");
   });
 
   it("line chart: hourly ISO labels, one price each; 404 for a token with no qualifying trade", async () => {
