@@ -58,3 +58,31 @@ export function lagOf(s: {
         : null,
   };
 }
+
+/**
+ * The chain's native coin where a pool trades it as such (Uniswap V4 currencies): the zero
+ * address. It is a token of its own, `0x0000000000000000000000000000000000000000:<chainId>`.
+ */
+export const NATIVE_COIN = "0x0000000000000000000000000000000000000000" as Hex;
+
+/** Symbol and name of the native coin of the chains whose coin is known here. */
+const NATIVE_COINS: Readonly<Record<number, { symbol: string; name: string }>> = {
+  1: { symbol: "ETH", name: "Ether" },
+  56: { symbol: "BNB", name: "BNB" },
+  137: { symbol: "POL", name: "POL" },
+};
+
+/**
+ * The native coin as a token: the chain's native symbol and name (the configured symbol where one
+ * is set; ETH / Ether where the chain is not known here), 18 decimals, no supply.
+ */
+export function nativeCoin(
+  chainId: number,
+  symbol?: string,
+): { address: Hex; name: string; symbol: string; decimals: number; totalSupply: null } {
+  const known = NATIVE_COINS[chainId];
+  const coinSymbol = symbol ?? known?.symbol ?? "ETH";
+  const name =
+    known && known.symbol === coinSymbol ? known.name : coinSymbol === "ETH" ? "Ether" : coinSymbol;
+  return { address: NATIVE_COIN, name, symbol: coinSymbol, decimals: 18, totalSupply: null };
+}

@@ -47,6 +47,8 @@ export type MarketPool = {
   protocol: ProtocolName;
   token0: string;
   token1: string;
+  /** A pool inside a manager (Uniswap V4): its hook contract; null or absent for other pools. */
+  hooks?: string | null;
   state: PoolPriceState;
 };
 

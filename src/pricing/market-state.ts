@@ -97,7 +97,7 @@ export function setDecimals(state: MarketState, token: string, value: number | n
 export function refreshGraphPool(state: MarketState, pool: MarketPool, graphPool: GraphPool): void {
   updateGraphPool(
     graphPool,
-    pool.protocol,
+    pool,
     pool.state,
     state.decimals.get(pool.token0) ?? null,
     state.decimals.get(pool.token1) ?? null,
@@ -123,7 +123,7 @@ export function graphPoolOf(pool: MarketPool, decimals: ReadonlyMap<string, numb
   };
   updateGraphPool(
     graphPool,
-    pool.protocol,
+    pool,
     pool.state,
     decimals.get(pool.token0) ?? null,
     decimals.get(pool.token1) ?? null,

@@ -1,5 +1,5 @@
 import { type Ratio, ratioToNumber, ratioValue } from "../decode/price.js";
-import type { PoolPriceState, ProtocolName, StateEvent, SwapAmounts } from "../model/index.js";
+import type { MarketPool, PoolPriceState, ProtocolName, StateEvent, SwapAmounts } from "../model/index.js";
 import { familyOf } from "../protocols/index.js";
 import { balanceDepth } from "../protocols/shared.js";
 import { balanceBeforeSwap } from "./trade.js";
@@ -62,18 +62,23 @@ export function depthOf(state: PoolPriceState, side: 0 | 1, decimals: number | n
  */
 export function updateGraphPool(
   pool: GraphPool,
-  protocol: ProtocolName,
+  market: Pick<MarketPool, "protocol" | "hooks">,
   state: PoolPriceState,
   decimals0: number | null,
   decimals1: number | null,
 ): void {
-  const family = familyOf(protocol);
+  const family = familyOf(market.protocol);
+  // A pool whose amounts may not be what was paid (a V4 hook returning deltas) never prices nor
+  // routes: its price and depth stay unknown to the graph.
+  const trusted = !family.rewritesAmounts(market);
   const ratio0 =
-    decimals0 === null || decimals1 === null ? null : family.spotRatio0(state, decimals0, decimals1);
+    !trusted || decimals0 === null || decimals1 === null
+      ? null
+      : family.spotRatio0(state, decimals0, decimals1);
   const price0 = ratio0 === null ? null : ratioValue(ratio0);
   // What the pool's liquidity is worth for the floor, as its family tells it.
-  const depth0 = decimals0 === null ? null : family.depth(state, 0, decimals0);
-  const depth1 = decimals1 === null ? null : family.depth(state, 1, decimals1);
+  const depth0 = !trusted || decimals0 === null ? null : family.depth(state, 0, decimals0);
+  const depth1 = !trusted || decimals1 === null ? null : family.depth(state, 1, decimals1);
   if (
     pool.ratio0 !== ratio0 ||
     pool.price0 !== price0 ||

@@ -113,7 +113,7 @@ function* walkBlocks(input: PriceBlocksInput): Generator<void, PriceBlocksResult
     }
     for (const pool of blockPools) {
       const graphPool = graphPools.get(pool.address) as GraphPool;
-      updateGraphPool(graphPool, pool.protocol, pool.state, decimalsOf(pool.token0), decimalsOf(pool.token1));
+      updateGraphPool(graphPool, pool, pool.state, decimalsOf(pool.token0), decimalsOf(pool.token1));
       noteNewest(graph, graphPool);
     }
     stale = true;

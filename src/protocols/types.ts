@@ -81,7 +81,7 @@ export interface ProtocolFamily<E = unknown> {
    * provider paid (a V4 hook with return-delta permissions): its trades are listed and flagged
    * but never set or move a USD or reference price.
    */
-  rewritesAmounts(pool: { hooks?: Hex | null }): boolean;
+  rewritesAmounts(pool: { hooks?: string | null }): boolean;
 
   // Logs to fetch and their decoding
   /** The topic0s its pools emit that the indexer decodes. */

@@ -14,7 +14,7 @@ import {
   WriterLockLostError,
 } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
-import type { Checkpoint, PoolState, Token } from "../model/index.js";
+import { type Checkpoint, nativeCoin, type PoolState, type Token } from "../model/index.js";
 import { createRpcClient, MULTICALL3, type RpcClient } from "../rpc/client.js";
 import { MethodNotSupportedError } from "../rpc/errors.js";
 import { createRpcMetrics, type RpcMetrics } from "../rpc/metrics.js";
@@ -567,7 +567,7 @@ export function createChainSync(args: {
       rpc,
       [...wantedTokens].filter((t) => !readAhead.has(t)),
       "latest",
-      { multicall: hasMulticall === true },
+      { multicall: hasMulticall === true, native: nativeCoin(chain.id, chain.nativeSymbol) },
     );
     for (const token of read) readAhead.set(token.address, token);
     // In the order they were wanted, read ahead or now.

@@ -19,8 +19,20 @@ export async function readTokens(
   rpc: RpcClient,
   addresses: readonly Hex[],
   blockNumber: number | "latest",
-  how: { multicall?: boolean } = {},
+  how: { multicall?: boolean; native?: Token } = {},
 ): Promise<Token[]> {
+  // The chain's native coin (address zero, a V4 currency) is no contract: it is answered as given.
+  const native = how.native;
+  if (native && addresses.includes(native.address)) {
+    const others = await readTokens(
+      rpc,
+      addresses.filter((a) => a !== native.address),
+      blockNumber,
+      { multicall: how.multicall },
+    );
+    const byAddress = new Map(others.map((t) => [t.address, t]));
+    return addresses.map((a) => (a === native.address ? native : (byAddress.get(a) as Token)));
+  }
   if (addresses.length === 0) return [];
   const selectors = [
     erc20Selectors.name,

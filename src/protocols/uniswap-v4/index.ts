@@ -124,7 +124,7 @@ export function decodeV4Creation(log: RawLog): PoolCreation | null {
 }
 
 /** Whether a hook address carries a permission that lets it return deltas (amounts not as paid). */
-export function hookRewritesAmounts(hooks: Hex | null | undefined): boolean {
+export function hookRewritesAmounts(hooks: string | null | undefined): boolean {
   return hooks != null && (Number.parseInt(hooks.slice(-4), 16) & RETURN_DELTA_FLAGS) !== 0;
 }
 

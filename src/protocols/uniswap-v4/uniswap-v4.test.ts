@@ -2,9 +2,13 @@ import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { encodeAbiParameters, encodeEventTopics, keccak256, parseAbiItem, stringToBytes } from "viem";
 import type { Hex, RawLog } from "../../decode/types.js";
-import type { Token } from "../../model/index.js";
+import { NATIVE_COIN, nativeCoin, type Token } from "../../model/index.js";
+import { updateGraphPool } from "../../pricing/pool-state.js";
+import type { GraphPool } from "../../pricing/usd-prices.js";
+import type { RpcClient } from "../../rpc/client.js";
 import { buildBatch } from "../../sync/batch.js";
 import { poolFromCreation } from "../../sync/pools.js";
+import { readTokens } from "../../sync/tokens.js";
 import { familyOf } from "../index.js";
 import { liquidityAmounts, MAX_TICK, MIN_TICK, sqrtPriceAtTick } from "../tick-math.js";
 import { v4Topics } from "./abi.js";
@@ -337,5 +341,80 @@ describe("buildBatch with a V4 pool", () => {
     assert.equal(uniswapV4.rewritesAmounts({ hooks: `0x${"00".repeat(19)}08` as Hex }), true);
     assert.equal(uniswapV4.rewritesAmounts({ hooks: noHooks }), false);
     assert.equal(familyOf("v3").rewritesAmounts({}), false);
+  });
+});
+
+describe("pricing of a V4 pool", () => {
+  it("routes a pool without delta hooks at its exact spot price, and gives a return-delta hook pool no price nor depth", () => {
+    const state = {
+      reserve0: 10n ** 21n,
+      reserve1: 3n * 10n ** 12n,
+      sqrtPriceX96: 2n ** 96n * 3n,
+      swapBlock: null,
+      preSwapReserve0: null,
+      preSwapReserve1: null,
+      stateBlock: 5,
+      stateLogIndex: 1,
+      stateTime: 1_700_000_000_000,
+    };
+    const graphPool = (): GraphPool => ({
+      address: poolId,
+      dex: "Uniswap V4",
+      token0: native,
+      token1: usdc,
+      price0: null,
+      ratio0: null,
+      depth0: null,
+      depth1: null,
+      stateBlock: null,
+      stateTime: null,
+      version: 0,
+    });
+    const plain = graphPool();
+    updateGraphPool(plain, { protocol: "v4", hooks: noHooks }, state, 18, 6);
+    assert.equal(
+      plain.price0,
+      9e12,
+      "(3·2^96 / 2^96)² · 10^(18 − 6): 9 raw USDC units per wei is 9e12 USDC per ETH",
+    );
+    assert.equal(plain.depth0, 1000);
+    assert.equal(plain.depth1, 3_000_000);
+    const hooked = graphPool();
+    updateGraphPool(hooked, { protocol: "v4", hooks: `0x${"00".repeat(19)}0c` }, state, 18, 6);
+    assert.deepEqual([hooked.price0, hooked.ratio0, hooked.depth0, hooked.depth1], [null, null, null, null]);
+  });
+});
+
+describe("the native coin", () => {
+  it("is a token of its own: the chain's native symbol and name, 18 decimals, no supply", () => {
+    assert.equal(NATIVE_COIN, native);
+    assert.deepEqual(nativeCoin(1), {
+      address: native,
+      name: "Ether",
+      symbol: "ETH",
+      decimals: 18,
+      totalSupply: null,
+    });
+    assert.deepEqual(nativeCoin(56), {
+      address: native,
+      name: "BNB",
+      symbol: "BNB",
+      decimals: 18,
+      totalSupply: null,
+    });
+    assert.equal(nativeCoin(137).symbol, "POL");
+    assert.equal(nativeCoin(31337, "ETH").name, "Ether");
+    assert.deepEqual([nativeCoin(8453, "XYZ").symbol, nativeCoin(8453, "XYZ").name], ["XYZ", "XYZ"]);
+  });
+
+  it("is answered without a call to the node among the tokens read", async () => {
+    const noNode = new Proxy({} as RpcClient, {
+      get: (_target, name) => () => {
+        throw new Error(`the node was asked (${String(name)})`);
+      },
+    });
+    assert.deepEqual(await readTokens(noNode, [native], "latest", { native: nativeCoin(1) }), [
+      nativeCoin(1),
+    ]);
   });
 });
