@@ -34,9 +34,9 @@ import { createApiServer } from "./server.js";
  *   general: amount × price in doubles; with a price of exactly 1 the product adds no rounding);
  * - the USD candle chart's open/high/low/close: each one trade's series price, the trade's exact
  *   price of the token in USDC × 1, for trades within maxDeviation of the token's price.
- * Not checked bit for bit: the line chart's hourly volume-weighted mean sum_pv / sum_v of WETH
- * (a ratio of double sums, not the rational of one trade; only bounded by its hour's candle) and
- * every volume in token units (sums of doubles).
+ * - every candle volume in token units: the exact sum of the interval's raw amounts, rounded once;
+ * - WETH's line chart: each hour's volume-weighted mean as documented, sum_pv / sum_v of doubles
+ *   folded in trade order from the reference series prices and volumes.
  */
 
 const fixtureDir = path.resolve(
@@ -69,6 +69,9 @@ type ExpectedTrade = {
   prices: [number | null, number | null];
   /** USDC amount |amount0| / 10^6, rounded once: the trade's USD value (USDC at exactly 1). */
   usdcAmount: number;
+  /** |amount| of each token, raw. */
+  rawUsdc: bigint;
+  rawWeth: bigint;
   /** WETH's USD price at the end of the trade's block (set by `expectedTrades`). */
   wethUsd: number;
   /** The pool's sqrtPriceX96 after this swap. */
@@ -112,6 +115,8 @@ function expectedTrades(): ExpectedTrade[] {
       time: Date.parse(`${(row[c.time] as string).replace(" ", "T")}Z`),
       prices: isTrade ? [referenceRatioToNumber(num, den), referenceRatioToNumber(den, num)] : [null, null],
       usdcAmount: referenceRatioToNumber(absUsdc, 10n ** 6n),
+      rawUsdc: absUsdc,
+      rawWeth: absWeth,
       wethUsd: Number.NaN,
       sqrtPriceX96: BigInt(row[c.sqrt] as string),
     });
@@ -279,6 +284,32 @@ describe("exact prices over HTTP on a real mainnet day, both sides of the pair",
       } while (cursor);
       assert.equal(seen, expected.length, "every swap, once");
       assert.deepEqual(mismatches.slice(0, 10), [], `${mismatches.length} mismatches`);
+    });
+
+    it(`/api/v1/candles of ${name}: every volume the exact sum of its trades' raw amounts, rounded once`, async () => {
+      const wrong: string[] = [];
+      for (const [interval, seconds] of Object.entries(INTERVALS)) {
+        const answer = await api.get("/api/v1/candles", {
+          asset_id: id(asset),
+          pair_id: id(POOL),
+          from: new Date(DAY_START).toISOString(),
+          to: new Date(DAY_END).toISOString(),
+          interval,
+        });
+        assert.equal(answer.status, 200, answer.text);
+        const raw = new Map<number, bigint>();
+        for (const t of expected) {
+          if (t.prices[side] === null) continue;
+          const b = Math.floor(t.time / (seconds * 1000)) * seconds * 1000;
+          raw.set(b, (raw.get(b) ?? 0n) + (side === 0 ? t.rawUsdc : t.rawWeth));
+        }
+        for (const c of answer.body as { time: number; volume: number }[]) {
+          const sum = raw.get(c.time);
+          const want = sum === undefined ? 0 : referenceRatioToNumber(sum, 10n ** (side === 0 ? 6n : 18n));
+          if (!Object.is(c.volume, want)) wrong.push(`${interval} ${c.time}: ${c.volume} vs ${want}`);
+        }
+      }
+      assert.deepEqual(wrong.slice(0, 10), [], `${wrong.length} volumes differ`);
     });
 
     it(`/api/v1/candles of ${name}: every OHLC of every interval bit for bit`, async () => {
@@ -463,7 +494,7 @@ describe("exact prices over HTTP on a real mainnet day, both sides of the pair",
     });
   }
 
-  it("/v1/tokens/line-chart: USDC exactly 1; WETH's hourly means within their hour's candle", async () => {
+  it("/v1/tokens/line-chart: USDC exactly 1; WETH's hourly means bit for bit", async () => {
     // USDC's series records its trades at exactly 1: sum_pv and sum_v are the same double sums,
     // so every hourly mean is exactly 1.
     const usdc = await api.get("/v1/tokens/line-chart", { tokenId: id(USDC), days: 1 });
@@ -475,24 +506,31 @@ describe("exact prices over HTTP on a real mainnet day, both sides of the pair",
       usdc.text,
     );
 
-    // WETH's hourly volume-weighted mean is a ratio of double sums, not the rational of one trade:
-    // not exact by definition (docs/PRICING.md), so it is only bounded by the hour's lowest and
-    // highest series price (with a few ulps of slack for the double sums).
+    // WETH's hourly point is its volume-weighted mean as docs/PRICING.md defines it, a ratio of
+    // double sums folded in trade order: sum_pv = Σ p·v and sum_v = Σ v over the trades entering
+    // WETH's series in the hour, p the trade's series price (its exact price in USDC × USDC's 1,
+    // rounded once) and v the WETH traded (raw / 10^18, rounded once) × p. Bit for bit.
     const weth = await api.get("/v1/tokens/line-chart", { tokenId: id(WETH), days: 1 });
     assert.equal(weth.status, 200, weth.text);
     const wethLine = weth.body as { labels: string[]; data: number[] };
     assert.equal(wethLine.data.length, 24, weth.text);
-    const hours = expectedUsdCandles(expected, "WETH", 3600);
+    const sums = new Map<number, { pv: number; v: number }>();
+    for (const t of expected) {
+      const p = t.prices[1];
+      if (p === null || Math.abs(p / t.wethUsd - 1) > PRICING.maxDeviation) continue;
+      const v = referenceRatioToNumber(t.rawWeth, 10n ** 18n) * p;
+      const hour = Math.floor(t.time / 3_600_000) * 3_600_000;
+      const sum = sums.get(hour);
+      if (sum) {
+        sum.pv += p * v;
+        sum.v += v;
+      } else sums.set(hour, { pv: p * v, v });
+    }
     let bounded = 0;
     wethLine.labels.forEach((label, i) => {
-      const hour = hours.get(Date.parse(label));
-      if (!hour) return; // an hour without a trade carries the previous point (the last label, 00:00 next day)
-      const value = wethLine.data[i] as number;
-      const slack = 4 * Number.EPSILON * hour.high;
-      assert.ok(
-        value >= hour.low - slack && value <= hour.high + slack,
-        `${label}: ${value} in [${hour.low}, ${hour.high}]`,
-      );
+      const sum = sums.get(Date.parse(label));
+      if (!sum) return; // an hour without a trade carries the previous point (the last label, 00:00 next day)
+      assert.equal(wethLine.data[i], sum.pv / sum.v, `${label}: Σ p·v / Σ v`);
       bounded += 1;
     });
     assert.equal(bounded, 23, "every hour of the range on the recorded day");
