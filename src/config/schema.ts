@@ -18,10 +18,11 @@ export const dexSchema = z.strictObject({
   /** V2 swap fee in hundredths of a bip (3000 = 0.3 %); V3 pools carry their own fee. */
   fee: z.number().int().min(0).max(1_000_000).optional(),
   /**
-   * V3 Swap event layout: "uniswap" (7 fields) or "pancake" (PancakeSwap V3, 9 fields, with
-   * protocolFeesToken0/1, so its topic0 differs).
+   * Swap event layout: "uniswap" (Uniswap V3's 7 fields, also Algebra V1's), "pancake"
+   * (PancakeSwap V3, 9 fields, with protocolFeesToken0/1, so its topic0 differs) or "integral"
+   * (Algebra Integral 1.2, with overrideFee and pluginFee).
    */
-  swapEvent: z.enum(["uniswap", "pancake"]).default("uniswap"),
+  swapEvent: z.enum(["uniswap", "pancake", "integral"]).default("uniswap"),
 });
 
 export const referenceTokensSchema = z.strictObject({

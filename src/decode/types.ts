@@ -16,7 +16,12 @@ export type RawLog = {
   logIndex: number;
 };
 
-export type SwapEventLayout = "uniswap" | "pancake";
+/**
+ * The layout of a family's Swap where one family has several: "uniswap" (Uniswap V3's 7 fields,
+ * also Algebra V1's), "pancake" (PancakeSwap V3's 9, with protocol fees), "integral" (Algebra
+ * Integral 1.2's 9, with the swap's fees).
+ */
+export type SwapEventLayout = "uniswap" | "pancake" | "integral";
 
 /** A pool announced by a factory's PairCreated / PoolCreated event. */
 export type PoolCreation = {

@@ -5,6 +5,7 @@
  */
 import type { Hex } from "../decode/types.js";
 import type { ProtocolName } from "../model/index.js";
+import { algebra } from "./algebra/index.js";
 import type { FamilyVariant, ProtocolFamily, SwapEventLayout } from "./types.js";
 import { uniswapV2, type V2Event } from "./uniswap-v2/index.js";
 import { uniswapV3, type V3Event } from "./uniswap-v3/index.js";
@@ -12,10 +13,10 @@ import { uniswapV4, type V4Event } from "./uniswap-v4/index.js";
 
 export type * from "./types.js";
 export type { V2Event, V3Event, V4Event };
-export { uniswapV2, uniswapV3, uniswapV4 };
+export { algebra, uniswapV2, uniswapV3, uniswapV4 };
 
 /** Every registered family, in the order the configuration's schema and the API list them. */
-export const families: readonly ProtocolFamily[] = [uniswapV2, uniswapV3, uniswapV4];
+export const families: readonly ProtocolFamily[] = [uniswapV2, uniswapV3, uniswapV4, algebra];
 
 /** A decoded pool event of any registered family. */
 export type PoolEvent = V2Event | V3Event | V4Event;

@@ -1,0 +1,133 @@
+import * as assert from "node:assert/strict";
+import { describe, it } from "node:test";
+import { encodeAbiParameters, encodeEventTopics, keccak256, parseAbiItem, stringToBytes } from "viem";
+import type { Hex, RawLog } from "../../decode/types.js";
+import { familyOf } from "../index.js";
+import { algebraTopics } from "./abi.js";
+import { decodeAlgebraCreation } from "./index.js";
+
+/** Algebra's events as its contracts publish them (IAlgebraFactory, IAlgebraPoolEvents), names included. */
+const published = {
+  Pool: "event Pool(address indexed token0, address indexed token1, address pool)",
+  SwapV1:
+    "event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 price, uint128 liquidity, int24 tick)",
+  SwapIntegral:
+    "event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 price, uint128 liquidity, int24 tick, uint24 overrideFee, uint24 pluginFee)",
+} as const;
+const canonical = {
+  Pool: "Pool(address,address,address)",
+  SwapV1: "Swap(address,address,int256,int256,uint160,uint128,int24)",
+  SwapIntegral: "Swap(address,address,int256,int256,uint160,uint128,int24,uint24,uint24)",
+} as const;
+const topicOf = (text: string) => keccak256(stringToBytes(text));
+
+const factory = "0x411b0facc3489691f28ad58c47006af5e3ab3a28" as Hex;
+const pool = "0xa374094527e1673a86de625aa59517c5de346d32" as Hex;
+const wmatic = "0x0d500b1d8e8ef31e21c99d1db9a6444d3adf1270" as Hex;
+const usdc = "0x3c499c542cef5e3811e1192ce70d8cc03d5c3359" as Hex;
+const router = "0xf5b509bb0909a69b1c207e495f687a596c168e12" as Hex;
+const user = "0x00000000000000000000000000000000000000ee" as Hex;
+
+function encode(signature: string, args: Record<string, unknown>, address: Hex): RawLog {
+  const event = parseAbiItem(signature) as {
+    type: "event";
+    name: string;
+    inputs: readonly { name?: string; type: string; indexed?: boolean }[];
+  };
+  const topics = encodeEventTopics({ abi: [event], eventName: event.name, args } as never) as Hex[];
+  const dataInputs = event.inputs.filter((i) => !i.indexed);
+  const data = encodeAbiParameters(
+    dataInputs,
+    dataInputs.map((i) => args[i.name as string]),
+  );
+  return {
+    address,
+    topics,
+    data,
+    blockNumber: 32_610_700,
+    blockHash: "0xb2",
+    transactionHash: `0x${"01".repeat(32)}`,
+    transactionIndex: 0,
+    logIndex: 4,
+  };
+}
+
+const swapArgs = {
+  sender: router,
+  recipient: user,
+  amount0: 5n * 10n ** 18n,
+  amount1: -2_750_000n,
+  price: 58_000_000_000_000_000_000_000n,
+  liquidity: 123_456_789_000n,
+  tick: -276_000,
+};
+
+describe("Algebra", () => {
+  const family = familyOf("algebra");
+
+  it("has the topics of the published signature texts; V1's Swap is Uniswap V3's topic", () => {
+    assert.equal(family.creationTopic, topicOf(canonical.Pool));
+    assert.equal(algebraTopics.integralSwap, topicOf(canonical.SwapIntegral));
+    assert.equal(
+      topicOf(canonical.SwapIntegral),
+      "0x121cb44ee54098b1a04743c487e7460d8dd429b27f88b1f4d4767396e1a59f79",
+      "Integral 1.2's Swap topic0 as its pools log it",
+    );
+    assert.equal(topicOf(canonical.SwapV1), familyOf("v3").swapTopics[0]);
+    assert.ok(family.poolTopics("uniswap").includes(topicOf(canonical.SwapV1)));
+    assert.ok(family.poolTopics("integral").includes(topicOf(canonical.SwapIntegral)));
+    assert.deepEqual(family.swapTopics, [topicOf(canonical.SwapV1), topicOf(canonical.SwapIntegral)]);
+  });
+
+  it("decodes the factory's Pool event as a new pool", () => {
+    const log = encode(published.Pool, { token0: wmatic, token1: usdc, pool }, factory);
+    assert.deepEqual(decodeAlgebraCreation(log), {
+      factory,
+      pool,
+      token0: wmatic,
+      token1: usdc,
+      fee: null,
+      tickSpacing: null,
+      blockNumber: 32_610_700,
+      logIndex: 4,
+    });
+    assert.equal(family.decodeCreation({ ...log, data: `${log.data}00` as Hex }), null, "malformed data");
+    assert.equal(familyOf("v3").decodeCreation(log), null, "not a Uniswap V3 PoolCreated");
+  });
+
+  it("decodes a V1 Swap and an Integral 1.2 Swap (with its fees) into the same trade", () => {
+    const expected = {
+      type: "v3-swap",
+      sender: router,
+      recipient: user,
+      amount0: swapArgs.amount0,
+      amount1: swapArgs.amount1,
+      sqrtPriceX96: swapArgs.price,
+      liquidity: swapArgs.liquidity,
+      tick: swapArgs.tick,
+      protocolFeesToken0: null,
+      protocolFeesToken1: null,
+    };
+    const v1 = encode(published.SwapV1, swapArgs, pool);
+    assert.deepEqual(family.decodeLog(v1, "uniswap"), expected);
+    const integral = encode(
+      published.SwapIntegral,
+      { ...swapArgs, overrideFee: 2_500, pluginFee: 100 },
+      pool,
+    );
+    assert.deepEqual(family.decodeLog(integral, "integral"), expected);
+    assert.equal(family.decodeLog(integral, "uniswap"), null, "an Integral 1.2 Swap on a V1-layout DEX");
+    const record = family.record(family.decodeLog(integral, "integral"), family.createdState(1));
+    assert.deepEqual(record.role === "swap" ? record.trade : null, {
+      sender: router,
+      recipient: user,
+      amount0In: swapArgs.amount0,
+      amount1In: 0n,
+      amount0Out: 0n,
+      amount1Out: 2_750_000n,
+      sqrtPriceX96: swapArgs.price,
+      liquidity: swapArgs.liquidity,
+      tick: swapArgs.tick,
+    });
+  });
+});

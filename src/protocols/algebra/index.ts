@@ -1,0 +1,83 @@
+import { encodeBalanceOf } from "../../decode/erc20.js";
+import type { Hex, PoolCreation, RawLog } from "../../decode/types.js";
+import { addressAt, intAt, topicAddress, uintAt, wordCount } from "../../decode/words.js";
+import type { ProtocolFamily } from "../types.js";
+import { v3Topics } from "../uniswap-v3/abi.js";
+import { decodeV3Log, uniswapV3, type V3Event } from "../uniswap-v3/index.js";
+import { algebraTopics } from "./abi.js";
+
+/** Decodes an Algebra factory's Pool event; null for another log or a malformed one. */
+export function decodeAlgebraCreation(log: RawLog): PoolCreation | null {
+  const { topics: t, data } = log;
+  if (t[0] !== algebraTopics.algebraPool || t.length !== 3 || wordCount(data) !== 1) return null;
+  return {
+    factory: log.address,
+    pool: addressAt(data, 0),
+    token0: topicAddress(t[1] as string),
+    token1: topicAddress(t[2] as string),
+    // The fee is the pool's own and changes by event (dynamic fee); the spacing is the pool's.
+    fee: null,
+    tickSpacing: null,
+    blockNumber: log.blockNumber,
+    logIndex: log.logIndex,
+  };
+}
+
+/**
+ * An Algebra Integral 1.2 Swap: V3's fields then `overrideFee` and `pluginFee`, as a `v3-swap`
+ * (the fees are not part of the pool's state).
+ */
+export function decodeIntegralSwap(log: Pick<RawLog, "topics" | "data">): V3Event | null {
+  const { topics: t, data } = log;
+  if (t[0] !== algebraTopics.integralSwap || t.length !== 3 || wordCount(data) !== 7) return null;
+  return {
+    type: "v3-swap",
+    sender: topicAddress(t[1] as string),
+    recipient: topicAddress(t[2] as string),
+    amount0: intAt(data, 0),
+    amount1: intAt(data, 1),
+    sqrtPriceX96: uintAt(data, 2),
+    liquidity: uintAt(data, 3),
+    tick: Number(intAt(data, 4)),
+    protocolFeesToken0: null,
+    protocolFeesToken1: null,
+  };
+}
+
+/** globalState() → (uint160 price, int24 tick, …): Algebra's slot0. */
+const GLOBAL_STATE = "0xe76c01e4" as Hex;
+/** liquidity() → uint128 */
+const LIQUIDITY = "0x1a686502" as Hex;
+
+/**
+ * Algebra pools (V1: QuickSwap V3 on Polygon, THENA Fusion on BNB Chain; Integral). Their pools
+ * are concentrated-liquidity pools with Uniswap V3's events (same types, so the same topics: a
+ * log is an Algebra swap because its pool is an Algebra pool, not by its topic) and state; the
+ * factory announces a pool with `Pool`, the pool's price is read with `globalState()`, and
+ * Integral 1.2's Swap (layout "integral") carries the swap's fees.
+ */
+export const algebra: ProtocolFamily<V3Event> = {
+  ...uniswapV3,
+  name: "algebra",
+  variants: [
+    { id: "algebra", layout: "uniswap", dexName: "Algebra" },
+    { id: "algebra-integral", layout: "integral", dexName: "Algebra Integral" },
+  ],
+  creationTopic: algebraTopics.algebraPool,
+  decodeCreation: decodeAlgebraCreation,
+  poolTopics(layout) {
+    const v3 = uniswapV3.poolTopics("uniswap");
+    return layout === "integral" ? [...v3, algebraTopics.integralSwap] : v3;
+  },
+  swapTopics: [v3Topics.v3Swap, algebraTopics.integralSwap],
+  decodeLog(log, layout) {
+    if (layout === "integral" && log.topics[0] === algebraTopics.integralSwap) return decodeIntegralSwap(log);
+    return decodeV3Log(log, "uniswap");
+  },
+  baseStateCalls: (pool) => [
+    { to: pool.token0, data: encodeBalanceOf(pool.address) },
+    { to: pool.token1, data: encodeBalanceOf(pool.address) },
+    { to: pool.address, data: GLOBAL_STATE },
+    { to: pool.address, data: LIQUIDITY },
+  ],
+};
