@@ -787,6 +787,13 @@ describe("HTTP API over a fixture market", () => {
           buys0: 1,
           firstKey: 1,
           lastKey: 1,
+          sums: {
+            volume0: { digits: 1n, scale: 0 },
+            volume1: { digits: 2000n, scale: 0 },
+            volumeUsd: { digits: 2000n, scale: 0 },
+            usd0: null,
+            usd1: null,
+          },
         },
       ]);
       const later = createApiServer({

@@ -1,3 +1,5 @@
+import type { ExactDecimal } from "../internal/exact-decimal.js";
+
 /** Plain types of the stored aggregates: pool candles and the USD series of tokens. */
 
 /** A pool candle; `bucket` is the interval start in ms, aligned to the UTC epoch. */
@@ -29,6 +31,21 @@ export type Candle = {
   buys0: number;
   firstKey: number;
   lastKey: number;
+  /** The volumes exactly (volume0 … usd1's volume are their correctly rounded doubles). */
+  sums: CandleSums;
+};
+
+/**
+ * A candle's volumes as exact decimals: each token's Σ |net raw amount| / 10^decimals, and the
+ * exact sums of the trades' `volume_usd` doubles (all of them; those with a USD price of token0,
+ * of token1: null when none). Stored as numeric; sums of sums stay exact.
+ */
+export type CandleSums = {
+  volume0: ExactDecimal;
+  volume1: ExactDecimal;
+  volumeUsd: ExactDecimal;
+  usd0: ExactDecimal | null;
+  usd1: ExactDecimal | null;
 };
 
 /** USD open/high/low/close of one token over a bucket's USD-priced trades, with their USD volume. */
@@ -49,6 +66,9 @@ export type ChartCandle = {
   close: number;
   volume: number;
 };
+
+/** A chart candle with its volume exactly (the stored sum), as the roll-ups read it. */
+export type ExactChartCandle = ChartCandle & { exactVolume: ExactDecimal };
 
 /** A bucket of a token's USD series (table token_usd_candles). */
 export type SeriesCandle = {

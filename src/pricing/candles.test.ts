@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { seededRandom } from "../_test/random.js";
+import { type Ratio, ratioOfNumber, ratioToNumber } from "../decode/price.js";
 import type { Candle } from "../model/index.js";
 import {
   aggregateTrades,
@@ -42,7 +43,10 @@ function randomTrades(random: () => number, count: number): CandleTrade[] {
       price1: trade.price1,
       volume0: trade.volume0,
       volume1: trade.volume1,
-      volumeUsd: trade.volume1,
+      exact0: trade.exact0,
+      exact1: trade.exact1,
+      // A USD value that is not a short decimal: its exact sum differs from a running double sum.
+      volumeUsd: trade.volume1 * 1.000_000_1,
       usd0: known && random() < 0.9 ? price * (1 + (random() - 0.5) * 1e-3) : null,
       usd1: known && random() < 0.7 ? 1 + (random() - 0.5) * 1e-4 : null,
       buy0: random() < 0.5,
@@ -75,22 +79,36 @@ function directCandles(
       const prices = sorted.map((t) =>
         currency === "usd" ? (usdPrice(t) as number) : side === 0 ? t.price : t.price1,
       );
-      const volumeOf = (t: CandleTrade) =>
-        currency === "usd" ? t.volumeUsd : side === 0 ? t.volume0 : t.volume1;
+      // The exact volume: raw amounts (6 decimals) summed as integers; USD values as the exact
+      // rationals their doubles are; then rounded once.
+      const volume =
+        currency === "usd"
+          ? ratioToNumber(...ratioSum(sorted.map((t) => ratioOfNumber(t.volumeUsd))))
+          : ratioToNumber(
+              sorted.reduce((sum, t) => sum + (side === 0 ? t.exact0 : t.exact1).digits, 0n),
+              10n ** 6n,
+            );
       return {
         time,
         open: prices[0],
         high: Math.max(...prices),
         low: Math.min(...prices),
         close: prices[prices.length - 1],
-        volume: sorted.reduce((s, t) => s + volumeOf(t), 0),
+        volume,
         trades: sorted.length,
       };
     });
 }
 
-function near(actual: number, expected: number, why: string) {
-  assert.ok(Math.abs(actual - expected) <= 1e-9 * Math.abs(expected), `${why}: ${actual} vs ${expected}`);
+/** Σ of rationals, exactly, as [num, den]. */
+function ratioSum(terms: readonly Ratio[]): [bigint, bigint] {
+  let num = 0n;
+  let den = 1n;
+  for (const t of terms) {
+    num = num * t.den + t.num * den;
+    den *= t.den;
+  }
+  return [num, den];
 }
 
 describe("candles: property", () => {
@@ -131,7 +149,10 @@ describe("candles: property", () => {
           const actual = rolled.map((c) => ({ ...candleSide(c, side), trades: c.trades }));
           assert.deepEqual(
             rollUpChartCandles(
-              base.map((c) => candleSide(c, side)),
+              base.map((c) => ({
+                ...candleSide(c, side),
+                exactVolume: side === 0 ? c.sums.volume0 : c.sums.volume1,
+              })),
               interval,
             ),
             rolled.map((c) => candleSide(c, side)),
@@ -147,13 +168,17 @@ describe("candles: property", () => {
             assert.equal(c.low, e.low, `${interval}s side ${side}: low`);
             assert.equal(c.close, e.close, `${interval}s side ${side}: close is the last trade`);
             assert.equal(c.trades, e.trades, `${interval}s: trade count`);
-            near(c.volume, e.volume, `${interval}s side ${side}: volume of the side's token`);
+            assert.equal(c.volume, e.volume, `${interval}s side ${side}: volume, the exact sum rounded once`);
           });
           const usdExpected = directCandles(trades, interval, side, "usd");
           const usdRolled = rolled.flatMap((c) => candleSide(c, side, "usd") ?? []);
           assert.deepEqual(
             rollUpChartCandles(
-              base.flatMap((c) => candleSide(c, side, "usd") ?? []),
+              base.flatMap((c) => {
+                const usd = candleSide(c, side, "usd");
+                const exactVolume = side === 0 ? c.sums.usd0 : c.sums.usd1;
+                return usd && exactVolume ? [{ ...usd, exactVolume }] : [];
+              }),
               interval,
             ),
             usdRolled,
@@ -172,7 +197,11 @@ describe("candles: property", () => {
             for (const field of ["open", "high", "low", "close"] as const) {
               assert.equal(c[field], e[field], `${interval}s side ${side} USD: ${field}`);
             }
-            near(c.volume, e.volume, `${interval}s side ${side}: USD volume of the priced trades`);
+            assert.equal(
+              c.volume,
+              e.volume,
+              `${interval}s side ${side}: USD volume, the exact sum rounded once`,
+            );
           });
         }
       }
@@ -182,13 +211,27 @@ describe("candles: property", () => {
 
 describe("candleSide", () => {
   const noUsd = { volumeUsd: 0, usd0: null, usd1: null };
+  const units = (n: number) => ({
+    exact0: { digits: 1n, scale: 0 },
+    exact1: { digits: BigInt(n), scale: 0 },
+  });
 
   it("gives token1's candle from the trades' own side-1 prices", () => {
     const c = aggregateTrades(
       [
-        { ...noUsd, key: 1, time: 0, price: 2, price1: 0.5, volume0: 1, volume1: 2, buy0: true },
-        { ...noUsd, key: 2, time: 1, price: 4, price1: 0.25, volume0: 1, volume1: 4, buy0: false },
-        { ...noUsd, key: 3, time: 2, price: 1, price1: 1, volume0: 1, volume1: 1, buy0: false },
+        { ...noUsd, ...units(2), key: 1, time: 0, price: 2, price1: 0.5, volume0: 1, volume1: 2, buy0: true },
+        {
+          ...noUsd,
+          ...units(4),
+          key: 2,
+          time: 1,
+          price: 4,
+          price1: 0.25,
+          volume0: 1,
+          volume1: 4,
+          buy0: false,
+        },
+        { ...noUsd, ...units(1), key: 3, time: 2, price: 1, price1: 1, volume0: 1, volume1: 1, buy0: false },
       ],
       60,
     )[0] as Candle;
@@ -202,7 +245,7 @@ describe("candleSide", () => {
   });
 
   it("gives a token's USD candle from the trades with a USD price of it only", () => {
-    const trade = { price: 2, price1: 0.5, volume0: 1, volume1: 2, buy0: true };
+    const trade = { price: 2, price1: 0.5, volume0: 1, volume1: 2, ...units(2), buy0: true };
     const c = aggregateTrades(
       [
         { ...trade, key: 1, time: 0, volumeUsd: 10, usd0: null, usd1: 5 },

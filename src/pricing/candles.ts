@@ -3,7 +3,8 @@
  * in key order (block, log index), so a candle grown trade by trade across batches is bit for
  * bit the candle aggregated at once from the same trades.
  */
-import type { Candle, ChartCandle, UsdOhlcv } from "../model/index.js";
+import type { Candle, CandleSums, ChartCandle, ExactChartCandle, UsdOhlcv } from "../model/index.js";
+import { addExact, type ExactDecimal, exactOf, exactValue } from "./exact-sum.js";
 
 /** A trade as the candles see it. `time` in ms since the epoch. */
 export type CandleTrade = {
@@ -15,6 +16,9 @@ export type CandleTrade = {
   price1: number;
   volume0: number;
   volume1: number;
+  /** The volumes exactly: |net raw amount| / 10^decimals (trade.ts `exact0`, `exact1`). */
+  exact0: ExactDecimal;
+  exact1: ExactDecimal;
   /** The trade's USD value (0 when unknown). */
   volumeUsd: number;
   /** The stored USD price of token0 at the trade (`swaps.token0_usd`); null when unknown. */
@@ -50,26 +54,23 @@ export function bucketOf(timeMs: number, seconds: number): number {
 
 /**
  * Adds a trade's USD price of one token to that token's USD candle: a trade without one leaves the
- * candle as it is (null: no USD-priced trade yet). Never mutates `candle`.
+ * candle as it is (null: no USD-priced trade yet). `volume`: the candle's volume with the trade's
+ * (the correctly rounded exact sum). Never mutates `candle`.
  */
-export function foldUsdPrice(
-  candle: UsdOhlcv | null,
-  price: number | null,
-  volumeUsd: number,
-): UsdOhlcv | null {
+export function foldUsdPrice(candle: UsdOhlcv | null, price: number | null, volume: number): UsdOhlcv | null {
   if (price === null) return candle;
-  if (!candle) return { open: price, high: price, low: price, close: price, volume: volumeUsd };
+  if (!candle) return { open: price, high: price, low: price, close: price, volume };
   return {
     open: candle.open,
     high: Math.max(candle.high, price),
     low: Math.min(candle.low, price),
     close: price,
-    volume: candle.volume + volumeUsd,
+    volume,
   };
 }
 
-/** The USD candle of two consecutive stretches (`a` before `b`); either may be null. Never mutates. */
-export function mergeUsdCandles(a: UsdOhlcv | null, b: UsdOhlcv | null): UsdOhlcv | null {
+/** The USD candle of two consecutive stretches (`a` before `b`) with their summed volume; either may be null. */
+export function mergeUsdCandles(a: UsdOhlcv | null, b: UsdOhlcv | null, volume: number): UsdOhlcv | null {
   if (!b) return a;
   if (!a) return b;
   return {
@@ -77,15 +78,55 @@ export function mergeUsdCandles(a: UsdOhlcv | null, b: UsdOhlcv | null): UsdOhlc
     high: Math.max(a.high, b.high),
     low: Math.min(a.low, b.low),
     close: b.close,
-    volume: a.volume + b.volume,
+    volume,
   };
 }
 
+/** a + b, where null is no term. */
+const addOptional = (a: ExactDecimal | null, b: ExactDecimal | null): ExactDecimal | null =>
+  a === null ? b : b === null ? a : addExact(a, b);
+
+/** The exact sums of a candle with a trade's (undefined: the trade alone). */
+function sumsWith(sums: CandleSums | undefined, trade: CandleTrade): CandleSums {
+  const usd = exactOf(trade.volumeUsd);
+  const usd0 = trade.usd0 === null ? null : usd;
+  const usd1 = trade.usd1 === null ? null : usd;
+  if (!sums) return { volume0: trade.exact0, volume1: trade.exact1, volumeUsd: usd, usd0, usd1 };
+  return {
+    volume0: addExact(sums.volume0, trade.exact0),
+    volume1: addExact(sums.volume1, trade.exact1),
+    volumeUsd: addExact(sums.volumeUsd, usd),
+    usd0: addOptional(sums.usd0, usd0),
+    usd1: addOptional(sums.usd1, usd1),
+  };
+}
+
+/** The sums of two consecutive stretches. */
+function mergedSums(a: CandleSums, b: CandleSums): CandleSums {
+  return {
+    volume0: addExact(a.volume0, b.volume0),
+    volume1: addExact(a.volume1, b.volume1),
+    volumeUsd: addExact(a.volumeUsd, b.volumeUsd),
+    usd0: addOptional(a.usd0, b.usd0),
+    usd1: addOptional(a.usd1, b.usd1),
+  };
+}
+
+/** A USD side's volume: its exact sum rounded (0 for a side without USD-priced trades, never read). */
+const usdVolume = (sum: ExactDecimal | null): number => (sum === null ? 0 : exactValue(sum));
+
 /**
  * Adds a trade to its bucket's candle (undefined: the bucket's first trade). Trades must come in
- * key order; the caller skips those already folded (key ≤ lastKey).
+ * key order; the caller skips those already folded (key ≤ lastKey). Prices fold as doubles (first,
+ * last, extremes); volumes are summed exactly and each is its sum correctly rounded.
  */
 export function foldTrade(candle: Candle | undefined, trade: CandleTrade, bucket: number): Candle {
+  const sums = sumsWith(candle?.sums, trade);
+  const volumes = {
+    volume0: exactValue(sums.volume0),
+    volume1: exactValue(sums.volume1),
+    volumeUsd: exactValue(sums.volumeUsd),
+  };
   if (!candle) {
     return {
       bucket,
@@ -97,15 +138,14 @@ export function foldTrade(candle: Candle | undefined, trade: CandleTrade, bucket
       high1: trade.price1,
       low1: trade.price1,
       close1: trade.price1,
-      volume0: trade.volume0,
-      volume1: trade.volume1,
-      volumeUsd: trade.volumeUsd,
-      usd0: foldUsdPrice(null, trade.usd0, trade.volumeUsd),
-      usd1: foldUsdPrice(null, trade.usd1, trade.volumeUsd),
+      ...volumes,
+      usd0: foldUsdPrice(null, trade.usd0, usdVolume(sums.usd0)),
+      usd1: foldUsdPrice(null, trade.usd1, usdVolume(sums.usd1)),
       trades: 1,
       buys0: trade.buy0 ? 1 : 0,
       firstKey: trade.key,
       lastKey: trade.key,
+      sums,
     };
   }
   if (trade.key <= candle.lastKey) throw new RangeError(`trade ${trade.key} is not after ${candle.lastKey}`);
@@ -119,15 +159,14 @@ export function foldTrade(candle: Candle | undefined, trade: CandleTrade, bucket
     high1: Math.max(candle.high1, trade.price1),
     low1: Math.min(candle.low1, trade.price1),
     close1: trade.price1,
-    volume0: candle.volume0 + trade.volume0,
-    volume1: candle.volume1 + trade.volume1,
-    volumeUsd: candle.volumeUsd + trade.volumeUsd,
-    usd0: foldUsdPrice(candle.usd0, trade.usd0, trade.volumeUsd),
-    usd1: foldUsdPrice(candle.usd1, trade.usd1, trade.volumeUsd),
+    ...volumes,
+    usd0: foldUsdPrice(candle.usd0, trade.usd0, usdVolume(sums.usd0)),
+    usd1: foldUsdPrice(candle.usd1, trade.usd1, usdVolume(sums.usd1)),
     trades: candle.trades + 1,
     buys0: candle.buys0 + (trade.buy0 ? 1 : 0),
     firstKey: candle.firstKey,
     lastKey: trade.key,
+    sums,
   };
 }
 
@@ -163,7 +202,7 @@ export function aggregateTrades(trades: readonly CandleTrade[], seconds: number)
   return foldIntoBuckets(trades, seconds, (trade) => trade.time, foldTrade);
 }
 
-/** Coarser candles from finer ones (ascending): open of the first, close of the last, sums in order. */
+/** Coarser candles from finer ones (ascending): open of the first, close of the last, exact sums. */
 export function rollUpCandles(candles: readonly Candle[], seconds: number): Candle[] {
   return foldIntoBuckets(
     candles,
@@ -171,20 +210,22 @@ export function rollUpCandles(candles: readonly Candle[], seconds: number): Cand
     (c) => c.bucket,
     (current: Candle | undefined, c, bucket) => {
       if (!current) return { ...c, bucket };
+      const sums = mergedSums(current.sums, c.sums);
       current.high = Math.max(current.high, c.high);
       current.low = Math.min(current.low, c.low);
       current.close = c.close;
       current.high1 = Math.max(current.high1, c.high1);
       current.low1 = Math.min(current.low1, c.low1);
       current.close1 = c.close1;
-      current.volume0 += c.volume0;
-      current.volume1 += c.volume1;
-      current.volumeUsd += c.volumeUsd;
-      current.usd0 = mergeUsdCandles(current.usd0, c.usd0);
-      current.usd1 = mergeUsdCandles(current.usd1, c.usd1);
+      current.volume0 = exactValue(sums.volume0);
+      current.volume1 = exactValue(sums.volume1);
+      current.volumeUsd = exactValue(sums.volumeUsd);
+      current.usd0 = mergeUsdCandles(current.usd0, c.usd0, usdVolume(sums.usd0));
+      current.usd1 = mergeUsdCandles(current.usd1, c.usd1, usdVolume(sums.usd1));
       current.trades += c.trades;
       current.buys0 += c.buys0;
       current.lastKey = c.lastKey;
+      current.sums = sums;
       return current;
     },
   );
@@ -227,21 +268,25 @@ export function candleSide(
   };
 }
 
-/** Coarser chart candles from finer ones of the same side (ascending). */
-export function rollUpChartCandles(candles: readonly ChartCandle[], seconds: number): ChartCandle[] {
-  return foldIntoBuckets(
+/**
+ * Coarser chart candles from finer ones of the same side (ascending): volumes summed exactly and
+ * rounded once.
+ */
+export function rollUpChartCandles(candles: readonly ExactChartCandle[], seconds: number): ChartCandle[] {
+  const rolled = foldIntoBuckets(
     candles,
     seconds,
     (c) => c.time,
-    (current: ChartCandle | undefined, c, time) => {
+    (current: ExactChartCandle | undefined, c, time) => {
       if (!current) return { ...c, time };
       current.high = Math.max(current.high, c.high);
       current.low = Math.min(current.low, c.low);
       current.close = c.close;
-      current.volume += c.volume;
+      current.exactVolume = addExact(current.exactVolume, c.exactVolume);
       return current;
     },
   );
+  return rolled.map(({ exactVolume, ...c }) => ({ ...c, volume: exactValue(exactVolume) }));
 }
 
 /**

@@ -3,8 +3,13 @@
  * token. They read only the stored aggregates (never raw swaps, src/store) and roll them up with
  * the pure functions of this folder.
  */
-import type { ChartCandle } from "../model/index.js";
-import { loadAssetChartCandles, loadChartCandleBefore, loadChartCandles } from "../store/candles.js";
+import type { ChartCandle, ExactChartCandle } from "../model/index.js";
+import {
+  loadAssetChartCandles,
+  loadChartCandleBefore,
+  loadChartCandles,
+  loadExactChartCandles,
+} from "../store/candles.js";
 import type { Queryable } from "../store/db.js";
 import { loadRetainedFrom } from "../store/partitions.js";
 import { loadHourlyAverageBefore, loadHourlyAverages, loadSeriesRange } from "../store/series.js";
@@ -16,9 +21,13 @@ import {
   fillCandleGaps,
   rollUpChartCandles,
 } from "./candles.js";
+import { EXACT_ZERO } from "./exact-sum.js";
 import { averagePriceOf, hourlyLineChart, type LineChart, rollUpSeries } from "./series.js";
 
 const HOUR = 3_600_000;
+
+/** Whether an interval is rolled up from stored candles of a finer resolution (5m, 15m, 30m, 4h). */
+const rollsUp = (interval: CandleInterval): boolean => baseResolutionOf(interval) !== interval;
 const DAY = 86_400_000;
 
 export type { ChartCandle, LineChart };
@@ -38,7 +47,7 @@ export async function getPairCandles(
 ): Promise<ChartCandle[]> {
   const range = await pairCandlesRange(db, options);
   if (range === null) return [];
-  const rows = await loadChartCandles(db, {
+  const read = {
     chainId: options.chainId,
     pool: options.pool.toLowerCase(),
     side: options.side,
@@ -46,7 +55,11 @@ export async function getPairCandles(
     resolution: baseResolutionOf(options.intervalSeconds),
     from: range.start,
     to: range.end,
-  });
+  };
+  // A roll-up sums the stored volumes exactly (a stored candle's own volume is its sum rounded).
+  const rows = rollsUp(options.intervalSeconds)
+    ? await loadExactChartCandles(db, read)
+    : await loadChartCandles(db, read);
   return completePairCandles(rows, options);
 }
 
@@ -70,9 +83,14 @@ export async function getAssetPairCandles(
     // An empty range still looks the pool up: [0, 0) holds no candle.
     from: range?.start ?? 0,
     to: range?.end ?? 0,
+    exact: rollsUp(options.intervalSeconds),
   });
   if (found === undefined || found.side === null) return found;
-  return { side: found.side, candles: completePairCandles(found.candles, options) };
+  const { exactVolumes } = found;
+  const rows = exactVolumes
+    ? found.candles.map((c, i) => ({ ...c, exactVolume: exactVolumes[i] ?? EXACT_ZERO }))
+    : found.candles;
+  return { side: found.side, candles: completePairCandles(rows, options) };
 }
 
 type PairCandlesRange = {
@@ -109,10 +127,13 @@ async function pairCandlesRange(
  * volume; max, min, first and last commute with the reciprocal, so the roll-up can follow the
  * side's transformation.
  */
-function completePairCandles(rows: ChartCandle[], options: PairCandlesRange): ChartCandle[] {
+function completePairCandles(
+  rows: ChartCandle[] | ExactChartCandle[],
+  options: PairCandlesRange,
+): ChartCandle[] {
   if (rows.length === 0) return [];
   const interval = options.intervalSeconds;
-  const candles = baseResolutionOf(interval) === interval ? rows : rollUpChartCandles(rows, interval);
+  const candles = rollsUp(interval) ? rollUpChartCandles(rows as ExactChartCandle[], interval) : rows;
   const fillEnd = Math.min(options.to.getTime(), (options.now ?? new Date()).getTime());
   return fillCandleGaps(candles, interval, fillEnd);
 }
@@ -159,8 +180,9 @@ export async function getPairCandlesBefore(
     currency: options.currency ?? "token",
     resolution: baseResolutionOf(interval),
   };
-  const rows = await loadChartCandles(db, { ...read, from: start, to: options.end });
-  const candles = read.resolution === interval ? rows : rollUpChartCandles(rows, interval);
+  const candles = rollsUp(interval)
+    ? rollUpChartCandles(await loadExactChartCandles(db, { ...read, from: start, to: options.end }), interval)
+    : await loadChartCandles(db, { ...read, from: start, to: options.end });
   if (candles[0]?.time !== start) {
     // The page opens on empty intervals: they carry the close of the last candle before it (a
     // base-resolution candle before `start` lies in an earlier interval, so its close is that

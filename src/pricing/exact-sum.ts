@@ -1,16 +1,15 @@
 /**
- * Exact sums of doubles, as decimals. A double is a binary fraction m · 2^e, so it is exactly a
- * decimal with at most 1074 digits after the point; kept that way (Postgres `numeric`), sums of
- * trades' USD volumes are exact and do not depend on the order or grouping of their terms. The
- * market windows add minute and hour buckets and round the total once, so a window's volume is
- * the correctly rounded sum of its trades' volumes however the buckets were grown.
+ * Exact sums of doubles and of raw amounts, as decimals (src/internal/exact-decimal.ts). A double
+ * is a binary fraction m · 2^e, so it is exactly a decimal with at most 1074 digits after the
+ * point; a raw amount of a token with d decimals is exactly raw / 10^d. Kept that way (Postgres
+ * `numeric`), sums of trades' volumes are exact and do not depend on the order or grouping of
+ * their terms, and are rounded once when read (`exactValue`, or `::float8` in SQL): a volume is
+ * the correctly rounded double of its exact sum however its buckets were grown.
  */
-import { ratioOfNumber } from "../decode/price.js";
+import { ratioOfNumber, ratioToNumber } from "../decode/price.js";
+import { EXACT_ZERO, type ExactDecimal } from "../internal/exact-decimal.js";
 
-/** An exact decimal: digits / 10^scale. */
-export type ExactDecimal = { digits: bigint; scale: number };
-
-export const EXACT_ZERO: ExactDecimal = { digits: 0n, scale: 0 };
+export { addExact, EXACT_ZERO, type ExactDecimal, exactText, parseExact } from "../internal/exact-decimal.js";
 
 /** A finite double as the exact decimal it denotes (m · 2^-k = m · 5^k / 10^k). */
 export function exactOf(value: number): ExactDecimal {
@@ -25,32 +24,14 @@ export function exactOf(value: number): ExactDecimal {
   return { digits: num * 5n ** BigInt(k), scale: k };
 }
 
-/** a + b, exactly. */
-export function addExact(a: ExactDecimal, b: ExactDecimal): ExactDecimal {
-  if (a.scale === b.scale) return trimmed({ digits: a.digits + b.digits, scale: a.scale });
-  const [low, high] = a.scale < b.scale ? [a, b] : [b, a];
-  return trimmed({
-    digits: low.digits * 10n ** BigInt(high.scale - low.scale) + high.digits,
-    scale: high.scale,
-  });
+/** A raw amount of a token with `decimals` decimals, exactly: raw / 10^decimals. */
+export function exactUnits(raw: bigint, decimals: number): ExactDecimal {
+  return { digits: raw, scale: decimals };
 }
 
-/** The decimal text Postgres' numeric reads: `-12.0034`, `0.5`, `7`. */
-export function exactText(value: ExactDecimal): string {
-  const negative = value.digits < 0n;
-  const digits = (negative ? -value.digits : value.digits).toString().padStart(value.scale + 1, "0");
-  const whole = digits.slice(0, digits.length - value.scale);
-  const fraction = digits.slice(digits.length - value.scale);
-  return `${negative ? "-" : ""}${whole}${fraction ? `.${fraction}` : ""}`;
-}
-
-/** Without trailing zeros after the point (shorter text, the same value). */
-function trimmed(value: ExactDecimal): ExactDecimal {
-  let { digits, scale } = value;
-  if (digits === 0n) return EXACT_ZERO;
-  while (scale > 0 && digits % 10n === 0n) {
-    digits /= 10n;
-    scale -= 1;
-  }
-  return { digits, scale };
+/** The correctly rounded double of an exact decimal. */
+export function exactValue(value: ExactDecimal): number {
+  return value.scale === 0
+    ? ratioToNumber(value.digits, 1n)
+    : ratioToNumber(value.digits, 10n ** BigInt(value.scale));
 }

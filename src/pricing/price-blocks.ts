@@ -210,6 +210,8 @@ export function candleTradeOf(swap: {
     price1: swap.trade.price1,
     volume0: swap.trade.volume0,
     volume1: swap.trade.volume1,
+    exact0: swap.trade.exact0,
+    exact1: swap.trade.exact1,
     volumeUsd: storedOrNull(swap.volumeUsd) ?? 0,
     usd0: storedOrNull(swap.token0Usd),
     usd1: storedOrNull(swap.token1Usd),

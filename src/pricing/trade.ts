@@ -1,4 +1,5 @@
 import { type Ratio, ratioInverse, ratioToNumber, ratioValue } from "../decode/price.js";
+import type { ExactDecimal } from "../internal/exact-decimal.js";
 import type { SwapAmounts } from "../model/index.js";
 
 /**
@@ -13,9 +14,12 @@ export type Trade = {
   price: number;
   /** The exact reciprocal of `ratio` correctly rounded (not 1 / price): token1 in token0. */
   price1: number;
-  /** |net amount0|, decimal-adjusted. */
+  /** |net amount0|, decimal-adjusted, correctly rounded. */
   volume0: number;
   volume1: number;
+  /** |net amount0| / 10^d0 and |net amount1| / 10^d1 exactly (candle volumes sum these). */
+  exact0: ExactDecimal;
+  exact1: ExactDecimal;
   /** token0 left the pool: the trader bought token0. */
   buy0: boolean;
 };
@@ -56,6 +60,8 @@ export function tradeOf(amounts: SwapAmounts, decimals0: number, decimals1: numb
     price1: ratioValue(ratioInverse(ratio)),
     volume0: toUnits(abs0, decimals0),
     volume1: toUnits(abs1, decimals1),
+    exact0: { digits: abs0, scale: decimals0 },
+    exact1: { digits: abs1, scale: decimals1 },
     buy0: net0 < 0n,
   };
 }

@@ -64,7 +64,7 @@ export async function loadPairStatsInputs(
     : "NULL::float8 AS volume_usd, NULL::bigint AS buys, NULL::bigint AS sells, NULL::float8 AS close_before, NULL::float8 AS open_in, NULL::float8 AS close_last";
   const windowJoin = withWindow
     ? `LEFT JOIN LATERAL (
-         SELECT COALESCE(sum(c.volume_usd ORDER BY c.resolution, c.bucket), 0) AS volume_usd,
+         SELECT COALESCE(sum(c.volume_usd_exact), 0)::float8 AS volume_usd,
            COALESCE(sum(c.buys0), 0) AS buys, COALESCE(sum(c.trades - c.buys0), 0) AS sells
          FROM candles c WHERE c.chain_id = $1 AND c.pool = p.address AND (
            (c.resolution = 60 AND c.bucket >= $3 AND c.bucket < $4)

@@ -14,6 +14,8 @@ type PgValue = {
   bigint: number | null;
   /** Raw on-chain amounts: sent as decimal text. */
   numeric: bigint | null;
+  /** Exact decimals (numeric, `decimal` is its alias), given as their decimal text. */
+  decimal: string | null;
   float8: number | null;
   /** Sent as ISO 8601. */
   timestamptz: Date | null;

@@ -495,6 +495,13 @@ describe("partition upkeep and retention over 24 days of a synthetic market", ()
       buys0: 0,
       firstKey: 900_000_000_000,
       lastKey: 900_000_000_000,
+      sums: {
+        volume0: { digits: 1n, scale: 0 },
+        volume1: { digits: 1n, scale: 0 },
+        volumeUsd: { digits: 0n, scale: 0 },
+        usd0: null,
+        usd1: null,
+      },
     };
     await saveCandles(kept.db, CHAIN, [{ ...candle, resolution: 60 }]);
     await saveSeriesCandles(kept.db, CHAIN, [
