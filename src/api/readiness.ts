@@ -57,9 +57,62 @@ export type ChainReadiness = {
   factoryScan: number | null;
 };
 
+/**
+ * The embedded Postgres as its supervisor sees it (src/embedded-postgres: restarted with backoff
+ * when it exits on its own), for a process that started it.
+ */
+export type DatabaseServerHealth = () => {
+  state: "running" | "restarting" | "stopped";
+  exits: number;
+  lastExit: { at: Date; code: number | null; signal: string | null } | null;
+  downSince: Date | null;
+};
+
+/** The embedded Postgres down for longer than this: /healthz fails, for a supervisor to restart us. */
+export const DATABASE_SERVER_DOWN_LIMIT_MS = 60_000;
+
+export type DatabaseServerReadiness = {
+  state: "running" | "restarting" | "stopped";
+  exits: number;
+  /** Seconds it has been down; null while it runs. */
+  downSeconds: number | null;
+  /** Why it makes the service not ready (and, past DATABASE_SERVER_DOWN_LIMIT_MS, not live); null when it runs. */
+  reason: string | null;
+};
+
+/** What the supervision of the embedded Postgres says, in the health answers' terms. */
+export function judgeDatabaseServer(
+  health: ReturnType<DatabaseServerHealth>,
+  nowMs: number,
+): DatabaseServerReadiness {
+  const downSeconds =
+    health.downSince === null ? null : Math.max(0, (nowMs - health.downSince.getTime()) / 1000);
+  let reason: string | null = null;
+  if (health.state === "restarting") {
+    const exit = health.lastExit;
+    const how = exit?.signal ? `killed by ${exit.signal}` : `exit code ${exit?.code ?? "unknown"}`;
+    reason = `the embedded Postgres exited unexpectedly (${how}) ${Math.round(downSeconds ?? 0)} s ago and is being restarted`;
+  } else if (health.state === "stopped") {
+    reason = "the embedded Postgres is stopped";
+  }
+  return {
+    state: health.state,
+    exits: health.exits,
+    downSeconds: downSeconds === null ? null : Math.round(downSeconds * 10) / 10,
+    reason,
+  };
+}
+
+/** Whether the embedded Postgres has been down so long that the process should be restarted. */
+export function databaseServerFailing(server: DatabaseServerReadiness): boolean {
+  return server.state === "restarting" && (server.downSeconds ?? 0) * 1000 > DATABASE_SERVER_DOWN_LIMIT_MS;
+}
+
 export type Readiness = {
   /** Per configured chain, in configuration order. */
   chains(): ChainReadiness[];
+  /** The embedded Postgres this process started and supervises; null without one. */
+  databaseServer(): DatabaseServerReadiness | null;
   /** `X-Indexing-Stopped` for the chains of an answer whose indexing has stopped, or undefined. */
   stoppedHeader(chainIds: Iterable<number>): string | undefined;
 };
@@ -75,6 +128,7 @@ export function createReadiness(options: {
   config: Config;
   sync: SyncWatch;
   indexer?: IndexerHealth;
+  databaseServer?: DatabaseServerHealth;
   now?: () => number;
 }): Readiness {
   const { config, sync, indexer } = options;
@@ -93,9 +147,22 @@ export function createReadiness(options: {
       // The head the indexer saw last is fresher than the one it stored (stored only on change).
       const headBlock = Math.max(live?.headBlock ?? -1, stored?.headBlock ?? -1);
       const indexedBlock = stored?.indexedBlock ?? null;
-      const lagBlocks =
-        indexedBlock !== null && headBlock >= 0 ? Math.max(0, headBlock - indexedBlock) : null;
       const headAgeSeconds = live ? Math.max(0, (at - live.headSeenAt.getTime()) / 1000) : null;
+      // The node is judged on time the database was up: while it is down the indexer cannot ask
+      // the node (it waits for its writer lock and its checkpoint), and after it is back the
+      // indexer needs a moment (a reconnect capped at 2 s) before it asks again. So a stale head
+      // during or just after a database outage names the database, never the node.
+      const dbUpSince = sync.reachableSince();
+      const nodeSilentSeconds =
+        live && dbUpSince
+          ? Math.max(0, (at - Math.max(live.headSeenAt.getTime(), dbUpSince.getTime())) / 1000)
+          : null;
+      // A lag is only as good as its head: from a node silent for longer than maxHeadAgeMs (one
+      // that stopped answering, a provider throttling every request) it is unknown, not the last
+      // figure (that node is then the reason, below).
+      const headFresh = nodeSilentSeconds === null || nodeSilentSeconds * 1000 <= chain.maxHeadAgeMs;
+      const lagBlocks =
+        indexedBlock !== null && headBlock >= 0 && headFresh ? Math.max(0, headBlock - indexedBlock) : null;
       let state: ChainReadiness["indexer"] = live ? "running" : "unknown";
       let reason: string | null = null;
       let stalledSince: Date | null = null;
@@ -103,13 +170,15 @@ export function createReadiness(options: {
         state = "stopped";
         stalledSince = live.stoppedAt ?? live.headSeenAt;
         reason = `indexing of chain ${chain.id} has stopped since ${toIso(stalledSince)} on a fatal error: ${live.error ?? "unknown"}; an operator must act`;
+      } else if (stored?.offCanonical) {
+        reason = `the indexed data of chain ${chain.id} is off the node's canonical chain: ${stored.offCanonical}`;
       } else if (live?.phase === "absent") {
         state = "unknown";
         reason = live.error ?? `no indexer is running for chain ${chain.id}`;
-      } else if (live && headAgeSeconds !== null && headAgeSeconds * 1000 > chain.maxHeadAgeMs) {
+      } else if (live && nodeSilentSeconds !== null && nodeSilentSeconds * 1000 > chain.maxHeadAgeMs) {
         state = "node-unreachable";
         stalledSince = live.headSeenAt;
-        reason = `the node of chain ${chain.id} has not answered for ${Math.round(headAgeSeconds)} s (bound ${chain.maxHeadAgeMs / 1000} s)${live.error ? `: ${live.error}` : ""}`;
+        reason = `the node of chain ${chain.id} has not answered for ${Math.round(nodeSilentSeconds)} s (bound ${chain.maxHeadAgeMs / 1000} s)${live.error ? `: ${live.error}` : ""}`;
       } else if (live?.inconsistent && live.inconsistent.count >= INCONSISTENT_NOT_READY_AFTER) {
         const { since, count, message } = live.inconsistent;
         reason = `the node of chain ${chain.id} has answered inconsistently ${count} times in a row since ${toIso(since)} (retrying with backoff): ${message}`;
@@ -146,8 +215,14 @@ export function createReadiness(options: {
     });
   };
 
+  const databaseServer = (): DatabaseServerReadiness | null => {
+    const health = options.databaseServer?.();
+    return health ? judgeDatabaseServer(health, now()) : null;
+  };
+
   return {
     chains,
+    databaseServer,
     stoppedHeader(chainIds) {
       if (!indexer) return undefined;
       // Every data answer asks: the judgement is reused for a moment rather than recomputed

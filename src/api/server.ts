@@ -38,7 +38,12 @@ import { clientErrorHandler, installProtocolGuards } from "./protocol.js";
 import { createPostgresRateLimitStore } from "./rate-limit-pg.js";
 import { createSharedRateLimitStore } from "./rate-limit-store.js";
 import { createReadRouter, type ReadRouter, registerReadMetrics } from "./read-replicas.js";
-import { createReadiness, type IndexerHealth, type Readiness } from "./readiness.js";
+import {
+  createReadiness,
+  type DatabaseServerHealth,
+  type IndexerHealth,
+  type Readiness,
+} from "./readiness.js";
 import { clearedOnRollback, createResponseCache, type ResponseCache } from "./response-cache.js";
 import { registerAssets } from "./routes/assets.js";
 import { registerCandleChart } from "./routes/candle-chart.js";
@@ -104,6 +109,8 @@ export type ApiServerOptions = {
    * the age of the head last seen at each node. Without it, readiness rests on the stored lag.
    */
   indexer?: IndexerHealth;
+  /** The embedded Postgres this process started and supervises, for /healthz and /readyz. */
+  databaseServer?: DatabaseServerHealth;
   /** Extra registries merged into /metrics (the indexer's, pricing's). */
   extraMetrics?: Registry[];
   /** Project root (logos, curated project info); default: this repository. */
@@ -175,7 +182,12 @@ export function createApiShared(options: ApiServerOptions): ApiShared {
       }
     : view;
   const rpcMetrics = options.rpcMetrics ?? createRpcMetrics();
-  const readiness = createReadiness({ config, sync, indexer: options.indexer ?? health });
+  const readiness = createReadiness({
+    config,
+    sync,
+    indexer: options.indexer ?? health,
+    ...(options.databaseServer ? { databaseServer: options.databaseServer } : {}),
+  });
   const metrics = createApiMetrics({
     config,
     sync,
@@ -414,7 +426,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   // Routes are added inside plugins, after @fastify/swagger, so that the document sees them.
   void app.register(async (scope) => {
     scope.get("/openapi.json", { schema: { hide: true } }, async () => app.swagger());
-    registerHealthz(scope);
+    registerHealthz(scope, ctx);
     registerReadyz(scope, ctx);
     if (serve !== "data") {
       registerMetrics(scope, shared.metrics);

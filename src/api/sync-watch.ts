@@ -26,6 +26,8 @@ export type SyncWatch = {
   headers(chainIds: Iterable<number>): { "x-indexed-block": string; "x-indexed-at": string } | undefined;
   /** True while the last poll reached the database. */
   reachable(): boolean;
+  /** Since when the polls have reached the database; null while they do not. */
+  reachableSince(): Date | null;
   /** Polls now (also used by tests to skip the wait for the next tick). */
   refresh(): Promise<void>;
   start(): void;
@@ -42,6 +44,7 @@ export function createSyncWatch(options: { db: Queryable; logger: Logger; interv
   const intervalMs = options.intervalMs ?? 250;
   let chains = new Map<number, ChainSync>();
   let ok = true;
+  let okSince = new Date();
   let timer: NodeJS.Timeout | undefined;
   let running = false;
   let polling: Promise<void> | undefined;
@@ -61,7 +64,10 @@ export function createSyncWatch(options: { db: Queryable; logger: Logger; interv
         });
       }
       chains = next;
-      if (!ok) options.logger.info("database reachable again");
+      if (!ok) {
+        options.logger.info("database reachable again");
+        okSince = new Date();
+      }
       ok = true;
     } catch (error) {
       if (ok)
@@ -102,6 +108,7 @@ export function createSyncWatch(options: { db: Queryable; logger: Logger; interv
       return { "x-indexed-block": blocks.join(","), "x-indexed-at": times.join(",") };
     },
     reachable: () => ok,
+    reachableSince: () => (ok ? okSince : null),
     refresh,
     start() {
       if (running) return;

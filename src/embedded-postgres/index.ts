@@ -44,6 +44,8 @@ export type EmbeddedPostgres = {
   readonly pid: number;
   /** True when a server left running by a killed launcher was taken over instead of started. */
   reused: boolean;
+  /** True when the server is another live launcher's (`attach`): not ours to stop or supervise. */
+  attached: boolean;
   /** Whether the server runs, or died and is being restarted (see startEmbeddedPostgres). */
   health(): EmbeddedPostgresHealth;
   /** Fast shutdown (SIGINT) and wait for the exit; later calls return the same promise. */
@@ -141,7 +143,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
     });
     await ensureDatabase(server.adminUrl, database);
     // An attached server is not ours to stop: the process that launched it still runs it.
-    return leftover.attached ? { ...server, stop: async () => {}, kill: () => {} } : server;
+    return leftover.attached ? { ...server, attached: true, stop: async () => {}, kill: () => {} } : server;
   }
 
   await assertPortFree(port);
@@ -361,6 +363,7 @@ function makeHandle(options: {
       return pidOf();
     },
     reused: options.reused,
+    attached: false,
     health: options.health ?? (() => ({ state, exits: 0, lastExit: null, downSince: null })),
     stop: () => {
       stopped ??= (async () => {

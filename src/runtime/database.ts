@@ -1,7 +1,7 @@
 import path from "node:path";
 import { projectRoot } from "../config/load.js";
 import type { Config } from "../config/schema.js";
-import { startEmbeddedPostgres } from "../embedded-postgres/index.js";
+import { type EmbeddedPostgresHealth, startEmbeddedPostgres } from "../embedded-postgres/index.js";
 import { LaunchError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { createDb, type Db, type DbTimeouts, isDatabaseUnavailable } from "../store/db.js";
@@ -16,6 +16,8 @@ export type Database = {
   close(): Promise<void>;
   /** For an exit that cannot wait: asks the embedded server, if any, to stop on its own. */
   kill(): void;
+  /** The embedded server this process started and supervises (restarts); undefined otherwise. */
+  serverHealth?: () => EmbeddedPostgresHealth;
 };
 
 /**
@@ -33,6 +35,7 @@ export async function openDatabase(options: {
   let url = config.database.url;
   let stopServer: (() => Promise<void>) | undefined;
   let killServer: (() => void) | undefined;
+  let serverHealth: (() => EmbeddedPostgresHealth) | undefined;
   let where: string;
   if (url) {
     const parsed = new URL(url);
@@ -48,6 +51,8 @@ export async function openDatabase(options: {
     url = server.url;
     stopServer = () => server.stop();
     killServer = () => server.kill();
+    // A server attached to (another process started it) is that process's to supervise.
+    if (!server.attached) serverHealth = () => server.health();
     where = `embedded Postgres on 127.0.0.1:${server.port} (data in ${path.relative(process.cwd(), server.dataDir) || server.dataDir})`;
   }
   const db = createDb({ url, timeouts: dbTimeouts(config) });
@@ -75,6 +80,7 @@ export async function openDatabase(options: {
       await stopServer?.();
     },
     kill: () => killServer?.(),
+    ...(serverHealth ? { serverHealth } : {}),
   };
 }
 

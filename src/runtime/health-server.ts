@@ -1,5 +1,11 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import {
+  type DatabaseServerHealth,
+  type DatabaseServerReadiness,
+  databaseServerFailing,
+  judgeDatabaseServer,
+} from "../api/readiness.js";
 import type { Config } from "../config/schema.js";
 import { formatDuration } from "../internal/duration.js";
 import type { Logger } from "../internal/logger.js";
@@ -39,6 +45,8 @@ export async function startHealthServer(options: {
   config: Pick<Config, "chains" | "indexer">;
   logger: Logger;
   status: () => ChainStatus[];
+  /** The embedded Postgres this process started and supervises. */
+  databaseServer?: DatabaseServerHealth | undefined;
   extraMetrics?: Registry[];
 }): Promise<HealthServer> {
   const { config } = options;
@@ -80,7 +88,26 @@ export async function startHealthServer(options: {
   );
 
   const app: FastifyInstance = Fastify({ logger: false, forceCloseConnections: true });
-  app.get("/healthz", async () => ({ status: "ok" }));
+  const databaseServer = () => {
+    const health = options.databaseServer?.();
+    return health ? judgeDatabaseServer(health, Date.now()) : null;
+  };
+  const embedded = (server: DatabaseServerReadiness) => ({
+    state: server.state,
+    exits: server.exits,
+    down_seconds: server.downSeconds,
+  });
+  // As the API's /healthz: failing once the embedded Postgres has been down past its bound.
+  app.get("/healthz", async (_request, reply) => {
+    const server = databaseServer();
+    if (!server) return { status: "ok" };
+    const failing = databaseServerFailing(server);
+    return reply.status(failing ? 503 : 200).send({
+      status: failing ? "failing" : "ok",
+      ...(server.reason ? { reason: server.reason } : {}),
+      embedded_postgres: embedded(server),
+    });
+  });
   app.get("/readyz", async (_request, reply) => {
     const chains = options.status().map((s) => {
       const maxLag = config.chains.find((c) => c.id === s.chainId)?.maxLagBlocks ?? 0;
@@ -96,10 +123,14 @@ export async function startHealthServer(options: {
         reason,
       };
     });
-    const ready = chains.length > 0 && chains.every((c) => c.ready);
-    return reply
-      .status(ready ? 200 : 503)
-      .send({ status: ready ? "ready" : "not ready", role: "index", chains });
+    const server = databaseServer();
+    const ready = chains.length > 0 && chains.every((c) => c.ready) && !server?.reason;
+    return reply.status(ready ? 200 : 503).send({
+      status: ready ? "ready" : "not ready",
+      role: "index",
+      ...(server ? { embedded_postgres: { ...embedded(server), reason: server.reason } } : {}),
+      chains,
+    });
   });
   app.get("/metrics", async (_request, reply) => {
     const extra = options.extraMetrics ?? [];

@@ -1,6 +1,7 @@
 import { createServer } from "node:net";
 import path from "node:path";
 import { demoKeyAllowed } from "../api/auth.js";
+import type { DatabaseServerHealth } from "../api/readiness.js";
 import { startApi } from "../api/server.js";
 import { registerWeb } from "../api/web.js";
 import { projectRoot, requireRpcUrls } from "../config/load.js";
@@ -131,7 +132,16 @@ export async function startService(options: {
     await dropVanishedDevnetData({ config, db, logger });
     await checkStartBlocks({ config, db, logger });
   }
-  const parts = { config, db, databaseUrl: database.url, logger, onStop, role, rpcMetrics };
+  const parts = {
+    config,
+    db,
+    databaseUrl: database.url,
+    databaseServer: database.serverHealth,
+    logger,
+    onStop,
+    role,
+    rpcMetrics,
+  };
   const indexing = indexes ? await startIndexing(parts) : undefined;
   if (indexing) lines.push(...indexing.lines);
   if (serves) lines.push(...(await startServing({ ...parts, indexer: indexing?.indexer })));
@@ -147,6 +157,8 @@ type Parts = {
   config: Config;
   db: Db;
   databaseUrl: string;
+  /** The embedded Postgres this process supervises, for the health answers. */
+  databaseServer: DatabaseServerHealth | undefined;
   logger: Logger;
   onStop: Stop;
   role: Role;
@@ -197,6 +209,7 @@ async function startIndexing(args: Parts): Promise<{ lines: string[]; indexer: I
       config,
       logger,
       status: indexer.status,
+      databaseServer: args.databaseServer,
       extraMetrics: [rpcMetrics.registry],
     }).catch((error: unknown) => {
       throw portError(error, config.indexer.host, "indexer.port");
@@ -234,6 +247,7 @@ async function startServing(args: Parts & { indexer?: Indexer | undefined }) {
     config,
     db: apiDb,
     indexer: args.indexer,
+    ...(args.databaseServer ? { databaseServer: args.databaseServer } : {}),
     logger: logger.child({ component: "api" }),
     rpcMetrics,
     extend: (app) => registerWeb(app, { demoKey, logoHosts: config.web.logoHosts }),

@@ -76,7 +76,8 @@ const notReadyExample = {
 };
 
 /**
- * GET /readyz: 200 when the database answers and, for every configured chain, the indexer runs,
+ * GET /readyz: 200 when the database answers (and the embedded Postgres, when this process
+ * started one, runs: not while it is being restarted) and, for every configured chain, the indexer runs,
  * its node answered the head within `maxHeadAgeMs`, and it is within `maxLagBlocks` of that head;
  * 503 otherwise, with the reasons in words. No key.
  */
@@ -95,7 +96,7 @@ export function registerReadyz(app: FastifyInstance, ctx: ApiContext) {
             ...Readiness,
             examples: [notReadyExample],
             description:
-              "Not ready: the database is unreachable, a network's indexer stopped, its node is unreachable, or it lags.",
+              "Not ready: the database is unreachable (or the embedded Postgres is being restarted), a network's indexer stopped, its node is unreachable, or it lags. A stale head while the database is down, or within a moment of its return, is put on the database, never on the node.",
           },
         },
       },
@@ -118,7 +119,9 @@ export function registerReadyz(app: FastifyInstance, ctx: ApiContext) {
         clearTimeout(timer);
       }
       const chains = ctx.readiness.chains();
+      const server = ctx.readiness.databaseServer();
       const reasons = [
+        ...(server?.reason ? [server.reason] : []),
         ...(reachable ? [] : [`the database did not answer within ${TIMEOUT_MS / 1000} s`]),
         ...chains.flatMap((c) => (c.reason === null ? [] : [c.reason])),
       ];
