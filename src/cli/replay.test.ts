@@ -140,6 +140,48 @@ describe("tokenmarket replay", () => {
     assert.equal(stored?.first.toISOString(), "2024-01-05T00:00:23.000Z", "+00:00 read as UTC");
   });
 
+  it("starting balances from --balances price WETH; the output says how to see the data and why the demo does not serve it", async () => {
+    const t = await newDb();
+    const dir = writeRecording(root, "with-balances", {}, csvLines.slice(0, 801));
+    // 60 M USDC and 25,000 WETH before the first log: deep enough to qualify the pool to price WETH.
+    const run = await runCli([dir, "--balances", "60000000000000,25000000000000000000000"], t.url);
+    assert.equal(run.code, 0, run.stderr);
+    const priced = await t.db.query<{ n: string; usdc: string; weth: string }>(
+      "SELECT count(*) AS n, count(token0_usd) AS usdc, count(token1_usd) AS weth FROM swaps WHERE chain_id = 1",
+    );
+    const row = priced.rows[0];
+    assert.ok(Number(row?.n) > 700, `swaps stored: ${row?.n}`);
+    assert.deepEqual([row?.usdc, row?.weth], [row?.n, row?.n], "every trade priced, WETH too");
+    // The default configuration (the devnet demo) lacks chain 1: said, with what to run instead.
+    assert.match(run.stdout, /chain 1 is not in this configuration \(config\/devnet\.json\)/);
+    assert.match(
+      run.stdout,
+      /^ {2}TOKENMARKET_CONFIG=config\/mainnet\.example\.json npx tokenmarket serve /m,
+    );
+    assert.match(
+      run.stdout,
+      /curl -H "x-api-key: \$KEY" "http:\/\/127\.0\.0\.1:8080\/api\/v1\/candles\?pair_id=0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640:1&asset_id=0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2:1&interval=1h&from=2024-01-05T00:00:\d\dZ&to=2024-01-05T\d\d:\d\d:\d\dZ"/,
+    );
+    assert.doesNotMatch(run.stdout, /Without the pool's starting balances/);
+
+    const without = await runCli(
+      [writeRecording(root, "without-balances", {}, csvLines.slice(0, 11))],
+      (await newDb()).url,
+    );
+    assert.equal(without.code, 0, without.stderr);
+    assert.match(
+      without.stdout,
+      /Without the pool's starting balances \(0x88e6a0c2ddd26feeb64f039a2c41296fcb3f5640\)/,
+    );
+
+    const malformed = await runCli([dir, "--balances", "60000000000000"], t.url);
+    assert.equal(malformed.code, 1);
+    assert.match(
+      malformed.stderr,
+      /--balances 60000000000000: expected RESERVE0,RESERVE1 or POOL=RESERVE0,RESERVE1/,
+    );
+  });
+
   it("a malformed file is one line naming the file, line and column, and stores nothing", async () => {
     const t = await newDb();
     const bad = [...csvLines.slice(0, 10)];
