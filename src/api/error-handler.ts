@@ -1,5 +1,6 @@
 import { STATUS_CODES } from "node:http";
 import type { FastifyError, FastifyReply, FastifyRequest } from "fastify";
+import type { ChainConfig } from "../config/schema.js";
 import { HttpError } from "../internal/errors.js";
 import { isDatabaseUnavailable } from "../store/db.js";
 
@@ -59,4 +60,27 @@ export function handleNotFound(request: FastifyRequest, reply: FastifyReply) {
   const path = request.url.split("?")[0] ?? "";
   const shown = path.length > 100 ? `${path.slice(0, 97)}...` : path;
   return reply.status(404).send(errorBody(404, `no endpoint ${request.method} ${shown}`));
+}
+
+/** The example ids of the 400 messages (src/api/ids.ts): mainnet's USDC and its USDC/WETH V2 pair. */
+const EXAMPLE_TOKEN_ID = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48:1";
+const EXAMPLE_PAIR_ID = "0xb4e16d0168e52d35cacd2c6185b44ac22d5bd1bd:1";
+
+/**
+ * The error handler of a server whose configuration lacks chain 1: a 400 that suggests an id
+ * suggests one of a configured chain instead (its first stablecoin, or wrapped native token; a
+ * pair as `<pool address>:<its id>`), so that the example answers on that server.
+ */
+export function errorHandlerFor(chains: readonly ChainConfig[]): typeof handleError {
+  const chain = chains[0];
+  if (chain === undefined || chains.some((c) => c.id === 1)) return handleError;
+  const token = chain.referenceTokens.stablecoins[0] ?? chain.referenceTokens.wrappedNative;
+  const tokenId = token === undefined ? `<token address>:${chain.id}` : `${token}:${chain.id}`;
+  const pairId = `<pool address>:${chain.id}`;
+  return (error, request, reply) => {
+    // Each error is this request's own: its message is rewritten in place.
+    if (typeof error.message === "string")
+      error.message = error.message.replaceAll(EXAMPLE_TOKEN_ID, tokenId).replaceAll(EXAMPLE_PAIR_ID, pairId);
+    return handleError(error, request, reply);
+  };
 }

@@ -29,7 +29,7 @@ import {
   requireApiKey,
 } from "./auth.js";
 import { type ApiContext, chainRequirement, createContext } from "./context.js";
-import { handleError, handleNotFound } from "./error-handler.js";
+import { errorHandlerFor, handleNotFound } from "./error-handler.js";
 import { createIndexerHealthWatch } from "./indexer-health-watch.js";
 import { type ApiMetrics, createApiMetrics } from "./metrics.js";
 import { createOpenApiTransform, placeErrorExamples } from "./openapi.js";
@@ -307,7 +307,7 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     ajv: { customOptions: { verbose: true } },
     schemaErrorFormatter: formatSchemaErrors,
   });
-  app.setErrorHandler(handleError);
+  app.setErrorHandler(errorHandlerFor(config.chains));
   app.setNotFoundHandler(handleNotFound);
   app.addSchema(ErrorBody);
   installProtocolGuards(app, { writeTimeoutMs: config.api.writeTimeoutMs });

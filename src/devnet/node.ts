@@ -204,10 +204,15 @@ function firstLine(text: string): string {
 export type StartAnvilNodeOptions = StartHardhatNodeOptions & {
   /**
    * A file the chain is kept in: loaded at start when it exists (blocks, receipts, logs and the
-   * latest state; `initialDate` is then ignored), written every `stateIntervalS` and at stop.
+   * latest state; `initialDate` is then ignored), written when the node ends (on SIGTERM: stop(),
+   * kill(), or the watchdog when the caller dies).
    */
   statePath?: string;
-  /** Seconds between two writes of `statePath` while the node runs (default 60). */
+  /**
+   * Seconds between writes of `statePath` while the node runs; none by default. Each write
+   * serialises the whole chain (a week of demo history is ~90 MB of JSON) while the node waits;
+   * a state lost to a crash only costs a new chain, whose data the service drops and indexes again.
+   */
   stateIntervalS?: number;
 };
 
@@ -263,8 +268,10 @@ export async function startAnvilNode(options: StartAnvilNodeOptions): Promise<De
   const loading = options.statePath !== undefined && existsSync(options.statePath);
   if (options.initialDate !== undefined && !loading)
     args.push("--timestamp", String(Math.floor(options.initialDate.getTime() / 1000)));
-  if (options.statePath !== undefined)
-    args.push("--state", options.statePath, "--state-interval", String(options.stateIntervalS ?? 60));
+  if (options.statePath !== undefined) {
+    args.push("--state", options.statePath);
+    if (options.stateIntervalS !== undefined) args.push("--state-interval", String(options.stateIntervalS));
+  }
 
   const child = spawn(anvilBinary(), args, { detached: true, stdio: ["ignore", "ignore", "pipe"] });
   // Ends the node when this process dies, from the moment it exists: the watchdog's stdin is a
