@@ -20,7 +20,8 @@ describe("statsWindow", () => {
 
 describe("percentChange", () => {
   it("is in percent", () => {
-    assert.ok(Math.abs((percentChange(100, 105.2) as number) - 5.2) < 1e-9, "5.2 means +5.2 %");
+    // 100 → 125: 125 / 100 − 1 = 0.25 and 0.25 × 100 = 25, each exact in doubles.
+    assert.equal(percentChange(100, 125), 25, "25 means +25 %");
     assert.equal(percentChange(200, 100), -50, "halved");
     assert.equal(percentChange(null, 1), null, "no reference price");
     assert.equal(percentChange(0, 1), null, "no change from zero");
