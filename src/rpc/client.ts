@@ -12,8 +12,15 @@ import type { ChainConfig } from "../config/schema.js";
 import type { Hex, RawLog } from "../decode/types.js";
 import { BaseError, RetryableRpcError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
-import { CallRevertedError, classifyRpcError, ResponseTooLargeError, RpcTimeoutError } from "./errors.js";
+import {
+  CallRevertedError,
+  classifyRpcError,
+  ResponseTooLargeError,
+  RpcTimeoutError,
+  ThrottledRpcError,
+} from "./errors.js";
 import { createRpcMetrics, type RpcMetrics } from "./metrics.js";
+import { createRateGate, type RateGate, type RateGateState } from "./rate-gate.js";
 import { retryDelay, sleep } from "./retry.js";
 import type { BlockHeader, BlockTransactions, CallRequest, LogFilter, TransactionInfo } from "./types.js";
 
@@ -33,6 +40,13 @@ export type RpcOptions = {
   concurrency: number;
   /** Tries per call (or per wave of a bulk read) before a RetryableRpcError is thrown. */
   attempts: number;
+  /**
+   * Throttled answers (HTTP 429, "rate limit") a call (or wave) takes before it fails, counted
+   * apart from `attempts`: a throttling provider is answering, and is waited for (its
+   * Retry-After, every request of the URL paused) rather than failed: at 80 % of answers
+   * throttled, 100 in a row happen to one call in 5·10⁹.
+   */
+  throttledAttempts: number;
   baseDelayMs: number;
   maxDelayMs: number;
   /** After failing over to a later URL, go back to the first one after this long. */
@@ -45,6 +59,7 @@ export const defaultRpcOptions: RpcOptions = {
   blockBatchSize: 5,
   concurrency: 4,
   attempts: 8,
+  throttledAttempts: 100,
   baseDelayMs: 250,
   maxDelayMs: 20_000,
   primaryRetryMs: 60_000,
@@ -124,7 +139,9 @@ export type RpcClient = {
    */
   failOver(): boolean;
   /** Counters for logs and tests. */
-  stats(): { requests: number; retries: number; failovers: number };
+  stats(): { requests: number; retries: number; failovers: number; throttled: number };
+  /** The rate gate of the URL in use now (rate-gate.ts): the share of parallelism it is given. */
+  rate(): RateGateState;
   close(): Promise<void>;
 };
 
@@ -194,9 +211,12 @@ export function createRpcClient(args: {
   // own (a batch would make the calls sharing it fail with it at the response-size cap), and for
   // a call retried alone after its batch's answer was too large.
   const soloClients: PublicClient[] = chain.rpc.map((url) => clientOf(url, false));
+  // One rate gate per URL: a provider that throttles is slowed down, the others are not.
+  const gates: RateGate[] = chain.rpc.map(() => createRateGate({ concurrency: options.concurrency }));
+  const hosts = chain.rpc.map(hostOf);
   let current = 0;
   let failedOverAt = 0;
-  const counters = { requests: 0, retries: 0, failovers: 0 };
+  const counters = { requests: 0, retries: 0, failovers: 0, throttled: 0 };
   const unwatchers = new Set<() => void>();
   let wsClient: ReturnType<typeof createWsClient> | undefined;
 
@@ -265,9 +285,14 @@ export function createRpcClient(args: {
     let pending = items.map((_, i) => i);
     // Items whose batched answer was over the size cap: from then on each is sent on its own.
     const alone = new Set<number>();
-    for (let attempt = 1; ; attempt++) {
-      const wave = waveSignal(deadline);
+    // Failures and throttled answers are counted apart: see RpcOptions.throttledAttempts.
+    let failures = 0;
+    let throttles = 0;
+    for (;;) {
       const used = pickClient();
+      const gate = gates[used] as RateGate;
+      const leave = await enterGate(gate, deadline, items[pending[0] as number]?.method);
+      const wave = waveSignal(deadline);
       const batched = clients[used] as PublicClient;
       const blockBatched = blockClients[used] as PublicClient;
       const solo = soloClients[used] as PublicClient;
@@ -275,7 +300,7 @@ export function createRpcClient(args: {
       const settled = await inLimitedParallel(pending, sendsAlone, (i) => {
         const item = items[i] as Item;
         return rawRequest(item, sendsAlone(i) ? solo : item.block ? blockBatched : batched, deadline, wave);
-      });
+      }).finally(leave);
       const failed: number[] = [];
       let worst: RetryableRpcError | undefined;
       let onlyTooLarge = true;
@@ -305,8 +330,16 @@ export function createRpcClient(args: {
           throw error;
         }
       }
+      const throttled = worst instanceof ThrottledRpcError;
+      if (!throttled && gate.state().share < 1) {
+        gate.succeeded();
+        metrics.share(chain.id, hosts[used] as string, gate.state().share);
+      }
       if (failed.length === 0 || worst === undefined) return results;
-      if (attempt >= options.attempts) throw worst;
+      if (throttled) throttles++;
+      else failures++;
+      if (failures >= options.attempts || throttles >= options.throttledAttempts) throw worst;
+      const attempt = throttled ? throttles : failures;
       const delayMs = retryDelay(worst, attempt, options);
       // The caller's deadline ends the retries: an answer after it would come too late anyway.
       if (deadline && (deadline.signal.aborted || Date.now() + delayMs >= deadline.at)) {
@@ -316,35 +349,77 @@ export function createRpcClient(args: {
               cause: worst,
             });
       }
+      const host = hosts[used] as string;
       counters.retries++;
-      metrics.retry(chain.id);
-      // The first retry of a series is a warning naming the cause; the further ones are detail.
-      (attempt === 1 ? logger.warn : logger.debug).call(
+      metrics.retry(chain.id, host);
+      if (throttled) {
+        // Every request to this URL waits (enterGate), and its parallelism is halved.
+        counters.throttled++;
+        gate.throttled(delayMs);
+        metrics.throttled(chain.id, host);
+        metrics.share(chain.id, host, gate.state().share);
+      }
+      // The first retry of a series is a warning naming the cause and the provider's host (never
+      // the URL: it may carry a key); the further ones are detail.
+      (failures + throttles === 1 ? logger.warn : logger.debug).call(
         logger,
         {
           method: items[failed[0] as number]?.method,
+          rpc_host: host,
           failed: failed.length,
-          attempt,
+          attempt: failures + throttles,
           delay_ms: delayMs,
+          ...(throttled ? { share: gate.state().share } : {}),
           error: worst.message,
         },
-        "rpc retry",
+        throttled ? "rpc throttled by the provider; waiting and slowing down" : "rpc retry",
       );
       // An answer too large is the batch's size, not the node's fault: no reason to leave the URL.
       if (!onlyTooLarge) failOver(used);
-      await sleep(delayMs, signal);
+      if (!throttled) await sleep(delayMs, signal);
       pending = failed;
+    }
+  };
+
+  /**
+   * Takes a place at the URL's rate gate: waits out the provider's pause and the waves already in
+   * flight. A caller's deadline that passes meanwhile is an RpcTimeoutError.
+   */
+  const enterGate = async (gate: RateGate, deadline: Deadline | undefined, method: string | undefined) => {
+    const waitSignal = deadline
+      ? signal
+        ? AbortSignal.any([signal, deadline.signal])
+        : deadline.signal
+      : signal;
+    try {
+      return await gate.enter(waitSignal);
+    } catch (error) {
+      if (deadline?.signal.aborted && !signal?.aborted) {
+        throw new RpcTimeoutError(
+          `${method}: no answer within ${deadline.ms} ms (the provider is throttling)`,
+          {
+            cause: error,
+          },
+        );
+      }
+      throw error;
     }
   };
 
   /** Runs bulk items in waves of batchSize (blockBatchSize for block calls) × concurrency calls. */
   const requestChunked = async (items: readonly Item[], how: RequestAllOptions = {}): Promise<unknown[]> => {
-    const wave = (items[0]?.block ? options.blockBatchSize : options.batchSize) * options.concurrency;
-    if (items.length <= wave) return requestAll(items, how);
+    const batch = items[0]?.block ? options.blockBatchSize : options.batchSize;
+    const full = batch * options.concurrency;
+    // Cut to the URL's share (rate-gate.ts) at each wave: a throttling provider gets fewer
+    // batches at a time, smaller ones down to half a batch, and the full wave again once it answers.
+    const wave = () => (gates[pickClient()] as RateGate).calls(full, batch);
+    if (items.length <= wave()) return requestAll(items, how);
     const out: unknown[] = [];
-    for (let start = 0; start < items.length; start += wave) {
-      const results = await requestAll(items.slice(start, start + wave), how);
+    for (let start = 0; start < items.length; ) {
+      const size = wave();
+      const results = await requestAll(items.slice(start, start + size), how);
       for (const result of results) out.push(result);
+      start += size;
     }
     return out;
   };
@@ -496,7 +571,11 @@ export function createRpcClient(args: {
       wsClient ??= createWsClient(chain.ws);
       const unwatch = wsClient.watchBlockNumber({
         onBlockNumber: (n) => onHead(Number(n)),
-        onError: (error) => logger.warn({ error: error.message }, "new-head subscription failed"),
+        onError: (error) =>
+          logger.warn(
+            { error: error.message, ws_host: hostOf(chain.ws ?? "") },
+            "new-head subscription failed",
+          ),
       });
       unwatchers.add(unwatch);
       return () => {
@@ -511,6 +590,7 @@ export function createRpcClient(args: {
       return true;
     },
     stats: () => ({ ...counters }),
+    rate: () => (gates[pickClient()] as RateGate).state(),
     close: async () => {
       for (const unwatch of unwatchers) unwatch();
       unwatchers.clear();

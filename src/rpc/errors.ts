@@ -18,6 +18,15 @@ export class RateLimitedRpcError extends RetryableRpcError {
 }
 
 /**
+ * The provider throttles us (HTTP 429, or a "rate limit" message): it answered, and asks for
+ * fewer requests. Retried for as long as it takes (RpcOptions.throttledAttempts), with every
+ * request of the client paused for its Retry-After, rather than failing the work in flight.
+ */
+export class ThrottledRpcError extends RateLimitedRpcError {
+  override name = "ThrottledRpcError";
+}
+
+/**
  * A JSON-RPC call got no answer in time: one HTTP request past the client's `timeoutMs` (retried
  * like any transient failure), or a whole call past the deadline its caller gave (not retried).
  */
@@ -103,7 +112,7 @@ export function classifyRpcError(error: unknown, method: string): BaseError {
   const { messages, httpStatus, rpcCode, names } = facts;
 
   if (httpStatus === 429 || RATE_LIMIT.test(messages)) {
-    return new RateLimitedRpcError(summary, facts.retryAfterMs, { cause: error });
+    return new ThrottledRpcError(summary, facts.retryAfterMs, { cause: error });
   }
   if (
     method === "eth_getLogs" &&

@@ -34,7 +34,12 @@ export type RpcMetrics = {
   registry: Registry;
   /** One JSON-RPC call (a call in a batch counts once), its time and, when it failed, why. */
   call(chainId: number, method: string, seconds: number, error?: BaseError): void;
-  retry(chainId: number): void;
+  /** A retry of a failed or throttled call, with the provider's host (never its URL). */
+  retry(chainId: number, host: string): void;
+  /** The provider at `host` throttled (HTTP 429). */
+  throttled(chainId: number, host: string): void;
+  /** The share of parallelism the provider at `host` is given now (rate-gate.ts). */
+  share(chainId: number, host: string, share: number): void;
   failover(chainId: number): void;
   /** An answer that contradicts the node's other answers (see InconsistentAnswerError). */
   inconsistent(chainId: number, kind: InconsistentKind): void;
@@ -65,8 +70,20 @@ export function createRpcMetrics(): RpcMetrics {
   });
   const retries = new Counter({
     name: "tokenmarket_rpc_retries_total",
-    help: "Retries of failed JSON-RPC calls (a retried wave of a bulk read counts once), by chain.",
-    labelNames: ["chain_id"],
+    help: "Retries of failed or throttled JSON-RPC calls (a retried wave of a bulk read counts once), by chain and the provider's host (never its URL, which may carry a key).",
+    labelNames: ["chain_id", "host"],
+    registers: [registry],
+  });
+  const throttled = new Counter({
+    name: "tokenmarket_rpc_throttled_total",
+    help: "Throttled answers (HTTP 429, rate limit) that paused the client for the provider's Retry-After and halved its parallelism, by chain and the provider's host.",
+    labelNames: ["chain_id", "host"],
+    registers: [registry],
+  });
+  const share = new Gauge({
+    name: "tokenmarket_rpc_parallelism_share",
+    help: "The share (0 to 1) of the configured concurrency and batch size a provider is given after its last throttled answer; it grows back by 1/16 with each wave answered without throttling. By chain and the provider's host.",
+    labelNames: ["chain_id", "host"],
     registers: [registry],
   });
   const failovers = new Counter({
@@ -95,8 +112,14 @@ export function createRpcMetrics(): RpcMetrics {
       duration.observe(labels, seconds);
       if (error) errors.inc({ ...labels, kind: errorKind(error) });
     },
-    retry(chainId) {
-      retries.inc({ chain_id: String(chainId) });
+    retry(chainId, host) {
+      retries.inc({ chain_id: String(chainId), host });
+    },
+    throttled(chainId, host) {
+      throttled.inc({ chain_id: String(chainId), host });
+    },
+    share(chainId, host, value) {
+      share.set({ chain_id: String(chainId), host }, value);
     },
     failover(chainId) {
       failovers.inc({ chain_id: String(chainId) });
