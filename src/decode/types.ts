@@ -34,6 +34,8 @@ export type PoolCreation = {
   tickSpacing: number | null;
   /** A pool inside a manager (Uniswap V4): its hook contract (zero: none); absent elsewhere. */
   hooks?: Hex | null;
+  /** A pool inside a PancakeSwap Infinity manager: its packed parameters; absent elsewhere. */
+  parameters?: Hex | null;
   blockNumber: number;
   logIndex: number;
 };

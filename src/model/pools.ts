@@ -36,6 +36,8 @@ export type PoolInfo = {
   tickSpacing: number | null;
   /** A pool inside a manager (Uniswap V4): its hook contract (zero address: none); absent for other pools. */
   hooks?: Hex | null;
+  /** A pool inside a PancakeSwap Infinity manager: its packed parameters; absent for other pools. */
+  parameters?: Hex | null;
   createdBlock: number;
   createdLogIndex: number;
 };

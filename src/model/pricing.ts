@@ -49,6 +49,8 @@ export type MarketPool = {
   token1: string;
   /** A pool inside a manager (Uniswap V4): its hook contract; null or absent for other pools. */
   hooks?: string | null;
+  /** A pool inside a PancakeSwap Infinity manager: its packed parameters. */
+  parameters?: string | null;
   state: PoolPriceState;
 };
 

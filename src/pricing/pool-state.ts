@@ -33,7 +33,9 @@ export function spotRatio0(
   decimals1: number | null,
 ): Ratio | null {
   if (decimals0 === null || decimals1 === null) return null;
-  return familyOf(protocol).spotRatio0(state, decimals0, decimals1);
+  // Without the pool's traits: a pool whose price needs them (a PancakeSwap Infinity bin pool's
+  // bin step) answers null here; the routing graph asks with them (updateGraphPool).
+  return familyOf(protocol).spotRatio0(state, decimals0, decimals1, {});
 }
 
 /** Spot price of token0 in token1, correctly rounded; null when unknown. */
@@ -62,7 +64,7 @@ export function depthOf(state: PoolPriceState, side: 0 | 1, decimals: number | n
  */
 export function updateGraphPool(
   pool: GraphPool,
-  market: Pick<MarketPool, "protocol" | "hooks">,
+  market: Pick<MarketPool, "protocol" | "hooks" | "parameters">,
   state: PoolPriceState,
   decimals0: number | null,
   decimals1: number | null,
@@ -74,7 +76,7 @@ export function updateGraphPool(
   const ratio0 =
     !trusted || decimals0 === null || decimals1 === null
       ? null
-      : family.spotRatio0(state, decimals0, decimals1);
+      : family.spotRatio0(state, decimals0, decimals1, market);
   const price0 = ratio0 === null ? null : ratioValue(ratio0);
   // What the pool's liquidity is worth for the floor, as its family tells it.
   const depth0 = !trusted || decimals0 === null ? null : family.depth(state, 0, decimals0);

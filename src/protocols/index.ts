@@ -6,20 +6,32 @@
 import type { Hex } from "../decode/types.js";
 import type { ProtocolName } from "../model/index.js";
 import { algebra } from "./algebra/index.js";
+import {
+  type BinEvent,
+  pancakeswapInfinityBin,
+  pancakeswapInfinityCl,
+} from "./pancakeswap-infinity/index.js";
 import type { FamilyVariant, ProtocolFamily, SwapEventLayout } from "./types.js";
 import { uniswapV2, type V2Event } from "./uniswap-v2/index.js";
 import { uniswapV3, type V3Event } from "./uniswap-v3/index.js";
 import { uniswapV4, type V4Event } from "./uniswap-v4/index.js";
 
 export type * from "./types.js";
-export type { V2Event, V3Event, V4Event };
-export { algebra, uniswapV2, uniswapV3, uniswapV4 };
+export type { BinEvent, V2Event, V3Event, V4Event };
+export { algebra, pancakeswapInfinityBin, pancakeswapInfinityCl, uniswapV2, uniswapV3, uniswapV4 };
 
 /** Every registered family, in the order the configuration's schema and the API list them. */
-export const families: readonly ProtocolFamily[] = [uniswapV2, uniswapV3, uniswapV4, algebra];
+export const families: readonly ProtocolFamily[] = [
+  uniswapV2,
+  uniswapV3,
+  uniswapV4,
+  algebra,
+  pancakeswapInfinityCl,
+  pancakeswapInfinityBin,
+];
 
 /** A decoded pool event of any registered family. */
-export type PoolEvent = V2Event | V3Event | V4Event;
+export type PoolEvent = V2Event | V3Event | V4Event | BinEvent;
 
 /** The registered families' names (`protocol` in the configuration, the store and the API). */
 export const protocolNames = families.map((f) => f.name) as [ProtocolName, ...ProtocolName[]];

@@ -46,6 +46,9 @@ export type EventRecord =
   | { role: "event"; kind: PoolEventKind; fields: PoolEventFields }
   | { role: "pending" };
 
+/** What a pool inside a manager carries beyond its tokens (absent for other pools). */
+export type PoolTraits = { hooks?: string | null; parameters?: string | null };
+
 /** A named variant of a family (see `ProtocolFamily.variants`). */
 export type FamilyVariant = { id: string; layout: SwapEventLayout; dexName: string };
 
@@ -81,7 +84,7 @@ export interface ProtocolFamily<E = unknown> {
    * provider paid (a V4 hook with return-delta permissions): its trades are listed and flagged
    * but never set or move a USD or reference price.
    */
-  rewritesAmounts(pool: { hooks?: string | null }): boolean;
+  rewritesAmounts(pool: PoolTraits): boolean;
 
   // Logs to fetch and their decoding
   /** The topic0s its pools emit that the indexer decodes. */
@@ -99,7 +102,13 @@ export interface ProtocolFamily<E = unknown> {
   /** The row the event makes (a trade with its amounts, a pool event, or a state-only event), from the state before it. */
   record(event: E, before: PoolState): EventRecord;
   /** Post-swap pool price of token0 in token1, decimal-adjusted, from the event and the state after it. */
-  swapPrice(event: E, state: PoolState, decimals0: number, decimals1: number): number | null;
+  swapPrice(
+    event: E,
+    state: PoolState,
+    decimals0: number,
+    decimals1: number,
+    pool: PoolTraits,
+  ): number | null;
   /** The eth_calls that read a pool's state at a block (a pool older than the indexed range). */
   baseStateCalls(pool: PoolInfo): CallRequest[];
   /** The state from the answers of `baseStateCalls` (null answers: unknown fields). */
@@ -107,7 +116,7 @@ export interface ProtocolFamily<E = unknown> {
 
   // Pricing
   /** Exact spot price of token0 in token1 from the pricing state; null when unknown. */
-  spotRatio0(state: PoolPriceState, decimals0: number, decimals1: number): Ratio | null;
+  spotRatio0(state: PoolPriceState, decimals0: number, decimals1: number, pool: PoolTraits): Ratio | null;
   /**
    * Depth of one side for the pricing's liquidity floor, decimal-adjusted; null when unknown.
    * What the pool's liquidity is worth where a price is routed through it.

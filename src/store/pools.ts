@@ -24,6 +24,7 @@ const NEW_POOL_COLUMNS = columnsOf<NewPool>({
   liquidity: ["numeric", (p) => p.base?.liquidity ?? null],
   tick: ["int", (p) => p.base?.tick ?? null],
   hooks: ["text", (p) => p.hooks ?? null],
+  parameters: ["text", (p) => p.parameters ?? null],
 });
 
 /** Inserts pools not stored yet, with their base state (which is also their state until their first event). */
@@ -173,6 +174,7 @@ export async function loadPools(db: Queryable, chainId: number): Promise<StoredP
     };
     // Only pools inside a manager have one; the others keep no field for it.
     if (r.hooks !== null) (out[i] as StoredPool).hooks = r.hooks as Hex;
+    if (r.parameters !== null) (out[i] as StoredPool).parameters = r.parameters as Hex;
   }
   return out;
 }

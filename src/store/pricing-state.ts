@@ -135,13 +135,14 @@ export async function loadMarketPools(
       dex: string;
       protocol: ProtocolName;
       hooks: string | null;
+      parameters: string | null;
       token0: string;
       token1: string;
       decimals0: number | null;
       decimals1: number | null;
     }
   >(
-    `SELECT p.address, p.dex, p.protocol, p.hooks, p.token0, p.token1, t0.decimals AS decimals0, t1.decimals AS decimals1,
+    `SELECT p.address, p.dex, p.protocol, p.hooks, p.parameters, p.token0, p.token1, t0.decimals AS decimals0, t1.decimals AS decimals1,
        ${poolStateColumns}
      FROM pools p
      LEFT JOIN pool_price_state s ON s.chain_id = p.chain_id AND s.pool = p.address
@@ -163,6 +164,7 @@ export async function loadMarketPools(
       token0: r.token0,
       token1: r.token1,
       hooks: r.hooks,
+      parameters: r.parameters,
       state: poolStateOf(r) ?? emptyState(),
     });
   }

@@ -156,7 +156,7 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
       const { decimals0, decimals1 } = facts(pool);
       const price =
         decimals0 !== null && decimals1 !== null
-          ? family.swapPrice(event, state, decimals0, decimals1)
+          ? family.swapPrice(event, state, decimals0, decimals1, pool)
           : null;
       swaps.push(swapRow(log, pool, record.trade, state, price));
     } else pushEvent(log, pool, state, record.kind, record.fields);

@@ -50,6 +50,7 @@ export function poolFromCreation(creation: PoolCreation, dex: DexConfig, scanTar
     fee: creation.fee ?? dex.fee ?? null,
     tickSpacing: creation.tickSpacing,
     ...(creation.hooks === undefined ? {} : { hooks: creation.hooks }),
+    ...(creation.parameters === undefined ? {} : { parameters: creation.parameters }),
     createdBlock: creation.blockNumber,
     createdLogIndex: creation.logIndex,
     baseBlock: scanTarget ?? creation.blockNumber,

@@ -1979,7 +1979,7 @@ export interface operations {
             /** @description The DEX's configured name (`factory_name` elsewhere). */
             name: string;
             /** @enum {string} */
-            protocol: "v2" | "v3" | "v4" | "algebra";
+            protocol: "v2" | "v3" | "v4" | "algebra" | "infinity-cl" | "infinity-bin";
             factory_address: string;
             /** @description Pools of its factory indexed. */
             pools: number;
@@ -2656,7 +2656,7 @@ export interface operations {
             factory_name: string;
             factory_address: string;
             /** @enum {string} */
-            protocol: "v2" | "v3" | "v4" | "algebra";
+            protocol: "v2" | "v3" | "v4" | "algebra" | "infinity-cl" | "infinity-bin";
             /** @description Token id, with network suffix. */
             token0_address: string;
             /** @description Token id, with network suffix. */
@@ -2877,7 +2877,7 @@ export interface operations {
             factory_name: string;
             factory_address: string;
             /** @enum {string} */
-            protocol: "v2" | "v3" | "v4" | "algebra";
+            protocol: "v2" | "v3" | "v4" | "algebra" | "infinity-cl" | "infinity-bin";
             /** @description Token id, with network suffix. */
             token0_address: string;
             /** @description Token id, with network suffix. */
