@@ -8,7 +8,7 @@ import { setCardState } from "./controls.js";
 import { h, replace } from "./dom.js";
 import { chainName } from "./format.js";
 import { createPoller, type Poller } from "./poller.js";
-import { networkSummary, type PoolList, poolListSize, poolLists, poolRow } from "./pools.js";
+import { listedPools, networkSummary, type PoolList, poolListSize, poolLists, poolRow } from "./pools.js";
 
 /** The lists move with each block, but a home page is for browsing: 30 s is current enough. */
 export const homeRefreshMs = 30_000;
@@ -167,9 +167,12 @@ export function createHomePage(deps: Deps): HomePage {
       const n = ++seq;
       if (!quiet) setCardState(element, status, "loading", "Loading pools…");
       try {
-        const pools = await api.poolsTop(
-          { chain: network.chain, sort: list.sort as PoolSort, limit: poolListSize },
-          signal,
+        const pools = listedPools(
+          await api.poolsTop(
+            { chain: network.chain, sort: list.sort as PoolSort, limit: poolListSize },
+            signal,
+          ),
+          list,
         );
         if (n !== seq) return;
         render(pools);

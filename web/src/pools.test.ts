@@ -1,7 +1,7 @@
 import { strict as assert } from "node:assert";
 import { describe, it } from "node:test";
 import type { Network, TopPool, Windows } from "./api.js";
-import { networkSummary, poolLists, poolRow, poolTokenHref } from "./pools.js";
+import { listedPools, networkSummary, type PoolList, poolLists, poolRow, poolTokenHref } from "./pools.js";
 import { parseRoute } from "./route.js";
 
 const stats = (change: number, volume: number) => ({
@@ -100,6 +100,31 @@ describe("networkSummary", () => {
     assert.equal(
       networkSummary({ ...network, indexed_block: null, dexes: 2 }),
       "2 DEXes · 1,234 pools · 567 tokens",
+    );
+  });
+});
+
+describe("listedPools", () => {
+  const [top, trending] = poolLists as [PoolList, PoolList];
+  const unpriced: TopPool = {
+    ...pool,
+    pair_id: "0x2222222222222222222222222222222222222222:31337",
+    liquidity_usd: null,
+  };
+  const empty: TopPool = {
+    ...pool,
+    pair_id: "0x3333333333333333333333333333333333333333:31337",
+    liquidity_usd: 0,
+  };
+
+  it("leaves pools without a USD liquidity out of trending only", () => {
+    assert.deepEqual(
+      listedPools([unpriced, pool, empty], trending).map((p) => p.pair_id),
+      [pool.pair_id],
+    );
+    assert.deepEqual(
+      listedPools([unpriced, pool, empty], top).map((p) => p.pair_id),
+      [unpriced.pair_id, pool.pair_id, empty.pair_id],
     );
   });
 });

@@ -67,6 +67,15 @@ export type PoolRow = {
   trades: string;
 };
 
+/**
+ * The pools a list shows: trending is about where a trader can trade, so a pool without a USD
+ * liquidity (a token nobody prices, a pool too thin to count) is left out of it.
+ */
+export function listedPools(pools: readonly TopPool[], list: PoolList): TopPool[] {
+  if (list.sort !== "trending") return [...pools];
+  return pools.filter((pool) => pool.liquidity_usd !== null && pool.liquidity_usd > 0);
+}
+
 /** The cells of a pool's row in a list. */
 export function poolRow(pool: TopPool, list: PoolList, now: number): PoolRow {
   const stats = pool.windows?.[list.window];

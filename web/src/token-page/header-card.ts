@@ -125,6 +125,20 @@ export function createHeaderCard(context: PageContext): HeaderCard {
     renderBlock();
   };
 
+  /** The stream's status, shown only for a token the server knows: nothing is live about another. */
+  let live: LiveIndicator | undefined;
+  function renderLive() {
+    if (live === undefined || !meta) {
+      delete modeEl.dataset.mode;
+      modeEl.title = "";
+      replace(modeEl);
+      return;
+    }
+    modeEl.dataset.mode = live.mode;
+    modeEl.title = live.title;
+    replace(modeEl, h("span", { class: "live-dot", "aria-hidden": "true" }), live.text);
+  }
+
   return {
     element,
     get block() {
@@ -139,6 +153,7 @@ export function createHeaderCard(context: PageContext): HeaderCard {
         freshness = answer.freshness;
         setCardState(element, status, "ready");
         render();
+        renderLive();
       } catch (error) {
         if (isAbort(error) || n !== seq) return;
         context.reportError(error);
@@ -163,9 +178,8 @@ export function createHeaderCard(context: PageContext): HeaderCard {
       priceEl.dataset.pushed = String(Number(priceEl.dataset.pushed ?? 0) + 1);
     },
     setLive(indicator) {
-      modeEl.dataset.mode = indicator.mode;
-      modeEl.title = indicator.title;
-      replace(modeEl, h("span", { class: "live-dot", "aria-hidden": "true" }), indicator.text);
+      live = indicator;
+      renderLive();
     },
     renderNetwork() {
       if (context.network) replace(chainChip, context.network.name);
