@@ -179,7 +179,7 @@ function howToSee(args: {
     );
     env = `TOKENMARKET_CONFIG=${sample} `;
   } else {
-    lines.push("To see the data:");
+    lines.push("To see the data (with the configuration and environment of this command):");
   }
   const host = config.api.host === "0.0.0.0" ? "127.0.0.1" : config.api.host;
   const base = `http://${host}:${config.api.port}`;
