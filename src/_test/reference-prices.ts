@@ -31,7 +31,8 @@ import {
  *   address order, to four decimals; an anchor's is 1.
  * - A trade is valued at the end of its block, on the side ranked first: anchor, reference token,
  *   other; then the higher confidence; then token0. Its exact USD value is the side's exact
- *   amount × the token's exact USD price.
+ *   amount × the token's exact USD price; the documented stored one the rounded amount × the
+ *   rounded price.
  */
 
 export type ReferenceConfig = {
@@ -57,8 +58,13 @@ export type ReferenceTrade = {
   /** Both tokens' USD prices at the end of the block (null: not priced). */
   usd0: ReferencePrice | null;
   usd1: ReferencePrice | null;
-  /** The trade's exact USD value (null: neither side can value it). */
+  /** The trade's exact USD value: the side's exact amount × its exact USD price (null: no side can value it). */
   volumeUsd: Exact | null;
+  /**
+   * The trade's USD value as docs/PRICING.md defines the stored one today: the side's amount
+   * rounded once times the token's rounded USD price, in doubles.
+   */
+  volumeUsdDouble: number | null;
 };
 
 type Pool = {
@@ -305,6 +311,12 @@ export async function referenceMarket(
           : side === 1
             ? exactMul(unitsExact(raw1, d1 as number), (usd1 as ReferencePrice).usd)
             : null;
+      const volumeUsdDouble =
+        side === 0
+          ? unitsOf(raw0, d0 as number) * (usd0 as ReferencePrice).usdDouble
+          : side === 1
+            ? unitsOf(raw1, d1 as number) * (usd1 as ReferencePrice).usdDouble
+            : null;
       out.push({
         pool: pool.address,
         block: event.block,
@@ -315,6 +327,7 @@ export async function referenceMarket(
         usd0,
         usd1,
         volumeUsd,
+        volumeUsdDouble,
       });
     }
     pending = [];

@@ -4,7 +4,7 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { createTestDb, type TestDb } from "../_test/db.js";
-import { type Exact, exact, exactSum, toDouble, tradePrice } from "../_test/exact.js";
+import { exact, exactSum, roundedSum, toDouble, tradePrice } from "../_test/exact.js";
 import { type ApiAnswer, createApiClient } from "../_test/http-client.js";
 import { type Pipeline, startPipeline } from "../_test/pipeline.js";
 import { type ReferenceTrade, referenceTrades } from "../_test/reference-prices.js";
@@ -64,8 +64,9 @@ function isTrade(s: Swap): boolean {
  * (src/_test/reference-prices.ts: the documented routing recomputed from the stored raw rows, not
  * the stored token0_usd / token1_usd): each trade with a USD price of the token gives that price
  * as of the end of its block; open/close the first/last in (block, log index) order, high/low the
- * extremes; volume the exact sum of those trades' exact USD values (a trade no side can value
- * counts 0), rounded once. Every interval from the first USD-priced trade up to `end`
+ * extremes; volume the exact sum of those trades' USD values as the trades carry them (the
+ * rounded amount × the rounded USD price, docs/PRICING.md; a trade no side can value counts 0),
+ * rounded once. Every interval from the first USD-priced trade up to `end`
  * (exclusive), empty ones carrying the previous close at volume 0.
  */
 function referenceUsdCandles(trades: readonly Trade[], side: 0 | 1, seconds: number, end: number): Candle[] {
@@ -92,7 +93,7 @@ function referenceUsdCandles(trades: readonly Trade[], side: 0 | 1, seconds: num
         high: Math.max(...prices),
         low: Math.min(...prices),
         close: prices[prices.length - 1] as number,
-        volume: toDouble(exactSum(group.map((g): Exact => g.volumeUsd ?? exact(0n)))),
+        volume: roundedSum(group.map((g) => g.volumeUsdDouble ?? 0)),
         date: iso(t),
         time: t,
       });
@@ -237,7 +238,18 @@ describe("/api/v1/candles options: currency=usd, limit + before, unix seconds", 
     assert.ok(compared > 0, `${compared} USD candles compared`);
   });
 
-  it("currency=usd: every USD volume is the exact sum of its trades' exact USD values, rounded once", () => {
+  it("currency=usd: every trade's USD value and every USD volume, the exact sum of those, rounded once", () => {
+    // Each trade's stored USD value against the reference's: the documented side, its rounded
+    // amount × its token's rounded USD price.
+    const trades = [...tradesOf.values()].flat();
+    const wrongTrades = trades
+      .filter((t) => !Object.is(t.swap.volume_usd, t.volumeUsdDouble))
+      .map((t) => `${t.pool} ${t.block}.${t.logIndex}: ${t.swap.volume_usd} vs ${t.volumeUsdDouble}`);
+    assert.deepEqual(
+      wrongTrades.slice(0, 5),
+      [],
+      `${wrongTrades.length} of ${trades.length} trade USD values differ`,
+    );
     assert.ok(volumesCompared > 0, "the test above compared the candles and their volumes");
     assert.deepEqual(volumes.slice(0, 5), [], `${volumes.length} of ${volumesCompared} volumes differ`);
   });
