@@ -1,82 +1,35 @@
-import {
-  createPublicClient,
-  decodeFunctionResult,
-  encodeFunctionData,
-  HttpRequestError,
-  http,
-  multicall3Abi,
-  type PublicClient,
-  webSocket,
-} from "viem";
+import { createPublicClient, decodeFunctionResult, encodeFunctionData, multicall3Abi, webSocket } from "viem";
 import type { ChainConfig } from "../config/schema.js";
 import type { Hex, RawLog } from "../decode/types.js";
 import { BaseError, RetryableRpcError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import {
-  CallRevertedError,
-  classifyRpcError,
-  ResponseTooLargeError,
-  RpcTimeoutError,
-  ThrottledRpcError,
-} from "./errors.js";
+  blockTag,
+  fromFullBlock,
+  fromReceipts,
+  lower,
+  type RpcBlock,
+  type RpcFullBlock,
+  type RpcLog,
+  type RpcReceipt,
+  type RpcTx,
+  toHeader,
+  toQuantity,
+  toRawLog,
+  toTransaction,
+} from "./convert.js";
+import { createEndpoints, hostOf } from "./endpoints.js";
 import { createRpcMetrics, type RpcMetrics } from "./metrics.js";
-import { createRateGate, type RateGate, type RateGateState } from "./rate-gate.js";
-import { retryDelay, sleep } from "./retry.js";
+import { type CallOptions, defaultRpcOptions, type RpcOptions } from "./options.js";
+import type { RateGateState } from "./rate-gate.js";
+import { createRequester, deadlineOf, type Item, type RequestCounters } from "./requester.js";
 import type { BlockHeader, BlockTransactions, CallRequest, LogFilter, TransactionInfo } from "./types.js";
 
-/** Tuning of a chain's JSON-RPC client; the defaults suit public providers. */
-export type RpcOptions = {
-  /** Per HTTP request (a JSON-RPC batch counts as one). */
-  timeoutMs: number;
-  /** JSON-RPC calls per HTTP batch. */
-  batchSize: number;
-  /**
-   * Whole-block calls (a block's receipts, a block with its transactions) per HTTP batch: a busy
-   * mainnet block's receipts are 0.3–1 MB, and a batch's answer must stay under viem's 10 MB cap
-   * (a batch over it is sent again call by call).
-   */
-  blockBatchSize: number;
-  /** HTTP batches in flight at once for bulk reads (headers, transactions, eth_calls). */
-  concurrency: number;
-  /** Tries per call (or per wave of a bulk read) before a RetryableRpcError is thrown. */
-  attempts: number;
-  /**
-   * Throttled answers (HTTP 429, "rate limit") a call (or wave) takes before it fails, counted
-   * apart from `attempts`: a throttling provider is answering, and is waited for (its
-   * Retry-After, every request of the URL paused) rather than failed: at 80 % of answers
-   * throttled, 100 in a row happen to one call in 5·10⁹.
-   */
-  throttledAttempts: number;
-  baseDelayMs: number;
-  maxDelayMs: number;
-  /** After failing over to a later URL, go back to the first one after this long. */
-  primaryRetryMs: number;
-};
-
-export const defaultRpcOptions: RpcOptions = {
-  timeoutMs: 15_000,
-  batchSize: 100,
-  blockBatchSize: 5,
-  concurrency: 4,
-  attempts: 8,
-  throttledAttempts: 100,
-  baseDelayMs: 250,
-  maxDelayMs: 20_000,
-  primaryRetryMs: 60_000,
-};
+export { hostOf } from "./endpoints.js";
+export { type CallOptions, defaultRpcOptions, type RpcOptions } from "./options.js";
 
 /** Multicall3's address, the same on every chain that has it. */
 export const MULTICALL3 = "0xca11bde05977b3631167028862be2a173976ca11" as const;
-
-/** Per call: what a caller that must answer in time (an API request) asks of one client method. */
-export type CallOptions = {
-  /**
-   * The whole call, retries and failovers included, ends within this many milliseconds: an
-   * RpcTimeoutError when no answer came in time. Without it, the client's retry policy alone
-   * bounds the call (the indexer's way: it would rather wait than fail).
-   */
-  timeoutMs?: number;
-};
 
 export type RpcClient = {
   readonly chainId: number;
@@ -145,30 +98,6 @@ export type RpcClient = {
   close(): Promise<void>;
 };
 
-/** `block`: a whole-block call, batched blockBatchSize at a time. */
-type Item = { method: string; params: unknown[]; block?: true };
-/** How requestAll treats answers that are not errors to throw. */
-type RequestAllOptions = {
-  /** A CallRevertedError is a null result. */
-  revertsAsNull?: boolean;
-  /** An answer over the size cap even when sent alone is TOO_LARGE instead of an error. */
-  tooLargeAsResult?: boolean;
-  deadline?: Deadline | undefined;
-};
-/** The result of a call whose answer alone is over the size cap (with `tooLargeAsResult`). */
-const TOO_LARGE: unique symbol = Symbol("answer over the size cap");
-/** The deadline of one call; its signal is shared by the call's requests so that they stay batched. */
-type Deadline = { at: number; ms: number; signal: AbortSignal };
-
-const deadlineOf = (options: CallOptions | undefined): Deadline | undefined =>
-  options?.timeoutMs === undefined
-    ? undefined
-    : {
-        at: Date.now() + options.timeoutMs,
-        ms: options.timeoutMs,
-        signal: AbortSignal.timeout(Math.max(1, options.timeoutMs)),
-      };
-
 /**
  * Creates the JSON-RPC client of one chain: a viem HTTP client per configured URL (JSON-RPC
  * batching on), used in order: a retryable failure moves to the next URL. Errors are classified
@@ -195,269 +124,19 @@ export function createRpcClient(args: {
   const { chain, logger } = args;
   const options: RpcOptions = { ...defaultRpcOptions, ...args.options };
   const metrics = args.metrics ?? createRpcMetrics();
-  const clientOf = (url: string, batched: boolean, batchSize = options.batchSize): PublicClient =>
-    createPublicClient({
-      transport: http(url, {
-        batch: batched ? { batchSize, wait: 0 } : false,
-        retryCount: 0,
-        timeout: options.timeoutMs,
-        onFetchResponse: rejectOverloaded,
-      }),
-    });
-  const clients: PublicClient[] = chain.rpc.map((url) => clientOf(url, true));
-  // Whole-block calls in smaller batches: their answers are large.
-  const blockClients: PublicClient[] = chain.rpc.map((url) => clientOf(url, true, options.blockBatchSize));
-  // Unbatched twins, one HTTP request per call: for eth_getLogs, whose answer can be large on its
-  // own (a batch would make the calls sharing it fail with it at the response-size cap), and for
-  // a call retried alone after its batch's answer was too large.
-  const soloClients: PublicClient[] = chain.rpc.map((url) => clientOf(url, false));
-  // One rate gate per URL: a provider that throttles is slowed down, the others are not.
-  const gates: RateGate[] = chain.rpc.map(() => createRateGate({ concurrency: options.concurrency }));
-  const hosts = chain.rpc.map(hostOf);
-  let current = 0;
-  let failedOverAt = 0;
-  const counters = { requests: 0, retries: 0, failovers: 0, throttled: 0 };
+  const endpoints = createEndpoints({ chain, options });
+  const counters: RequestCounters = { requests: 0, retries: 0, failovers: 0, throttled: 0 };
+  const { requestAll, requestChunked, requestRetryingNulls, request, callItems } = createRequester({
+    chain,
+    logger,
+    options,
+    metrics,
+    endpoints,
+    counters,
+    signal,
+  });
   const unwatchers = new Set<() => void>();
   let wsClient: ReturnType<typeof createWsClient> | undefined;
-
-  /** The index of the URL to use now. */
-  const pickClient = (): number => {
-    if (current !== 0 && Date.now() - failedOverAt > options.primaryRetryMs) current = 0;
-    return current;
-  };
-
-  /**
-   * Moves on from URL `failed`, unless another call failing at the same time already did: two
-   * concurrent failures on a dead URL must not move on twice, back to where they started.
-   */
-  const failOver = (failed: number) => {
-    if (clients.length < 2 || current !== failed) return;
-    current = (current + 1) % clients.length;
-    failedOverAt = Date.now();
-    counters.failovers++;
-    metrics.failover(chain.id);
-  };
-
-  /**
-   * With a deadline, one signal per wave of requests, so that they stay in one HTTP batch (viem
-   * batches by signal): it aborts at the deadline or after timeoutMs, whichever comes first (a
-   * signal given to viem replaces its own per-request timeout).
-   */
-  const waveSignal = (deadline: Deadline | undefined): AbortSignal | undefined =>
-    deadline && AbortSignal.any([deadline.signal, AbortSignal.timeout(options.timeoutMs)]);
-
-  const rawRequest = async (
-    item: Item,
-    client: PublicClient,
-    deadline: Deadline | undefined,
-    wave: AbortSignal | undefined,
-  ): Promise<unknown> => {
-    if (signal?.aborted) throw new BaseError("stopped", { cause: signal.reason });
-    counters.requests++;
-    const started = performance.now();
-    const seconds = () => (performance.now() - started) / 1000;
-    try {
-      const result = await client.request(
-        { method: item.method, params: item.params } as never,
-        wave ? { signal: wave } : undefined,
-      );
-      metrics.call(chain.id, item.method, seconds());
-      return result;
-    } catch (error) {
-      const classified = deadline?.signal.aborted
-        ? new RpcTimeoutError(`${item.method}: no answer within ${deadline.ms} ms`, { cause: error })
-        : wave?.aborted
-          ? new RpcTimeoutError(`${item.method}: no answer within ${options.timeoutMs} ms`, { cause: error })
-          : classifyRpcError(error, item.method);
-      metrics.call(chain.id, item.method, seconds(), classified);
-      throw classified;
-    }
-  };
-
-  /**
-   * Sends all items at once (viem batches them) and retries the retryable failures together.
-   * With `revertsAsNull`, a CallRevertedError is a null result instead of an error; with
-   * `tooLargeAsResult`, an answer over the size cap even alone is TOO_LARGE.
-   */
-  const requestAll = async (items: readonly Item[], how: RequestAllOptions = {}): Promise<unknown[]> => {
-    const { revertsAsNull = false, tooLargeAsResult = false, deadline } = how;
-    const results: unknown[] = new Array(items.length);
-    let pending = items.map((_, i) => i);
-    // Items whose batched answer was over the size cap: from then on each is sent on its own.
-    const alone = new Set<number>();
-    // Failures and throttled answers are counted apart: see RpcOptions.throttledAttempts.
-    let failures = 0;
-    let throttles = 0;
-    for (;;) {
-      const used = pickClient();
-      const gate = gates[used] as RateGate;
-      const leave = await enterGate(gate, deadline, items[pending[0] as number]?.method);
-      const wave = waveSignal(deadline);
-      const batched = clients[used] as PublicClient;
-      const blockBatched = blockClients[used] as PublicClient;
-      const solo = soloClients[used] as PublicClient;
-      const sendsAlone = (i: number) => alone.has(i) || (items[i] as Item).method === "eth_getLogs";
-      const settled = await inLimitedParallel(pending, sendsAlone, (i) => {
-        const item = items[i] as Item;
-        return rawRequest(item, sendsAlone(i) ? solo : item.block ? blockBatched : batched, deadline, wave);
-      }).finally(leave);
-      const failed: number[] = [];
-      let worst: RetryableRpcError | undefined;
-      let onlyTooLarge = true;
-      for (let k = 0; k < settled.length; k++) {
-        const outcome = settled[k] as PromiseSettledResult<unknown>;
-        const index = pending[k] as number;
-        if (outcome.status === "fulfilled") {
-          results[index] = outcome.value;
-          continue;
-        }
-        const error = outcome.reason as unknown;
-        if (revertsAsNull && error instanceof CallRevertedError) {
-          results[index] = null;
-        } else if (error instanceof ResponseTooLargeError && sendsAlone(index)) {
-          // Alone and still over the cap: no retry can make this answer smaller.
-          if (tooLargeAsResult) {
-            results[index] = TOO_LARGE;
-            continue;
-          }
-          throw new BaseError(`${error.message} (sent alone)`, { cause: error });
-        } else if (error instanceof RetryableRpcError) {
-          failed.push(index);
-          worst = pickWorse(worst, error);
-          if (error instanceof ResponseTooLargeError) alone.add(index);
-          else onlyTooLarge = false;
-        } else {
-          throw error;
-        }
-      }
-      const throttled = worst instanceof ThrottledRpcError;
-      if (!throttled && gate.state().share < 1) {
-        gate.succeeded();
-        metrics.share(chain.id, hosts[used] as string, gate.state().share);
-      }
-      if (failed.length === 0 || worst === undefined) return results;
-      if (throttled) throttles++;
-      else failures++;
-      if (failures >= options.attempts || throttles >= options.throttledAttempts) throw worst;
-      const attempt = throttled ? throttles : failures;
-      const delayMs = retryDelay(worst, attempt, options);
-      // The caller's deadline ends the retries: an answer after it would come too late anyway.
-      if (deadline && (deadline.signal.aborted || Date.now() + delayMs >= deadline.at)) {
-        throw worst instanceof RpcTimeoutError
-          ? worst
-          : new RpcTimeoutError(`${items[failed[0] as number]?.method}: no answer within ${deadline.ms} ms`, {
-              cause: worst,
-            });
-      }
-      const host = hosts[used] as string;
-      counters.retries++;
-      metrics.retry(chain.id, host);
-      if (throttled) {
-        // Every request to this URL waits (enterGate), and its parallelism is halved.
-        counters.throttled++;
-        gate.throttled(delayMs);
-        metrics.throttled(chain.id, host);
-        metrics.share(chain.id, host, gate.state().share);
-      }
-      // The first retry of a series is a warning naming the cause and the provider's host (never
-      // the URL: it may carry a key); the further ones are detail.
-      (failures + throttles === 1 ? logger.warn : logger.debug).call(
-        logger,
-        {
-          method: items[failed[0] as number]?.method,
-          rpc_host: host,
-          failed: failed.length,
-          attempt: failures + throttles,
-          delay_ms: delayMs,
-          ...(throttled ? { share: gate.state().share } : {}),
-          error: worst.message,
-        },
-        throttled ? "rpc throttled by the provider; waiting and slowing down" : "rpc retry",
-      );
-      // An answer too large is the batch's size, not the node's fault: no reason to leave the URL.
-      if (!onlyTooLarge) failOver(used);
-      if (!throttled) await sleep(delayMs, signal);
-      pending = failed;
-    }
-  };
-
-  /**
-   * Takes a place at the URL's rate gate: waits out the provider's pause and the waves already in
-   * flight. A caller's deadline that passes meanwhile is an RpcTimeoutError.
-   */
-  const enterGate = async (gate: RateGate, deadline: Deadline | undefined, method: string | undefined) => {
-    const waitSignal = deadline
-      ? signal
-        ? AbortSignal.any([signal, deadline.signal])
-        : deadline.signal
-      : signal;
-    try {
-      return await gate.enter(waitSignal);
-    } catch (error) {
-      if (deadline?.signal.aborted && !signal?.aborted) {
-        throw new RpcTimeoutError(
-          `${method}: no answer within ${deadline.ms} ms (the provider is throttling)`,
-          {
-            cause: error,
-          },
-        );
-      }
-      throw error;
-    }
-  };
-
-  /** Runs bulk items in waves of batchSize (blockBatchSize for block calls) × concurrency calls. */
-  const requestChunked = async (items: readonly Item[], how: RequestAllOptions = {}): Promise<unknown[]> => {
-    const batch = items[0]?.block ? options.blockBatchSize : options.batchSize;
-    const full = batch * options.concurrency;
-    // Cut to the URL's share (rate-gate.ts) at each wave: a throttling provider gets fewer
-    // batches at a time, smaller ones down to half a batch, and the full wave again once it answers.
-    const wave = () => (gates[pickClient()] as RateGate).calls(full, batch);
-    if (items.length <= wave()) return requestAll(items, how);
-    const out: unknown[] = [];
-    for (let start = 0; start < items.length; ) {
-      const size = wave();
-      const results = await requestAll(items.slice(start, start + size), how);
-      for (const result of results) out.push(result);
-      start += size;
-    }
-    return out;
-  };
-
-  const request = async <T>(method: string, params: unknown[], call?: CallOptions): Promise<T> => {
-    const [result] = await requestAll([{ method, params }], { deadline: deadlineOf(call) });
-    return result as T;
-  };
-
-  const callItems = (calls: readonly CallRequest[], blockNumber: number | "latest"): Item[] => {
-    const tag = blockTag(blockNumber);
-    return calls.map((c) => ({ method: "eth_call", params: [{ to: c.to, data: c.data }, tag] }));
-  };
-
-  /**
-   * Bulk read whose null answers are asked again, up to `attempts` tries in all: a load-balanced
-   * provider may not have the newest blocks and transactions on every node yet. Nulls left after
-   * the last try stay null.
-   */
-  const requestRetryingNulls = async <T>(
-    items: readonly Item[],
-    what: string,
-    how: RequestAllOptions = {},
-  ): Promise<(T | null)[]> => {
-    const results = (await requestChunked(items, how)) as (T | null)[];
-    for (let attempt = 1; attempt < options.attempts && results.some((r) => r === null); attempt++) {
-      await sleep(retryDelay(new RetryableRpcError(what), attempt, options), signal);
-      const missing = results.map((r, i) => (r === null ? i : -1)).filter((i) => i >= 0);
-      const again = (await requestChunked(
-        missing.map((i) => items[i] as Item),
-        how,
-      )) as (T | null)[];
-      missing.forEach((i, k) => {
-        results[i] = again[k] ?? null;
-      });
-    }
-    return results;
-  };
 
   const blockItems = (numbers: readonly number[]): Item[] =>
     numbers.map((n) => ({ method: "eth_getBlockByNumber", params: [toQuantity(n), false] }));
@@ -583,14 +262,17 @@ export function createRpcClient(args: {
         unwatchers.delete(unwatch);
       };
     },
-    host: () => hostOf(chain.rpc[pickClient()] ?? ""),
+    host: () => endpoints.at(endpoints.pick()).host,
     failOver: () => {
-      if (clients.length < 2) return false;
-      failOver(pickClient());
+      if (endpoints.count < 2) return false;
+      if (endpoints.failOver(endpoints.pick())) {
+        counters.failovers++;
+        metrics.failover(chain.id);
+      }
       return true;
     },
     stats: () => ({ ...counters }),
-    rate: () => (gates[pickClient()] as RateGate).state(),
+    rate: () => endpoints.at(endpoints.pick()).gate.state(),
     close: async () => {
       for (const unwatch of unwatchers) unwatch();
       unwatchers.clear();
@@ -605,202 +287,8 @@ export function createRpcClient(args: {
   };
 }
 
-/**
- * A 429 or gateway error fails the whole HTTP request, JSON-RPC batch included, with its status
- * and headers (Retry-After), whatever the body says: viem would otherwise read a JSON error
- * object as the answer to a batch and fail on it. Other statuses go through viem's handling
- * (JSON-RPC errors in the body are kept: reverts and range errors are classified from them).
- */
-async function rejectOverloaded(response: Response): Promise<void> {
-  if (
-    response.status !== 429 &&
-    response.status !== 502 &&
-    response.status !== 503 &&
-    response.status !== 504
-  )
-    return;
-  await response.body?.cancel().catch(() => {});
-  throw new HttpRequestError({
-    url: response.url,
-    status: response.status,
-    headers: response.headers,
-    details: response.statusText,
-  });
-}
-
-/** host[:port] of a URL; "unknown" when it does not parse. */
-export function hostOf(url: string): string {
-  try {
-    return new URL(url).host;
-  } catch {
-    return "unknown";
-  }
-}
-
 function createWsClient(url: string) {
   return createPublicClient({
     transport: webSocket(url, { retryCount: 0, keepAlive: true, reconnect: true }),
   });
-}
-
-/**
- * Runs `run` on every item and settles them all, in order. The batched ones start together (viem
- * gathers them into HTTP batches); the unbatched ones are one HTTP request each, so at most
- * SOLO_PARALLEL of them are in flight at once: a batch split after a too-large answer must not
- * become hundreds of simultaneous requests to the provider.
- */
-async function inLimitedParallel<T>(
-  items: readonly number[],
-  isSolo: (i: number) => boolean,
-  run: (i: number) => Promise<T>,
-): Promise<PromiseSettledResult<T>[]> {
-  const settle = (p: Promise<T>): Promise<PromiseSettledResult<T>> =>
-    p.then(
-      (value) => ({ status: "fulfilled", value }),
-      (reason: unknown) => ({ status: "rejected", reason }),
-    );
-  const out: PromiseSettledResult<T>[] = new Array(items.length);
-  const batched: Promise<void>[] = [];
-  const solo: number[] = [];
-  items.forEach((item, k) => {
-    if (isSolo(item)) solo.push(k);
-    else
-      batched.push(
-        settle(run(item)).then((r) => {
-          out[k] = r;
-        }),
-      );
-  });
-  let next = 0;
-  const worker = async () => {
-    while (next < solo.length) {
-      const k = solo[next++] as number;
-      out[k] = await settle(run(items[k] as number));
-    }
-  };
-  const workers = Array.from({ length: Math.min(SOLO_PARALLEL, solo.length) }, worker);
-  await Promise.all([...batched, ...workers]);
-  return out;
-}
-
-/** Unbatched requests in flight at once for one bulk read. */
-const SOLO_PARALLEL = 8;
-
-function pickWorse(a: RetryableRpcError | undefined, b: RetryableRpcError): RetryableRpcError {
-  if (!a) return b;
-  const after = (e: RetryableRpcError) => (e as { retryAfterMs?: number }).retryAfterMs ?? -1;
-  return after(b) > after(a) ? b : a;
-}
-
-type RpcBlock = { number: string; hash: string; parentHash: string; timestamp: string };
-type RpcLog = {
-  address: string;
-  topics: string[];
-  data: string;
-  blockNumber: string;
-  blockHash: string | null;
-  transactionHash: string;
-  transactionIndex: string;
-  logIndex: string;
-  removed?: boolean;
-};
-type RpcTx = {
-  hash: string;
-  from: string;
-  to: string | null;
-  blockHash: string | null;
-  blockNumber: string | null;
-  transactionIndex: string | null;
-};
-
-/** A receipt's fields the indexer reads (eth_getBlockReceipts). */
-type RpcReceipt = {
-  transactionHash: string;
-  transactionIndex: string;
-  blockHash: string | null;
-  blockNumber: string | null;
-  from: string;
-  to: string | null;
-  logs?: { blockTimestamp?: string }[];
-};
-/** eth_getBlockByNumber(n, true): transactions as objects (a hash string: the node ignored `true`). */
-type RpcFullBlock = RpcBlock & { transactions?: (RpcTx | string)[] };
-
-const toQuantity = (n: number): Hex => `0x${n.toString(16)}`;
-const blockTag = (block: number | "latest"): Hex | "latest" =>
-  block === "latest" ? "latest" : toQuantity(block);
-const lower = (s: string): Hex => s.toLowerCase() as Hex;
-
-function toHeader(raw: RpcBlock): BlockHeader {
-  if (!raw?.hash) throw new BaseError("eth_getBlockByNumber answered a block without a hash");
-  return {
-    number: Number(raw.number),
-    hash: lower(raw.hash),
-    parentHash: lower(raw.parentHash),
-    timestamp: Number(raw.timestamp),
-  };
-}
-
-function toRawLog(raw: RpcLog): RawLog {
-  return {
-    address: lower(raw.address),
-    topics: raw.topics.map(lower),
-    data: lower(raw.data),
-    blockNumber: Number(raw.blockNumber),
-    blockHash: raw.blockHash ? lower(raw.blockHash) : null,
-    transactionHash: lower(raw.transactionHash),
-    transactionIndex: Number(raw.transactionIndex),
-    logIndex: Number(raw.logIndex),
-  };
-}
-
-/**
- * A block's receipts → its hash, its time (the first log's `blockTimestamp`; 0, which geth 1.16.1
- * answers in some paths, counts as missing) and the wanted transactions. Only those are converted.
- */
-function fromReceipts(number: number, receipts: readonly RpcReceipt[], wanted: (hash: Hex) => boolean) {
-  let hash: Hex | null = null;
-  let timestamp: number | null = null;
-  const transactions: TransactionInfo[] = [];
-  for (const receipt of receipts) {
-    if (hash === null && receipt.blockHash) hash = lower(receipt.blockHash);
-    if (timestamp === null && receipt.logs && receipt.logs.length > 0) {
-      const stamp = receipt.logs[0]?.blockTimestamp;
-      if (stamp !== undefined && Number(stamp) > 0) timestamp = Number(stamp);
-    }
-    const txHash = lower(receipt.transactionHash);
-    if (!wanted(txHash)) continue;
-    transactions.push({
-      hash: txHash,
-      from: lower(receipt.from),
-      to: receipt.to ? lower(receipt.to) : null,
-      blockHash: receipt.blockHash ? lower(receipt.blockHash) : null,
-      blockNumber: receipt.blockNumber === null ? null : Number(receipt.blockNumber),
-      transactionIndex: Number(receipt.transactionIndex),
-    });
-  }
-  return { number, hash, parentHash: null, timestamp, transactions } satisfies BlockTransactions;
-}
-
-/** A full block → its header fields and the wanted transactions (only those are converted). */
-function fromFullBlock(raw: RpcFullBlock, wanted: (hash: Hex) => boolean): BlockTransactions {
-  const header = toHeader(raw);
-  const transactions: TransactionInfo[] = [];
-  for (const tx of raw.transactions ?? []) {
-    if (typeof tx === "string") continue;
-    const txHash = lower(tx.hash);
-    if (wanted(txHash)) transactions.push(toTransaction(tx));
-  }
-  return { ...header, transactions };
-}
-
-function toTransaction(raw: RpcTx): TransactionInfo {
-  return {
-    hash: lower(raw.hash),
-    from: lower(raw.from),
-    to: raw.to ? lower(raw.to) : null,
-    blockHash: raw.blockHash ? lower(raw.blockHash) : null,
-    blockNumber: raw.blockNumber === null ? null : Number(raw.blockNumber),
-    transactionIndex: raw.transactionIndex === null ? null : Number(raw.transactionIndex),
-  };
 }
