@@ -2,7 +2,7 @@ import { parseArgs } from "node:util";
 import { ConfigError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { type ShapeProfileName, shapeProfiles } from "./profiles.js";
-import type { ProviderLimits } from "./rpc.js";
+import { NODE_BOUNDS, type ProviderLimits } from "./rpc.js";
 import { startShapeServer } from "./server.js";
 
 export const shapeUsage = `tokenmarket devnet --shape ethereum|bnb|polygon|uniswap-v2 [options]   a mainnet-shaped synthetic JSON-RPC node
@@ -97,6 +97,8 @@ export async function runShapeDevnet(args: { argv: string[]; logger: Logger }): 
     logTimestamps: flag("log-timestamps"),
     refuseMethods: refuse,
     fullTransactions: flag("full-transactions"),
+    // An operator's node stays responsive: no call holds it past a second, no answer is huge.
+    bounds: NODE_BOUNDS,
   });
   const u = server.chain.universe;
   args.logger.info(

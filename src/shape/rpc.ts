@@ -36,6 +36,8 @@ const EMPTY_UNCLES = "0x1dcc4de8dec75d7aab85b567b6ccd41ad312451b948a7413f0a142fd
 const STUB_CODE = "0x608060405234801561001057600080fd5b50600436106100365760003560e01c";
 const LOG_CAP = 10_000;
 const BLOCK_RANGE = 2_000;
+/** Blocks generated between two looks at the budget. */
+const GENERATE_STEP = 4;
 
 /** How the node answers beyond the chain's data: provider limits and the methods it lacks. */
 export type ShapeRpcOptions = {
@@ -52,11 +54,22 @@ export type ShapeRpcOptions = {
    * asked for (a gateway that does not serve them). Default true.
    */
   fullTransactions?: boolean;
+  /**
+   * Bounds of a node that must stay responsive (the `tokenmarket devnet --shape` command; tests
+   * leave them off for answers that do not depend on the machine's speed): at most `maxLogs` logs
+   * in an eth_getLogs answer, and at most `callBudgetMs` of block generation in one call.
+   */
+  bounds?: { maxLogs: number; callBudgetMs: number };
 };
+
+/** The bounds of the command-line node (reth's default max-logs-per-response; a call under 2 s). */
+export const NODE_BOUNDS = { maxLogs: 20_000, callBudgetMs: 1_000 } as const;
 
 export function createShapeRpc(chain: ShapeChain, options: ShapeRpcOptions) {
   const logTimestamps = options.logTimestamps ?? true;
   const fullTransactions = options.fullTransactions ?? true;
+  const maxLogs = options.bounds?.maxLogs ?? Number.POSITIVE_INFINITY;
+  const callBudgetMs = options.bounds?.callBudgetMs ?? Number.POSITIVE_INFINITY;
   const refused = new Set(options.refuseMethods ?? []);
   const u = chain.universe;
   const { profile, seed } = u;
@@ -183,10 +196,36 @@ export function createShapeRpc(chain: ShapeChain, options: ShapeRpcOptions) {
           removed: false,
         };
 
+  /** The highest block generated in order by generateBelow (lowered by a reorg). */
+  let generatedTo = -1;
+  /**
+   * Generates the chain below the segment of block n, a few blocks at a time, within the call's
+   * budget (blocks are generated synchronously: past it the head, other clients and a SIGINT
+   * wait); past it, a retryable "busy" answer (what is generated is kept: the next call goes on).
+   */
+  const generateBelow = (n: number, began = performance.now()) => {
+    const { segmentsDone, segmentBlocks } = chain.stats();
+    const target = Math.floor(n / segmentBlocks) * segmentBlocks - 1;
+    let at = Math.max(generatedTo, segmentsDone * segmentBlocks - 1);
+    while (at < target) {
+      if (performance.now() - began > callBudgetMs) {
+        throw new RpcError(
+          -32000,
+          `server busy: the node is generating the chain below block ${n} (at block ${at}); try again`,
+        );
+      }
+      const next = Math.min(target, at + GENERATE_STEP);
+      chain.blocks(next, next, () => false);
+      at = next;
+      generatedTo = Math.max(generatedTo, next);
+    }
+  };
+
   // Receipts are asked one transaction at a time: the last block's are kept.
   let lastReceipts: { hash: string; value: ReturnType<typeof buildReceipts> } | undefined;
   const receipts = (n: number) => {
     const hash = chain.blockHash(n);
+    if (lastReceipts?.hash !== hash) generateBelow(n);
     if (lastReceipts?.hash !== hash) lastReceipts = { hash, value: buildReceipts(n) };
     return lastReceipts.value;
   };
@@ -252,8 +291,11 @@ export function createShapeRpc(chain: ShapeChain, options: ShapeRpcOptions) {
     // Alchemy caps the response only when the range is over 2K blocks; Infura always does.
     const capped =
       options.limits === "infura" || (options.limits === "alchemy" && to - from + 1 > BLOCK_RANGE);
+    const began = performance.now();
+    generateBelow(from, began);
     const out: ReturnType<typeof logObject>[] = [];
     let overAt = -1;
+    let timedOutAt = -1;
     chain.blocks(from, to, (block) => {
       let logIndex = 0;
       for (const tx of block.txs) {
@@ -272,12 +314,28 @@ export function createShapeRpc(chain: ShapeChain, options: ShapeRpcOptions) {
           out.push(logObject(block, tx.index, index, log));
         }
       }
-      if (capped && out.length > LOG_CAP) {
+      if ((capped && out.length > LOG_CAP) || out.length > maxLogs) {
         overAt = block.number;
+        return false;
+      }
+      if (block.number < to && performance.now() - began > callBudgetMs) {
+        timedOutAt = block.number;
         return false;
       }
       return true;
     });
+    if (timedOutAt >= 0) {
+      throw new RpcError(
+        -32000,
+        `query timeout exceeded: retry with a smaller block range, such as [${q(from)}, ${q(timedOutAt)}]`,
+      );
+    }
+    if (overAt >= 0 && !capped) {
+      throw new RpcError(
+        -32602,
+        `query exceeds max results ${maxLogs}, retry with the range ${from}-${Math.max(from, overAt - 1)}`,
+      );
+    }
     if (overAt >= 0) {
       const goodTo = Math.max(from, overAt - 1);
       if (options.limits === "infura") {
@@ -456,6 +514,7 @@ export function createShapeRpc(chain: ShapeChain, options: ShapeRpcOptions) {
     eth_call: ([tx, tag]) => {
       const n = blockNumberOf(tag ?? "latest");
       requireKnown(n);
+      generateBelow(n);
       const { to, data, input } = (tx ?? {}) as { to?: string; data?: string; input?: string };
       if (!to) throw new RpcError(-32602, "missing 'to' in eth_call");
       return call(to.toLowerCase(), (data ?? input ?? "0x").toLowerCase(), n);
@@ -489,6 +548,7 @@ export function createShapeRpc(chain: ShapeChain, options: ShapeRpcOptions) {
       if (!Number.isInteger(d) || d < 1)
         throw new RpcError(-32602, "shape_reorg(depth): depth must be an integer ≥ 1");
       const { from, to } = chain.reorg(d);
+      generatedTo = Math.min(generatedTo, from - 1);
       return { from, to, head: chain.head(), headHash: chain.blockHash(chain.head()) };
     },
     shape_unlinkedHeaders: ([from, count]) => {

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { type WebSocket, WebSocketServer } from "ws";
 import { createShapeChain, type ShapeChain } from "./chain.js";
 import { type ShapeProfileName, shapeProfiles } from "./profiles.js";
-import { createShapeRpc, type ProviderLimits, RpcError } from "./rpc.js";
+import { createShapeRpc, type ProviderLimits, RpcError, type ShapeRpcOptions } from "./rpc.js";
 import { createUniverse } from "./universe.js";
 
 export type ShapeServerOptions = {
@@ -29,6 +29,8 @@ export type ShapeServerOptions = {
   fullTransactions?: boolean;
   /** JSON-RPC calls per second before HTTP 429 (0: no limit). */
   rateLimit?: number;
+  /** Answer size and per-call time bounds (ShapeRpcOptions.bounds); none by default. */
+  bounds?: ShapeRpcOptions["bounds"];
   host?: string;
   port?: number;
 };
@@ -83,6 +85,7 @@ export async function startShapeServer(options: ShapeServerOptions): Promise<Sha
     logTimestamps: options.logTimestamps,
     refuseMethods: options.refuseMethods,
     fullTransactions: options.fullTransactions,
+    bounds: options.bounds,
   });
   const rateLimit = options.rateLimit ?? 0;
   let windowStart = 0;
