@@ -267,7 +267,14 @@ describe("HTTP API over the devnet pipeline", { timeout: 300_000 }, () => {
   it("line chart: hourly ISO labels, one price each; 404 for a token with no qualifying trade", async () => {
     const answer = await api.get("/v1/tokens/line-chart", { tokenId: id(token("WETH").address), days: 2 });
     const chart = answer.body as { labels: string[]; data: number[] };
-    assert.ok(chart.labels.length > 24);
+    // Up to the current hour, from the first hour with a price within the last 48 (how early WETH
+    // first traded in the range follows the simulated day, not asserted).
+    const lastHour = Math.floor(Date.now() / 3_600_000) * 3_600_000;
+    assert.ok(chart.labels.length > 0 && chart.labels.length <= 48, `${chart.labels.length} hours`);
+    assert.ok(
+      [lastHour, lastHour - 3_600_000].includes(Date.parse(chart.labels[chart.labels.length - 1] as string)),
+      "the last label is the current hour",
+    );
     assert.equal(chart.labels.length, chart.data.length);
     for (let i = 1; i < chart.labels.length; i++) {
       assert.equal(
@@ -301,7 +308,7 @@ describe("HTTP API over the devnet pipeline", { timeout: 300_000 }, () => {
       c: number;
       v: number;
     }[];
-    assert.ok(candles.length > 10);
+    assert.ok(candles.length > 0, "WETH traded in the last two days");
     for (const [i, c] of candles.entries()) {
       assert.equal(c._id.token_id, id(token("WETH").address));
       assert.ok(c.l <= Math.min(c.o, c.c) && c.h >= Math.max(c.o, c.c));
@@ -541,10 +548,13 @@ describe("HTTP API over the devnet pipeline", { timeout: 300_000 }, () => {
   it("pairs: the pairs of WETH by 24 h volume; [] for an unknown token", async () => {
     const answer = await api.get("/api/v1/pairs", { asset_id: id(token("WETH").address) });
     const pairs = answer.body as Row[];
-    assert.ok(pairs.length >= 10);
+    const weth = token("WETH").address;
+    // By address: a V4 pool against the native coin has WETH's key but holds ETH, not WETH.
+    const wethPools = pipeline.deployment.pools.filter((p) => p.token0 === weth || p.token1 === weth);
+    assert.equal(pairs.length, Math.min(100, wethPools.length), "every pool holding WETH (at most 100)");
     for (const [i, p] of pairs.entries()) {
       assert.ok([p.token0_address, p.token1_address].includes(id(token("WETH").address)));
-      assert.ok(["Uniswap V2", "Uniswap V3"].includes(p.factory_name as string));
+      assert.ok(["Uniswap V2", "Uniswap V3", "Uniswap V4"].includes(p.factory_name as string));
       if (i > 0) assert.ok(((pairs[i - 1] as Row).volume as number) >= (p.volume as number));
     }
     assert.deepEqual(
