@@ -64,13 +64,14 @@ until ready=$(curl -sf "$API/readyz"); do
 done
 echo "   ready after $(( $(date +%s) - began )) s: $ready"
 
-echo "== 4. an API key, ETH's price and the hourly candles of WETH in its deepest pool"
+echo "== 4. an API key, ETH's price and the hourly candles of WETH in its busiest pool"
 KEY=$("${tokenmarket[@]}" keys create --name "sandbox-$(date +%s)" | grep -o 'tm_[A-Za-z0-9_-]*')
 echo "   GET /v1/coins/price?symbol=ETH"
-echo "   $(curl -sf -H "x-api-key: $KEY" "$API/v1/coins/price?symbol=ETH")"
+echo "   $(curl -s -H "x-api-key: $KEY" "$API/v1/coins/price?symbol=ETH")"
 WETH=0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2
-pair=$(curl -sf -H "x-api-key: $KEY" "$API/api/v1/pairs?asset_id=$WETH:1" \
-  | grep -oE '"pair_id":"0x[0-9a-f]{40}:1"' | head -n 1 | cut -d'"' -f4)
+pairs=$(curl -s -H "x-api-key: $KEY" "$API/api/v1/pairs?asset_id=$WETH:1&limit=1")
+pair=$(echo "$pairs" | sed -nE 's/.*"pair_id":"(0x[0-9a-f]{40}:1)".*/\1/p')
+if [ -z "$pair" ]; then echo "no pair of WETH: $pairs"; exit 1; fi
 echo "   GET /api/v1/candles?pair_id=$pair&asset_id=$WETH:1&interval=1h&limit=3"
-echo "   $(curl -sf -H "x-api-key: $KEY" "$API/api/v1/candles?pair_id=$pair&asset_id=$WETH:1&interval=1h&limit=3")"
+echo "   $(curl -s -H "x-api-key: $KEY" "$API/api/v1/candles?pair_id=$pair&asset_id=$WETH:1&interval=1h&limit=3")"
 echo "== done in $(( $(date +%s) - began )) s (logs: $DATA.node.log, $DATA.service.log)"
