@@ -1,5 +1,6 @@
 import { badRequest } from "../internal/errors.js";
 import { assetSold, sidePrice, tradeOf } from "../pricing/trade.js";
+import { familyOf } from "../protocols/index.js";
 import type { PoolRow } from "../store/pools.js";
 import type { SwapRow, TradePosition } from "../store/swaps.js";
 import { finite, toUnits } from "./numbers.js";
@@ -36,7 +37,7 @@ export function tradeRecord(pool: PoolRow, swap: SwapRow, assetIsToken0: boolean
           pool.decimals1,
         );
   const price = trade ? finite(sidePrice(trade, assetIsToken0 ? 0 : 1)) : null;
-  return {
+  const record = {
     pair_id: `${pool.address}:${pool.chain_id}`,
     date: toIso(swap.block_time),
     block_number: Number(swap.block_number),
@@ -61,6 +62,10 @@ export function tradeRecord(pool: PoolRow, swap: SwapRow, assetIsToken0: boolean
     price,
     volume: finite(swap.volume_usd),
   };
+  // A pool whose hook may return deltas: its amounts may not be what the trader paid (the pool
+  // never prices); its trades say so in a field of their own, absent elsewhere.
+  const rewritable = pool.protocol !== undefined && familyOf(pool.protocol).rewritesAmounts(pool);
+  return rewritable ? { ...record, hook_may_rewrite_amounts: true as const } : record;
 }
 
 /** Longest cursor the trades route accepts (its schema's pattern). */

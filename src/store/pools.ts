@@ -298,6 +298,10 @@ export type PoolRow = {
   volume_usd_24h: number | null;
   liquidity_usd: number | null;
   price_change_24h: number | null;
+  /** Read by findPool only: the pool's family and, for a pool inside a manager, its hooks and parameters. */
+  protocol?: string;
+  hooks?: string | null;
+  parameters?: string | null;
 };
 
 const POOL_SELECT = `
@@ -341,7 +345,8 @@ export async function findPool(
   // these lookups plan in 0.2 ms.
   const { rows } = await db.query<PoolRow>({
     name: "find-pool",
-    text: `SELECT ${POOL_FACTS}, ps.volume_usd_24h, ps.liquidity_usd, ps.price_change_24h
+    text: `SELECT ${POOL_FACTS}, ps.volume_usd_24h, ps.liquidity_usd, ps.price_change_24h,
+         p.protocol, p.hooks, p.parameters
        FROM pools p ${TOKEN_LOOKUPS}
        LEFT JOIN LATERAL (
          SELECT volume_usd_24h, liquidity_usd, price_change_24h FROM pair_stats

@@ -533,6 +533,11 @@ export interface components {
             price: number | null;
             /** @description The trade's USD value; null when unknown. */
             volume: number | null;
+            /**
+             * @description Present (true) only for a pool whose hook may return deltas (a Uniswap V4 or PancakeSwap Infinity hook with return-delta permissions): the amounts are the pool's events' and may differ from what the trader paid. Such a pool never sets or moves a USD price.
+             * @enum {boolean}
+             */
+            hook_may_rewrite_amounts?: true;
           };
         }
       | {
@@ -2379,6 +2384,11 @@ export interface operations {
             price: number | null;
             /** @description The trade's USD value; null when unknown. */
             volume: number | null;
+            /**
+             * @description Present (true) only for a pool whose hook may return deltas (a Uniswap V4 or PancakeSwap Infinity hook with return-delta permissions): the amounts are the pool's events' and may differ from what the trader paid. Such a pool never sets or moves a USD price.
+             * @enum {boolean}
+             */
+            hook_may_rewrite_amounts?: true;
           }[];
         };
       };

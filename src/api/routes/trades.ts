@@ -71,6 +71,12 @@ export const Trade = Type.Object(
       Type.Number({ description: "Execution price of `asset_id` in units of the other token of the pair." }),
     ),
     volume: Nullable(Type.Number({ description: "The trade's USD value; null when unknown." })),
+    hook_may_rewrite_amounts: Type.Optional(
+      Type.Literal(true, {
+        description:
+          "Present (true) only for a pool whose hook may return deltas (a Uniswap V4 or PancakeSwap Infinity hook with return-delta permissions): the amounts are the pool's events' and may differ from what the trader paid. Such a pool never sets or moves a USD price.",
+      }),
+    ),
   },
   { additionalProperties: false },
 );

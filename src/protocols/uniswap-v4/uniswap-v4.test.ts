@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { encodeAbiParameters, encodeEventTopics, keccak256, parseAbiItem, stringToBytes } from "viem";
+import { tradeRecord } from "../../api/trade-records.js";
 import type { Hex, RawLog } from "../../decode/types.js";
 import { NATIVE_COIN, nativeCoin, type Token } from "../../model/index.js";
 import { updateGraphPool } from "../../pricing/pool-state.js";
@@ -416,5 +417,54 @@ describe("the native coin", () => {
     assert.deepEqual(await readTokens(noNode, [native], "latest", { native: nativeCoin(1) }), [
       nativeCoin(1),
     ]);
+  });
+});
+
+describe("trades of a V4 pool in the API", () => {
+  it("carry hook_may_rewrite_amounts only where the pool's hook may return deltas", () => {
+    const pool = {
+      chain_id: 1,
+      address: poolId,
+      dex: "Uniswap V4",
+      factory: manager,
+      token0: native,
+      token1: usdc,
+      reserve0: null,
+      reserve1: null,
+      symbol0: "ETH",
+      symbol1: "USDC",
+      decimals0: 18,
+      decimals1: 6,
+      usd_price0: null,
+      usd_price1: 1,
+      volume_usd_24h: null,
+      liquidity_usd: null,
+      price_change_24h: null,
+      protocol: "v4",
+    };
+    const swap = {
+      block_number: 2,
+      log_index: 3,
+      block_time: new Date(1_700_000_000_000),
+      tx_hash: `0x${"01".repeat(32)}`,
+      maker: user,
+      exchange: router,
+      amount0_in: "1000000000000000",
+      amount1_in: "0",
+      amount0_out: "0",
+      amount1_out: "3000000",
+      reserve0: null,
+      reserve1: null,
+      token0_usd: null,
+      token1_usd: 1,
+      volume_usd: 3,
+    };
+    const plain = tradeRecord({ ...pool, hooks: noHooks }, swap, true);
+    assert.equal("hook_may_rewrite_amounts" in plain, false);
+    assert.equal(plain.pair_id, `${poolId}:1`);
+    assert.equal(plain.pair_address, poolId);
+    assert.equal(plain.side, "sell");
+    const hooked = tradeRecord({ ...pool, hooks: `0x${"00".repeat(19)}04` }, swap, true);
+    assert.deepEqual(hooked, { ...plain, hook_may_rewrite_amounts: true });
   });
 });
