@@ -250,6 +250,13 @@ describe("aggregates equal those of a fresh index", () => {
     assert.ok((snapshot.swaps?.length ?? 0) > 50, `${snapshot.swaps?.length} swaps`);
     assert.deepEqual(snapshot, await snapshotAggregates(whole.db, CHAIN), "as a fresh index");
   });
+});
+
+describe("aggregates equal those of a fresh index: figures deferred or shared", () => {
+  const dbs: TestDb[] = [];
+  after(async () => {
+    for (const db of dbs) await db.drop();
+  });
 
   it("with the market-wide figures deferred in a backfill, and after a restart while they were", async () => {
     const market = createMarket();
@@ -359,6 +366,13 @@ describe("aggregates equal those of a fresh index", () => {
     assert.notDeepEqual(behind.pair_stats, whole.pair_stats, "liquidity behind");
     await ingestSyntheticChain(a.db, pricing, market.chain, { batchSize: () => 1 });
     assert.deepEqual(await snapshotAggregates(a.db, CHAIN), await fresh(), "every share came round");
+  });
+});
+
+describe("aggregates equal those of a fresh index: the minute's slide", () => {
+  const dbs: TestDb[] = [];
+  after(async () => {
+    for (const db of dbs) await db.drop();
   });
 
   it("statistics slid a minute at a time (only what the clock moved) equal those recomputed whole", async () => {

@@ -23,6 +23,7 @@ import {
   type TokenSeriesEnds,
   type TokenStatsRow,
 } from "../store/stats.js";
+import { addExact, EXACT_ZERO, exactValue } from "./exact-sum.js";
 import { balancesOf, spotPrice0 } from "./pool-state.js";
 import { pairLiquidityUsd, percentChange, statsWindow } from "./stats.js";
 import type { GraphPool } from "./usd-prices.js";
@@ -55,6 +56,7 @@ export async function refreshPairStats(
         window: r.window
           ? {
               volumeUsd: r.window.volumeUsd,
+              volumeExact: r.window.volumeExact,
               buys: r.window.buys,
               sells: r.window.sells,
               // Token0 in token1: the last trade's price against the last one before the window.
@@ -163,12 +165,12 @@ export function applyPairStats(pairs: Map<string, PairStatsFigures>, rows: reado
   for (const row of rows) {
     const liquidityUsd = asStored(row.liquidityUsd);
     if (row.window) {
-      pairs.set(row.pool, { volumeUsd: asStored(row.window.volumeUsd) ?? 0, liquidityUsd });
+      pairs.set(row.pool, { volumeExact: row.window.volumeExact, liquidityUsd });
       continue;
     }
     // A liquidity-only upsert: the stored volume stays; a new row takes the column's default (0).
     const stored = pairs.get(row.pool);
-    pairs.set(row.pool, { volumeUsd: stored ? stored.volumeUsd : 0, liquidityUsd });
+    pairs.set(row.pool, { volumeExact: stored ? stored.volumeExact : EXACT_ZERO, liquidityUsd });
   }
 }
 
@@ -189,7 +191,7 @@ export function memoryTokenStats(
 ): TokenStatsRow[] {
   const priced = (token: string) => (market.usd.get(token) ?? null) !== null;
   return tokens.map((token) => {
-    let volume: number | null = null;
+    let volume = EXACT_ZERO;
     let liquidity: number | null = null;
     let last: string | null = null;
     for (const pool of market.poolsOf.get(token) ?? []) {
@@ -198,7 +200,7 @@ export function memoryTokenStats(
       last = pool.address;
       const figures = pairs.get(pool.address);
       if (!figures) continue;
-      volume = volume === null ? figures.volumeUsd : volume + figures.volumeUsd;
+      volume = addExact(volume, figures.volumeExact);
       const l = figures.liquidityUsd;
       if (l !== null && l >= liquidityFloorUsd && priced(pool.token0) && priced(pool.token1)) {
         liquidity = liquidity === null ? l : liquidity + l;
@@ -208,7 +210,7 @@ export function memoryTokenStats(
     return {
       token,
       priceChange: percentChange(end?.closeBefore ?? end?.openIn ?? null, market.usd.get(token) ?? null),
-      volumeUsd: volume ?? 0,
+      volumeUsd: exactValue(volume),
       liquidityUsd: liquidity ?? 0,
     };
   });

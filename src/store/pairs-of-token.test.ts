@@ -29,7 +29,13 @@ function statsOf(i: number): PairStatsRow | null {
     token0: pool.token0,
     token1: pool.token1,
     liquidityUsd: liquidity ?? null,
-    window: { volumeUsd: volume ?? 0, priceChange: null, buys: 1, sells: 1 },
+    window: {
+      volumeUsd: volume ?? 0,
+      volumeExact: { digits: BigInt(volume ?? 0), scale: 0 },
+      priceChange: null,
+      buys: 1,
+      sells: 1,
+    },
   };
 }
 

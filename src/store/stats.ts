@@ -1,4 +1,6 @@
 /** Tables `pair_stats` and `token_stats`: the 24-hour figures of pairs and tokens. */
+
+import { EXACT_ZERO, type ExactDecimal, exactText, parseExact } from "../internal/exact-decimal.js";
 import type { PoolPriceState, ProtocolName } from "../model/index.js";
 import { chunks, finite, iso, type Queryable } from "./db.js";
 import { loadRetainedFrom } from "./partitions.js";
@@ -23,8 +25,8 @@ export type PairStatsInputRow = {
   state: PoolPriceState | null;
   usd0: number | null;
   usd1: number | null;
-  /** Window sums (null: not asked for). */
-  window: { volumeUsd: number; buys: number; sells: number } | null;
+  /** Window sums (null: not asked for); the volume exactly and rounded once. */
+  window: { volumeUsd: number; volumeExact: ExactDecimal; buys: number; sells: number } | null;
   /** Close of the last 1-minute candle before the window. */
   closeBefore: number | null;
   /** Open of the first 1-minute candle in the window. */
@@ -52,7 +54,7 @@ export async function loadPairStatsInputs(
   const lastHourBeforeRetained = `(SELECT close FROM candles c WHERE $6::timestamptz IS NOT NULL AND c.chain_id = $1
           AND c.pool = p.address AND c.resolution = 3600 AND c.bucket < $6 ORDER BY c.bucket DESC LIMIT 1)`;
   const windowSql = withWindow
-    ? `w.volume_usd, w.buys, w.sells,
+    ? `w.volume_usd, w.volume_exact, w.buys, w.sells,
        COALESCE((SELECT close FROM candles c WHERE c.chain_id = $1 AND c.pool = p.address AND c.resolution = 60
           AND c.bucket < $3 AND ($6::timestamptz IS NULL OR c.bucket >= $6) ORDER BY c.bucket DESC LIMIT 1),
           ${lastHourBeforeRetained}) AS close_before,
@@ -61,10 +63,11 @@ export async function loadPairStatsInputs(
        COALESCE((SELECT close FROM candles c WHERE c.chain_id = $1 AND c.pool = p.address AND c.resolution = 60
           AND ($6::timestamptz IS NULL OR c.bucket >= $6) ORDER BY c.bucket DESC LIMIT 1),
           ${lastHourBeforeRetained}) AS close_last`
-    : "NULL::float8 AS volume_usd, NULL::bigint AS buys, NULL::bigint AS sells, NULL::float8 AS close_before, NULL::float8 AS open_in, NULL::float8 AS close_last";
+    : "NULL::float8 AS volume_usd, NULL::text AS volume_exact, NULL::bigint AS buys, NULL::bigint AS sells, NULL::float8 AS close_before, NULL::float8 AS open_in, NULL::float8 AS close_last";
   const windowJoin = withWindow
     ? `LEFT JOIN LATERAL (
          SELECT COALESCE(sum(c.volume_usd_exact), 0)::float8 AS volume_usd,
+           COALESCE(sum(c.volume_usd_exact), 0)::text AS volume_exact,
            COALESCE(sum(c.buys0), 0) AS buys, COALESCE(sum(c.trades - c.buys0), 0) AS sells
          FROM candles c WHERE c.chain_id = $1 AND c.pool = p.address AND (
            (c.resolution = 60 AND c.bucket >= $3 AND c.bucket < $4)
@@ -84,6 +87,7 @@ export async function loadPairStatsInputs(
         usd0: number | null;
         usd1: number | null;
         volume_usd: number | null;
+        volume_exact: string | null;
         buys: number | string | null;
         sells: number | string | null;
         close_before: number | null;
@@ -125,7 +129,12 @@ export async function loadPairStatsInputs(
         usd0: r.usd0,
         usd1: r.usd1,
         window: withWindow
-          ? { volumeUsd: r.volume_usd ?? 0, buys: Number(r.buys ?? 0), sells: Number(r.sells ?? 0) }
+          ? {
+              volumeUsd: r.volume_usd ?? 0,
+              volumeExact: r.volume_exact === null ? EXACT_ZERO : parseExact(r.volume_exact),
+              buys: Number(r.buys ?? 0),
+              sells: Number(r.sells ?? 0),
+            }
           : null,
         closeBefore: r.close_before,
         openIn: r.open_in,
@@ -143,7 +152,14 @@ export type PairStatsRow = {
   token1: string;
   liquidityUsd: number | null;
   /** Null: keep the stored window figures (a liquidity-only update). */
-  window: { volumeUsd: number; priceChange: number | null; buys: number; sells: number } | null;
+  window: {
+    volumeUsd: number;
+    /** The 24-hour volume exactly (`volumeUsd` is it rounded): the tokens' sums add these. */
+    volumeExact: ExactDecimal;
+    priceChange: number | null;
+    buys: number;
+    sells: number;
+  } | null;
 };
 
 type PairStatsDbRow = { row: PairStatsRow; now: number };
@@ -153,6 +169,7 @@ const PAIR_STATS_COLUMNS = columnsOf<PairStatsDbRow>({
   token0: ["text", ({ row }) => row.token0],
   token1: ["text", ({ row }) => row.token1],
   volume_usd_24h: ["float8", ({ row }) => finite(row.window?.volumeUsd ?? 0) ?? 0],
+  volume_usd_24h_exact: ["decimal", ({ row }) => exactText(row.window?.volumeExact ?? EXACT_ZERO)],
   liquidity_usd: ["float8", ({ row }) => finite(row.liquidityUsd)],
   price_change_24h: ["float8", ({ row }) => finite(row.window?.priceChange ?? null)],
   buys_24h: ["int", ({ row }) => row.window?.buys ?? 0],
@@ -183,6 +200,7 @@ export async function savePairStats(
       columns: PAIR_STATS_COLUMNS,
       tail: `ON CONFLICT (chain_id, pool) DO UPDATE SET ${setExcluded(
         "volume_usd_24h",
+        "volume_usd_24h_exact",
         "liquidity_usd",
         "price_change_24h",
         "buys_24h",
@@ -255,7 +273,7 @@ export async function loadTokenStatsInputs(
        ),
        agg AS (
          SELECT tp.token,
-           sum(ps.volume_usd_24h ORDER BY tp.address) AS volume_usd,
+           sum(ps.volume_usd_24h_exact)::float8 AS volume_usd,
            sum(ps.liquidity_usd ORDER BY tp.address) FILTER (
              WHERE ps.liquidity_usd >= $4 AND pr0.usd_price IS NOT NULL AND pr1.usd_price IS NOT NULL) AS liquidity_usd
          FROM tp
@@ -303,19 +321,21 @@ const seriesEndsSql = (retained: string) =>
          (SELECT open FROM token_usd_candles c WHERE c.chain_id = $1 AND c.token = t.token AND c.resolution = 300
             AND c.bucket >= $3 ORDER BY c.bucket LIMIT 1) AS open_in`;
 
-/** A pair's stored 24-hour volume and USD liquidity, as the token statistics sum them. */
-export type PairStatsFigures = { volumeUsd: number; liquidityUsd: number | null };
+/** A pair's stored 24-hour volume (exactly) and USD liquidity, as the token statistics sum them. */
+export type PairStatsFigures = { volumeExact: ExactDecimal; liquidityUsd: number | null };
 
 /** Every pair_stats row's volume and liquidity of a chain (the pricing's mirror of them, market-stats.ts). */
 export async function loadPairStatsFigures(
   db: Queryable,
   chainId: number,
 ): Promise<Map<string, PairStatsFigures>> {
-  const { rows } = await db.query<{ pool: string; volume_usd_24h: number; liquidity_usd: number | null }>(
-    "SELECT pool, volume_usd_24h, liquidity_usd FROM pair_stats WHERE chain_id = $1",
+  const { rows } = await db.query<{ pool: string; volume_exact: string; liquidity_usd: number | null }>(
+    "SELECT pool, volume_usd_24h_exact::text AS volume_exact, liquidity_usd FROM pair_stats WHERE chain_id = $1",
     [chainId],
   );
-  return new Map(rows.map((r) => [r.pool, { volumeUsd: r.volume_usd_24h, liquidityUsd: r.liquidity_usd }]));
+  return new Map(
+    rows.map((r) => [r.pool, { volumeExact: parseExact(r.volume_exact), liquidityUsd: r.liquidity_usd }]),
+  );
 }
 
 /** A token's USD series at the 24-hour window's start (see loadTokenStatsInputs). */
