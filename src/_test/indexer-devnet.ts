@@ -104,7 +104,12 @@ export async function startIndexerDevnet(
       head: async () => (await devnet.latestBlock()).number,
       snapshot: () => devnet.snapshot(),
       revert: (id) => devnet.revert(id as `0x${string}`),
-      mineSwaps: async ({ blocks, swapsPerBlock, seed: tradeSeed, pools = deployment.pools }) => {
+      mineSwaps: async ({
+        blocks,
+        swapsPerBlock,
+        seed: tradeSeed,
+        pools = deployment.pools.filter((p) => p.protocol !== "v4"),
+      }) => {
         let state = tradeSeed >>> 0 || 1;
         const next = () => {
           state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;

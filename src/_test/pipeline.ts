@@ -78,6 +78,7 @@ export function pipelineConfig(deployment: Deployment, rpcUrl: string): Config {
         dexes: [
           { name: "Uniswap V2", protocol: "v2", factory: deployment.v2.factory, fee: 3000 },
           { name: "Uniswap V3", protocol: "v3", factory: deployment.v3.factory },
+          { name: "Uniswap V4", protocol: "v4", factory: deployment.v4.poolManager },
         ],
         referenceTokens: {
           stablecoins: [t.USDC.address, t.USDT.address, t.DAI.address],

@@ -57,6 +57,19 @@ import {
 import { createRandom } from "./random.js";
 import { createDevnetRpc, type DevnetRpc } from "./rpc.js";
 import { executeTransactions, readNonces, type TxRequest } from "./transactions.js";
+import {
+  hookAddresses,
+  liquidityForUsd,
+  nativeCurrency,
+  type PoolKey,
+  poolIdOf,
+  poolStateSlots,
+  v4DeployManagerTx,
+  v4DeployRouterTx,
+  v4InitializeTx,
+  v4ModifyLiquidityTx,
+  v4RuntimeCode,
+} from "./v4.js";
 
 export type DeployedToken = {
   key: TokenKey;
@@ -75,12 +88,18 @@ export type DeployedToken = {
 
 export type DeployedPool = {
   key: string;
+  /** The pool's contract; for V4 its 32-byte PoolId inside the PoolManager. */
   address: Address;
   protocol: Protocol;
   /** Hundredths of a bip; 3000 for V2 pairs. */
   fee: number;
-  /** V3 only. */
+  /** V3 and V4. */
   tickSpacing: number | null;
+  /** V4: the hook contract (address zero for none); null for V2 and V3. */
+  hooks: Address | null;
+  /** V4: the PoolManager that holds the pool (its state is read there); null for V2 and V3. */
+  poolManager: Address | null;
+  /** token0 is address zero (the native coin) on a V4 pool against ETH; its key is then WETH's, whose price it has. */
   token0: Address;
   token1: Address;
   token0Key: TokenKey;
@@ -114,6 +133,8 @@ export type Deployment = {
   tokens: Record<TokenKey, DeployedToken>;
   v2: { factory: Address; router: Address; pairInitCodeHash: Hex };
   v3: { factory: Address; positionManager: Address; swapRouter: Address; poolInitCodeHash: Hex };
+  /** v4-core's PoolManager and its test routers (PoolSwapTest, PoolModifyLiquidityTest, PoolDonateTest). */
+  v4: { poolManager: Address; swapRouter: Address; modifyLiquidityRouter: Address; donateRouter: Address };
   pools: DeployedPool[];
   positions: DeployedPosition[];
   /** The last block of the deployment; everything after it is trading. */
@@ -170,23 +191,51 @@ export function planDeployment(options: {
     };
   }
 
+  // After the tokens and the transaction enabling V3's fee tier 100: the PoolManager and its routers.
+  const v4Nonce = firstTokenNonce + tokenSpecs.length;
+  const v4 = {
+    poolManager: created(v4Nonce),
+    swapRouter: created(v4Nonce + 1),
+    modifyLiquidityRouter: created(v4Nonce + 2),
+    donateRouter: created(v4Nonce + 3),
+  };
   const v2Factory = created(uniswapNonces.v2Factory);
   const v3Factory = created(uniswapNonces.v3Factory);
   const pools: DeployedPool[] = [];
   const positions: DeployedPosition[] = [];
   for (const spec of poolSpecs) {
-    const [t0, t1] = sortTokens(tokens[spec.base], tokens[spec.quote]);
+    // A native-coin V4 pool holds ETH itself where the others hold WETH.
+    const side = (key: TokenKey) =>
+      spec.native === true && key === "WETH" ? { ...tokens.WETH, address: nativeCurrency } : tokens[key];
+    const [t0, t1] = sortTokens(side(spec.base), side(spec.quote));
+    const hooks =
+      spec.protocol === "v4" ? (spec.hooks === undefined ? nativeCurrency : hookAddresses[spec.hooks]) : null;
+    const tickSpacing =
+      spec.protocol === "v3"
+        ? (tickSpacingByFee[spec.fee] ?? null)
+        : spec.protocol === "v4"
+          ? (spec.tickSpacing ?? null)
+          : null;
     const address =
       spec.protocol === "v2"
         ? v2PairAddress(v2Factory, t0.address, t1.address)
-        : v3PoolAddress(v3Factory, t0.address, t1.address, spec.fee);
-    const tickSpacing = spec.protocol === "v3" ? (tickSpacingByFee[spec.fee] ?? null) : null;
+        : spec.protocol === "v3"
+          ? v3PoolAddress(v3Factory, t0.address, t1.address, spec.fee)
+          : (poolIdOf({
+              currency0: t0.address,
+              currency1: t1.address,
+              fee: spec.fee,
+              tickSpacing: tickSpacing ?? 0,
+              hooks: hooks ?? nativeCurrency,
+            }) as Address);
     pools.push({
       key: spec.key,
       address,
       protocol: spec.protocol,
       fee: spec.fee,
       tickSpacing,
+      hooks,
+      poolManager: spec.protocol === "v4" ? v4.poolManager : null,
       token0: t0.address,
       token1: t1.address,
       token0Key: t0.key,
@@ -224,6 +273,7 @@ export function planDeployment(options: {
       swapRouter: created(uniswapNonces.swapRouter),
       poolInitCodeHash: V3_POOL_INIT_CODE_HASH,
     },
+    v4,
     pools,
     positions,
     blockNumber: 0,
@@ -275,6 +325,9 @@ export async function deployMarket(options: {
     // Contracts first, in the nonce order planDeployment assumed; everything else calls them, and
     // a call to an address without code would succeed silently.
     await executeTransactions(rpc, nonces, contractDeployments(plan, contracts));
+    // The hooks' code at addresses that carry their permissions (see v4.ts), before any pool names them.
+    const hookCode = v4RuntimeCode("EmptyTestHooks");
+    for (const hook of Object.values(hookAddresses)) await rpc.request("hardhat_setCode", [hook, hookCode]);
     const receipts = await executeTransactions(rpc, nonces, [
       ...fundingAndApprovals(plan),
       ...poolCreation(plan),
@@ -370,6 +423,12 @@ function contractDeployments(plan: Deployment, contracts: CompiledContracts): Tx
     gas: 100_000n,
     label: "enable the V3 fee tier 100",
   });
+  txs.push(
+    v4DeployManagerTx(from, from),
+    v4DeployRouterTx(from, "PoolSwapTest", plan.v4.poolManager),
+    v4DeployRouterTx(from, "PoolModifyLiquidityTest", plan.v4.poolManager),
+    v4DeployRouterTx(from, "PoolDonateTest", plan.v4.poolManager),
+  );
   return txs;
 }
 
@@ -379,6 +438,17 @@ export function peripheryOf(plan: Deployment): PeripheryAddresses {
     v2Router: plan.v2.router,
     swapRouter: plan.v3.swapRouter,
     positionManager: plan.v3.positionManager,
+  };
+}
+
+/** A V4 pool's key (its PoolId is the pool's `address`). */
+export function v4KeyOf(pool: DeployedPool): PoolKey {
+  return {
+    currency0: pool.token0,
+    currency1: pool.token1,
+    fee: pool.fee,
+    tickSpacing: pool.tickSpacing ?? 0,
+    hooks: pool.hooks ?? nativeCurrency,
   };
 }
 
@@ -420,9 +490,14 @@ function fundingAndApprovals(plan: Deployment): TxRequest[] {
     }
   }
   const spenders = [plan.v2.router, plan.v3.swapRouter, plan.v3.positionManager];
+  // V4's routers take the tokens of V4 pools only (fewer approvals to mine).
+  const v4Spenders = [plan.v4.swapRouter, plan.v4.modifyLiquidityRouter, plan.v4.donateRouter];
+  const v4Tokens = new Set(
+    plan.pools.filter((p) => p.protocol === "v4").flatMap((p) => [p.token0, p.token1]),
+  );
   for (const account of everyone) {
     for (const token of Object.values(plan.tokens)) {
-      for (const spender of spenders) {
+      for (const spender of [...spenders, ...(v4Tokens.has(token.address) ? v4Spenders : [])]) {
         txs.push(
           approveTx({
             from: account,
@@ -442,7 +517,8 @@ function liquidityNeeds(plan: Deployment): Map<TokenKey, bigint> {
   const needs = new Map<TokenKey, bigint>();
   const add = (key: TokenKey, amount: bigint) => needs.set(key, (needs.get(key) ?? 0n) + amount);
   for (const tx of poolDeposits(plan)) {
-    add(tx.token0Key, tx.amount0);
+    // The native coin is the deployer's own ETH.
+    if (tx.pool.token0 !== nativeCurrency) add(tx.token0Key, tx.amount0);
     add(tx.token1Key, tx.amount1);
   }
   return needs;
@@ -455,6 +531,8 @@ type PoolDeposit = {
   amount0: bigint;
   amount1: bigint;
   ticks?: { tickLower: number; tickUpper: number };
+  /** V4: the liquidity added (the amounts are then upper bounds of what it takes). */
+  liquidity?: bigint;
 };
 
 function poolDeposits(plan: Deployment): PoolDeposit[] {
@@ -469,6 +547,16 @@ function poolDeposits(plan: Deployment): PoolDeposit[] {
       const amount0 = rawAmountForUsd(t0, spec.fullRangeUsd / 2);
       const amount1 = rawAmountForUsd(t1, spec.fullRangeUsd / 2);
       deposits.push({ ...base, amount0, amount1 });
+      continue;
+    }
+    if (pool.protocol === "v4") {
+      const rawPrice = rawPriceFromUsd(usdUnit(t0), usdUnit(t1));
+      const sqrtPrice = Math.sqrt(rawPrice);
+      const liquidity = liquidityForUsd(spec.fullRangeUsd, sqrtPrice, usdUnit(t1));
+      // Full range: amount0 ≤ L/√P and amount1 ≤ L·√P; 1 % on top for the float rounding.
+      const amount0 = BigInt(Math.ceil((Number(liquidity) / sqrtPrice) * 1.01));
+      const amount1 = BigInt(Math.ceil(Number(liquidity) * sqrtPrice * 1.01));
+      deposits.push({ ...base, amount0, amount1, ticks: fullRangeTicks(pool.tickSpacing ?? 60), liquidity });
       continue;
     }
     const rawPrice = rawPriceFromUsd(usdUnit(t0), usdUnit(t1));
@@ -511,6 +599,32 @@ function poolCreation(plan: Deployment): TxRequest[] {
       );
       continue;
     }
+    if (pool.protocol === "v4") {
+      const key = v4KeyOf(pool);
+      const rawPrice = rawPriceFromUsd(
+        usdUnit(plan.tokens[pool.token0Key]),
+        usdUnit(plan.tokens[pool.token1Key]),
+      );
+      txs.push(
+        v4InitializeTx({
+          from,
+          manager: plan.v4.poolManager,
+          key,
+          sqrtPriceX96: sqrtPriceX96FromPrice(rawPrice),
+        }),
+        v4ModifyLiquidityTx({
+          router: plan.v4.modifyLiquidityRouter,
+          from,
+          key,
+          tickLower: deposit.ticks?.tickLower ?? 0,
+          tickUpper: deposit.ticks?.tickUpper ?? 0,
+          liquidityDelta: deposit.liquidity ?? 0n,
+          salt: `0x${"0".repeat(64)}`,
+          ...(pool.token0 === nativeCurrency ? { value: deposit.amount0 } : {}),
+        }),
+      );
+      continue;
+    }
     if (!created.has(pool.key)) {
       created.add(pool.key);
       const rawPrice = rawPriceFromUsd(
@@ -547,7 +661,21 @@ function poolCreation(plan: Deployment): TxRequest[] {
 
 /** Reads the pools back from the factories: a planned address that differs is a bug to fail on. */
 async function verifyDeployment(rpc: DevnetRpc, plan: Deployment): Promise<void> {
-  const calls = plan.pools.map((pool) => ({
+  // A V4 pool is initialised when the PoolManager holds a price for its PoolId.
+  const v4Pools = plan.pools.filter((pool) => pool.protocol === "v4");
+  const slot0s = await rpc.batch<Hex>(
+    v4Pools.map((pool) => ({
+      method: "eth_getStorageAt",
+      params: [plan.v4.poolManager, poolStateSlots(pool.address).slot0, "latest"],
+    })),
+  );
+  v4Pools.forEach((pool, i) => {
+    if (BigInt(slot0s[i] ?? "0x0") === 0n) {
+      throw new LaunchError(`V4 pool ${pool.key} (${pool.address}) is not initialised in the PoolManager`);
+    }
+  });
+  const factoryPools = plan.pools.filter((pool) => pool.protocol !== "v4");
+  const calls = factoryPools.map((pool) => ({
     method: "eth_call",
     params: [
       pool.protocol === "v2"
@@ -581,7 +709,7 @@ async function verifyDeployment(rpc: DevnetRpc, plan: Deployment): Promise<void>
     ],
   });
   const results = await rpc.batch<Hex>(calls);
-  plan.pools.forEach((pool, i) => {
+  factoryPools.forEach((pool, i) => {
     const [actual] = decodeAbiParameters([{ type: "address" }], results[i] as Hex);
     if (actual.toLowerCase() !== pool.address) {
       throw new LaunchError(`pool ${pool.key} was deployed at ${actual}, not at the planned ${pool.address}`);

@@ -1,6 +1,6 @@
 import { type Address, decodeFunctionResult, encodeFunctionData, type Hex, parseAbi } from "viem";
 import { positionManagerAbi, v2PairAbi } from "./abis.js";
-import type { DeployedPool } from "./deploy.js";
+import { type DeployedPool, v4KeyOf } from "./deploy.js";
 import type { MarketEstimates } from "./market-estimates.js";
 import {
   type PeripheryAddresses,
@@ -9,11 +9,12 @@ import {
   v3MintTx,
   v3RemoveLiquidityTx,
 } from "./periphery.js";
-import { amountsForUsd, rangeTicks } from "./pool-math.js";
+import { amountsForUsd, fullRangeTicks as fullRange, rangeTicks } from "./pool-math.js";
 import { poolRawPrice } from "./pool-state.js";
 import type { Random } from "./random.js";
 import type { RpcCall } from "./rpc.js";
 import type { TxRequest } from "./transactions.js";
+import { liquidityForUsd, nativeCurrency, saltOf, v4DonateTx, v4ModifyLiquidityTx } from "./v4.js";
 
 const erc721Abi = parseAbi(["function ownerOf(uint256 tokenId) view returns (address)"]);
 
@@ -30,6 +31,11 @@ export type LiquidityBook = {
   lpPositions: { tokenId: bigint; owner: Address }[];
   /** `lp:poolKey` of V2 removals waiting for their balance read. */
   busyV2Removals: Set<string>;
+  /**
+   * V4 liquidity each provider added here, by `lp:poolKey` (the position is the router's, salted
+   * with the provider's address); removals take part of it.
+   */
+  v4Positions: Map<string, bigint>;
 };
 
 /** The parts of a planned block that liquidity changes add to. */
@@ -45,6 +51,9 @@ export type LiquidityContext = {
   estimates: MarketEstimates;
   periphery: PeripheryAddresses;
   liquidityProviders: readonly Address[];
+  /** v4-core's PoolModifyLiquidityTest and PoolDonateTest, which V4 liquidity goes through. */
+  v4ModifyLiquidityRouter: Address;
+  v4DonateRouter: Address;
   /** The pools' activity weights, in deployment.pools order. */
   poolWeights: readonly number[];
   book: LiquidityBook;
@@ -57,6 +66,10 @@ export function planLiquidityChange(context: LiquidityContext, rng: Random, plan
   const pool = estimates.deployment.pools[rng.weighted(context.poolWeights)];
   if (pool === undefined) return;
   const remove = rng.chance(0.35);
+  if (pool.protocol === "v4") {
+    planV4LiquidityChange(context, rng, planned, { lp, pool, remove });
+    return;
+  }
   if (remove && pool.protocol === "v2" && !book.busyV2Removals.has(`${lp}:${pool.key}`)) {
     book.busyV2Removals.add(`${lp}:${pool.key}`);
     planned.intents.push({
@@ -164,12 +177,10 @@ export function planRemovals(
     const positionResult = hex(intent.positionRead);
     const ownerResult = hex(intent.ownerRead);
     if (positionResult === undefined || ownerResult === undefined) continue;
-    const owner = decodeFunctionResult({ abi: erc721Abi, functionName: "ownerOf", data: ownerResult });
-    const position = decodeFunctionResult({
-      abi: positionManagerAbi,
-      functionName: "positions",
-      data: positionResult,
-    });
+    const decoded = decodePosition(positionResult, ownerResult);
+    // A read that does not decode as asked (not the position manager's answer) is left alone.
+    if (decoded === undefined) continue;
+    const { owner, position } = decoded;
     const liquidity = position[7];
     // A position that is not the provider's (an id assumption gone wrong) is left alone.
     if (owner.toLowerCase() !== intent.lp || liquidity === 0n) continue;
@@ -183,6 +194,83 @@ export function planRemovals(
     );
     if (pool !== undefined) estimates.dirty.add(pool.key);
     planned.liquidityChanges++;
+  }
+}
+
+/**
+ * A V4 liquidity change: a provider adds a full-range position (salted with its address), removes
+ * part of what it added earlier, or (now and then) donates a little to the pool's providers.
+ */
+function planV4LiquidityChange(
+  context: LiquidityContext,
+  rng: Random,
+  planned: LiquidityOutput,
+  change: { lp: Address; pool: DeployedPool; remove: boolean },
+): void {
+  const { estimates, book } = context;
+  const { lp, pool } = change;
+  const key = v4KeyOf(pool);
+  const bookKey = `${lp}:${pool.key}`;
+  const ticks = fullRange(pool.tickSpacing ?? 60);
+  const held = book.v4Positions.get(bookKey) ?? 0n;
+  estimates.dirty.add(pool.key);
+  planned.liquidityChanges++;
+  if (change.remove && held > 0n) {
+    const liquidity = (held * BigInt(300 + Math.floor(rng.next() * 700))) / 1000n;
+    book.v4Positions.set(bookKey, held - liquidity);
+    planned.txs.push(
+      v4ModifyLiquidityTx({
+        router: context.v4ModifyLiquidityRouter,
+        from: lp,
+        key,
+        ...ticks,
+        liquidityDelta: -liquidity,
+        salt: saltOf(lp),
+      }),
+    );
+    return;
+  }
+  const sqrtPrice = Math.sqrt(poolRawPrice(estimates.stateOf(pool)));
+  if (rng.chance(0.15)) {
+    // A donation of a few hundred dollars, both sides at the pool's price.
+    const usd = 50 + 450 * rng.next();
+    const amount1 = estimates.rawAmount(pool.token1Key, usd / 2);
+    const amount0 = BigInt(Math.floor(Number(amount1) / sqrtPrice ** 2));
+    planned.txs.push(v4DonateTx({ router: context.v4DonateRouter, from: lp, key, amount0, amount1 }));
+    return;
+  }
+  const usd = pool.initialLiquidityUsd * rng.logNormal(0.02, 0.7);
+  const liquidity = liquidityForUsd(usd, sqrtPrice, estimates.unit(pool.token1Key));
+  if (liquidity <= 0n) return;
+  book.v4Positions.set(bookKey, held + liquidity);
+  planned.txs.push(
+    v4ModifyLiquidityTx({
+      router: context.v4ModifyLiquidityRouter,
+      from: lp,
+      key,
+      ...ticks,
+      liquidityDelta: liquidity,
+      salt: saltOf(lp),
+      // The coin it takes (≤ L/√P), with room for the estimate being off; the router returns the rest.
+      ...(pool.token0 === nativeCurrency
+        ? { value: BigInt(Math.ceil((Number(liquidity) / sqrtPrice) * 1.2)) }
+        : {}),
+    }),
+  );
+}
+
+function decodePosition(positionResult: Hex, ownerResult: Hex) {
+  try {
+    return {
+      owner: decodeFunctionResult({ abi: erc721Abi, functionName: "ownerOf", data: ownerResult }),
+      position: decodeFunctionResult({
+        abi: positionManagerAbi,
+        functionName: "positions",
+        data: positionResult,
+      }),
+    };
+  } catch {
+    return undefined;
   }
 }
 

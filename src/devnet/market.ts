@@ -10,7 +10,12 @@
  * - NODEC's decimals() reverts; it trades against WETH.
  * - LINK has one deep pool (V3, millions) and one thin pool (V2, ~$40k, above a $10k floor).
  * - DUST's only pool holds ~$2k, below a $10k floor: its USD price stays unknown.
+ * - FROG trades only on a Uniswap V4 pool against the native coin (ETH, not WETH): its USD price
+ *   goes through the native coin, which must price as WETH does.
+ * - V4 pools: one against native ETH, one with a hook that only observes swaps, one with a hook
+ *   allowed to return deltas (whose pool must never set a USD price).
  */
+import type { HookKind } from "./v4.js";
 
 export type TokenKey =
   | "WETH"
@@ -24,7 +29,8 @@ export type TokenKey =
   | "KIBL"
   | "FAKEUSDC"
   | "NODEC"
-  | "DUST";
+  | "DUST"
+  | "FROG";
 
 /** How a token's contract answers its metadata calls. */
 export type TokenMetadataKind = "weth9" | "string" | "bytes32" | "reverting-decimals";
@@ -165,9 +171,20 @@ export const tokenSpecs: readonly TokenSpec[] = [
     dailyVolatility: 0.05,
     ethBeta: 0.7,
   },
+  // Last: a token added here takes the next deployer nonce, so every earlier address stays.
+  {
+    key: "FROG",
+    name: "Frog Coin",
+    symbol: "FROG",
+    decimals: 18,
+    metadata: "string",
+    priceUsd: 0.00035,
+    dailyVolatility: 0.09,
+    ethBeta: 1.4,
+  },
 ];
 
-export type Protocol = "v2" | "v3";
+export type Protocol = "v2" | "v3" | "v4";
 
 export type PoolSpec = {
   /** "v3:WETH/USDC:500", "v2:LINK/USDC". */
@@ -186,6 +203,12 @@ export type PoolSpec = {
   activity: number;
   /** Median size of a random trade, USD. */
   tradeUsd: number;
+  /** V4: the WETH side of the pair is the native coin (currency address zero) instead. */
+  native?: boolean;
+  /** V4: the pool's hook (see v4.ts), none when absent. */
+  hooks?: HookKind;
+  /** V4: the pool's tick spacing (V3's follows the fee tier). */
+  tickSpacing?: number;
 };
 
 const v2Fee = 3000;
@@ -418,6 +441,55 @@ export const poolSpecs: readonly PoolSpec[] = [
     fullRangeUsd: 60_000,
     activity: 0.5,
     tradeUsd: 200,
+  },
+  // Uniswap V4 (one PoolManager holds them all), full-range liquidity.
+  {
+    key: "v4:ETH/USDC:3000",
+    protocol: "v4",
+    base: "WETH",
+    quote: "USDC",
+    native: true,
+    fee: 3000,
+    tickSpacing: 60,
+    fullRangeUsd: 3_000_000,
+    activity: 3,
+    tradeUsd: 3000,
+  },
+  {
+    key: "v4:FROG/ETH:10000",
+    protocol: "v4",
+    base: "FROG",
+    quote: "WETH",
+    native: true,
+    fee: 10_000,
+    tickSpacing: 200,
+    fullRangeUsd: 400_000,
+    activity: 1.5,
+    tradeUsd: 500,
+  },
+  {
+    key: "v4:LINK/WETH:3000:hook",
+    protocol: "v4",
+    base: "LINK",
+    quote: "WETH",
+    hooks: "swap",
+    fee: 3000,
+    tickSpacing: 60,
+    fullRangeUsd: 1_500_000,
+    activity: 1.5,
+    tradeUsd: 2000,
+  },
+  {
+    key: "v4:UNI/USDC:3000:delta-hook",
+    protocol: "v4",
+    base: "UNI",
+    quote: "USDC",
+    hooks: "return-delta",
+    fee: 3000,
+    tickSpacing: 60,
+    fullRangeUsd: 300_000,
+    activity: 1,
+    tradeUsd: 1000,
   },
 ];
 

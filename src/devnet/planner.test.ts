@@ -78,7 +78,14 @@ describe("simulator planner (no node)", () => {
       trades.some((t) => t.hops.length >= 2),
       "some trades are routed",
     );
-    const routers = new Set([deployment.v2.router, deployment.v3.swapRouter, deployment.v3.positionManager]);
+    const routers = new Set([
+      deployment.v2.router,
+      deployment.v3.swapRouter,
+      deployment.v3.positionManager,
+      deployment.v4.swapRouter,
+      deployment.v4.modifyLiquidityRouter,
+      deployment.v4.donateRouter,
+    ]);
     for (const block of blocks) {
       assert.ok(block.txs.every((tx) => tx.to !== undefined && routers.has(tx.to)));
       assert.equal(

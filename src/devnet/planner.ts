@@ -96,11 +96,18 @@ export function createPlanner(options: { deployment: Deployment; random: Random 
   });
   const poolWeights = deployment.pools.map((pool) => estimates.specOf(pool).activity);
   const routes: Route[] = routeSpecs.map((spec) => ({ spec, hops: routeHops(deployment, spec) }));
-  const book: LiquidityBook = { nextTokenId: 1n, lpPositions: [], busyV2Removals: new Set() };
+  const book: LiquidityBook = {
+    nextTokenId: 1n,
+    lpPositions: [],
+    busyV2Removals: new Set(),
+    v4Positions: new Map(),
+  };
   const liquidity: LiquidityContext = {
     estimates,
     periphery,
     liquidityProviders: deployment.accounts.liquidityProviders,
+    v4ModifyLiquidityRouter: deployment.v4.modifyLiquidityRouter,
+    v4DonateRouter: deployment.v4.donateRouter,
     poolWeights,
     book,
   };
@@ -147,7 +154,7 @@ export function createPlanner(options: { deployment: Deployment; random: Random 
           if (trade.amountIn <= 0n) return;
           estimates.applyTrade(trade);
           planned.trades.push(trade);
-          planned.txs.push(tradeTx(periphery, trade));
+          planned.txs.push(tradeTx(periphery, trade, deployment.v4.swapRouter));
           planned.expectedSwaps += trade.hops.length;
         },
       };

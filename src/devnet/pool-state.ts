@@ -1,8 +1,12 @@
 import { type Hex, numberToHex } from "viem";
 import type { DeployedPool } from "./deploy.js";
 import type { RpcCall } from "./rpc.js";
+import { poolStateSlots } from "./v4.js";
 
-/** The state of a pool that the simulator steers by. */
+/**
+ * The state of a pool that the simulator steers by. A V4 pool's is V3's (the same concentrated
+ * liquidity math, read from the PoolManager's storage).
+ */
 export type PoolState =
   | { protocol: "v2"; reserve0: bigint; reserve1: bigint }
   | { protocol: "v3"; sqrtPriceX96: bigint; liquidity: bigint };
@@ -20,16 +24,23 @@ const mask112 = (1n << 112n) - 1n;
 const mask128 = (1n << 128n) - 1n;
 const mask160 = (1n << 160n) - 1n;
 
-/** eth_getStorageAt calls that read the pools' state at the latest block (one for V2, two for V3). */
+/** eth_getStorageAt calls that read the pools' state at the latest block (one for V2, two for V3 and V4). */
 export function poolStateCalls(pools: readonly DeployedPool[]): RpcCall[] {
-  return pools.flatMap((pool) =>
-    pool.protocol === "v2"
+  return pools.flatMap((pool) => {
+    if (pool.poolManager !== null) {
+      const slots = poolStateSlots(pool.address);
+      return [
+        { method: "eth_getStorageAt", params: [pool.poolManager, slots.slot0, "latest"] },
+        { method: "eth_getStorageAt", params: [pool.poolManager, slots.liquidity, "latest"] },
+      ];
+    }
+    return pool.protocol === "v2"
       ? [{ method: "eth_getStorageAt", params: [pool.address, v2ReservesSlot, "latest"] }]
       : [
           { method: "eth_getStorageAt", params: [pool.address, v3Slot0Slot, "latest"] },
           { method: "eth_getStorageAt", params: [pool.address, v3LiquiditySlot, "latest"] },
-        ],
-  );
+        ];
+  });
 }
 
 /** Decodes the answers of poolStateCalls (same pools, same order). */

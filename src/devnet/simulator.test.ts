@@ -8,10 +8,12 @@ import { type HardhatNode, startHardhatNode } from "./node.js";
 import { decodePoolStates, poolRawPrice, poolStateCalls } from "./pool-state.js";
 import { createDevnetRpc, type DevnetRpc } from "./rpc.js";
 import { createSimulator, type HistoryStats, type Simulator } from "./simulator.js";
+import { poolManagerEventsAbi } from "./v4.js";
 
 const logger = createSilentLogger();
 const v2Swap = encodeEventTopics({ abi: v2PairAbi, eventName: "Swap" })[0] as Hex;
 const v3Swap = encodeEventTopics({ abi: v3PoolAbi, eventName: "Swap" })[0] as Hex;
+const v4Swap = encodeEventTopics({ abi: poolManagerEventsAbi, eventName: "Swap" })[0] as Hex;
 const v2Mint = encodeEventTopics({ abi: v2PairAbi, eventName: "Mint" })[0] as Hex;
 const v3Mint = encodeEventTopics({ abi: v3PoolAbi, eventName: "Mint" })[0] as Hex;
 
@@ -55,7 +57,7 @@ const swapLogs = (market: Market) =>
     {
       fromBlock: `0x${market.stats.firstBlock.toString(16)}`,
       toBlock: `0x${market.stats.lastBlock.toString(16)}`,
-      topics: [[v2Swap, v3Swap]],
+      topics: [[v2Swap, v3Swap, v4Swap]],
     },
   ]);
 

@@ -20,6 +20,7 @@ import {
   readNonces,
   sendTransactionCalls,
 } from "./transactions.js";
+import { poolManagerEventsAbi } from "./v4.js";
 
 /** What writeHistory wrote. */
 export type HistoryStats = {
@@ -50,6 +51,7 @@ export type Simulator = {
 const swapTopics = [
   encodeEventTopics({ abi: v2PairAbi, eventName: "Swap" })[0],
   encodeEventTopics({ abi: v3PoolAbi, eventName: "Swap" })[0],
+  encodeEventTopics({ abi: poolManagerEventsAbi, eventName: "Swap" })[0],
 ] as Hex[];
 
 /** A planned block and the batch that mines it. */

@@ -1,5 +1,5 @@
 import type { Address } from "viem";
-import type { DeployedPool, Deployment } from "./deploy.js";
+import { type DeployedPool, type Deployment, v4KeyOf } from "./deploy.js";
 import type { RouteSpec, TokenKey } from "./market.js";
 import type { Hop, MarketEstimates, Trade } from "./market-estimates.js";
 import { type PeripheryAddresses, v2SwapTx, v3SwapTx } from "./periphery.js";
@@ -7,6 +7,7 @@ import { v2InputToReachPrice, v3InputToReachPrice } from "./pool-math.js";
 import { poolRawPrice } from "./pool-state.js";
 import type { Random } from "./random.js";
 import type { TxRequest } from "./transactions.js";
+import { v4SwapTx } from "./v4.js";
 
 /** Share of random trades that take a multi-hop route. */
 const routeShare = 0.07;
@@ -106,10 +107,23 @@ export function planRandomTrade(context: TradeContext, rng: Random): void {
   context.addTrade({ from, hops: [{ pool, zeroForOne }], amountIn });
 }
 
-/** The transaction of a trade: an exact-input swap through the protocol's router. */
-export function tradeTx(periphery: PeripheryAddresses, trade: Trade): TxRequest {
+/**
+ * The transaction of a trade: an exact-input swap through the protocol's router (V4: v4-core's
+ * PoolSwapTest at `v4SwapRouter`, one pool, the native coin sent as the transaction's value).
+ */
+export function tradeTx(periphery: PeripheryAddresses, trade: Trade, v4SwapRouter: Address): TxRequest {
   const first = trade.hops[0];
   if (first === undefined) throw new Error("a trade needs a pool");
+  if (first.pool.protocol === "v4") {
+    if (trade.hops.length !== 1) throw new Error("a V4 trade crosses one pool");
+    return v4SwapTx({
+      router: v4SwapRouter,
+      from: trade.from,
+      key: v4KeyOf(first.pool),
+      zeroForOne: first.zeroForOne,
+      amountIn: trade.amountIn,
+    });
+  }
   const path = [first.zeroForOne ? first.pool.token0 : first.pool.token1];
   for (const hop of trade.hops) path.push(hop.zeroForOne ? hop.pool.token1 : hop.pool.token0);
   return first.pool.protocol === "v2"
