@@ -37,8 +37,21 @@ export function clientErrorHandler(error: Error & { code?: string }, socket: Soc
     return;
   }
   const [statusCode, message] = clientErrors[error.code ?? ""] ?? [400, "the request is not valid HTTP/1.1"];
+  // end() only closes our side: a client that keeps sending (a slowloris trickling its headers)
+  // would hold the connection open. One that timed out is closed once the answer is sent; any
+  // other has a moment to read it first.
+  if (error.code === "ERR_HTTP_REQUEST_TIMEOUT") {
+    socket.end(rawAnswer(statusCode, message), () => socket.destroy());
+    return;
+  }
   socket.end(rawAnswer(statusCode, message));
+  const timer = setTimeout(() => socket.destroy(), CLIENT_ERROR_LINGER_MS);
+  timer.unref();
+  socket.once("close", () => clearTimeout(timer));
 }
+
+/** How long a connection answered a client error stays open for the client to read the answer. */
+const CLIENT_ERROR_LINGER_MS = 1000;
 
 /**
  * Protocol-level guards of an API server:

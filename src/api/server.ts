@@ -18,7 +18,7 @@ import { HttpError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { createRpcMetrics, type RpcMetrics } from "../rpc/metrics.js";
 import { findActiveApiKey } from "../store/api-keys.js";
-import type { Db } from "../store/db.js";
+import { type Db, requestDeadline } from "../store/db.js";
 import {
   createFailedKeyLimiter,
   createKeyCheck,
@@ -299,10 +299,23 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
     return503OnClosing: true,
     forceCloseConnections: true,
     // A request without Host reaches installProtocolGuards (a JSON 400) instead of Node's bare 400.
-    http: { requireHostHeader: false },
+    // Slow clients are cut at the configured bounds: a request (headers included) must arrive
+    // within api.requestTimeoutMs, checked every second (Node's default check runs every 30 s, and
+    // its headers bound is 60 s, so a trickling client held a connection up to 90 s), and is then
+    // answered 408 and closed (clientErrorHandler); a silent connection closes at the same bound,
+    // an idle keep-alive one at api.keepAliveTimeoutMs, and an answer the client does not read at
+    // api.writeTimeoutMs (installProtocolGuards).
+    http: {
+      requireHostHeader: false,
+      headersTimeout: config.api.requestTimeoutMs,
+      connectionsCheckingInterval: Math.min(1000, config.api.requestTimeoutMs),
+    },
     clientErrorHandler,
-    connectionTimeout: 30_000,
-    requestTimeout: 30_000,
+    // No idle bound on a connection as such: it would cut an answer still being computed (a
+    // balance read waits for a node); the bounds above cover each stage of a connection's life.
+    connectionTimeout: 0,
+    requestTimeout: config.api.requestTimeoutMs,
+    keepAliveTimeout: config.api.keepAliveTimeoutMs,
     // verbose: a validation error carries the failing value and its schema, for plain messages.
     ajv: { customOptions: { verbose: true } },
     schemaErrorFormatter: formatSchemaErrors,
@@ -312,6 +325,14 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   app.addSchema(ErrorBody);
   installProtocolGuards(app, { writeTimeoutMs: config.api.writeTimeoutMs });
 
+  // One database bound per request (api.databaseTimeoutMs from its arrival), shared by all its
+  // waits: a connection, the key check, the answer's queries (store/db.ts requestDeadline). Not
+  // for a WebSocket upgrade: the stream's subscriptions outlive their request.
+  const databaseTimeoutMs = config.api.databaseTimeoutMs;
+  app.addHook("onRequest", (request, _reply, done) => {
+    if (request.headers.upgrade !== undefined) return done();
+    requestDeadline.run(Date.now() + databaseTimeoutMs, done);
+  });
   app.addHook("onResponse", async (request, reply) => {
     const route = request.routeOptions.url ?? "unmatched";
     shared.metrics.observe(

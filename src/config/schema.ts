@@ -203,6 +203,14 @@ export const configSchema = z.strictObject({
       /** Most time an answer may take to drain to the client once sent; then the connection is closed. */
       writeTimeoutMs: z.number().int().min(100).default(30_000),
       /**
+       * Most time a request may take to arrive whole (headers and body) from its first byte, and
+       * a connection may stay silent before its first request: then it is closed (a client that
+       * trickles its headers, slowloris, holds no connection longer). Checked every second.
+       */
+      requestTimeoutMs: z.number().int().min(100).default(30_000),
+      /** An idle keep-alive connection between requests is closed after this long. */
+      keepAliveTimeoutMs: z.number().int().min(100).default(5000),
+      /**
        * The API's database bound: a request that cannot get a database answer within this long
        * is a 503 with Retry-After (client-side query timeout and server-side statement_timeout
        * of the API's pool).

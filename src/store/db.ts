@@ -1,3 +1,4 @@
+import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
 
 export type Db = pg.Pool;
@@ -44,6 +45,21 @@ export const defaultDbTimeouts: DbTimeouts = {
   idleInTransactionTimeoutMs: 60_000,
 };
 
+/**
+ * The instant (ms since the epoch) by which the work in progress must have its database answers:
+ * an API request's `api.databaseTimeoutMs` from its arrival. Within `requestDeadline.run(at, …)`
+ * every wait of a pool (for a connection, then each query) gets at most the time left until then,
+ * so a request's waits together stay within the one bound instead of each having it in full (a
+ * frozen server made a request wait for a connection, then for its query: twice the bound).
+ */
+export const requestDeadline = new AsyncLocalStorage<number>();
+
+/** Milliseconds left until the current deadline (Infinity outside one; at least 1 inside). */
+function timeLeft(): number {
+  const at = requestDeadline.getStore();
+  return at === undefined ? Number.POSITIVE_INFINITY : Math.max(1, at - Date.now());
+}
+
 /** Opens a connection pool to a Postgres database; every wait on it is bounded by `timeouts`. */
 export function createDb(options: {
   url: string;
@@ -68,7 +84,42 @@ export function createDb(options: {
   pool.on("error", () => {});
   // Before the pool hands the new client out (or runs its own first query on it).
   pool.on("connect", (client) => boundQueries(client, queryTimeout));
+  boundCheckoutsByDeadline(pool);
   return pool;
+}
+
+/**
+ * Within a requestDeadline, a wait for a connection (pool.connect, and pool.query's own) ends at
+ * the deadline with pg-pool's "timeout exceeded when trying to connect" if it is not over by then;
+ * a connection handed out after that goes back to the pool.
+ */
+function boundCheckoutsByDeadline(pool: pg.Pool): void {
+  type Done = (error: Error | undefined, client?: pg.PoolClient, release?: (error?: unknown) => void) => void;
+  const connect = pool.connect.bind(pool) as unknown as (callback: Done) => void;
+  const bounded = (callback: Done) => {
+    const left = timeLeft();
+    if (!Number.isFinite(left)) return connect(callback);
+    let settled = false;
+    const timer = setTimeout(() => {
+      settled = true;
+      callback(new Error("timeout exceeded when trying to connect"));
+    }, left);
+    connect((error, client, release) => {
+      if (settled) {
+        if (client) release?.(error);
+        return;
+      }
+      settled = true;
+      clearTimeout(timer);
+      callback(error, client, release);
+    });
+  };
+  (pool as unknown as { connect: (callback?: Done) => unknown }).connect = (callback?: Done) => {
+    if (callback) return bounded(callback);
+    return new Promise<pg.PoolClient>((resolve, reject) =>
+      bounded((error, client) => (error || !client ? reject(error) : resolve(client))),
+    );
+  };
 }
 
 /**
@@ -98,7 +149,10 @@ function boundQueries(client: pg.PoolClient, timeoutMs: number): void {
       return (submit as (...args: unknown[]) => unknown)(config, values, callback);
     }
     const own = (config as { query_timeout?: unknown } | null)?.query_timeout;
-    const ms = typeof own === "number" ? own : timeoutMs;
+    const left = timeLeft();
+    const bound = typeof own === "number" ? own : timeoutMs;
+    // Within a request's deadline: no longer than the time it has left.
+    const ms = Number.isFinite(left) ? (bound > 0 ? Math.min(bound, left) : left) : bound;
     const run = (done: Callback) => {
       let timer: NodeJS.Timeout | undefined;
       let settled = false;
