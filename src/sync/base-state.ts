@@ -19,7 +19,9 @@ export async function readBaseStates(rpc: RpcClient, pools: readonly Pool[]): Pr
   }
   for (const [block, group] of byBlock) {
     const perPool = group.map((pool) => familyOf(pool.protocol).baseStateCalls(pool));
-    const results = await rpc.calls(perPool.flat(), block);
+    const calls = perPool.flat();
+    // Pools inside a manager (V4) have nothing to read: no call at all for a group of only them.
+    const results = calls.length === 0 ? [] : await rpc.calls(calls, block);
     let i = 0;
     group.forEach((pool, k) => {
       const n = (perPool[k] as unknown[]).length;
