@@ -35,7 +35,7 @@ import { analyzeGrowingTables, loadPools } from "../store/pools.js";
 import { rollbackAbove } from "../store/rollback.js";
 import { loadTokens, tokensDueForSupply, updateTokenSupplies } from "../store/tokens.js";
 import { readBaseStates } from "./base-state.js";
-import { buildBatch } from "./batch.js";
+import { buildBatch, poolOfLog } from "./batch.js";
 import { commitBatch } from "./commit.js";
 import type { DerivedData } from "./derived.js";
 import { scanFactories } from "./factory-scan.js";
@@ -527,7 +527,8 @@ export function createChainSync(args: {
     const lookup = { get: (a: Hex) => overlay.get(a) ?? pools.get(a) };
     const touched = new Map<Hex, Pool>();
     for (const log of data.logs) {
-      const pool = lookup.get(log.address);
+      // A pool inside a manager (V4) is named by its id in the log's first topic.
+      const pool = poolOfLog(lookup, log);
       if (pool) touched.set(pool.address, pool);
     }
     const needBase = [...touched.values()].filter((p) => p.base === null);
