@@ -42,7 +42,7 @@ export interface paths {
     };
     /**
      * Liveness
-     * @description Answers 200 while the process serves HTTP. Needs no key.
+     * @description Answers 200 while the process serves HTTP; 503 when the embedded Postgres it started has been down for more than 60 s (it is restarted with backoff until then). Needs no key.
      */
     get: operations["checkLiveness"];
     put?: never;
@@ -669,6 +669,49 @@ export interface operations {
           "application/json": {
             /** @enum {string} */
             status: "ok";
+            reason?: string;
+            /** @description The embedded Postgres this process started (absent with an external database): restarted with backoff when it exits on its own. */
+            embedded_postgres?: {
+              /** @enum {string} */
+              state: "running" | "restarting" | "stopped";
+              /** @description Times it exited on its own since the service started. */
+              exits: number;
+              /** @description Seconds it has been down; null while it runs. */
+              down_seconds: number | null;
+            };
+          };
+        };
+      };
+      /** @description The embedded Postgres has been down for more than 60 s. */
+      503: {
+        headers: {
+          [name: string]: unknown;
+        };
+        content: {
+          /**
+           * @example {
+           *       "status": "failing",
+           *       "reason": "the embedded Postgres exited unexpectedly (killed by SIGKILL) 64 s ago and is being restarted",
+           *       "embedded_postgres": {
+           *         "state": "restarting",
+           *         "exits": 1,
+           *         "down_seconds": 64.2
+           *       }
+           *     }
+           */
+          "application/json": {
+            /** @enum {string} */
+            status: "failing";
+            reason?: string;
+            /** @description The embedded Postgres this process started (absent with an external database): restarted with backoff when it exits on its own. */
+            embedded_postgres?: {
+              /** @enum {string} */
+              state: "running" | "restarting" | "stopped";
+              /** @description Times it exited on its own since the service started. */
+              exits: number;
+              /** @description Seconds it has been down; null while it runs. */
+              down_seconds: number | null;
+            };
           };
         };
       };
@@ -725,7 +768,7 @@ export interface operations {
           };
         };
       };
-      /** @description Not ready: the database is unreachable, a network's indexer stopped, its node is unreachable, or it lags. */
+      /** @description Not ready: the database is unreachable (or the embedded Postgres is being restarted), a network's indexer stopped, its node is unreachable, or it lags. A stale head while the database is down, or within a moment of its return, is put on the database, never on the node. */
       503: {
         headers: {
           [name: string]: unknown;

@@ -44,6 +44,14 @@ export function registerHealthz(app: FastifyInstance, ctx: ApiContext) {
           200: { ...Health("ok"), description: "Alive." },
           503: {
             ...Health("failing"),
+            examples: [
+              {
+                status: "failing",
+                reason:
+                  "the embedded Postgres exited unexpectedly (killed by SIGKILL) 64 s ago and is being restarted",
+                embedded_postgres: { state: "restarting", exits: 1, down_seconds: 64.2 },
+              },
+            ],
             description: `The embedded Postgres has been down for more than ${DATABASE_SERVER_DOWN_LIMIT_MS / 1000} s.`,
           },
         },
