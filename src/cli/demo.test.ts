@@ -183,19 +183,20 @@ describe("the demo on its data folder, and commands beside it", () => {
     assert.equal((await command(["keys", "create", "--name", "mybot"], keysEnv)).code, 0);
   });
 
-  it("a restart on the data folder answers nothing of the previous chain, and is never ready without a price", async () => {
-    // A key of our own: it lives through the restart (the demo key is made anew).
-    const created = await command(["keys", "create", "--name", "restart-watch"], env);
-    const key = /\n {2}(tm_[\w-]+)\n/.exec(created.output)?.[1] as string;
-    assert.ok(key, created.output);
-    assert.equal(await interrupt(demo), 0);
-
+  /**
+   * Restarts the demo on its data folder while polling /readyz and ETH's price every 0.2 s (with
+   * `key`, which outlives the restart) until it is ready with a price. Every answer from data (a
+   * 200 of either) is checked against the node the demo follows now: the stored checkpoint block
+   * must be on it with the stored hash. /readyz is never 200 while the price answers 404.
+   */
+  const restartWatched = async (key: string): Promise<string[]> => {
     const db = new pg.Client({
       connectionString: `postgres://postgres:${encodeURIComponent(readPassword(dataDir) ?? "")}@127.0.0.1:${pgPort}/tokenmarket`,
     });
     // The demo's Postgres stops with it, at the end: that ends this connection too.
     db.on("error", () => {});
     const restarted = await startDemo();
+    demo = restarted;
     let connected = false;
     /** The stored checkpoint, and whether the node serves that block with that hash. */
     const checkpointOnNode = async (): Promise<string | null> => {
@@ -265,8 +266,32 @@ describe("the demo on its data folder, and commands beside it", () => {
       await new Promise((resolve) => setTimeout(resolve, Math.max(0, 200 - (Date.now() - at))));
     }
     await db.end();
-    // Data of a devnet that survived the restart (the same chain) may be served at once; a devnet
-    // made anew is indexed afresh first. Either way the loop above saw every answer.
-    assert.ok(seen.length > 0);
+    return seen;
+  };
+
+  it("a restart on the data folder answers nothing of the previous chain, and is never ready without a price", async () => {
+    // A key of our own: it lives through the restarts (the demo key is made anew).
+    const created = await command(["keys", "create", "--name", "restart-watch"], env);
+    const key = /\n {2}(tm_[\w-]+)\n/.exec(created.output)?.[1] as string;
+    assert.ok(key, created.output);
+
+    // The devnet's chain is kept in the data folder: the data stays valid and may be served at once.
+    assert.equal(await interrupt(demo), 0);
+    const kept = await restartWatched(key);
+    assert.ok(kept.length > 0);
+
+    // The devnet's saved chain gone (a new chain, as after a lost or older saved state): the
+    // stored data of the old chain must never be answered.
+    assert.equal(await interrupt(demo), 0);
+    rmSync(path.join(dir, "devnet"), { recursive: true, force: true });
+    const anew = await restartWatched(key);
+    assert.match(
+      demo.output(),
+      /the stored data of this devnet is not of the chain its node serves now: dropped/,
+    );
+    assert.ok(
+      anew.some((line) => line.startsWith("503")),
+      `indexed afresh before ready:\n${anew.join("\n")}`,
+    );
   });
 });
