@@ -6,8 +6,8 @@
  *   npm run bench:shape -- [--pools N] [--tokens N] [--blocks N] [--range N]
  */
 import { parseArgs } from "node:util";
-import { poolTopics } from "../decode/abi.js";
-import { startShapeServer } from "./server.js";
+import { poolTopics } from "../src/decode/abi.js";
+import { startShapeServer } from "../src/shape/server.js";
 
 const { values } = parseArgs({
   options: {
