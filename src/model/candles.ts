@@ -77,8 +77,10 @@ export type SeriesCandle = {
   high: number;
   low: number;
   close: number;
-  /** Token units. */
+  /** Token units: `volumeExact` correctly rounded. */
   volume: number;
+  /** Σ |net raw amount| / 10^decimals of the bucket's trades, exactly (stored as numeric). */
+  volumeExact: ExactDecimal;
   /** Σ priceUsd × volumeUsd. */
   sumPv: number;
   /** Σ volumeUsd. */

@@ -53,6 +53,9 @@ type RawSwap = {
   volumeUsd: number | null;
   usd0: boolean;
   usd1: boolean;
+  /** The trade entered token0's (token1's) USD series. */
+  series0: boolean;
+  series1: boolean;
 };
 
 async function rawSwaps(db: Db, chainId: number): Promise<RawSwap[]> {
@@ -74,11 +77,14 @@ async function rawSwaps(db: Db, chainId: number): Promise<RawSwap[]> {
     volume_usd: number | null;
     usd0: boolean;
     usd1: boolean;
+    series0: boolean;
+    series1: boolean;
   }>(
     `SELECT s.pool, p.token0, p.token1, t0.decimals AS d0, t1.decimals AS d1, s.block_number::text AS block,
        s.log_index, s.block_time AS time, s.amount0_in::text AS a0in, s.amount0_out::text AS a0out,
        s.amount1_in::text AS a1in, s.amount1_out::text AS a1out, s.reserve0::text AS r0, s.reserve1::text AS r1,
-       s.volume_usd, s.token0_usd IS NOT NULL AS usd0, s.token1_usd IS NOT NULL AS usd1
+       s.volume_usd, s.token0_usd IS NOT NULL AS usd0, s.token1_usd IS NOT NULL AS usd1,
+       s.token0_series_usd IS NOT NULL AS series0, s.token1_series_usd IS NOT NULL AS series1
      FROM swaps s JOIN pools p ON p.chain_id = s.chain_id AND p.address = s.pool
      LEFT JOIN tokens t0 ON t0.chain_id = p.chain_id AND t0.address = p.token0
      LEFT JOIN tokens t1 ON t1.chain_id = p.chain_id AND t1.address = p.token1
@@ -101,6 +107,8 @@ async function rawSwaps(db: Db, chainId: number): Promise<RawSwap[]> {
     volumeUsd: r.volume_usd,
     usd0: r.usd0,
     usd1: r.usd1,
+    series0: r.series0,
+    series1: r.series1,
   }));
 }
 
@@ -225,6 +233,60 @@ async function checkEveryVolume(
   return { candles, trades, pools: byPool.size };
 }
 
+/**
+ * Checks the token volume `v` of every USD series candle of the deprecated chart (5, 15, 30 and
+ * 60 minutes, the last 90 days) of every token: Σ |net raw amount| / 10^decimals of the trades
+ * that entered the token's series, rounded once. Returns how many volumes were compared.
+ */
+async function checkSeriesVolumes(api: Client, db: Db, chainId: number): Promise<number> {
+  const all = (await rawSwaps(db, chainId)).filter(isTrade);
+  const points = new Map<string, { time: number; raw: bigint; decimals: number }[]>();
+  for (const s of all) {
+    for (const [token, entered, net, decimals] of [
+      [s.token0, s.series0, s.net0, s.d0],
+      [s.token1, s.series1, s.net1, s.d1],
+    ] as const) {
+      if (!entered) continue;
+      points.set(token, [
+        ...(points.get(token) ?? []),
+        { time: s.time, raw: abs(net), decimals: decimals as number },
+      ]);
+    }
+  }
+  let compared = 0;
+  const wrong: string[] = [];
+  for (const [token, list] of points) {
+    for (const minutes of [5, 15, 30, 60]) {
+      const size = minutes * 60_000;
+      const expected = new Map<number, Exact>();
+      for (const p of list) {
+        const bucket = Math.floor(p.time / size) * size;
+        expected.set(bucket, exactAdd(expected.get(bucket) ?? exact(0n), unitsExact(p.raw, p.decimals)));
+      }
+      const answer = await api.get("/v1/tokens/candle-chart", {
+        tokenId: `${token}:${chainId}`,
+        days: 90,
+        interval: minutes,
+      });
+      assert.equal(answer.status, 200, `${token} ${minutes} min: ${answer.text}`);
+      const candles = answer.body as { _id: { date: string }; v: number }[];
+      assert.equal(
+        candles.length,
+        expected.size,
+        `${token} ${minutes} min: one candle per interval with trades`,
+      );
+      for (const c of candles) {
+        const e = expected.get(Date.parse(c._id.date));
+        const want = e === undefined ? undefined : toDouble(e);
+        if (!Object.is(c.v, want)) wrong.push(`${token} ${minutes} min ${c._id.date}: ${c.v} vs ${want}`);
+        compared += 1;
+      }
+    }
+  }
+  assert.deepEqual(wrong.slice(0, 20), [], `${wrong.length} series volumes differ from their exact value`);
+  return compared;
+}
+
 async function serve(config: Config, db: Db, now: Date): Promise<{ app: FastifyInstance; api: Client }> {
   const { key } = await createApiKey(db, "exact-volumes");
   const app = createApiServer({ config, db, logger: createSilentLogger(), now: () => now });
@@ -273,7 +335,10 @@ describe("exact volumes and amounts over HTTP", { timeout: 900_000 }, () => {
       const served = await serve(config, t.db, now);
       app = served.app;
       const checked = await checkEveryVolume(served.api, t.db, 1, now.getTime());
-      c.diagnostic(`${checked.candles} candle volumes, ${checked.trades} trades compared`);
+      const series = await checkSeriesVolumes(served.api, t.db, 1);
+      c.diagnostic(
+        `${checked.candles} candle volumes, ${checked.trades} trades, ${series} series volumes compared`,
+      );
       assert.equal(checked.trades, 6046, "the manifest's 6,046 swaps");
       assert.ok(checked.candles > 5000, `${checked.candles} candle volumes compared`);
     });
@@ -303,9 +368,11 @@ describe("exact volumes and amounts over HTTP", { timeout: 900_000 }, () => {
         p.config.chains[0]?.id as number,
         p.until.getTime(),
       );
+      const series = await checkSeriesVolumes(served.api, t.db, p.config.chains[0]?.id as number);
       c.diagnostic(
-        `${checked.pools} pools: ${checked.candles} candle volumes, ${checked.trades} trades compared`,
+        `${checked.pools} pools: ${checked.candles} candle volumes, ${checked.trades} trades, ${series} series volumes compared`,
       );
+      assert.ok(series > 100, `${series} series volumes compared`);
       assert.ok(
         checked.pools >= 2 && checked.trades > 100,
         `${checked.pools} pools, ${checked.trades} trades`,

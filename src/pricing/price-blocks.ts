@@ -242,6 +242,7 @@ export function seriesPointsOf(
         time: swap.time,
         priceUsd: swap.series0Usd,
         volume: trade.volume0,
+        volumeExact: trade.exact0,
         volumeUsd: trade.volume0 * swap.series0Usd,
       },
     });
@@ -254,6 +255,7 @@ export function seriesPointsOf(
         time: swap.time,
         priceUsd: swap.series1Usd,
         volume: trade.volume1,
+        volumeExact: trade.exact1,
         volumeUsd: trade.volume1 * swap.series1Usd,
       },
     });

@@ -1,5 +1,6 @@
 import type { SeriesCandle } from "../model/index.js";
 import { foldIntoBuckets } from "./candles.js";
+import { addExact, type ExactDecimal, exactValue } from "./exact-sum.js";
 
 /**
  * The USD series of a token: its trades in qualifying pools at their USD price. A bucket is a
@@ -12,8 +13,10 @@ export type SeriesPoint = {
   time: number;
   /** The trade's USD price of the token: execution price × the quote token's USD price. */
   priceUsd: number;
-  /** Token amount traded, decimal-adjusted. */
+  /** Token amount traded, decimal-adjusted (correctly rounded). */
   volume: number;
+  /** The same amount exactly (the bucket's volume sums these). */
+  volumeExact: ExactDecimal;
   /** The trade's USD value at that price. */
   volumeUsd: number;
 };
@@ -36,6 +39,7 @@ export function foldSeriesPoint(
       low: point.priceUsd,
       close: point.priceUsd,
       volume: point.volume,
+      volumeExact: point.volumeExact,
       sumPv: point.priceUsd * point.volumeUsd,
       sumV: point.volumeUsd,
       firstKey: point.key,
@@ -43,13 +47,15 @@ export function foldSeriesPoint(
     };
   }
   if (point.key <= candle.lastKey) throw new RangeError(`point ${point.key} is not after ${candle.lastKey}`);
+  const volumeExact = addExact(candle.volumeExact, point.volumeExact);
   return {
     bucket,
     open: candle.open,
     high: Math.max(candle.high, point.priceUsd),
     low: Math.min(candle.low, point.priceUsd),
     close: point.priceUsd,
-    volume: candle.volume + point.volume,
+    volume: exactValue(volumeExact),
+    volumeExact,
     sumPv: candle.sumPv + point.priceUsd * point.volumeUsd,
     sumV: candle.sumV + point.volumeUsd,
     firstKey: candle.firstKey,
@@ -73,7 +79,8 @@ export function rollUpSeries(candles: readonly SeriesCandle[], seconds: number):
       current.high = Math.max(current.high, c.high);
       current.low = Math.min(current.low, c.low);
       current.close = c.close;
-      current.volume += c.volume;
+      current.volumeExact = addExact(current.volumeExact, c.volumeExact);
+      current.volume = exactValue(current.volumeExact);
       current.sumPv += c.sumPv;
       current.sumV += c.sumV;
       current.lastKey = c.lastKey;

@@ -1,4 +1,5 @@
 /** Table `token_usd_candles`: the USD series of tokens (5 min, 1 h) over their qualifying pools. */
+import { exactText, parseExact } from "../internal/exact-decimal.js";
 import type { SeriesCandle } from "../model/index.js";
 import { chunks, iso, maxOf, minOf, type Queryable } from "./db.js";
 import { bulkInsert, columnsOf, setExcluded, unnest } from "./unnest.js";
@@ -14,6 +15,7 @@ type SeriesCandleDbRow = {
   low: number;
   close: number;
   volume: number;
+  volume_exact: string;
   sum_pv: number;
   sum_v: number;
   first_key: number;
@@ -28,6 +30,7 @@ const toSeriesCandle = (r: SeriesCandleDbRow): SeriesCandle => ({
   low: r.low,
   close: r.close,
   volume: r.volume,
+  volumeExact: parseExact(r.volume_exact),
   sumPv: r.sum_pv,
   sumV: r.sum_v,
   firstKey: r.first_key,
@@ -59,7 +62,7 @@ export async function loadSeriesCandles(
     const buckets = part.map((key) => key.bucket);
     const k = unnest("k", KEY_COLUMNS, part, 4);
     const { rows } = await db.query<SeriesDbRow>(
-      `SELECT c.token, c.resolution, c.bucket, c.open, c.high, c.low, c.close, c.volume, c.sum_pv, c.sum_v,
+      `SELECT c.token, c.resolution, c.bucket, c.open, c.high, c.low, c.close, c.volume, c.volume_exact::text, c.sum_pv, c.sum_v,
          c.first_key, c.last_key
        FROM ${k.sql}
        JOIN token_usd_candles c ON c.chain_id = $1 AND c.token = k.token AND c.resolution = k.resolution
@@ -80,6 +83,7 @@ const SERIES_COLUMNS = columnsOf<SeriesRow>({
   low: ["float8", (c) => c.low],
   close: ["float8", (c) => c.close],
   volume: ["float8", (c) => c.volume],
+  volume_exact: ["decimal", (c) => exactText(c.volumeExact)],
   sum_pv: ["float8", (c) => c.sumPv],
   sum_v: ["float8", (c) => c.sumV],
   first_key: ["bigint", (c) => c.firstKey],
@@ -103,6 +107,7 @@ export async function saveSeriesCandles(
         "low",
         "close",
         "volume",
+        "volume_exact",
         "sum_pv",
         "sum_v",
         "first_key",
@@ -139,7 +144,7 @@ export async function loadSeriesRange(
   options: { chainId: number; token: string; resolution: number; from: number; to: number },
 ): Promise<SeriesCandle[]> {
   const { rows } = await db.query<SeriesCandleDbRow>(
-    `SELECT bucket, open, high, low, close, volume, sum_pv, sum_v, first_key, last_key FROM token_usd_candles
+    `SELECT bucket, open, high, low, close, volume, volume_exact::text, sum_pv, sum_v, first_key, last_key FROM token_usd_candles
      WHERE chain_id = $1 AND token = $2 AND resolution = $3 AND bucket >= $4 AND bucket <= $5
      ORDER BY bucket`,
     [options.chainId, options.token, options.resolution, iso(options.from), iso(options.to)],

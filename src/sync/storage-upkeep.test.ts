@@ -514,6 +514,7 @@ describe("partition upkeep and retention over 24 days of a synthetic market", ()
         low: 1,
         close: 1,
         volume: 1,
+        volumeExact: { digits: 1n, scale: 0 },
         sumPv: 1,
         sumV: 1,
         firstKey: 900_000_000_000,
