@@ -37,7 +37,10 @@ import {
 
 export type ReferenceConfig = {
   stablecoins: readonly string[];
-  /** Wrapped native, wrapped BTC and the other reference tokens. */
+  /**
+   * Wrapped native (first: the native coin of V4 pools, address zero, has its price), wrapped BTC
+   * and the other reference tokens.
+   */
   references: readonly string[];
   liquidityFloorUsd: number;
   maxDeviation: number;
@@ -67,9 +70,13 @@ export type ReferenceTrade = {
   volumeUsdDouble: number | null;
 };
 
+const NATIVE = "0x0000000000000000000000000000000000000000";
+
 type Pool = {
   address: string;
   protocol: string;
+  /** A V4 pool's hook address (null: none or another family). */
+  hooks: string | null;
   token0: string;
   token1: string;
   reserve0: bigint | null;
@@ -127,10 +134,15 @@ export async function referenceMarket(
   const pools = new Map<string, Pool>();
   const poolsOf = new Map<string, Pool[]>();
   for (const r of (
-    await db.query<{ address: string; protocol: string; token0: string; token1: string }>(
-      "SELECT address, protocol, token0, token1 FROM pools WHERE chain_id = $1 ORDER BY address",
-      [chainId],
-    )
+    await db.query<{
+      address: string;
+      protocol: string;
+      token0: string;
+      token1: string;
+      hooks: string | null;
+    }>("SELECT address, protocol, token0, token1, hooks FROM pools WHERE chain_id = $1 ORDER BY address", [
+      chainId,
+    ])
   ).rows) {
     const pool: Pool = {
       ...r,
@@ -197,7 +209,7 @@ export async function referenceMarket(
     const d0 = decimals.get(pool.token0);
     const d1 = decimals.get(pool.token1);
     if (!pool.hasState || d0 == null || d1 == null) return null;
-    if (pool.protocol === "v3") {
+    if (pool.protocol === "v3" || pool.protocol === "v4") {
       if (pool.sqrtPriceX96 === null || pool.sqrtPriceX96 === 0n) return null;
       return exact(pool.sqrtPriceX96 * pool.sqrtPriceX96 * 10n ** BigInt(d0), 2n ** 192n * 10n ** BigInt(d1));
     }
@@ -228,6 +240,8 @@ export async function referenceMarket(
         const side = pool.token0 === token ? 0 : 1;
         const quote = side === 0 ? pool.token1 : pool.token0;
         if (quote === token || !allowQuote(quote)) continue;
+        // A V4 hook with a return-delta permission (bits 0-3 of its address) never prices.
+        if (pool.hooks !== null && (Number.parseInt(pool.hooks.slice(-4), 16) & 0x0f) !== 0) continue;
         const q = priced.get(quote);
         if (!q) continue;
         const s = spot0(pool);
@@ -276,6 +290,9 @@ export async function referenceMarket(
       (token) => references.has(token),
       (quote) => references.has(quote),
     );
+    // The native coin (address zero) has the wrapped native token's price, never its own pools'.
+    const wrapped = priced.get(lower(config.references[0] ?? ""));
+    if (wrapped && poolsOf.has(NATIVE)) priced.set(NATIVE, wrapped);
     rounds(
       () => true,
       () => true,

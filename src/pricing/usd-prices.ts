@@ -6,6 +6,7 @@ import {
   ratioReduced,
   ratioValue,
 } from "../decode/price.js";
+import { NATIVE_COIN } from "../model/index.js";
 import { combinePrices } from "./robust-price.js";
 
 /**
@@ -399,6 +400,18 @@ export function computeUsdPrices(
     (token) => references.has(token),
     (quote) => references.has(quote),
   );
+  // The native coin (a V4 pool's currency address zero) is the wrapped native token's coin: one
+  // USD price for both ids, never one of its own pools'. The same object while the wrapped
+  // token's price is, so the memo of the tokens priced through it holds.
+  const wrapped = priced.get(reference.wrappedNative);
+  if (wrapped && graph.poolsOf.has(NATIVE_COIN)) {
+    let native = nativePrices.get(wrapped);
+    if (native === undefined) {
+      native = { ...wrapped, token: NATIVE_COIN, route: [NATIVE_COIN, ...wrapped.route] };
+      nativePrices.set(wrapped, native);
+    }
+    priced.set(NATIVE_COIN, native);
+  }
   if (referencesOnly) return priced;
   runLayers(
     2,
@@ -409,6 +422,9 @@ export function computeUsdPrices(
 
   return pricedOnly ? priced : withUnpriced(graph, options, priced, memo);
 }
+
+/** The native coin's price for each price of the wrapped native token (see computeUsdPrices). */
+const nativePrices = new WeakMap<TokenPrice, TokenPrice>();
 
 /** A quote of a token with what the evaluation reads of its quote token. */
 type QuoteRead = PoolQuote & { quoteConfidence: number; quoteAsOf: [number | null, number | null] };

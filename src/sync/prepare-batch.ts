@@ -77,7 +77,10 @@ export async function prepareBatch(args: {
       basedPools.push(based);
     }
   }
-  const readAhead = new Map((data.tokens ?? []).map((t) => [t.address, t]));
+  // The native coin is answered as `native`, never as read ahead (it has no contract to call).
+  const readAhead = new Map(
+    (data.tokens ?? []).filter((t) => t.address !== native.address).map((t) => [t.address, t]),
+  );
   const wantedTokens = new Set<Hex>();
   for (const pool of [...newPools, ...touched.values()]) {
     for (const token of [pool.token0, pool.token1]) if (!tokens.has(token)) wantedTokens.add(token);
