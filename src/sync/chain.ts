@@ -1,6 +1,5 @@
 import type { MultiBar } from "cli-progress";
 import type { ChainConfig, DexConfig } from "../config/schema.js";
-import type { Hex } from "../decode/types.js";
 import { backoffDelayMs } from "../internal/backoff.js";
 import {
   type BaseError,
@@ -8,37 +7,32 @@ import {
   DeepReorgError,
   GenesisMismatchError,
   InconsistentAnswerError,
-  RangeTooLargeError,
   RetryableRpcError,
   TransactionSourceUnsupportedError,
   WriterLockLostError,
 } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
-import { type Checkpoint, nativeCoin } from "../model/index.js";
+import type { Checkpoint } from "../model/index.js";
 import { createRpcClient, type RpcClient } from "../rpc/client.js";
 import { MethodNotSupportedError } from "../rpc/errors.js";
 import { createRpcMetrics, type RpcMetrics } from "../rpc/metrics.js";
 import { sleep } from "../rpc/retry.js";
-import type { BlockHeader, TransactionSource } from "../rpc/types.js";
+import type { TransactionSource } from "../rpc/types.js";
 import { initSyncState, loadCheckpoint, recordHead } from "../store/chain-state.js";
 import { type Db, type DbClient, withTransaction } from "../store/db.js";
-import { analyzeGrowingTables } from "../store/pools.js";
 import { tokensDueForSupply, updateTokenSupplies } from "../store/tokens.js";
-import { commitBatch } from "./commit.js";
 import type { DerivedData } from "./derived.js";
 import { scanFactories } from "./factory-scan.js";
-import { createFetchAhead, type Fetched } from "./fetch-ahead.js";
-import { fetchRange, mergeRanges, type RangeData } from "./fetch-range.js";
 import { checkGenesis } from "./genesis.js";
 import { createInconsistencyBackoff } from "./inconsistency.js";
+import { createIngest } from "./ingest.js";
 import { createKnownPools } from "./known-pools.js";
 import { createNodeProbe } from "./node-probe.js";
 import type { IndexerOptions } from "./options.js";
-import { prepareBatch } from "./prepare-batch.js";
 import { type ChainStatus, createProgress } from "./progress.js";
 import { createRangeSizer } from "./ranges.js";
 import { createReorgHandler } from "./reorg.js";
-import { readSupplies, readTokens } from "./tokens.js";
+import { readSupplies } from "./tokens.js";
 import { sourceMethod } from "./transaction-source.js";
 import { createWriterLock, type Writer } from "./writer-lock.js";
 
@@ -48,12 +42,6 @@ export type ChainSync = {
   stop(): Promise<void>;
   status(): ChainStatus;
 };
-
-/**
- * Known pools from which the planner's statistics of the growing tables are refreshed each time
- * their number has doubled (autovacuum's own first analyze comes too late on a fresh index).
- */
-const ANALYZE_FROM_POOLS = 1000;
 
 /** Errors after which indexing of the chain stops instead of retrying. */
 const isFatal = (error: unknown) =>
@@ -113,8 +101,6 @@ export function createChainSync(args: {
   let wake: (() => void) | null = null;
   let unwatch: (() => void) | null = null;
   let lastSupplyRefresh = Date.now();
-  /** Known pools when the planner's statistics were last refreshed (analyzeGrowingTables). */
-  let analyzedAt = 0;
   let recordedHead = -1;
   let failures = 0;
   // One writer per chain: this process writes only while it holds the chain's lock (writer-lock.ts).
@@ -150,7 +136,7 @@ export function createChainSync(args: {
 
   /** Loads the chain's checkpoint, pools and tokens from the database. */
   const reload = async () => {
-    ahead.clear();
+    ingest.clear();
     checkpoint = (await loadCheckpoint(db, chain.id)) ?? checkpoint;
     await loadMark();
     await known.load(db, chain.id);
@@ -216,152 +202,28 @@ export function createChainSync(args: {
     reload: () => reload(),
   });
 
-  /**
-   * The backfill's prefetch queue (fetch-ahead.ts): ranges are fetched ahead of the commits, and
-   * those already fetched when a commit starts go into it together.
-   */
-  const ahead = createFetchAhead({
-    fetch: async ({ from, to, target, parentHash, newPools, onLogs }) => {
-      const data = await fetchRange({
-        rpc,
-        dexes,
-        isKnownPool: (a) => known.pools.has(a) || newPools.has(a),
-        knownPools: () => {
-          const addresses = [...known.pools.keys()];
-          for (const address of newPools) if (!known.pools.has(address)) addresses.push(address);
-          return addresses;
-        },
-        knownPoolCount: known.pools.size + [...newPools].filter((a) => !known.pools.has(a)).length,
-        from,
-        to,
-        target,
-        reorgWindow: chain.reorgWindow,
-        parentHash,
-        addressFilterLimit: options.addressFilterLimit,
-        transactionSource: node.source() ?? "transactions",
-        onLogs,
-      });
-      if ("reorg" in data) return data;
-      // The new pools' tokens, read here so that the read overlaps the commits before (a token
-      // also read by an earlier range in the queue is inserted once: ON CONFLICT DO NOTHING).
-      const wanted = new Set<Hex>();
-      for (const { creation } of data.creations)
-        for (const token of [creation.token0, creation.token1])
-          if (!known.tokens.has(token)) wanted.add(token);
-      data.tokens = await readTokens(rpc, [...wanted], "latest", { multicall: node.multicall() });
-      return data;
+  // The backfill's prefetch queue and the batches' commits (ingest.ts).
+  const ingest = createIngest({
+    chain,
+    db,
+    derived,
+    options,
+    rpc,
+    logger,
+    known,
+    node,
+    progress,
+    sizer,
+    fence,
+    checkpoint: () => checkpoint,
+    handleReorg,
+    stopped: () => stopped,
+    committed: (next) => {
+      checkpoint = next;
+      failures = 0;
+      consistent();
     },
-    size: () => sizer.size(),
-    succeeded: (blocks, logs, clipped) => sizer.succeeded(blocks, logs, clipped),
-    maxRanges: options.fetchAheadRanges,
-    maxLogs: options.targetLogsPerBatch,
   });
-
-  /** Takes the next fetched ranges (waiting for the first), builds them and commits them as one batch. */
-  const ingestNext = async (target: number) => {
-    const startedAt = performance.now();
-    const from = checkpoint.block + 1;
-    const taken = await ahead.take(from, target, checkpoint.hash, {
-      maxLogs: options.targetLogsPerBatch,
-      maxRanges: options.rangesPerCommit,
-    });
-    const outcome = taken[0] as Fetched;
-    if (!outcome.ok) {
-      const { error } = outcome;
-      if (error instanceof RangeTooLargeError) {
-        if (!sizer.tooLarge(outcome.to - outcome.from + 1)) {
-          throw new RetryableRpcError(`a one-block range is refused: ${error.message}`, { cause: error });
-        }
-        logger.debug(
-          { from_block: from, to_block: outcome.to, next_range: sizer.size() },
-          "range too large; halving",
-        );
-        return;
-      }
-      throw error;
-    }
-    if ("reorg" in outcome.data) {
-      await handleReorg(`block ${from} does not link to the checkpoint ${checkpoint.block}`, {
-        block: from,
-        parentHash: outcome.data.parentHash,
-      });
-      return;
-    }
-    const data = mergeRanges(taken.map((t) => (t as { data: RangeData }).data));
-    const { to } = data;
-    const fetchedAt = performance.now();
-
-    const { newPools, basedPools, newTokens, overlay, built } = await prepareBatch({
-      data,
-      pools: known.pools,
-      tokens: known.tokens,
-      rpc,
-      logger,
-      multicall: node.multicall(),
-      native: nativeCoin(chain.id, chain.nativeSymbol),
-    });
-    // Stopping now abandons the batch: nothing of it was written.
-    if (stopped) return;
-
-    const builtAt = performance.now();
-    const toHeader = data.headers.get(to) as BlockHeader;
-    const next: Checkpoint = { block: to, hash: toHeader.hash, time: new Date(toHeader.timestamp * 1000) };
-    await commitBatch(db, derived, {
-      chainId: chain.id,
-      source: "rpc",
-      fromBlock: from,
-      previous: checkpoint.block,
-      checkpoint: next,
-      figures: progress.figures(),
-      headBlock: target,
-      newPools,
-      basedPools,
-      newTokens,
-      built,
-      blocks: data.canonical,
-      keepBlocksAbove: to - chain.reorgWindow,
-      keepHashesAbove: to - Math.max(chain.reorgWindow, options.keptBlockHashes),
-      fence,
-    });
-    known.add({ newTokens, overlay, states: built.states });
-    if (known.pools.size >= ANALYZE_FROM_POOLS && known.pools.size >= 2 * analyzedAt) {
-      // Doubled since the last refresh: a handful of ANALYZEs over a whole creation era.
-      analyzedAt = known.pools.size;
-      await analyzeGrowingTables(db).catch((error: unknown) =>
-        logger.warn(
-          { error: (error as Error).message },
-          "ANALYZE of the growing tables failed; autovacuum's will do",
-        ),
-      );
-    }
-    checkpoint = next;
-    failures = 0;
-    consistent();
-    const elapsedMs = performance.now() - startedAt;
-    progress.checkpoint(next);
-    progress.batch({
-      blocks: to - from + 1,
-      swaps: built.swaps.length,
-      events: built.poolEvents.length,
-      elapsedMs,
-    });
-    logger.debug(
-      {
-        from_block: from,
-        to_block: to,
-        logs: data.logs.length,
-        swaps: built.swaps.length,
-        pool_events: built.poolEvents.length,
-        new_pools: newPools.length,
-        fetch_ms: Math.round(fetchedAt - startedAt),
-        prepare_ms: Math.round(builtAt - fetchedAt),
-        commit_ms: Math.round(performance.now() - builtAt),
-        ranges: taken.length,
-        elapsed_ms: Math.round(elapsedMs),
-      },
-      "batch committed",
-    );
-  };
 
   const refreshSupplies = async () => {
     if (Date.now() - lastSupplyRefresh < options.supplyRefreshMs) return;
@@ -435,7 +297,7 @@ export function createChainSync(args: {
     const target = head.number - chain.confirmations;
     if (target > checkpoint.block) {
       if (!caughtUp) progress.phase("backfill");
-      await ingestNext(target);
+      await ingest.next(target);
       return "again";
     }
     if (!(await verifyCheckpoint(head))) return "again";
