@@ -4,6 +4,7 @@ import type { FastifyInstance } from "fastify";
 import { encodeFunctionData } from "viem";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { toDouble, tradePrice, unitsOf } from "../_test/exact.js";
+import { freePort } from "../_test/free-port.js";
 import { type ApiAnswer, createApiClient } from "../_test/http-client.js";
 import { exampleQuery, operationsOf } from "../_test/openapi-examples.js";
 import { type Pipeline, startPipeline } from "../_test/pipeline.js";
@@ -635,7 +636,7 @@ describe("HTTP API over the devnet pipeline", { timeout: 300_000 }, () => {
       assert.equal(answer.headers.get("deprecation"), "@1735689600");
     });
 
-    it("answers 400 for a contract that is not a token and 500 without the RPC URL when the node is down", async () => {
+    it("answers 400 for a contract that is not a token and 503 without the RPC URL when the node is down", async () => {
       assertError(
         await api.get("/v1/wallets/token-balances", {
           contract: pipeline.deployment.v2.factory,
@@ -645,9 +646,12 @@ describe("HTTP API over the devnet pipeline", { timeout: 300_000 }, () => {
         400,
         /not an ERC-20 token/,
       );
+      // Nothing listens at a free port: the node refuses the connection (port 9, say, would be
+      // refused by fetch itself as a blocked port, without ever reaching a node).
+      const deadUrl = `http://127.0.0.1:${await freePort()}/secret-path`;
       const deadConfig: Config = {
         ...pipeline.config,
-        chains: pipeline.config.chains.map((c) => ({ ...c, rpc: ["http://127.0.0.1:9/secret-path"] })),
+        chains: pipeline.config.chains.map((c) => ({ ...c, rpc: [deadUrl] })),
       };
       const dead = createApiServer({ config: deadConfig, db: testDb.db, logger: createSilentLogger() });
       await dead.listen({ host: "127.0.0.1", port: 0 });
@@ -658,8 +662,14 @@ describe("HTTP API over the devnet pipeline", { timeout: 300_000 }, () => {
           chain,
           wallets: pipeline.wallets[0] as string,
         });
-        assertError(answer, 500, /^could not read balances from network 31337/);
-        assert.doesNotMatch(answer.text, /secret-path|127\.0\.0\.1:9/);
+        // A node that cannot be reached is a gateway failure with Retry-After (docs/API.md).
+        assertError(
+          answer,
+          503,
+          /^could not read balances from network 31337 \(Devnet\): its node could not be reached: it refused the connection; try again later$/,
+        );
+        assert.equal(answer.headers.get("retry-after"), "5");
+        assert.doesNotMatch(answer.text, /secret-path|127\.0\.0\.1/);
       } finally {
         await dead.close();
       }
