@@ -22,7 +22,7 @@ type Ready = {
   body: { status: string; reasons: string[]; chains: Record<string, unknown>[] };
 };
 
-describe("readiness from reality (a hardhat node frozen, a reorg deeper than the window)", () => {
+describe("readiness from reality (a hardhat node frozen, a reorg deeper than the window recovered)", () => {
   let devnet: IndexerDevnet;
   let testDb: TestDb;
   let indexer: Indexer;
@@ -148,34 +148,59 @@ describe("readiness from reality (a hardhat node frozen, a reorg deeper than the
     );
   });
 
-  it("a reorg deeper than the window: /readyz 503 naming the fatal error until an operator acts; data answers say so", async (t) => {
+  it("a reorg deeper than the window: recovered by itself, /readyz 200 at the new branch's head, data as a fresh index", async (t) => {
     const snapshot = await devnet.snapshot();
     await devnet.mineSwaps({ blocks: 4, swapsPerBlock: 1, seed: 13 });
     const head = await devnet.head();
     await until((r) => r.status === 200 && r.body.chains[0]?.indexed_block === head, "indexed", 30_000);
     await devnet.revert(snapshot);
     const revertedAt = performance.now();
+    // A new branch of 5 blocks replaces the 4 indexed ones: 4 blocks deep, twice the window of 2.
     await devnet.mineSwaps({ blocks: 5, swapsPerBlock: 1, seed: 14 });
-    const down = await until((r) => r.status === 503, "503 after the deep reorg", 30_000);
-    const reorgSeenMs = performance.now() - revertedAt;
-    const reason = down.ready.body.reasons.join("; ");
-    assert.match(
-      reason,
-      /indexing of chain 31337 has stopped since .* fatal error: .*deeper than the kept window/,
+    const newHead = await devnet.head();
+    assert.equal(newHead, head + 1);
+    const seen = new Set<string>();
+    const up = await until(
+      (r) => {
+        seen.add(String(r.body.chains[0]?.indexer));
+        return r.status === 200 && r.body.chains[0]?.indexed_block === newHead;
+      },
+      "ready at the new branch's head",
+      30_000,
     );
-    assert.equal(down.ready.body.chains[0]?.indexer, "stopped");
-    const answer = await dataAnswer();
-    assert.match(answer.headers.get("x-indexing-stopped") ?? "", /^31337=\d{4}-\d\d-\d\dT/);
+    assert.ok(!seen.has("stopped"), `the indexer never stopped (${[...seen].join(", ")})`);
+    assert.equal(up.ready.body.chains[0]?.indexer, "running");
+    assert.equal((await dataAnswer()).headers.get("x-indexing-stopped"), null);
     const metrics = await (await fetch(`${base}/metrics`)).text();
-    assert.match(metrics, /tokenmarket_indexer_stopped\{chain_id="31337"\} 1/);
-    // It stays so: nothing resumes by itself.
-    await devnet.mineSwaps({ blocks: 2, swapsPerBlock: 1, seed: 15 });
-    await delay(3000);
-    const later = await readyz();
-    assert.equal(later.status, 503);
-    assert.match(later.body.reasons.join("; "), /deeper than the kept window/);
+    assert.match(metrics, /tokenmarket_indexer_stopped\{chain_id="31337"\} 0/);
+    assert.match(metrics, /tokenmarket_chain_ready\{chain_id="31337"\} 1/);
+    const rolledBack = lines.find(
+      (l) => l.level === 40 && l.msg === "reorg: rolled back to the common ancestor" && l.depth === 4,
+    );
+    assert.ok(rolledBack, "the rollback is logged at warn with its depth, 4 blocks");
+    assert.equal(rolledBack.reorg_window, 2);
+    // The abandoned branch's rows are gone: equal to a fresh index of the node's chain.
+    const fresh = await createTestDb();
+    try {
+      const once = createIndexer({
+        config: { chains: [devnet.chain({ reorgWindow: 2 })] },
+        db: fresh.db,
+        logger: createSilentLogger(),
+        derived: noDerivedData,
+        options: { follow: false, progressBar: false },
+      });
+      await once.start();
+      await once.done();
+      assertSameDump(
+        await dumpIndexedData(testDb.db, [devnet.chainId]),
+        await dumpIndexedData(fresh.db, [devnet.chainId]),
+        "after the deep reorg",
+      );
+    } finally {
+      await fresh.drop();
+    }
     t.diagnostic(
-      `deep reorg: /readyz 503 ${Math.round(reorgSeenMs)} ms after the revert (5 new blocks mined meanwhile); still 503 3 s and 2 blocks later`,
+      `deep reorg (4 blocks, window 2): /readyz 200 at the new head ${Math.round(up.ms)} ms after the 5 new blocks were mined (${Math.round(performance.now() - revertedAt)} ms since the revert); indexer states seen: ${[...seen].join(", ")}`,
     );
   });
 });
