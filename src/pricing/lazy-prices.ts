@@ -1,3 +1,4 @@
+import { NATIVE_COIN } from "../model/index.js";
 import {
   computeUsdPrices,
   evaluateToken,
@@ -55,7 +56,8 @@ export function lazyUsdPrices(
     if (known !== undefined) return known <= m ? known : Number.POSITIVE_INFINITY;
     const from = above.get(token) ?? 0;
     if (from >= m) return Number.POSITIVE_INFINITY;
-    if (graph.decimals.get(token) == null) {
+    // The native coin is priced in phase 1 (as the wrapped native token) or not at all.
+    if (graph.decimals.get(token) == null || token === NATIVE_COIN) {
       above.set(token, Number.POSITIVE_INFINITY);
       return Number.POSITIVE_INFINITY;
     }
@@ -151,6 +153,7 @@ function referenceView(graph: RoutingGraph, reference: ReferenceTokens): Routing
   const references = referenceSet(reference);
   let key = "";
   for (const token of references) key += `${token}:${graph.poolsOf.get(token)?.length ?? 0},`;
+  key += graph.poolsOf.has(NATIVE_COIN) ? "native" : "";
   const kept = referenceViews.get(graph);
   if (kept && kept.key === key) return kept.view;
   const poolsOf = new Map<string, GraphPool[]>();
@@ -162,6 +165,8 @@ function referenceView(graph: RoutingGraph, reference: ReferenceTokens): Routing
       pools.filter((pool) => references.has(pool.token0 === token ? pool.token1 : pool.token0)),
     );
   }
+  // The native coin takes the wrapped native token's price in phase 1 where it has pools.
+  if (graph.poolsOf.has(NATIVE_COIN)) poolsOf.set(NATIVE_COIN, []);
   const view: RoutingGraph = { decimals: graph.decimals, poolsOf, newestOf: graph.newestOf };
   referenceViews.set(graph, { key, view });
   return view;

@@ -413,10 +413,12 @@ export function computeUsdPrices(
     priced.set(NATIVE_COIN, native);
   }
   if (referencesOnly) return priced;
+  // Never the native coin: without a wrapped native price it has none (its own pools would give
+  // it one the wrapped token does not answer).
   runLayers(
     2,
     [...priced.keys()],
-    () => true,
+    (token) => token !== NATIVE_COIN,
     () => true,
   );
 

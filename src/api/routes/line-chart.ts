@@ -2,6 +2,7 @@ import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { notFound } from "../../internal/errors.js";
 import { getTokenLineChart } from "../../pricing/charts.js";
+import { usdSeriesToken } from "../../pricing/native-coin.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
 import { errorResponses, examples, ok, params } from "../schemas.js";
@@ -68,7 +69,11 @@ export function registerLineChart(app: FastifyInstance, ctx: ApiContext) {
         compute: async (db) => {
           const chart = await getTokenLineChart(db, {
             chainId: id.chainId,
-            token: id.address,
+            // The native coin answers the wrapped native token's series (one USD price for both).
+            token: usdSeriesToken(
+              id.address,
+              ctx.config.chains.find((c) => c.id === id.chainId)?.referenceTokens.wrappedNative,
+            ),
             days,
             now: ctx.now(),
           });
