@@ -123,6 +123,9 @@ describe("market simulator", () => {
       a.deployment.v2.router,
       a.deployment.v3.swapRouter,
       a.deployment.v3.positionManager,
+      a.deployment.v4.swapRouter,
+      a.deployment.v4.modifyLiquidityRouter,
+      a.deployment.v4.donateRouter,
     ]);
     assert.ok(
       txs.every((tx) => routers.has(tx.to)),

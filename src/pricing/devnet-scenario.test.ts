@@ -228,10 +228,12 @@ describe("pricing on the devnet: a scripted scenario", () => {
     const chain = config.chains[0];
     assert.ok(chain, "the devnet chain");
     const anchors = new Set(chain.referenceTokens.stablecoins.map((a) => a.toLowerCase()));
+    // By address: a V4 pool against the native coin carries WETH's key but holds ETH.
+    const address = deployment.tokens[key].address;
     const pools = deployment.pools.filter((p) =>
-      p.token0Key === key
+      p.token0 === address
         ? anchors.has(p.token1.toLowerCase())
-        : p.token1Key === key && anchors.has(p.token0.toLowerCase()),
+        : p.token1 === address && anchors.has(p.token0.toLowerCase()),
     );
     assert.ok(pools.length > 0, `${key} has pools against the stablecoins`);
     const traded = await t.db.query<{ n: string }>(
