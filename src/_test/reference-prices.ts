@@ -72,6 +72,9 @@ export type ReferenceTrade = {
 
 const NATIVE = "0x0000000000000000000000000000000000000000";
 
+/** The families whose spot price is their sqrtPriceX96 (concentrated liquidity), not their reserves. */
+const CONCENTRATED = new Set(["v3", "v4", "algebra", "infinity-cl"]);
+
 type Pool = {
   address: string;
   protocol: string;
@@ -209,7 +212,7 @@ export async function referenceMarket(
     const d0 = decimals.get(pool.token0);
     const d1 = decimals.get(pool.token1);
     if (!pool.hasState || d0 == null || d1 == null) return null;
-    if (pool.protocol === "v3" || pool.protocol === "v4") {
+    if (CONCENTRATED.has(pool.protocol)) {
       if (pool.sqrtPriceX96 === null || pool.sqrtPriceX96 === 0n) return null;
       return exact(pool.sqrtPriceX96 * pool.sqrtPriceX96 * 10n ** BigInt(d0), 2n ** 192n * 10n ** BigInt(d1));
     }
@@ -241,7 +244,13 @@ export async function referenceMarket(
         const quote = side === 0 ? pool.token1 : pool.token0;
         if (quote === token || !allowQuote(quote)) continue;
         // A V4 hook with a return-delta permission (bits 0-3 of its address) never prices.
-        if (pool.hooks !== null && (Number.parseInt(pool.hooks.slice(-4), 16) & 0x0f) !== 0) continue;
+        if (
+          pool.protocol === "v4" &&
+          pool.hooks !== null &&
+          (Number.parseInt(pool.hooks.slice(-4), 16) & 0x0f) !== 0
+        ) {
+          continue;
+        }
         const q = priced.get(quote);
         if (!q) continue;
         const s = spot0(pool);
