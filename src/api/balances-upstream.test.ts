@@ -121,6 +121,61 @@ describe("wallet balances when the node fails", { timeout: 60_000 }, () => {
     assertGateway(answer, 502, "its node answered something that is not JSON", String(BALANCE_RETRY_AFTER_S));
   });
 
+  /** A node that answers JSON-RPC: the head, no Multicall3, and every eth_call as `call` says. */
+  const startCallingNode = (call: (id: unknown) => Record<string, unknown>) => {
+    return new Promise<{ url: string; stop: () => Promise<void> }>((resolve) => {
+      const server: Server = createServer((req, res) => {
+        let body = "";
+        req.on("data", (chunk: Buffer) => {
+          body += chunk.toString();
+        });
+        req.on("end", () => {
+          const parsed = JSON.parse(body) as
+            | { id: unknown; method: string }
+            | { id: unknown; method: string }[];
+          const one = ({ id, method }: { id: unknown; method: string }) =>
+            method === "eth_blockNumber"
+              ? { jsonrpc: "2.0", id, result: "0x10" }
+              : method === "eth_getCode"
+                ? { jsonrpc: "2.0", id, result: "0x" }
+                : { jsonrpc: "2.0", ...call(id) };
+          res
+            .writeHead(200, { "content-type": "application/json" })
+            .end(JSON.stringify(Array.isArray(parsed) ? parsed.map(one) : one(parsed)));
+        });
+      });
+      server.listen(0, "127.0.0.1", () => {
+        const address = server.address();
+        if (address === null || typeof address === "string") throw new Error("no TCP address");
+        resolve({
+          url: `http://127.0.0.1:${address.port}/key-1234`,
+          stop: () => new Promise<void>((done) => server.close(() => done())),
+        });
+      });
+    });
+  };
+
+  it("answers 400 naming the contract when its calls revert (a JSON-RPC 'execution reverted' is the node answering right) or return 0x", async () => {
+    for (const call of [
+      (id: unknown) => ({ id, error: { code: 3, message: "execution reverted" } }),
+      (id: unknown) => ({ id, error: { code: -32000, message: "execution reverted" } }),
+      (id: unknown) => ({ id, result: "0x" }),
+      (id: unknown) => ({ id, result: "0x01" }),
+    ]) {
+      const node = await startCallingNode(call);
+      stops.push(node.stop);
+      const answer = await read(node.url);
+      assert.equal(answer.status, 400, answer.text);
+      assert.match(
+        (answer.body as { message: string }).message,
+        new RegExp(
+          `contract ${TOKEN} does not answer decimals\\(\\) and balanceOf\\(\\) on network ${CHAIN}: not an ERC-20 token`,
+        ),
+      );
+      assert.equal(answer.headers.get("retry-after"), null);
+    }
+  });
+
   it("answers 503 with the node's own Retry-After when it answers HTTP 429", async () => {
     const node = await startNode((res) => {
       res.writeHead(429, { "content-type": "text/plain", "retry-after": "7" }).end("slow down");
