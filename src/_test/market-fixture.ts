@@ -1,5 +1,6 @@
 import { parseConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
+import { EXACT_ZERO } from "../internal/exact-decimal.js";
 import type { BatchSwap, Hex, NewPool, Token } from "../model/index.js";
 import { createApiKey, revokeApiKey } from "../store/api-keys.js";
 import { advanceCheckpoint, initSyncState, insertChainRow } from "../store/chain-state.js";
@@ -209,14 +210,20 @@ export async function loadMarketFixture(db: Db): Promise<{ key: string; revokedK
         token0: f.usdc,
         token1: f.weth,
         liquidityUsd: 80_000_000,
-        window: { volumeUsd: 750_000, priceChange: 1.5, buys: 0, sells: 0 },
+        window: {
+          volumeUsd: 750_000,
+          volumeExact: { digits: 750_000n, scale: 0 },
+          priceChange: 1.5,
+          buys: 0,
+          sells: 0,
+        },
       },
       {
         pool: f.fakePair,
         token0: f.fakeUsdc,
         token1: f.weth,
         liquidityUsd: null,
-        window: { volumeUsd: 0, priceChange: null, buys: 0, sells: 0 },
+        window: { volumeUsd: 0, volumeExact: EXACT_ZERO, priceChange: null, buys: 0, sells: 0 },
       },
     ],
     now,
