@@ -98,7 +98,8 @@ describe("market statistics after a devnet reorg equal those of a fresh index", 
   });
 
   async function serve(db: Db) {
-    const { key } = await createApiKey(db, "reorg");
+    // Active key names are unique: one name per server made here.
+    const { key } = await createApiKey(db, `reorg-${apps.length}`);
     const app = createApiServer({ config, db, logger: createSilentLogger(), answerCacheTtlMs: 0 });
     apps.push(app);
     await app.listen({ host: "127.0.0.1", port: 0 });

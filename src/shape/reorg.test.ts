@@ -118,7 +118,8 @@ describe("reorgs on the mainnet-shaped Ethereum, with pricing", { timeout: 900_0
   }
 
   async function serve(db: Db) {
-    const { key } = await createApiKey(db, "reorg");
+    // Active key names are unique: one name per server made here.
+    const { key } = await createApiKey(db, `reorg-${apps.length}`);
     const app = createApiServer({ config, db, logger: createSilentLogger(), answerCacheTtlMs: 0 });
     apps.push(app);
     await app.listen({ host: "127.0.0.1", port: 0 });

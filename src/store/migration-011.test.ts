@@ -13,6 +13,17 @@ const START = Date.parse("2021-03-01T00:00:00Z");
 const DAY = 86_400_000;
 const DAYS = 9;
 const LAST_BEFORE = "010_candle_usd.sql";
+/**
+ * Tables that a later migration empties on purpose, for the pricing to rebuild them from the
+ * stored swaps (022 and 024: exact volumes cannot be made from stored doubles): their rows are
+ * compared as 011 left them, before the later migrations run.
+ */
+const REBUILT_LATER = new Set(["candles", "token_usd_candles", "pricing_sync"]);
+/**
+ * Tables whose rows a later migration keeps but whose new columns it leaves for the pricing's
+ * rebuild to fill (023: the exact 24-hour volumes, written again at the catch-up that 022 starts).
+ */
+const REWRITTEN_LATER = new Set(["pair_stats", "token_stats"]);
 
 /** The definitions of the keys, indexes and constraints of the tables, partitions left out. */
 async function schemaOf(db: TestDb["db"]): Promise<string[]> {
@@ -39,6 +50,9 @@ async function schemaOf(db: TestDb["db"]): Promise<string[]> {
 describe("migration 011: the growing tables partitioned in place", () => {
   let source: TestDb;
   let upgraded: TestDb;
+  /** Rows of the tables rebuilt later, and of each partition, as 011 left them. */
+  const rowsAfter011 = new Map<string, Awaited<ReturnType<typeof dumpRows>>>();
+  const partitionsAfter011 = new Map<string, Awaited<ReturnType<typeof rowsPerPartition>>>();
 
   before(async () => {
     // Nine days of a synthetic market, indexed and priced: swaps, candles, series, prices, statistics.
@@ -67,6 +81,12 @@ describe("migration 011: the growing tables partitioned in place", () => {
     // Up to 011 only: later migrations (013: indexes) are not what this test is about.
     const applied = await migrate(upgraded.db, { until: "011_partitions.sql" });
     assert.deepEqual(applied, ["011_partitions.sql"], "only 011 runs on a database at 010");
+    for (const table of [...REBUILT_LATER, ...REWRITTEN_LATER]) {
+      rowsAfter011.set(table, await dumpRows(upgraded.db, table));
+    }
+    for (const table of RANGE_TABLES) {
+      partitionsAfter011.set(table.parent, await rowsPerPartition(upgraded.db, table.parent));
+    }
     // Then the later ones, as an upgrade to the current version runs them (the schema compared below).
     await migrate(upgraded.db);
   });
@@ -80,6 +100,22 @@ describe("migration 011: the growing tables partitioned in place", () => {
     let swaps = 0;
     for (const table of tables) {
       const expected = await dumpRows(source.db, table);
+      if (REBUILT_LATER.has(table)) {
+        // 011 kept every row; the later migration emptied the table for the pricing to rebuild.
+        assert.equal(rowsAfter011.get(table)?.length, expected.length, `${table}: every row kept by 011`);
+        assert.ok(expected.length > 0, `${table} has rows`);
+        assert.deepEqual(await dumpRows(upgraded.db, table), [], `${table}: emptied for its rebuild`);
+        continue;
+      }
+      if (REWRITTEN_LATER.has(table)) {
+        assert.equal(rowsAfter011.get(table)?.length, expected.length, `${table}: every row kept by 011`);
+        assert.equal(
+          (await dumpRows(upgraded.db, table)).length,
+          expected.length,
+          `${table}: every row kept`,
+        );
+        continue;
+      }
       const actual = await dumpRows(upgraded.db, table);
       assert.equal(actual.length, expected.length, `${table}: every row kept`);
       assert.deepEqual(actual, expected, `${table}: every column of every row`);
@@ -97,7 +133,7 @@ describe("migration 011: the growing tables partitioned in place", () => {
 
   it("puts each day (week) in its partition, none in the DEFAULT ones", async () => {
     for (const table of RANGE_TABLES) {
-      const rows = await rowsPerPartition(upgraded.db, table.parent);
+      const rows = partitionsAfter011.get(table.parent) ?? new Map<string, number>();
       assert.equal(
         rows.get(`${table.parent}_default`),
         undefined,
