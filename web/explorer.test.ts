@@ -347,7 +347,7 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
         for (const row of rows) {
           assert.equal(row.hrefs.length, 2, "both tokens of the pool link to their pages");
           for (const href of row.hrefs) {
-            assert.match(href, /^#\/token\/0x[0-9a-f]{40}:\d+\?pair=0x[0-9a-f]{40}:\d+$/);
+            assert.match(href, /^#\/token\/0x[0-9a-f]{40}:\d+\?pair=0x(?:[0-9a-f]{40}|[0-9a-f]{64}):\d+$/);
             assert.ok(href.endsWith(`pair=${row.pairId}`), "opened on that pool");
           }
         }

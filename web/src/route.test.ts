@@ -1,6 +1,14 @@
 import { strict as assert } from "node:assert";
 import { describe, it } from "node:test";
-import { defaultDays, defaultInterval, formatRoute, parseId, parseRoute, tokenHref } from "./route.js";
+import {
+  defaultDays,
+  defaultInterval,
+  formatRoute,
+  parseId,
+  parsePairId,
+  parseRoute,
+  tokenHref,
+} from "./route.js";
 
 const weth = "0xC02aaA39b223FE8D0A0e5C4F27eAD9083C756Cc2";
 const pair = "0xb4e16d0168e52d35cacd2c6185b44281ec28c9dc";
@@ -50,5 +58,14 @@ describe("formatRoute", () => {
   it("parses ids", () => {
     assert.equal(parseId(` ${weth}:137 `), `${weth.toLowerCase()}:137`);
     assert.equal(parseId(weth), undefined);
+  });
+  it("takes a pool id of 32 bytes (a Uniswap V4 pool) as a pair, never as a token", () => {
+    const poolId = `0x${"Ab".repeat(32)}`;
+    assert.equal(parsePairId(`${poolId}:1`), `${poolId.toLowerCase()}:1`);
+    assert.equal(parsePairId(`${weth}:1`), `${weth.toLowerCase()}:1`);
+    assert.equal(parsePairId(`0x${"ab".repeat(31)}:1`), undefined, "62 hex digits");
+    assert.equal(parseId(`${poolId}:1`), undefined);
+    const hash = `#/token/${weth.toLowerCase()}:1?pair=${poolId.toLowerCase()}:1`;
+    assert.equal(formatRoute(parseRoute(hash)), hash);
   });
 });

@@ -25,12 +25,23 @@ export type TokenRoute = {
 export type Route = { name: "home" } | TokenRoute | { name: "notFound"; hash: string };
 
 const idPattern = /^(0x[0-9a-fA-F]{40}):([1-9][0-9]*)$/;
+/** A pool is a contract's address, or a 32-byte pool id inside a pool manager (Uniswap V4). */
+const pairIdPattern = /^(0x(?:[0-9a-fA-F]{40}|[0-9a-fA-F]{64})):([1-9][0-9]*)$/;
+
+function normalised(pattern: RegExp, value: string): string | undefined {
+  const match = pattern.exec(value.trim());
+  if (!match) return undefined;
+  return `${(match[1] as string).toLowerCase()}:${match[2]}`;
+}
 
 /** `<address>:<chain>` normalised to a lowercase address, or undefined when malformed. */
 export function parseId(value: string): string | undefined {
-  const match = idPattern.exec(value.trim());
-  if (!match) return undefined;
-  return `${(match[1] as string).toLowerCase()}:${match[2]}`;
+  return normalised(idPattern, value);
+}
+
+/** A pair id (`<address>:<chain>` or `<pool id>:<chain>`) normalised, or undefined when malformed. */
+export function parsePairId(value: string): string | undefined {
+  return normalised(pairIdPattern, value);
 }
 
 function isInterval(value: string | null): value is Interval {
@@ -52,7 +63,7 @@ export function parseRoute(hash: string): Route {
   if (!tokenId) return { name: "notFound", hash };
   const params = new URLSearchParams(query);
   const route: TokenRoute = { name: "token", tokenId, interval: defaultInterval, days: defaultDays };
-  const pairId = parseId(params.get("pair") ?? "");
+  const pairId = parsePairId(params.get("pair") ?? "");
   if (pairId) route.pairId = pairId;
   const side = params.get("side");
   if (side === "0" || side === "1") route.side = side === "0" ? 0 : 1;
