@@ -76,13 +76,24 @@ describe("scale loader (bench/loader.ts)", () => {
       ),
       "0",
     );
-    const volumes = await testDb.db.query<{ candles: number; swaps: number }>(
-      `SELECT (SELECT sum(volume_usd) FROM candles_1d WHERE chain_id = $1) AS candles,
-         (SELECT sum(volume_usd) FROM swaps WHERE chain_id = $1) AS swaps`,
+    // Exact sums: the days' volumes add up to the swaps' (numeric, no rounding on either side).
+    const volumes = await testDb.db.query<{ candles: string; swaps: string }>(
+      `SELECT (SELECT sum(volume_usd_exact) FROM candles_1d WHERE chain_id = $1)::text AS candles,
+         (SELECT sum(volume_usd::numeric) FROM swaps WHERE chain_id = $1)::text AS swaps`,
       [CHAIN],
     );
-    const { candles, swaps } = volumes.rows[0] as { candles: number; swaps: number };
-    assert.ok(Math.abs(candles - swaps) <= swaps * 1e-9, `${candles} ≈ ${swaps}`);
+    const { candles, swaps } = volumes.rows[0] as { candles: string; swaps: string };
+    assert.equal(
+      (
+        await testDb.db.query<{ d: string }>("SELECT ($1::numeric - $2::numeric)::text AS d", [
+          candles,
+          swaps,
+        ])
+      ).rows[0]?.d.replace(/^-?0\.?0*$/, "0"),
+      "0",
+      `the days' USD volume ${candles} is the swaps' ${swaps}`,
+    );
+    assert.ok(Number(swaps) > 0, "swaps with a USD value");
   });
 
   it("answers every request of the benchmark with records that match /openapi.json", async () => {

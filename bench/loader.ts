@@ -207,7 +207,7 @@ export async function loadScaleDatabase(db: Db, options: LoadOptions): Promise<L
            CASE WHEN g.r1 < 0.5 THEN 0 ELSE floor(g.usd / (lp.usd0 * g.noise) * power(10, lp.dec0))::numeric END,
            CASE WHEN g.r1 < 0.5 THEN floor(g.usd / lp.usd1 * power(10, lp.dec1))::numeric ELSE 0 END,
            floor(lp.liquidity / 2 / lp.usd0 * power(10, lp.dec0))::numeric, floor(lp.liquidity / 2 / lp.usd1 * power(10, lp.dec1))::numeric,
-           lp.usd0 * g.noise / lp.usd1, lp.usd0 * g.noise, lp.usd1, g.usd, lp.usd0 * g.noise, lp.usd1
+           lp.usd0 * g.noise / lp.usd1, lp.usd0 * g.noise, lp.usd1, round(g.usd * 64) / 64, lp.usd0 * g.noise, lp.usd1
          FROM (
            SELECT n, n / $4 AS b, random() AS r1, exp(random() * ln(1e5)) AS usd, exp((random() - 0.5) * 0.02) AS noise,
              floor(exp(random() * ln($6::float8 + 1)))::int - 1 AS j
@@ -221,19 +221,25 @@ export async function loadScaleDatabase(db: Db, options: LoadOptions): Promise<L
 
     // One trade's order key (block * 100000 + log index) as a double: exact below 2^53.
     const key = "(s.block_number * 100000 + s.log_index)::float8";
+    // Sums are exact (numeric) and rounded once, as the pricing keeps them: token amounts from the
+    // raw integers, USD values as loaded (multiples of 1/64, so each double's numeric is exact).
+    const amount0 = "abs(s.amount0_in - s.amount0_out) * power(10::numeric, -lp.dec0)";
+    const amount1 = "abs(s.amount1_in - s.amount1_out) * power(10::numeric, -lp.dec1)";
     const candleSelect = (resolution: number) => `
     SELECT $1, s.pool, ${resolution}, date_bin(interval '${resolution} seconds', s.block_time, timestamptz '1970-01-01 00:00:00+00'),
       (min(ARRAY[${key}, s.price]))[2], max(s.price), min(s.price), (max(ARRAY[${key}, s.price]))[2],
       1 / (min(ARRAY[${key}, s.price]))[2], 1 / min(s.price), 1 / max(s.price), 1 / (max(ARRAY[${key}, s.price]))[2],
-      sum(s.volume_usd / s.token0_usd), sum(s.volume_usd / s.token1_usd), sum(s.volume_usd), count(*)::int,
+      sum(${amount0})::float8, sum(${amount1})::float8, sum(s.volume_usd::numeric)::float8, count(*)::int,
       (count(*) FILTER (WHERE s.amount0_out > 0))::int, min(s.block_number * 100000 + s.log_index), max(s.block_number * 100000 + s.log_index),
-      (min(ARRAY[${key}, s.token0_usd]))[2], max(s.token0_usd), min(s.token0_usd), (max(ARRAY[${key}, s.token0_usd]))[2], sum(s.volume_usd),
-      (min(ARRAY[${key}, s.token1_usd]))[2], max(s.token1_usd), min(s.token1_usd), (max(ARRAY[${key}, s.token1_usd]))[2], sum(s.volume_usd)
-    FROM swaps s WHERE s.chain_id = $1 AND s.block_time >= $2 AND s.block_time < $3
+      (min(ARRAY[${key}, s.token0_usd]))[2], max(s.token0_usd), min(s.token0_usd), (max(ARRAY[${key}, s.token0_usd]))[2], sum(s.volume_usd::numeric)::float8,
+      (min(ARRAY[${key}, s.token1_usd]))[2], max(s.token1_usd), min(s.token1_usd), (max(ARRAY[${key}, s.token1_usd]))[2], sum(s.volume_usd::numeric)::float8,
+      sum(${amount0}), sum(${amount1}), sum(s.volume_usd::numeric), sum(s.volume_usd::numeric), sum(s.volume_usd::numeric)
+    FROM swaps s JOIN lp ON lp.address = s.pool WHERE s.chain_id = $1 AND s.block_time >= $2 AND s.block_time < $3
     GROUP BY s.pool, 4`;
     const candleColumns = `chain_id, pool, resolution, bucket, open, high, low, close, open1, high1, low1, close1,
     volume0, volume1, volume_usd, trades, buys0, first_key, last_key,
-    open_usd0, high_usd0, low_usd0, close_usd0, volume_usd0, open_usd1, high_usd1, low_usd1, close_usd1, volume_usd1`;
+    open_usd0, high_usd0, low_usd0, close_usd0, volume_usd0, open_usd1, high_usd1, low_usd1, close_usd1, volume_usd1,
+    volume0_exact, volume1_exact, volume_usd_exact, volume_usd0_exact, volume_usd1_exact`;
     const days = (start: number) => {
       const out: [number, number][] = [];
       for (let t = Math.floor(start / DAY) * DAY; t < end + 1; t += DAY) out.push([t, t + DAY]);
@@ -258,9 +264,10 @@ export async function loadScaleDatabase(db: Db, options: LoadOptions): Promise<L
        SELECT chain_id, pool, 86400, date_bin(interval '1 day', bucket, timestamptz '1970-01-01 00:00:00+00'),
          (min(ARRAY[first_key::float8, open]))[2], max(high), min(low), (max(ARRAY[last_key::float8, close]))[2],
          (min(ARRAY[first_key::float8, open1]))[2], max(high1), min(low1), (max(ARRAY[last_key::float8, close1]))[2],
-         sum(volume0), sum(volume1), sum(volume_usd), sum(trades)::int, sum(buys0)::int, min(first_key), max(last_key),
-         (min(ARRAY[first_key::float8, open_usd0]))[2], max(high_usd0), min(low_usd0), (max(ARRAY[last_key::float8, close_usd0]))[2], sum(volume_usd0),
-         (min(ARRAY[first_key::float8, open_usd1]))[2], max(high_usd1), min(low_usd1), (max(ARRAY[last_key::float8, close_usd1]))[2], sum(volume_usd1)
+         sum(volume0_exact)::float8, sum(volume1_exact)::float8, sum(volume_usd_exact)::float8, sum(trades)::int, sum(buys0)::int, min(first_key), max(last_key),
+         (min(ARRAY[first_key::float8, open_usd0]))[2], max(high_usd0), min(low_usd0), (max(ARRAY[last_key::float8, close_usd0]))[2], sum(volume_usd0_exact)::float8,
+         (min(ARRAY[first_key::float8, open_usd1]))[2], max(high_usd1), min(low_usd1), (max(ARRAY[last_key::float8, close_usd1]))[2], sum(volume_usd1_exact)::float8,
+         sum(volume0_exact), sum(volume1_exact), sum(volume_usd_exact), sum(volume_usd0_exact), sum(volume_usd1_exact)
        FROM candles_1h WHERE chain_id = $1 GROUP BY chain_id, pool, 4`,
         [CHAIN],
       );
@@ -270,19 +277,19 @@ export async function loadScaleDatabase(db: Db, options: LoadOptions): Promise<L
       // Each swap seen from both tokens: its series USD price, the token amount and the USD value.
       const seriesSelect = (resolution: number) => `
       WITH sides AS (
-        SELECT p.token0 AS token, s.token0_series_usd AS usd, s.volume_usd / s.token0_usd AS amount, s.volume_usd AS v,
+        SELECT p.token0 AS token, s.token0_series_usd AS usd, abs(s.amount0_in - s.amount0_out) * power(10::numeric, -p.dec0) AS amount, s.volume_usd AS v,
           s.block_time, ${key} AS k
         FROM swaps s JOIN lp p ON p.address = s.pool WHERE s.chain_id = $1 AND s.block_time >= $2 AND s.block_time < $3
         UNION ALL
-        SELECT p.token1, s.token1_series_usd, s.volume_usd / s.token1_usd, s.volume_usd, s.block_time, ${key}
+        SELECT p.token1, s.token1_series_usd, abs(s.amount1_in - s.amount1_out) * power(10::numeric, -p.dec1), s.volume_usd, s.block_time, ${key}
         FROM swaps s JOIN lp p ON p.address = s.pool WHERE s.chain_id = $1 AND s.block_time >= $2 AND s.block_time < $3
       )
       SELECT $1, token, ${resolution}, date_bin(interval '${resolution} seconds', block_time, timestamptz '1970-01-01 00:00:00+00'),
-        (min(ARRAY[k, usd]))[2], max(usd), min(usd), (max(ARRAY[k, usd]))[2], sum(amount), sum(usd * v), sum(v),
-        min(k)::bigint, max(k)::bigint
+        (min(ARRAY[k, usd]))[2], max(usd), min(usd), (max(ARRAY[k, usd]))[2], sum(amount)::float8, sum(usd * v), sum(v),
+        min(k)::bigint, max(k)::bigint, sum(amount)
       FROM sides GROUP BY token, 4`;
       const columns =
-        "chain_id, token, resolution, bucket, open, high, low, close, volume, sum_pv, sum_v, first_key, last_key";
+        "chain_id, token, resolution, bucket, open, high, low, close, volume, sum_pv, sum_v, first_key, last_key, volume_exact";
       // One statement for each: the pools' tokens hashed once, the groups aggregated in work_mem.
       await q(`INSERT INTO token_usd_candles (${columns}) ${seriesSelect(3600)}`, [
         CHAIN,
@@ -305,11 +312,12 @@ export async function loadScaleDatabase(db: Db, options: LoadOptions): Promise<L
         [CHAIN, usedBlocks, iso(end)],
       );
       await q(
-        `INSERT INTO pair_stats (chain_id, pool, token0, token1, volume_usd_24h, liquidity_usd, price_change_24h, buys_24h, sells_24h)
-       SELECT $1, lp.address, lp.token0, lp.token1, COALESCE(d.volume, 0), lp.liquidity,
-         CASE WHEN d.open > 0 THEN (d.close / d.open - 1) * 100 END, COALESCE(d.buys, 0), COALESCE(d.trades - d.buys, 0)
+        `INSERT INTO pair_stats (chain_id, pool, token0, token1, volume_usd_24h, liquidity_usd, price_change_24h, buys_24h, sells_24h, volume_usd_24h_exact)
+       SELECT $1, lp.address, lp.token0, lp.token1, COALESCE(d.volume, 0)::float8, lp.liquidity,
+         CASE WHEN d.open > 0 THEN (d.close / d.open - 1) * 100 END, COALESCE(d.buys, 0), COALESCE(d.trades - d.buys, 0),
+         COALESCE(d.volume, 0)
        FROM lp LEFT JOIN (
-         SELECT pool, sum(volume_usd) AS volume, (min(ARRAY[first_key::float8, open]))[2] AS open,
+         SELECT pool, sum(volume_usd_exact) AS volume, (min(ARRAY[first_key::float8, open]))[2] AS open,
            (max(ARRAY[last_key::float8, close]))[2] AS close, sum(buys0)::int AS buys, sum(trades)::int AS trades
          FROM candles_1h WHERE chain_id = $1 AND bucket >= $2 GROUP BY pool
        ) d ON d.pool = lp.address`,
@@ -320,10 +328,10 @@ export async function loadScaleDatabase(db: Db, options: LoadOptions): Promise<L
        SELECT $1, t.token, CASE WHEN c.open > 0 THEN (c.close / c.open - 1) * 100 END, COALESCE(v.volume, 0), COALESCE(v.liquidity, 0)
        FROM (SELECT token0 AS token FROM lp UNION SELECT token1 FROM lp) t
        LEFT JOIN (
-         SELECT token, sum(volume_usd_24h) AS volume, sum(liquidity_usd) AS liquidity FROM (
-           SELECT lp.token0 AS token, s.volume_usd_24h, s.liquidity_usd FROM lp JOIN pair_stats s ON s.chain_id = $1 AND s.pool = lp.address
+         SELECT token, sum(volume_usd_24h_exact)::float8 AS volume, sum(liquidity_usd) AS liquidity FROM (
+           SELECT lp.token0 AS token, s.volume_usd_24h_exact, s.liquidity_usd FROM lp JOIN pair_stats s ON s.chain_id = $1 AND s.pool = lp.address
            UNION ALL
-           SELECT lp.token1, s.volume_usd_24h, s.liquidity_usd FROM lp JOIN pair_stats s ON s.chain_id = $1 AND s.pool = lp.address
+           SELECT lp.token1, s.volume_usd_24h_exact, s.liquidity_usd FROM lp JOIN pair_stats s ON s.chain_id = $1 AND s.pool = lp.address
          ) x GROUP BY token
        ) v ON v.token = t.token
        LEFT JOIN (
