@@ -17,8 +17,8 @@ import { createIndexer } from "./indexer.js";
  * the indexer honours Retry-After, slows down, keeps what it fetched, and still advances.
  */
 
-const STORM_MS = 30_000;
-const RETRY_AFTER_S = 1;
+const STORM_MS = 60_000;
+const RETRY_AFTER_S = 2;
 /** HTTP requests one client can have in flight: `concurrency` waves × at most SOLO_PARALLEL requests each. */
 const MAX_IN_FLIGHT = 4 * 8;
 
