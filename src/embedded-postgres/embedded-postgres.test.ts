@@ -304,6 +304,9 @@ describe("startEmbeddedPostgres", () => {
     }
     deepEqual(rows, [{ v: 7 }], "answers again, with its data");
     notEqual(server.pid, first, "a new postmaster");
+    // The new server may answer a query a moment before the launcher's own readiness probe has
+    // marked it running: await that.
+    while (server.health().state !== "running" && Date.now() < deadline) await sleep(50);
     const health = server.health();
     equal(health.state, "running");
     equal(health.exits, 1);

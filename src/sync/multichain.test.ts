@@ -95,8 +95,8 @@ describe("several chains", () => {
     assert.deepEqual(
       rows,
       [
-        { chain_id: 31337, n: a.deployment.pools.length },
-        { chain_id: 31338, n: b.deployment.pools.length },
+        { chain_id: 31337, n: a.pools.length },
+        { chain_id: 31338, n: b.pools.length },
       ],
       "each chain's pools under its own id (the same addresses on both)",
     );
@@ -131,13 +131,13 @@ describe("several chains", () => {
             a.chainId,
           ])
         ).rows[0]?.n;
-      assert.equal(await count(), a.deployment.pools.length, "chain A is indexed");
+      assert.equal(await count(), a.pools.length, "chain A is indexed");
 
       const reborn = a.chain({ rpc: [node.rpcUrl] });
       const realChain = await run({ ...reborn, devnet: false });
       assert.equal(realChain?.phase, "failed", "a real chain whose genesis changed is not indexed");
       assert.match(realChain?.error ?? "", /genesis/, "GenesisMismatchError says so");
-      assert.equal(await count(), a.deployment.pools.length, "and its data is kept");
+      assert.equal(await count(), a.pools.length, "and its data is kept");
 
       assert.equal((await run(reborn))?.phase, "stopped", "a devnet whose genesis changed is indexed afresh");
       assert.equal(await count(), 0, "its old data is dropped (the new node has no pools)");
