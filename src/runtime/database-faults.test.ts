@@ -84,13 +84,19 @@ describe("database faults under a running service", { timeout: 15 * 60_000 }, ()
     const key = /demo API key[^:]*: (\S+)/.exec(service.output())?.[1];
     assert.ok(key, `the demo key is printed:\n${service.output().slice(-2000)}`);
     const base = `http://127.0.0.1:${apiPort}`;
-    const data = async () => {
-      const response = await fetch(`${base}/v1/tokens/search?searchString=WETH`, {
+    // WETH's search, then (fresh: true) a search not asked before, whose answer comes from the
+    // database, never the answer cache: 200 or 404 (no token matches) when the database answers,
+    // 503 while it cannot.
+    let searches = 0;
+    const data = async (options: { fresh?: boolean } = {}) => {
+      searches += 1;
+      const text = options.fresh ? `no-such-token-${searches}` : "WETH";
+      const response = await fetch(`${base}/v1/tokens/search?searchString=${text}`, {
         headers: { "x-api-key": key },
         signal: AbortSignal.timeout(10_000),
       });
       await response.arrayBuffer();
-      return response.status;
+      return options.fresh && response.status === 404 ? 200 : response.status;
     };
     const readyz = async (): Promise<Readyz> => {
       const response = await fetch(`${base}/readyz`, { signal: AbortSignal.timeout(10_000) });
@@ -128,9 +134,20 @@ describe("database faults under a running service", { timeout: 15 * 60_000 }, ()
     const killedAt = Date.now();
     process.kill(postmaster, "SIGKILL");
     await waitFor(
-      "a data answer after the kill",
-      async () => ((await data()) === 200 ? true : undefined),
+      "the death logged",
+      async () =>
+        /"level":50[^\n]*"signal":"SIGKILL"[^\n]*"msg":"the embedded Postgres exited unexpectedly; restarting it"/.test(
+          service.output(),
+        )
+          ? true
+          : undefined,
       30_000,
+      { output: service.output, intervalMs: 100 },
+    );
+    await waitFor(
+      "a data answer from the database within 30 s of the kill",
+      async () => ((await data({ fresh: true })) === 200 ? true : undefined),
+      Math.max(0, killedAt + 30_000 - Date.now()),
       {
         output: service.output,
         intervalMs: 100,
