@@ -741,7 +741,11 @@ describe("GET /v1/stream on a live devnet", { timeout: 600_000 }, () => {
       const before = messages.slice(0, at).map((m) => m.data as Trade);
       assert.equal(before.length, 3, "the old branch's trades came first");
       const corrected = messages.slice(at + 1).map((m) => m.data as Trade);
-      assert.equal(messages.filter((m) => m.type === "rollback").length, 1);
+      assert.equal(
+        messages.filter((m) => m.type === "rollback").length,
+        1,
+        `one rollback (client ${i}): ${JSON.stringify(messages.map((m) => (m.type === "rollback" ? `rollback ${(m as unknown as { block: number }).block}` : `trade ${(m.data as Trade).block_number}`)))}`,
+      );
       assert.deepEqual(
         corrected,
         await restTradesAfter(pool, pool.token0, rollback.block),
