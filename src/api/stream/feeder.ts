@@ -95,6 +95,8 @@ type ChainFeed = {
   pendingRollback: number | null;
   /** When the last rollback was sent (reads go to the primary for a while after it). */
   rollbackAt: number;
+  /** The block the last rollback sent rewound to. */
+  rolledBackTo: number;
   /** Commit notices not yet fed: block and when it was heard. */
   notices: { block: number; at: number }[];
   /** The chain's task queue: cycles and first reads of subscriptions, one at a time. */
@@ -102,8 +104,8 @@ type ChainFeed = {
   cycleQueued: boolean;
   /** Consecutive failed cycles (logged once, retried at the poll interval). */
   failures: number;
-  /** The primary's checkpoint as last polled, and recent ones, to catch a reorg whose notices were lost. */
-  polled: { block: number; hash: string | null } | null;
+  /** The primary's checkpoint as last polled (and when), and recent ones, to catch a reorg whose notices were lost. */
+  polled: { block: number; hash: string | null; at: number } | null;
   seen: { block: number; hash: string }[];
   /** Compare hashes at the next poll even while listening (notices may have been lost). */
   verify: boolean;
@@ -156,6 +158,7 @@ export function createStreamFeeder(options: {
         notified: -1,
         pendingRollback: null,
         rollbackAt: Number.NEGATIVE_INFINITY,
+        rolledBackTo: Number.POSITIVE_INFINITY,
         notices: [],
         queue: Promise.resolve(),
         cycleQueued: false,
@@ -234,6 +237,7 @@ export function createStreamFeeder(options: {
     feed.fedBlock = -1;
     feed.high = Math.min(feed.high, block);
     feed.rollbackAt = Date.now();
+    feed.rolledBackTo = block;
     if (feed.pendingRollback !== null && feed.pendingRollback >= block) feed.pendingRollback = null;
     log.info({ chain_id: feed.chainId, block, subscribers: told.size }, "stream rollback sent");
   };
@@ -429,7 +433,7 @@ export function createStreamFeeder(options: {
       if (!hasTopics(feed)) continue;
       const state = reads.primary.sync.get(feed.chainId);
       if (!state) continue;
-      const current = { block: state.indexedBlock, hash: state.indexedHash };
+      const current = { block: state.indexedBlock, hash: state.indexedHash, at: Date.now() };
       const previous = feed.polled;
       feed.polled = current;
       if (current.hash) {
@@ -441,6 +445,13 @@ export function createStreamFeeder(options: {
       if (!verify || !previous) continue;
       if (current.block === previous.block && current.hash === previous.hash) continue;
       if (current.block < previous.block) {
+        // A read may have met the lower checkpoint first and sent this rollback already (the
+        // indexer commits a rollback on its own before the new branch): one rollback, not two.
+        if (feed.rollbackAt >= previous.at && feed.rolledBackTo <= current.block) {
+          forgetAbove(feed, current.block);
+          onCommit({ chainId: feed.chainId, block: current.block });
+          continue;
+        }
         feed.pendingRollback = Math.min(feed.pendingRollback ?? current.block, current.block);
         forgetAbove(feed, current.block);
         onCommit({ chainId: feed.chainId, block: current.block });
