@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
@@ -8,6 +8,7 @@ import { setTimeout as sleep } from "node:timers/promises";
 import type { FastifyInstance } from "fastify";
 import { freePort } from "../_test/free-port.js";
 import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "../_test/market-fixture.js";
+import { signalProcessTree } from "../_test/process-tree.js";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "../embedded-postgres/index.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { apiDbTimeouts } from "../runtime/database.js";
@@ -101,18 +102,7 @@ describe("slow databases and slow clients", { timeout: 180_000 }, () => {
   });
 
   /** The postmaster and every process it forked. */
-  const signalServer = (signal: NodeJS.Signals) => {
-    const pids = [server.pid];
-    for (const task of readdirSync(`/proc/${server.pid}/task`)) {
-      const children = readFileSync(`/proc/${server.pid}/task/${task}/children`, "utf8").trim();
-      if (children) pids.push(...children.split(/\s+/).map(Number));
-    }
-    for (const pid of pids) {
-      try {
-        process.kill(pid, signal);
-      } catch {}
-    }
-  };
+  const signalServer = (signal: NodeJS.Signals) => signalProcessTree(server.pid, signal);
 
   const timed = async (url: string) => {
     const started = performance.now();

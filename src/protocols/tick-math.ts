@@ -6,7 +6,7 @@
 
 export const MIN_TICK = -887272;
 export const MAX_TICK = 887272;
-const Q96 = 1n << 96n;
+export const Q96 = 1n << 96n;
 const MAX_UINT256 = (1n << 256n) - 1n;
 
 const TICK_FACTORS: readonly [number, bigint][] = [
@@ -41,7 +41,8 @@ export function sqrtPriceAtTick(tick: number): bigint {
   return (ratio >> 32n) + (ratio % (1n << 32n) === 0n ? 0n : 1n);
 }
 
-const divUp = (a: bigint, b: bigint): bigint => (a % b === 0n ? a / b : a / b + 1n);
+/** ⌈a / b⌉ for a ≥ 0, b > 0. */
+export const divUp = (a: bigint, b: bigint): bigint => (a % b === 0n ? a / b : a / b + 1n);
 
 /** SqrtPriceMath.getAmount0Delta(sqrtA, sqrtB, liquidity, roundUp) for sqrtA ≤ sqrtB, liquidity ≥ 0. */
 export function amount0Delta(sqrtA: bigint, sqrtB: bigint, liquidity: bigint, roundUp: boolean): bigint {
