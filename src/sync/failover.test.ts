@@ -218,7 +218,7 @@ describe("one writer per chain", () => {
     }>(
       "SELECT previous, indexed_block, writer_epoch, writer_lock_pid, lock_held FROM checkpoint_moves ORDER BY id",
     );
-    assert.ok(moves.length > 20, `many commits observed (${moves.length})`);
+    assert.ok(moves.length > KILLS, `a commit of each writer at least (${moves.length})`);
     for (const [i, move] of moves.entries()) {
       assert.ok(
         move.lock_held,
