@@ -100,13 +100,15 @@ export async function startPipeline(options: {
   historyDays?: number;
   seed?: number;
   timeoutMs?: number;
+  /** When the history ends (default now): a fixed date and seed write the same history at every run. */
+  until?: Date;
   /** The pricing's clock (statistics windows); default the real one. */
   now?: () => Date;
 }): Promise<Pipeline> {
   const logger = options.logger ?? createSilentLogger();
   const historyDays = options.historyDays ?? 2;
   const seed = options.seed ?? 42;
-  const until = new Date(Math.floor(Date.now() / 1000) * 1000);
+  const until = new Date(Math.floor((options.until?.getTime() ?? Date.now()) / 1000) * 1000);
   const node = await startHardhatNode({
     port: 0,
     chainId: PIPELINE_CHAIN_ID,
