@@ -2,7 +2,7 @@
  * An independent reference for "the correctly rounded double of an exact rational", for tests:
  * textbook long division one bit at a time with guard and sticky bits and round half to even, the
  * double assembled from its IEEE 754 bit fields. Slow and obvious on purpose; it shares no code
- * with `ratioToNumber` (src/decode/price.ts), which it checks.
+ * with `ratioToNumber` (src/exact/ratio.ts), which it checks.
  */
 export function referenceRatioToNumber(num: bigint, den: bigint): number {
   if (den === 0n) throw new RangeError("zero denominator");
@@ -64,7 +64,7 @@ export function sameDouble(a: number | null | undefined, b: number | null | unde
 /**
  * An exact rational for test references (num / den, den ≠ 0, never reduced): built from the raw
  * integers a test knows (amounts, reserves, sqrtPriceX96, decimals) and rounded once with
- * `referenceRatioToNumber`. It shares no code with the production `Ratio` (src/decode/price.ts).
+ * `referenceRatioToNumber`. It shares no code with the production `Ratio` (src/exact/ratio.ts).
  */
 export type Exact = { readonly num: bigint; readonly den: bigint };
 

@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { seededRandom } from "../_test/random.js";
-import { type Ratio, ratioOfNumber, ratioToNumber } from "../decode/price.js";
+import { type Ratio, ratioOfNumber, ratioToNumber } from "../exact/ratio.js";
 import type { Candle } from "../model/index.js";
 import {
   aggregateTrades,

@@ -6,7 +6,7 @@
  * their terms, and are rounded once when read (`exactValue`, or `::float8` in SQL): a volume is
  * the correctly rounded double of its exact sum however its buckets were grown.
  */
-import { ratioOfNumber, ratioToNumber } from "../decode/price.js";
+import { ratioOfNumber, ratioToNumber } from "../exact/ratio.js";
 import { EXACT_ZERO, type ExactDecimal } from "../internal/exact-decimal.js";
 
 export { addExact, EXACT_ZERO, type ExactDecimal, exactText, parseExact } from "../internal/exact-decimal.js";

@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { seededRandom } from "../_test/random.js";
-import { ratio, ratioValue } from "../decode/price.js";
+import { ratio, ratioValue } from "../exact/ratio.js";
 import { lazyUsdPrices, pricesOfTokens } from "./lazy-prices.js";
 import {
   computeUsdPrices,

@@ -1,4 +1,4 @@
-import { type Ratio, ratioToNumber, ratioValue } from "../decode/price.js";
+import { type Ratio, ratioToNumber, ratioValue } from "../exact/ratio.js";
 import type { MarketPool, PoolPriceState, ProtocolName, StateEvent, SwapAmounts } from "../model/index.js";
 import { familyOf } from "../protocols/index.js";
 import { balanceDepth } from "../protocols/shared.js";

@@ -1,4 +1,4 @@
-import { type Ratio, ratioMul, ratioOfNumber, ratioReduced, ratioSum, ratioValue } from "../decode/price.js";
+import { type Ratio, ratioMul, ratioOfNumber, ratioReduced, ratioSum, ratioValue } from "../exact/ratio.js";
 
 /**
  * A price with the weight (USD liquidity) of the pool that quotes it. `priceUsdRatio`, when

@@ -1,4 +1,4 @@
-import { ratioMul, ratioValue } from "../decode/price.js";
+import { ratioMul, ratioValue } from "../exact/ratio.js";
 import { deviationOf } from "./robust-price.js";
 import { sideRatio, type Trade } from "./trade.js";
 import {

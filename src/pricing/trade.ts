@@ -1,4 +1,4 @@
-import { type Ratio, ratioInverse, ratioToNumber, ratioValue } from "../decode/price.js";
+import { type Ratio, ratioInverse, ratioToNumber, ratioValue } from "../exact/ratio.js";
 import type { ExactDecimal } from "../internal/exact-decimal.js";
 import type { SwapAmounts } from "../model/index.js";
 

@@ -5,7 +5,7 @@ import {
   ratioOfNumber,
   ratioReduced,
   ratioValue,
-} from "../decode/price.js";
+} from "../exact/ratio.js";
 import { NATIVE_COIN } from "../model/index.js";
 import { combinePrices } from "./robust-price.js";
 

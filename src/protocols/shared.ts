@@ -1,6 +1,6 @@
-import { ratioToNumber } from "../decode/price.js";
 import type { Hex } from "../decode/types.js";
 import { uintAt, wordCount } from "../decode/words.js";
+import { ratioToNumber } from "../exact/ratio.js";
 import type { PoolPriceState } from "../model/index.js";
 
 /**

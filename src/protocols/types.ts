@@ -1,5 +1,5 @@
-import type { Ratio } from "../decode/price.js";
 import type { Hex, PoolCreation, RawLog, SwapEventLayout } from "../decode/types.js";
+import type { Ratio } from "../exact/ratio.js";
 import type { PoolEventKind, PoolInfo, PoolPriceState, PoolState, ProtocolName } from "../model/index.js";
 
 export type { PoolCreation, ProtocolName, SwapEventLayout };

@@ -1,7 +1,7 @@
-import type { Ratio } from "../../decode/price.js";
-import { ratioValue } from "../../decode/price.js";
 import type { Hex, PoolCreation, RawLog } from "../../decode/types.js";
 import { addressAt, intAt, topicAddress, uintAt, wordCount } from "../../decode/words.js";
+import type { Ratio } from "../../exact/ratio.js";
+import { ratioValue } from "../../exact/ratio.js";
 import type { PoolState } from "../../model/index.js";
 import { balanceDepth } from "../shared.js";
 import type { EventRecord, LogLike, PoolTraits, ProtocolFamily } from "../types.js";

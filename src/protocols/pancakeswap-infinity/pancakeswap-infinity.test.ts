@@ -1,8 +1,8 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { encodeAbiParameters, encodeEventTopics, keccak256, parseAbiItem, stringToBytes } from "viem";
-import { ratioToNumber } from "../../decode/price.js";
 import type { Hex, RawLog } from "../../decode/types.js";
+import { ratioToNumber } from "../../exact/ratio.js";
 import type { Token } from "../../model/index.js";
 import { buildBatch } from "../../sync/batch.js";
 import { poolFromCreation } from "../../sync/pools.js";
