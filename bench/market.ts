@@ -23,12 +23,12 @@
  *   BENCH_MARKET_SWAPS=200000 npx tsx bench/market.ts        fewer swaps
  */
 import { pathToFileURL } from "node:url";
+import { getPairCandles, getTokenLineChart, getTokenUsdCandles } from "../src/api/charts.js";
 import { createApiServer } from "../src/api/server.js";
 import { parseConfig } from "../src/config/load.js";
 import type { Hex } from "../src/decode/types.js";
 import { createSilentLogger, type Logger } from "../src/internal/logger.js";
 import type { IngestBatch } from "../src/model/index.js";
-import { getPairCandles, getTokenLineChart, getTokenUsdCandles } from "../src/pricing/charts.js";
 import { createPricing } from "../src/pricing/pricing.js";
 import { createApiKey } from "../src/store/api-keys.js";
 import { type Db, withTransaction } from "../src/store/db.js";

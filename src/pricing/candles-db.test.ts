@@ -8,10 +8,10 @@ import {
   ingestSyntheticChain,
   prepareSyntheticChain,
 } from "../_test/synthetic-chain.js";
+import { getPairCandles } from "../api/charts.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { CANDLE_INTERVALS } from "./candles.js";
-import { getPairCandles } from "./charts.js";
 import { createPricing } from "./pricing.js";
 
 const CHAIN = 904;

@@ -15,6 +15,7 @@ import {
   unitsOf,
 } from "../_test/exact.js";
 import { pipelineConfig } from "../_test/pipeline.js";
+import { getPairCandles } from "../api/charts.js";
 import { devnetTokenAbi, erc20Abi } from "../devnet/abis.js";
 import { compileDevnetContracts } from "../devnet/compile.js";
 import { type Deployment, deployMarket } from "../devnet/deploy.js";
@@ -27,7 +28,6 @@ import { createSilentLogger } from "../internal/logger.js";
 import { getSyncStatus } from "../store/chain-state.js";
 import { createIndexer } from "../sync/indexer.js";
 import { CANDLE_INTERVALS } from "./candles.js";
-import { getPairCandles } from "./charts.js";
 import { createPricing } from "./pricing.js";
 
 const CHAIN = 31337;

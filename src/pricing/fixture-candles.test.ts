@@ -4,12 +4,12 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { toDouble, tradePrice, unitsOf } from "../_test/exact.js";
+import { getAssetPairCandles, getPairCandles } from "../api/charts.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { parseCsv } from "../replay/fixture.js";
 import { replayFixture } from "../replay/replay.js";
 import { PACKED_PIECE_CANDLES } from "../store/candles.js";
-import { getAssetPairCandles, getPairCandles } from "./charts.js";
 import { createPricing } from "./pricing.js";
 
 const fixtureDir = path.resolve(

@@ -19,9 +19,9 @@ import {
   prepareSyntheticChain,
   type SyntheticChain,
 } from "../_test/synthetic-chain.js";
+import { getPairCandles, getTokenLineChart, getTokenUsdCandles } from "../api/charts.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
-import { getPairCandles, getTokenLineChart, getTokenUsdCandles } from "./charts.js";
 import { createPricing, type Pricing } from "./pricing.js";
 
 const E18 = 10n ** 18n;

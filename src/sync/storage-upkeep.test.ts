@@ -9,13 +9,13 @@ import {
   rollbackSyntheticChain,
 } from "../_test/synthetic-chain.js";
 import { createSyntheticMarket, type SyntheticMarket } from "../_test/synthetic-market.js";
+import { getPairCandles, getPairCandlesBefore, getTokenUsdCandles } from "../api/charts.js";
 import { createApiServer } from "../api/server.js";
 import { parseConfig } from "../config/load.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
 import type { BatchSwap } from "../model/index.js";
 import { CANDLE_INTERVALS } from "../pricing/candles.js";
-import { getPairCandles, getPairCandlesBefore, getTokenUsdCandles } from "../pricing/charts.js";
 import { refreshPairStats, refreshTokenStats } from "../pricing/market-stats.js";
 import type { Pricing } from "../pricing/pricing.js";
 import { createApiKey } from "../store/api-keys.js";

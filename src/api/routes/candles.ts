@@ -3,16 +3,16 @@ import type { FastifyInstance } from "fastify";
 import { badRequest, notFound } from "../../internal/errors.js";
 import type { ChartCandle } from "../../model/index.js";
 import type { CandleCurrency } from "../../pricing/candles.js";
+import type { Queryable } from "../../store/db.js";
+import { findPool } from "../../store/pools.js";
+import { candleRecords } from "../candle-records.js";
 import {
   countBackEnd,
   getAssetPairCandles,
   getPairCandles,
   getPairCandlesBefore,
   pairCandlesRetainedFrom,
-} from "../../pricing/charts.js";
-import type { Queryable } from "../../store/db.js";
-import { findPool } from "../../store/pools.js";
-import { candleRecords } from "../candle-records.js";
+} from "../charts.js";
 import type { ApiContext } from "../context.js";
 import { parseId, parsePairId } from "../ids.js";
 import { errorResponses, examples, ok, params, StringEnum, timeParam } from "../schemas.js";

@@ -1,8 +1,8 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { notFound } from "../../internal/errors.js";
-import { getTokenLineChart } from "../../pricing/charts.js";
 import { usdSeriesToken } from "../../pricing/native-coin.js";
+import { getTokenLineChart } from "../charts.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
 import { errorResponses, examples, ok, params } from "../schemas.js";

@@ -1,6 +1,5 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { rankTrending } from "../../pricing/trending.js";
 import type { Queryable } from "../../store/db.js";
 import {
   findPairMarkets,
@@ -12,6 +11,7 @@ import {
 import type { ApiContext } from "../context.js";
 import { pairMarketRecord, TopPoolRecord } from "../market-records.js";
 import { errorResponses, examples, ok, StringEnum } from "../schemas.js";
+import { rankTrending } from "../trending.js";
 
 export const TOP_POOL_SORTS = ["volume", "liquidity", "trending", "new"] as const;
 type Sort = (typeof TOP_POOL_SORTS)[number];

@@ -4,10 +4,10 @@
  * record is the one that endpoint gives for that interval.
  */
 import type { CandleCurrency } from "../../pricing/candles.js";
-import { getPairCandles } from "../../pricing/charts.js";
 import type { Queryable } from "../../store/db.js";
 import { findLatestSwaps, type TradePosition } from "../../store/swaps.js";
 import { type CandleRecord, candleRecords } from "../candle-records.js";
+import { getPairCandles } from "../charts.js";
 import { CANDLE_INTERVALS, type CandleInterval } from "../times.js";
 
 /** The pair's latest trade: its position (to tell whether anything changed) and its time. */

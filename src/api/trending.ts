@@ -1,12 +1,12 @@
 /**
  * Trending pools (GET /api/v1/pools/top?sort=trending): which pools may trend and in what order.
  * Pure. The liquidity that admits a pool is measured as the USD routing measures a quote side
- * (pool-state.ts `depthOf`): one block of trades cannot lift a dust pool over the floor, and a side
- * without a USD price is not valued at the pool's (pushable) price, so a thin pool whose price one
- * trade pushed never trends, whatever volume that trade had.
+ * (src/pricing/pool-state.ts `depthOf`): one block of trades cannot lift a dust pool over the
+ * floor, and a side without a USD price is not valued at the pool's (pushable) price, so a thin
+ * pool whose price one trade pushed never trends, whatever volume that trade had.
  */
 import type { PoolPriceState, ProtocolName } from "../model/index.js";
-import { depthOf } from "./pool-state.js";
+import { depthOf } from "../pricing/pool-state.js";
 
 /** A pool that may trend: its 1-hour and 24-hour USD volumes and what its depth is made from. */
 export type TrendingCandidate = {

@@ -1,9 +1,19 @@
 /**
  * The chart reads of the API: candles of a pair, the hourly line chart and the USD candles of a
  * token. They read only the stored aggregates (never raw swaps, src/store) and roll them up with
- * the pure functions of this folder.
+ * the pricing's pure functions (src/pricing).
  */
 import type { ChartCandle, ExactChartCandle } from "../model/index.js";
+import {
+  baseResolutionOf,
+  bucketOf,
+  type CandleCurrency,
+  type CandleInterval,
+  fillCandleGaps,
+  rollUpChartCandles,
+} from "../pricing/candles.js";
+import { EXACT_ZERO } from "../pricing/exact-sum.js";
+import { averagePriceOf, hourlyLineChart, type LineChart, rollUpSeries } from "../pricing/series.js";
 import {
   loadAssetChartCandles,
   loadChartCandleBefore,
@@ -13,16 +23,6 @@ import {
 import type { Queryable } from "../store/db.js";
 import { loadRetainedFrom } from "../store/partitions.js";
 import { loadHourlyAverageBefore, loadHourlyAverages, loadSeriesRange } from "../store/series.js";
-import {
-  baseResolutionOf,
-  bucketOf,
-  type CandleCurrency,
-  type CandleInterval,
-  fillCandleGaps,
-  rollUpChartCandles,
-} from "./candles.js";
-import { EXACT_ZERO } from "./exact-sum.js";
-import { averagePriceOf, hourlyLineChart, type LineChart, rollUpSeries } from "./series.js";
 
 const HOUR = 3_600_000;
 
