@@ -10,9 +10,9 @@ import { type Pipeline, startPipeline } from "../_test/pipeline.js";
 import { type ReferenceTrade, referenceTrades } from "../_test/reference-prices.js";
 import { CANDLE_USD_COLUMNS, loadSwapsWithUsd, reapplyCandleUsdMigration } from "../_test/sql.js";
 import { createSilentLogger } from "../internal/logger.js";
+import { CANDLE_INTERVALS, type CandleInterval } from "../model/index.js";
 import { createApiKey } from "../store/api-keys.js";
 import { createApiServer } from "./server.js";
-import { CANDLE_INTERVALS, type CandleInterval } from "./times.js";
 
 /**
  * The options of /api/v1/candles beyond the specification, over real HTTP on devnet data (two

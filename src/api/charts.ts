@@ -3,12 +3,11 @@
  * token. They read only the stored aggregates (never raw swaps, src/store) and roll them up with
  * the pricing's pure functions (src/pricing).
  */
-import type { ChartCandle, ExactChartCandle } from "../model/index.js";
+import type { CandleSeconds, ChartCandle, ExactChartCandle } from "../model/index.js";
 import {
   baseResolutionOf,
   bucketOf,
   type CandleCurrency,
-  type CandleInterval,
   fillCandleGaps,
   rollUpChartCandles,
 } from "../pricing/candles.js";
@@ -27,7 +26,7 @@ import { loadHourlyAverageBefore, loadHourlyAverages, loadSeriesRange } from "..
 const HOUR = 3_600_000;
 
 /** Whether an interval is rolled up from stored candles of a finer resolution (5m, 15m, 30m, 4h). */
-const rollsUp = (interval: CandleInterval): boolean => baseResolutionOf(interval) !== interval;
+const rollsUp = (interval: CandleSeconds): boolean => baseResolutionOf(interval) !== interval;
 const DAY = 86_400_000;
 
 export type { ChartCandle, LineChart };
@@ -97,7 +96,7 @@ type PairCandlesRange = {
   chainId: number;
   pool: string;
   currency?: CandleCurrency;
-  intervalSeconds: CandleInterval;
+  intervalSeconds: CandleSeconds;
   from: Date;
   to: Date;
   now?: Date;
@@ -143,7 +142,7 @@ function completePairCandles(
  * interval, so the page holds the intervals starting before it (the current one included when
  * `before` is now). The answer depends on this end only: it is also the page's cache key.
  */
-export function countBackEnd(before: Date, now: Date, intervalSeconds: CandleInterval): number {
+export function countBackEnd(before: Date, now: Date, intervalSeconds: CandleSeconds): number {
   const size = intervalSeconds * 1000;
   return Math.ceil(Math.min(before.getTime(), now.getTime()) / size) * size;
 }
@@ -163,7 +162,7 @@ export async function getPairCandlesBefore(
     pool: string;
     side: 0 | 1;
     currency?: CandleCurrency;
-    intervalSeconds: CandleInterval;
+    intervalSeconds: CandleSeconds;
     limit: number;
     end: number;
   },
@@ -209,7 +208,7 @@ export async function getPairCandlesBefore(
  */
 export async function pairCandlesRetainedFrom(
   db: Queryable,
-  intervalSeconds: CandleInterval,
+  intervalSeconds: CandleSeconds,
 ): Promise<number | null> {
   if (baseResolutionOf(intervalSeconds) !== 60) return null;
   return (await loadRetainedFrom(db)).get("candles_1m") ?? null;

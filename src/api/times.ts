@@ -26,18 +26,6 @@ export function toIso(date: Date): string {
   return date.toISOString().replace(".000Z", "Z");
 }
 
-/** Intervals of /api/v1/candles, in seconds. */
-export const CANDLE_INTERVALS = {
-  "1m": 60,
-  "5m": 300,
-  "15m": 900,
-  "30m": 1800,
-  "1h": 3600,
-  "4h": 14_400,
-  "1d": 86_400,
-} as const;
-export type CandleInterval = keyof typeof CANDLE_INTERVALS;
-
 /** Most candles one /api/v1/candles request may span. */
 export const MAX_CANDLES = 5000;
 

@@ -2,6 +2,21 @@ import type { ExactDecimal } from "../internal/exact-decimal.js";
 
 /** Plain types of the stored aggregates: pool candles and the USD series of tokens. */
 
+/** The candle intervals served (`/api/v1/candles`, the stream): name → length in seconds. */
+export const CANDLE_INTERVALS = {
+  "1m": 60,
+  "5m": 300,
+  "15m": 900,
+  "30m": 1800,
+  "1h": 3600,
+  "4h": 14_400,
+  "1d": 86_400,
+} as const;
+/** An interval's name, as the API takes it. */
+export type CandleInterval = keyof typeof CANDLE_INTERVALS;
+/** An interval's length in seconds, as the candle queries take it. */
+export type CandleSeconds = (typeof CANDLE_INTERVALS)[CandleInterval];
+
 /** A pool candle; `bucket` is the interval start in ms, aligned to the UTC epoch. */
 export type Candle = {
   bucket: number;

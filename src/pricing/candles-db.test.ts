@@ -11,7 +11,7 @@ import {
 import { getPairCandles } from "../api/charts.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
-import { CANDLE_INTERVALS } from "./candles.js";
+import { CANDLE_INTERVALS } from "../model/index.js";
 import { createPricing } from "./pricing.js";
 
 const CHAIN = 904;
@@ -104,7 +104,7 @@ describe("candles in the database: property", () => {
       );
       assert.ok(rows.length > 150, `${rows.length} trades`);
       const first = (rows[0] as RawSwap).block_time;
-      for (const interval of CANDLE_INTERVALS) {
+      for (const interval of Object.values(CANDLE_INTERVALS)) {
         for (const side of [0, 1] as const) {
           const candles = await getPairCandles(t.db, {
             chainId: CHAIN,

@@ -2,11 +2,10 @@ import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { seededRandom } from "../_test/random.js";
 import { type Ratio, ratioOfNumber, ratioToNumber } from "../exact/ratio.js";
-import type { Candle } from "../model/index.js";
+import { CANDLE_INTERVALS, type Candle } from "../model/index.js";
 import {
   aggregateTrades,
   baseResolutionOf,
-  CANDLE_INTERVALS,
   type CandleTrade,
   candleSide,
   fillCandleGaps,
@@ -139,7 +138,7 @@ describe("candles: property", () => {
           `${seconds}s: batch by batch is bit for bit all at once`,
         );
       }
-      for (const interval of CANDLE_INTERVALS) {
+      for (const interval of Object.values(CANDLE_INTERVALS)) {
         const base = [...(stored.get(baseResolutionOf(interval))?.values() ?? [])].sort(
           (a, b) => a.bucket - b.bucket,
         );

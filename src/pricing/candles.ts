@@ -3,7 +3,14 @@
  * in key order (block, log index), so a candle grown trade by trade across batches is bit for
  * bit the candle aggregated at once from the same trades.
  */
-import type { Candle, CandleSums, ChartCandle, ExactChartCandle, UsdOhlcv } from "../model/index.js";
+import type {
+  Candle,
+  CandleSeconds,
+  CandleSums,
+  ChartCandle,
+  ExactChartCandle,
+  UsdOhlcv,
+} from "../model/index.js";
 import { addExact, type ExactDecimal, exactOf, exactValue } from "./exact-sum.js";
 
 /** A trade as the candles see it. `time` in ms since the epoch. */
@@ -35,12 +42,8 @@ export type CandleCurrency = "token" | "usd";
 export const POOL_RESOLUTIONS = [60, 3600, 86_400] as const;
 export type PoolResolution = (typeof POOL_RESOLUTIONS)[number];
 
-/** Intervals the candle query serves, seconds. */
-export const CANDLE_INTERVALS = [60, 300, 900, 1800, 3600, 14_400, 86_400] as const;
-export type CandleInterval = (typeof CANDLE_INTERVALS)[number];
-
 /** The stored resolution an interval rolls up from: 5m/15m/30m from 1m, 4h from 1h, 1d from 1d. */
-export function baseResolutionOf(intervalSeconds: CandleInterval): PoolResolution {
+export function baseResolutionOf(intervalSeconds: CandleSeconds): PoolResolution {
   if (intervalSeconds >= 86_400) return 86_400;
   if (intervalSeconds >= 3600) return 3600;
   return 60;

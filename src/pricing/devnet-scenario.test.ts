@@ -25,9 +25,9 @@ import { decodePoolStates, poolStateCalls } from "../devnet/pool-state.js";
 import { createDevnetRpc, type DevnetRpc } from "../devnet/rpc.js";
 import { executeTransactions, type NonceBook, readNonces } from "../devnet/transactions.js";
 import { createSilentLogger } from "../internal/logger.js";
+import { CANDLE_INTERVALS } from "../model/index.js";
 import { getSyncStatus } from "../store/chain-state.js";
 import { createIndexer } from "../sync/indexer.js";
-import { CANDLE_INTERVALS } from "./candles.js";
 import { createPricing } from "./pricing.js";
 
 const CHAIN = 31337;
@@ -372,7 +372,7 @@ describe("pricing on the devnet: a scripted scenario", () => {
       { amount: 1000n * E6, decimals: 6 },
     );
     const usdcPerScrpt2 = tradePrice({ amount: 500n * E18, decimals: 18 }, { amount: usdcOut2, decimals: 6 });
-    for (const interval of CANDLE_INTERVALS) {
+    for (const interval of Object.values(CANDLE_INTERVALS)) {
       const candles = await getPairCandles(t.db, {
         chainId: CHAIN,
         pool: pool.address,

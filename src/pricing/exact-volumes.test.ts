@@ -15,10 +15,10 @@ import { type Exact, exact, exactAdd, exactOfDouble, toDouble, unitsExact, units
 import { createApiClient } from "../_test/http-client.js";
 import { type Pipeline, startPipeline } from "../_test/pipeline.js";
 import { createApiServer } from "../api/server.js";
-import { CANDLE_INTERVALS } from "../api/times.js";
 import { parseConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
 import { createSilentLogger } from "../internal/logger.js";
+import { CANDLE_INTERVALS } from "../model/index.js";
 import { replayFixture } from "../replay/replay.js";
 import { createApiKey } from "../store/api-keys.js";
 import type { Db } from "../store/db.js";

@@ -15,7 +15,7 @@ import { parseConfig } from "../config/load.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
 import type { BatchSwap } from "../model/index.js";
-import { CANDLE_INTERVALS } from "../pricing/candles.js";
+import { CANDLE_INTERVALS } from "../model/index.js";
 import { refreshPairStats, refreshTokenStats } from "../pricing/market-stats.js";
 import type { Pricing } from "../pricing/pricing.js";
 import { createApiKey } from "../store/api-keys.js";
@@ -294,7 +294,7 @@ describe("partition upkeep and retention over 24 days of a synthetic market", ()
 
     // Candles: from the retention's start on, the same intervals; 1h and longer, the whole history.
     for (const pool of [market.pools[0], market.pools[3], quiet] as Hex[]) {
-      for (const interval of CANDLE_INTERVALS) {
+      for (const interval of Object.values(CANDLE_INTERVALS)) {
         const name = `${interval} s`;
         for (const side of [0, 1] as const) {
           for (const currency of ["token", "usd"] as const) {

@@ -1,7 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { badRequest, notFound } from "../../internal/errors.js";
-import type { ChartCandle } from "../../model/index.js";
+import { CANDLE_INTERVALS, type CandleInterval, type ChartCandle } from "../../model/index.js";
 import type { CandleCurrency } from "../../pricing/candles.js";
 import type { Queryable } from "../../store/db.js";
 import { findPool } from "../../store/pools.js";
@@ -16,14 +16,7 @@ import {
 import type { ApiContext } from "../context.js";
 import { parseId, parsePairId } from "../ids.js";
 import { errorResponses, examples, ok, params, StringEnum, timeParam } from "../schemas.js";
-import {
-  bucketCount,
-  CANDLE_INTERVALS,
-  type CandleInterval,
-  MAX_CANDLES,
-  parseTimeParam,
-  toIso,
-} from "../times.js";
+import { bucketCount, MAX_CANDLES, parseTimeParam, toIso } from "../times.js";
 
 const intervals = Object.keys(CANDLE_INTERVALS) as CandleInterval[];
 const CURRENCIES = ["token", "usd"] as const satisfies readonly CandleCurrency[];

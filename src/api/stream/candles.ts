@@ -3,12 +3,13 @@
  * those a commit completed before it), computed by the very function /api/v1/candles uses, so each
  * record is the one that endpoint gives for that interval.
  */
+
+import { CANDLE_INTERVALS, type CandleInterval } from "../../model/index.js";
 import type { CandleCurrency } from "../../pricing/candles.js";
 import type { Queryable } from "../../store/db.js";
 import { findLatestSwaps, type TradePosition } from "../../store/swaps.js";
 import { type CandleRecord, candleRecords } from "../candle-records.js";
 import { getPairCandles } from "../charts.js";
-import { CANDLE_INTERVALS, type CandleInterval } from "../times.js";
 
 /** The pair's latest trade: its position (to tell whether anything changed) and its time. */
 export type LatestTrade = { position: TradePosition; time: Date };

@@ -3,8 +3,8 @@
  * the HTTP API's parameter errors (src/api/validation.ts, src/api/ids.ts), naming the field.
  */
 import { badRequest } from "../../internal/errors.js";
+import { CANDLE_INTERVALS, type CandleInterval } from "../../model/index.js";
 import { type ChainAddress, parseId, parseIdList, parsePairId, quote } from "../ids.js";
-import { CANDLE_INTERVALS, type CandleInterval } from "../times.js";
 
 export const CHANNELS = ["trades", "candles", "prices"] as const;
 export type Channel = (typeof CHANNELS)[number];

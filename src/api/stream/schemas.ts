@@ -5,9 +5,9 @@
  * the tests can check every message against the document.
  */
 import { type TSchema, Type } from "@sinclair/typebox";
+import { CANDLE_INTERVALS } from "../../model/index.js";
 import { Trade, tradeExample } from "../routes/trades.js";
 import { AssetToken, examples, exampleTokens, StringEnum } from "../schemas.js";
-import { CANDLE_INTERVALS } from "../times.js";
 import { CHANNELS, CURRENCIES } from "./messages.js";
 
 const intervals = Object.keys(CANDLE_INTERVALS);
