@@ -5,10 +5,12 @@
  * values null.
  */
 import { type Static, Type } from "@sinclair/typebox";
-import type { ProtocolName } from "../model/index.js";
+import type { ReferenceTokens } from "../config/schema.js";
+import { finite, type ProtocolName } from "../model/index.js";
 import { protocolNames, uniswapV2 } from "../protocols/index.js";
 import type { PairMarketRow, StoredWindow, TokenMarketRow } from "../store/market-windows.js";
-import { finite, toUnits } from "./numbers.js";
+import { unitsOrNull } from "./numbers.js";
+import { poolLabelFields, poolLabels } from "./pool-labels.js";
 import { dateTime, examples, Nullable } from "./schemas.js";
 import { toIso } from "./times.js";
 
@@ -120,6 +122,7 @@ const pairFields = {
   token1_address: Type.String({ description: "Token id, with network suffix." }),
   token0_symbol: Nullable(Type.String()),
   token1_symbol: Nullable(Type.String()),
+  ...poolLabelFields,
   price: Nullable(
     Type.Number({ description: "Pool price of token0 in token1 after the latest trade; null when none." }),
   ),
@@ -143,6 +146,10 @@ const pairExample = {
   token1_address: examples.wethId,
   token0_symbol: "USDC",
   token1_symbol: "WETH",
+  name: "WETH/USDC",
+  base_address: examples.wethId,
+  quote_address: examples.usdcId,
+  hooks: null,
   price: 0.000332,
   token0_usd_price: 1,
   token1_usd_price: 3012.5,
@@ -195,7 +202,7 @@ export function tokenMarketRecord(
 ): Static<typeof TokenMarketRecord> {
   const id = `${row.token}:${row.chainId}`;
   const usdPrice = finite(row.usdPrice);
-  const totalSupply = finite(toUnits(row.totalSupply, row.decimals));
+  const totalSupply = finite(unitsOrNull(row.totalSupply, row.decimals));
   const circulatingSupply = finite(circulating[id] ?? null);
   return {
     token_id: id,
@@ -216,8 +223,11 @@ export function tokenMarketRecord(
   };
 }
 
-/** A pair's market record. */
-export function pairMarketRecord(row: PairMarketRow): Static<typeof PairMarketRecord> {
+/** A pair's market record; `reference` names it (base/quote). */
+export function pairMarketRecord(
+  row: PairMarketRow,
+  reference: ReferenceTokens | undefined,
+): Static<typeof PairMarketRecord> {
   return {
     pair_id: `${row.pool}:${row.chainId}`,
     chain: row.chainId,
@@ -229,6 +239,7 @@ export function pairMarketRecord(row: PairMarketRow): Static<typeof PairMarketRe
     token1_address: `${row.token1}:${row.chainId}`,
     token0_symbol: row.symbol0,
     token1_symbol: row.symbol1,
+    ...poolLabels(reference, row),
     price: finite(row.lastPrice),
     token0_usd_price: finite(row.usd0),
     token1_usd_price: finite(row.usd1),

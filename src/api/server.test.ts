@@ -525,6 +525,11 @@ describe("HTTP API over a fixture market", () => {
         token1_reserves: 13_000,
         token0_symbol: "USDC",
         token1_symbol: "WETH",
+        name: "WETH/USDC",
+        base_address: id(f.weth),
+        quote_address: id(f.usdc),
+        protocol: "v2",
+        hooks: null,
         volume: 750_000,
       });
       assert.equal(pairs[1]?.liquidity_value, null);

@@ -3,13 +3,14 @@
  * windows (5m, 1h, 6h, 24h) of pairs and tokens, what they are made from (reads of the trade
  * buckets and maker rows), how far they are built, and the API's reads of them.
  */
-import type {
-  PoolPriceState,
-  ProtocolName,
-  WindowFigures,
-  WindowInputs,
-  WindowSpan,
-  WindowsRow,
+import {
+  finite,
+  type PoolPriceState,
+  type ProtocolName,
+  type WindowFigures,
+  type WindowInputs,
+  type WindowSpan,
+  type WindowsRow,
 } from "../model/index.js";
 import { chunks, iso, type Queryable } from "./db.js";
 import { MAKER_TABLES } from "./makers.js";
@@ -126,15 +127,14 @@ export async function loadWindowInputs(
   return out;
 }
 
-const finiteOrNull = (v: number | null) => (v !== null && Number.isFinite(v) ? v : null);
 
 /** The five columns of each window: price_change_5m, volume_usd_5m, buys_5m, sells_5m, makers_5m, … */
 function figureColumns(): Columns<WindowsRow> {
   const out: Record<string, Column<WindowsRow>> = {};
   WINDOW_SUFFIXES.forEach((suffix, i) => {
     const w = (row: WindowsRow) => row.windows[i] as WindowFigures;
-    out[`price_change_${suffix}`] = ["float8", (row) => finiteOrNull(w(row).priceChange)];
-    out[`volume_usd_${suffix}`] = ["float8", (row) => finiteOrNull(w(row).volumeUsd) ?? 0];
+    out[`price_change_${suffix}`] = ["float8", (row) => finite(w(row).priceChange)];
+    out[`volume_usd_${suffix}`] = ["float8", (row) => finite(w(row).volumeUsd) ?? 0];
     out[`buys_${suffix}`] = ["int", (row) => w(row).buys];
     out[`sells_${suffix}`] = ["int", (row) => w(row).sells];
     out[`makers_${suffix}`] = ["int", (row) => w(row).makers];
@@ -146,7 +146,7 @@ const ROW_COLUMNS = columnsOf<WindowsRow>({
   owner: ["text", (r) => r.owner],
   minute: ["timestamptz", (r) => new Date(r.minute)],
   ...figureColumns(),
-  last: ["float8", (r) => finiteOrNull(r.last)],
+  last: ["float8", (r) => finite(r.last)],
   first_trade_at: ["timestamptz", (r) => new Date(r.firstTradeAt)],
 });
 
@@ -279,6 +279,9 @@ export type PairMarketRow = {
   dex: string;
   factory: string;
   protocol: ProtocolName;
+  /** A pool inside a manager: its hook contract and packed parameters (null elsewhere). */
+  hooks: string | null;
+  parameters: string | null;
   token0: string;
   token1: string;
   symbol0: string | null;
@@ -308,6 +311,8 @@ export async function findPairMarkets(
       dex: string;
       factory: string;
       protocol: ProtocolName;
+      hooks: string | null;
+      parameters: string | null;
       token0: string;
       token1: string;
       symbol0: string | null;
@@ -322,7 +327,7 @@ export async function findPairMarkets(
       first_trade_at: Date | null;
     }
   >(
-    `SELECT p.address, p.dex, p.factory, p.protocol, p.token0, p.token1, p.created_block,
+    `SELECT p.address, p.dex, p.factory, p.protocol, p.hooks, p.parameters, p.token0, p.token1, p.created_block,
        t0.symbol AS symbol0, t1.symbol AS symbol1, tp0.usd_price AS usd0, tp1.usd_price AS usd1,
        ps.liquidity_usd, w.pool IS NOT NULL AS has_windows, w.last_price, w.first_trade_at, ${windowSelect("w")},
        COALESCE(
@@ -349,6 +354,8 @@ export async function findPairMarkets(
         dex: r.dex,
         factory: r.factory,
         protocol: r.protocol,
+        hooks: r.hooks,
+        parameters: r.parameters,
         token0: r.token0,
         token1: r.token1,
         symbol0: r.symbol0,

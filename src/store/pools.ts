@@ -298,7 +298,7 @@ export type PoolRow = {
   volume_usd_24h: number | null;
   liquidity_usd: number | null;
   price_change_24h: number | null;
-  /** Read by findPool only: the pool's family and, for a pool inside a manager, its hooks and parameters. */
+  /** The pool's family and, for a pool inside a manager, its hooks and parameters. */
   protocol?: string;
   hooks?: string | null;
   parameters?: string | null;
@@ -308,7 +308,7 @@ const POOL_SELECT = `
   SELECT p.chain_id, p.address, p.dex, p.factory, p.token0, p.token1, p.reserve0, p.reserve1,
     t0.symbol AS symbol0, t1.symbol AS symbol1, t0.decimals AS decimals0, t1.decimals AS decimals1,
     tp0.usd_price AS usd_price0, tp1.usd_price AS usd_price1,
-    ps.volume_usd_24h, ps.liquidity_usd, ps.price_change_24h
+    ps.volume_usd_24h, ps.liquidity_usd, ps.price_change_24h, p.protocol, p.hooks, p.parameters
   FROM pools p
   LEFT JOIN tokens t0 ON t0.chain_id = p.chain_id AND t0.address = p.token0
   LEFT JOIN tokens t1 ON t1.chain_id = p.chain_id AND t1.address = p.token1
@@ -322,7 +322,8 @@ const POOL_SELECT = `
  * Postgres plans in a fraction of the time a six-table join takes it. The statistics' columns
  * follow.
  */
-const POOL_FACTS = `p.chain_id, p.address, p.dex, p.factory, p.token0, p.token1, p.reserve0, p.reserve1,
+const POOL_FACTS = `p.chain_id, p.address, p.dex, p.factory, p.protocol, p.hooks, p.parameters,
+  p.token0, p.token1, p.reserve0, p.reserve1,
   t0.symbol AS symbol0, t1.symbol AS symbol1, t0.decimals AS decimals0, t1.decimals AS decimals1,
   (SELECT usd_price FROM token_prices WHERE chain_id = p.chain_id AND token = p.token0) AS usd_price0,
   (SELECT usd_price FROM token_prices WHERE chain_id = p.chain_id AND token = p.token1) AS usd_price1`;
@@ -345,8 +346,7 @@ export async function findPool(
   // these lookups plan in 0.2 ms.
   const { rows } = await db.query<PoolRow>({
     name: "find-pool",
-    text: `SELECT ${POOL_FACTS}, ps.volume_usd_24h, ps.liquidity_usd, ps.price_change_24h,
-         p.protocol, p.hooks, p.parameters
+    text: `SELECT ${POOL_FACTS}, ps.volume_usd_24h, ps.liquidity_usd, ps.price_change_24h
        FROM pools p ${TOKEN_LOOKUPS}
        LEFT JOIN LATERAL (
          SELECT volume_usd_24h, liquidity_usd, price_change_24h FROM pair_stats

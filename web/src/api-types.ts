@@ -2536,6 +2536,11 @@ export interface operations {
            *         "token1_reserves": 12735.5,
            *         "token0_symbol": "USDC",
            *         "token1_symbol": "WETH",
+           *         "protocol": "v3",
+           *         "name": "WETH/USDC",
+           *         "base_address": "0x5fbdb2315678afecb367f032d93f642f64180aa3:31337",
+           *         "quote_address": "0x0165878a594ca255338adfa4d48449f69242eb8f:31337",
+           *         "hooks": null,
            *         "volume": 5234123.5
            *       }
            *     ]
@@ -2568,6 +2573,21 @@ export interface operations {
             token1_reserves: number | null;
             token0_symbol: string | null;
             token1_symbol: string | null;
+            /** @enum {string} */
+            protocol: "v2" | "v3" | "v4" | "algebra" | "infinity-cl" | "infinity-bin";
+            /** @description The pool as traders name it, `<base>/<quote>`: the quote is its reference token (a stablecoin, else the wrapped native coin or the native coin, else wrapped BTC), the base the other (WETH/USDC, KIBL/WETH); a token without a symbol shows as its short address. token0/token1 keep the pool's order. */
+            name: string;
+            /** @description Token id of the base (one of token0, token1). */
+            base_address: string;
+            /** @description Token id of the quote (the other one). */
+            quote_address: string;
+            /** @description The hook contract of a pool inside a manager (Uniswap V4, PancakeSwap Infinity); null for a pool without one. */
+            hooks: string | null;
+            /**
+             * @description Present (true) only for a pool whose hook may return deltas: its trades' amounts may differ from what the trader paid, and it never sets or moves a USD price (as on its trades).
+             * @enum {boolean}
+             */
+            hook_may_rewrite_amounts?: true;
             /** @description USD volume over the last 24 hours. */
             volume: number;
           }[];
@@ -2658,6 +2678,10 @@ export interface operations {
            *         "token1_address": "0x5fbdb2315678afecb367f032d93f642f64180aa3:31337",
            *         "token0_symbol": "USDC",
            *         "token1_symbol": "WETH",
+           *         "name": "WETH/USDC",
+           *         "base_address": "0x5fbdb2315678afecb367f032d93f642f64180aa3:31337",
+           *         "quote_address": "0x0165878a594ca255338adfa4d48449f69242eb8f:31337",
+           *         "hooks": null,
            *         "price": 0.000332,
            *         "token0_usd_price": 1,
            *         "token1_usd_price": 3012.5,
@@ -2716,6 +2740,19 @@ export interface operations {
             token1_address: string;
             token0_symbol: string | null;
             token1_symbol: string | null;
+            /** @description The pool as traders name it, `<base>/<quote>`: the quote is its reference token (a stablecoin, else the wrapped native coin or the native coin, else wrapped BTC), the base the other (WETH/USDC, KIBL/WETH); a token without a symbol shows as its short address. token0/token1 keep the pool's order. */
+            name: string;
+            /** @description Token id of the base (one of token0, token1). */
+            base_address: string;
+            /** @description Token id of the quote (the other one). */
+            quote_address: string;
+            /** @description The hook contract of a pool inside a manager (Uniswap V4, PancakeSwap Infinity); null for a pool without one. */
+            hooks: string | null;
+            /**
+             * @description Present (true) only for a pool whose hook may return deltas: its trades' amounts may differ from what the trader paid, and it never sets or moves a USD price (as on its trades).
+             * @enum {boolean}
+             */
+            hook_may_rewrite_amounts?: true;
             /** @description Pool price of token0 in token1 after the latest trade; null when none. */
             price: number | null;
             token0_usd_price: number | null;
@@ -2877,6 +2914,10 @@ export interface operations {
            *         "token1_address": "0x5fbdb2315678afecb367f032d93f642f64180aa3:31337",
            *         "token0_symbol": "USDC",
            *         "token1_symbol": "WETH",
+           *         "name": "WETH/USDC",
+           *         "base_address": "0x5fbdb2315678afecb367f032d93f642f64180aa3:31337",
+           *         "quote_address": "0x0165878a594ca255338adfa4d48449f69242eb8f:31337",
+           *         "hooks": null,
            *         "price": 0.000332,
            *         "token0_usd_price": 1,
            *         "token1_usd_price": 3012.5,
@@ -2937,6 +2978,19 @@ export interface operations {
             token1_address: string;
             token0_symbol: string | null;
             token1_symbol: string | null;
+            /** @description The pool as traders name it, `<base>/<quote>`: the quote is its reference token (a stablecoin, else the wrapped native coin or the native coin, else wrapped BTC), the base the other (WETH/USDC, KIBL/WETH); a token without a symbol shows as its short address. token0/token1 keep the pool's order. */
+            name: string;
+            /** @description Token id of the base (one of token0, token1). */
+            base_address: string;
+            /** @description Token id of the quote (the other one). */
+            quote_address: string;
+            /** @description The hook contract of a pool inside a manager (Uniswap V4, PancakeSwap Infinity); null for a pool without one. */
+            hooks: string | null;
+            /**
+             * @description Present (true) only for a pool whose hook may return deltas: its trades' amounts may differ from what the trader paid, and it never sets or moves a USD price (as on its trades).
+             * @enum {boolean}
+             */
+            hook_may_rewrite_amounts?: true;
             /** @description Pool price of token0 in token1 after the latest trade; null when none. */
             price: number | null;
             token0_usd_price: number | null;

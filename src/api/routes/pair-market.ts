@@ -4,6 +4,7 @@ import { findPairMarkets } from "../../store/market-windows.js";
 import type { ApiContext } from "../context.js";
 import { MAX_MARKET_IDS, maxListLength, parsePairIdList, patterns } from "../ids.js";
 import { PairMarketRecord, pairMarketRecord } from "../market-records.js";
+import { referenceTokensOf } from "../pool-labels.js";
 import { errorResponses, examples, ok } from "../schemas.js";
 
 const Query = Type.Object({
@@ -60,7 +61,9 @@ export function registerPairMarket(app: FastifyInstance, ctx: ApiContext) {
               chain,
               ids.filter((i) => i.chainId === chain).map((i) => i.address),
             );
-            for (const row of rows.values()) found.set(`${row.pool}:${chain}`, pairMarketRecord(row));
+            const reference = referenceTokensOf(ctx.config.chains, chain);
+            for (const row of rows.values())
+              found.set(`${row.pool}:${chain}`, pairMarketRecord(row, reference));
           }
           return ids.flatMap((id) => {
             const record = found.get(id.id);

@@ -1,9 +1,12 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { finite, type ProtocolName } from "../../model/index.js";
 import { findPoolsOfToken } from "../../store/pools.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
-import { finite, toUnits } from "../numbers.js";
+import { ProtocolSchema } from "../market-records.js";
+import { unitsOrNull } from "../numbers.js";
+import { poolLabelFields, poolLabels, referenceTokensOf } from "../pool-labels.js";
 import { errorResponses, examples, Nullable, ok, params } from "../schemas.js";
 
 export const DEFAULT_PAIRS = 100;
@@ -43,6 +46,8 @@ const Pair = Type.Object(
     token1_reserves: Nullable(Type.Number({ description: "Decimal-adjusted." })),
     token0_symbol: Nullable(Type.String()),
     token1_symbol: Nullable(Type.String()),
+    protocol: ProtocolSchema,
+    ...poolLabelFields,
     volume: Type.Number({ description: "USD volume over the last 24 hours." }),
   },
   { additionalProperties: false },
@@ -64,6 +69,11 @@ const pairExample = {
   token1_reserves: 12735.5,
   token0_symbol: "USDC",
   token1_symbol: "WETH",
+  protocol: "v3",
+  name: "WETH/USDC",
+  base_address: examples.wethId,
+  quote_address: examples.usdcId,
+  hooks: null,
   volume: 5234123.5,
 };
 
@@ -104,6 +114,7 @@ export function registerPairs(app: FastifyInstance, ctx: ApiContext) {
             token: asset.address,
             limit,
           });
+          const reference = referenceTokensOf(ctx.config.chains, asset.chainId);
           return pools.map((p) => ({
             pair_id: `${p.address}:${p.chain_id}`,
             chain: p.chain_id,
@@ -116,10 +127,12 @@ export function registerPairs(app: FastifyInstance, ctx: ApiContext) {
             token1_address: `${p.token1}:${p.chain_id}`,
             token0_price: finite(p.usd_price0),
             token1_price: finite(p.usd_price1),
-            token0_reserves: finite(toUnits(p.reserve0, p.decimals0)),
-            token1_reserves: finite(toUnits(p.reserve1, p.decimals1)),
+            token0_reserves: finite(unitsOrNull(p.reserve0, p.decimals0)),
+            token1_reserves: finite(unitsOrNull(p.reserve1, p.decimals1)),
             token0_symbol: p.symbol0,
             token1_symbol: p.symbol1,
+            protocol: p.protocol as ProtocolName,
+            ...poolLabels(reference, { chainId: p.chain_id, ...p }),
             volume: finite(p.volume_usd_24h) ?? 0,
           }));
         },

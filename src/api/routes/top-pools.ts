@@ -10,6 +10,7 @@ import {
 } from "../../store/market-windows.js";
 import type { ApiContext } from "../context.js";
 import { pairMarketRecord, TopPoolRecord } from "../market-records.js";
+import { referenceTokensOf } from "../pool-labels.js";
 import { errorResponses, examples, ok, StringEnum } from "../schemas.js";
 import { rankTrending } from "../trending.js";
 
@@ -97,10 +98,11 @@ export function registerTopPools(app: FastifyInstance, ctx: ApiContext) {
             chain,
             ranked.map((r) => r.pool),
           );
+          const reference = referenceTokensOf(ctx.config.chains, chain);
           return ranked.flatMap(({ pool, score }, i) => {
             const row = rows.get(pool);
             if (!row) return [];
-            const record = { ...pairMarketRecord(row), rank: i + 1 };
+            const record = { ...pairMarketRecord(row, reference), rank: i + 1 };
             return [score === undefined ? record : { ...record, trending_score: score }];
           });
         },
