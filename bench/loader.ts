@@ -285,11 +285,12 @@ export async function loadScaleDatabase(db: Db, options: LoadOptions): Promise<L
         FROM swaps s JOIN lp p ON p.address = s.pool WHERE s.chain_id = $1 AND s.block_time >= $2 AND s.block_time < $3
       )
       SELECT $1, token, ${resolution}, date_bin(interval '${resolution} seconds', block_time, timestamptz '1970-01-01 00:00:00+00'),
-        (min(ARRAY[k, usd]))[2], max(usd), min(usd), (max(ARRAY[k, usd]))[2], sum(amount)::float8, sum(usd * v), sum(v),
-        min(k)::bigint, max(k)::bigint, sum(amount)
+        (min(ARRAY[k, usd]))[2], max(usd), min(usd), (max(ARRAY[k, usd]))[2], sum(amount)::float8,
+        sum(usd::numeric * usd::numeric * amount)::float8, sum(usd::numeric * amount)::float8,
+        min(k)::bigint, max(k)::bigint, sum(amount), sum(usd::numeric * usd::numeric * amount), sum(usd::numeric * amount)
       FROM sides GROUP BY token, 4`;
       const columns =
-        "chain_id, token, resolution, bucket, open, high, low, close, volume, sum_pv, sum_v, first_key, last_key, volume_exact";
+        "chain_id, token, resolution, bucket, open, high, low, close, volume, sum_pv, sum_v, first_key, last_key, volume_exact, sum_pv_exact, sum_v_exact";
       // One statement for each: the pools' tokens hashed once, the groups aggregated in work_mem.
       await q(`INSERT INTO token_usd_candles (${columns}) ${seriesSelect(3600)}`, [
         CHAIN,

@@ -4,7 +4,16 @@ import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { createTestDb, type TestDb } from "../_test/db.js";
-import { referenceRatioToNumber } from "../_test/exact.js";
+import {
+  type Exact,
+  exactDiv,
+  exactMul,
+  exactOfDouble,
+  exactSum,
+  referenceRatioToNumber,
+  toDouble,
+  unitsExact,
+} from "../_test/exact.js";
 import { createApiClient } from "../_test/http-client.js";
 import { parseConfig } from "../config/load.js";
 import { createSilentLogger } from "../internal/logger.js";
@@ -32,11 +41,12 @@ import { createApiServer } from "./server.js";
  * - a trade's `volume`: valued on the anchor's side (anchor > reference token) at exactly 1, so
  *   the USD value is the USDC amount, |amount0| / 10^6 rounded once (USD values are not exact in
  *   general: amount × price in doubles; with a price of exactly 1 the product adds no rounding);
- * - the USD candle chart's open/high/low/close: each one trade's series price, the trade's exact
- *   price of the token in USDC × 1, for trades within maxDeviation of the token's price.
+ * - the USD candle chart's open/high/low/close: each one trade's series price, the token's USD
+ *   price at the end of the trade's block (USDC: 1), for trades whose exact price of the token in
+ *   USDC × 1 lies within maxDeviation of that price.
  * - every candle volume in token units: the exact sum of the interval's raw amounts, rounded once;
- * - WETH's line chart: each hour's volume-weighted mean as documented, sum_pv / sum_v of doubles
- *   folded in trade order from the reference series prices and volumes.
+ * - WETH's line chart: each hour's volume-weighted mean Σ p·v / Σ v as documented, exactly (v the
+ *   exact amount × p) and rounded once, from the reference series prices and raw amounts.
  */
 
 const fixtureDir = path.resolve(
@@ -132,9 +142,9 @@ function expectedTrades(): ExpectedTrade[] {
 
 /**
  * The USD candles of one token (the deprecated candle chart) from the reference: each trade's
- * series price is its exact price of the token in USDC × USDC's 1 (WETH), or 1 (USDC, the
- * anchor, in a pool whose USDC side is above the floor: always here); a WETH trade further than
- * maxDeviation from WETH's price at the end of its block is an outlier and left out.
+ * series price is WETH's USD price at the end of its block (WETH), or 1 (USDC, the anchor, in a
+ * pool whose USDC side is above the floor: always here); a WETH trade whose exact price in USDC ×
+ * USDC's 1 lies further than maxDeviation from that price is an outlier and left out.
  */
 function expectedUsdCandles(trades: readonly ExpectedTrade[], token: "USDC" | "WETH", seconds: number) {
   const size = seconds * 1000;
@@ -143,7 +153,7 @@ function expectedUsdCandles(trades: readonly ExpectedTrade[], token: "USDC" | "W
     const tradePrice = t.prices[1];
     if (tradePrice === null) continue;
     if (token === "WETH" && Math.abs(tradePrice / t.wethUsd - 1) > PRICING.maxDeviation) continue;
-    const price = token === "WETH" ? tradePrice : 1;
+    const price = token === "WETH" ? t.wethUsd : 1;
     const bucket = Math.floor(t.time / size) * size;
     const c = buckets.get(bucket);
     if (!c) buckets.set(bucket, { open: price, high: price, low: price, close: price });
@@ -506,31 +516,35 @@ describe("exact prices over HTTP on a real mainnet day, both sides of the pair",
       usdc.text,
     );
 
-    // WETH's hourly point is its volume-weighted mean as docs/PRICING.md defines it, a ratio of
-    // double sums folded in trade order: sum_pv = Σ p·v and sum_v = Σ v over the trades entering
-    // WETH's series in the hour, p the trade's series price (its exact price in USDC × USDC's 1,
-    // rounded once) and v the WETH traded (raw / 10^18, rounded once) × p. Bit for bit.
+    // WETH's hourly point is its volume-weighted mean as docs/PRICING.md defines it, exactly:
+    // Σ p·v / Σ v over the trades entering WETH's series in the hour, p the trade's series price
+    // (WETH's USD price at the end of its block) and v the WETH traded (raw / 10^18) × p, summed
+    // as exact rationals and rounded once. Bit for bit.
     const weth = await api.get("/v1/tokens/line-chart", { tokenId: id(WETH), days: 1 });
     assert.equal(weth.status, 200, weth.text);
     const wethLine = weth.body as { labels: string[]; data: number[] };
     assert.equal(wethLine.data.length, 24, weth.text);
-    const sums = new Map<number, { pv: number; v: number }>();
+    const sums = new Map<number, { pv: Exact[]; v: Exact[] }>();
     for (const t of expected) {
-      const p = t.prices[1];
-      if (p === null || Math.abs(p / t.wethUsd - 1) > PRICING.maxDeviation) continue;
-      const v = referenceRatioToNumber(t.rawWeth, 10n ** 18n) * p;
+      const implied = t.prices[1];
+      if (implied === null || Math.abs(implied / t.wethUsd - 1) > PRICING.maxDeviation) continue;
+      const p = exactOfDouble(t.wethUsd);
+      const v = exactMul(unitsExact(t.rawWeth, 18), p);
       const hour = Math.floor(t.time / 3_600_000) * 3_600_000;
-      const sum = sums.get(hour);
-      if (sum) {
-        sum.pv += p * v;
-        sum.v += v;
-      } else sums.set(hour, { pv: p * v, v });
+      const sum = sums.get(hour) ?? { pv: [], v: [] };
+      sum.pv.push(exactMul(p, v));
+      sum.v.push(v);
+      sums.set(hour, sum);
     }
     let bounded = 0;
     wethLine.labels.forEach((label, i) => {
       const sum = sums.get(Date.parse(label));
       if (!sum) return; // an hour without a trade carries the previous point (the last label, 00:00 next day)
-      assert.equal(wethLine.data[i], sum.pv / sum.v, `${label}: Σ p·v / Σ v`);
+      const mean = toDouble(exactDiv(exactSum(sum.pv), exactSum(sum.v)));
+      assert.ok(
+        Object.is(wethLine.data[i], mean),
+        `${label}: Σ p·v / Σ v = ${mean}, got ${wethLine.data[i]}`,
+      );
       bounded += 1;
     });
     assert.equal(bounded, 23, "every hour of the range on the recorded day");

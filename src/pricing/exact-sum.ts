@@ -35,3 +35,8 @@ export function exactValue(value: ExactDecimal): number {
     ? ratioToNumber(value.digits, 1n)
     : ratioToNumber(value.digits, 10n ** BigInt(value.scale));
 }
+
+/** a × b, exactly. */
+export function exactProduct(a: ExactDecimal, b: ExactDecimal): ExactDecimal {
+  return { digits: a.digits * b.digits, scale: a.scale + b.scale };
+}

@@ -2,12 +2,22 @@
  * The native coin and the wrapped native token on the demo, over real HTTP: the same USD price in
  * every answer that carries one (assets, token market records, line chart, USD candles, the trades
  * of a native-coin pool beside WETH's at the same block). The demo holds native ETH in the V4 pools
- * ETH/USDC and FROG/ETH.
+ * ETH/USDC and FROG/ETH. On the same demo, every token's USD series (the line chart's hours, the USD
+ * candles) against the trades it is made of.
  */
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { createTestDb, type TestDb } from "../_test/db.js";
+import {
+  type Exact,
+  exactDiv,
+  exactMul,
+  exactOfDouble,
+  exactSum,
+  toDouble,
+  unitsExact,
+} from "../_test/exact.js";
 import { createApiClient } from "../_test/http-client.js";
 import { type Pipeline, startPipeline } from "../_test/pipeline.js";
 import { createApiServer } from "../api/server.js";
@@ -129,5 +139,107 @@ describe("the native coin answers the wrapped native token's USD price on the de
       native > 0 && compared > 0,
       `${native} native trades, ${compared} in a block with a WETH trade`,
     );
+  });
+
+  it("every USD series bucket lies within its trades' USD prices; its average is Σ p·v / Σ v exactly", async () => {
+    // Each side of each priced swap: the token's USD price at the trade (token*_usd), the series
+    // price when the trade entered the token's series, and the exact amount.
+    const { rows } = await testDb.db.query<{
+      token: string;
+      hour: Date;
+      minute5: Date;
+      usd: number;
+      series: number | null;
+      raw: string;
+      decimals: number;
+    }>(
+      `SELECT p.token0 AS token, s.token0_usd AS usd, s.token0_series_usd AS series,
+         abs(s.amount0_in - s.amount0_out)::text AS raw, t.decimals,
+         date_bin('1 hour', s.block_time, 'epoch') AS hour, date_bin('5 minutes', s.block_time, 'epoch') AS minute5,
+         s.block_number, s.log_index
+       FROM swaps s JOIN pools p ON p.chain_id = s.chain_id AND p.address = s.pool
+       JOIN tokens t ON t.chain_id = p.chain_id AND t.address = p.token0
+       WHERE s.chain_id = $1 AND s.token0_usd IS NOT NULL
+       UNION ALL
+       SELECT p.token1, s.token1_usd, s.token1_series_usd, abs(s.amount1_in - s.amount1_out)::text, t.decimals,
+         date_bin('1 hour', s.block_time, 'epoch'), date_bin('5 minutes', s.block_time, 'epoch'),
+         s.block_number, s.log_index
+       FROM swaps s JOIN pools p ON p.chain_id = s.chain_id AND p.address = s.pool
+       JOIN tokens t ON t.chain_id = p.chain_id AND t.address = p.token1
+       WHERE s.chain_id = $1 AND s.token1_usd IS NOT NULL
+       ORDER BY block_number, log_index`,
+      [chain],
+    );
+    type Bucket = { lo: number; hi: number; pv: Exact[]; v: Exact[] };
+    const buckets = new Map<string, Bucket>();
+    for (const r of rows) {
+      for (const [resolution, start] of [
+        [3600, r.hour],
+        [300, r.minute5],
+      ] as const) {
+        const key = `${r.token}|${resolution}|${start.getTime()}`;
+        const b = buckets.get(key) ?? { lo: r.usd, hi: r.usd, pv: [], v: [] };
+        b.lo = Math.min(b.lo, r.usd);
+        b.hi = Math.max(b.hi, r.usd);
+        if (r.series !== null) {
+          const p = exactOfDouble(r.series);
+          const v = exactMul(unitsExact(BigInt(r.raw), r.decimals), p);
+          b.pv.push(exactMul(p, v));
+          b.v.push(v);
+        }
+        buckets.set(key, b);
+      }
+    }
+    const series = await testDb.db.query<{
+      token: string;
+      resolution: number;
+      bucket: Date;
+      open: number;
+      high: number;
+      low: number;
+      close: number;
+    }>(
+      `SELECT token, resolution, bucket, open, high, low, close
+       FROM token_usd_candles WHERE chain_id = $1 AND sum_v_exact > 0`,
+      [chain],
+    );
+    assert.ok(series.rows.length > 100, `${series.rows.length} series buckets`);
+    const outside: string[] = [];
+    let averages = 0;
+    for (const c of series.rows) {
+      const b = buckets.get(`${c.token}|${c.resolution}|${c.bucket.getTime()}`);
+      assert.ok(
+        b && b.v.length > 0,
+        `${c.token} ${c.resolution} ${c.bucket.toISOString()}: a bucket of priced trades`,
+      );
+      for (const price of [c.open, c.high, c.low, c.close]) {
+        if (price < b.lo || price > b.hi)
+          outside.push(`${c.token} ${c.bucket.toISOString()}: ${price} ∉ [${b.lo}, ${b.hi}]`);
+      }
+      if (c.resolution !== 3600) continue;
+      // The line chart's point of this hour, over HTTP: Σ p·v / Σ v of the exact sums, rounded once.
+      const mean = toDouble(exactDiv(exactSum(b.pv), exactSum(b.v)));
+      if (mean < b.lo || mean > b.hi)
+        outside.push(`${c.token} ${c.bucket.toISOString()}: mean ${mean} ∉ [${b.lo}, ${b.hi}]`);
+      averages += 1;
+    }
+    assert.deepEqual(outside, [], `${outside.length} of ${series.rows.length} buckets`);
+    assert.ok(averages > 50, `${averages} hourly averages`);
+    // The line chart over HTTP: each hour with a bucket is its exact mean, bit for bit.
+    let compared = 0;
+    for (const token of new Set(series.rows.map((c) => c.token))) {
+      const answer = await api.get("/v1/tokens/line-chart", { tokenId: id(token), days: 2 });
+      if (answer.status === 404) continue;
+      assert.equal(answer.status, 200, JSON.stringify(answer.body));
+      const line = answer.body as { labels: string[]; data: number[] };
+      line.labels.forEach((label, i) => {
+        const b = buckets.get(`${token}|3600|${Date.parse(label)}`);
+        if (!b || b.v.length === 0) return; // an hour without a series point carries the one before
+        const mean = toDouble(exactDiv(exactSum(b.pv), exactSum(b.v)));
+        assert.ok(Object.is(line.data[i], mean), `${token} ${label}: ${line.data[i]}, Σ p·v / Σ v = ${mean}`);
+        compared += 1;
+      });
+    }
+    assert.ok(compared >= averages, `${compared} line chart points compared, ${averages} hourly buckets`);
   });
 });

@@ -132,7 +132,7 @@ describe("the native coin's USD price", () => {
     const figures = valueTrade({
       pool: m.frogNative,
       trade,
-      volumes: { volume0: trade?.volume0 ?? null, volume1: trade?.volume1 ?? null },
+      amounts: { exact0: trade?.exact0 ?? null, exact1: trade?.exact1 ?? null },
       price0: prices.get(NATIVE_COIN),
       price1: prices.get("frog"),
       reference,
@@ -150,7 +150,7 @@ describe("the native coin's USD price", () => {
     const usdcFigures = valueTrade({
       pool: m.nativeUsdc,
       trade: usdcTrade,
-      volumes: { volume0: usdcTrade?.volume0 ?? null, volume1: usdcTrade?.volume1 ?? null },
+      amounts: { exact0: usdcTrade?.exact0 ?? null, exact1: usdcTrade?.exact1 ?? null },
       price0: prices.get(NATIVE_COIN),
       price1: prices.get("usdc"),
       reference,

@@ -4,7 +4,7 @@ import { lazyUsdPrices } from "./lazy-prices.js";
 import { graphPoolOf, type MarketState } from "./market-state.js";
 import { applyEvent, updateGraphPool } from "./pool-state.js";
 import type { SeriesPoint } from "./series.js";
-import { eventKey, sideVolumes, type Trade, tradeOf } from "./trade.js";
+import { eventKey, sideAmounts, type Trade, tradeOf } from "./trade.js";
 import { type TradeUsd, valueTrade } from "./trade-usd.js";
 import {
   computeUsdPrices,
@@ -147,7 +147,7 @@ function* walkBlocks(input: PriceBlocksInput): Generator<void, PriceBlocksResult
         usd: valueTrade({
           pool: graphPools.get(pool.address) as GraphPool,
           trade,
-          volumes: event.swap ? sideVolumes(event.swap, d0, d1) : { volume0: null, volume1: null },
+          amounts: event.swap ? sideAmounts(event.swap, d0, d1) : { exact0: null, exact1: null },
           price0: prices.get(pool.token0),
           price1: prices.get(pool.token1),
           reference,
@@ -185,7 +185,7 @@ export function pricesOfPools(input: {
   return computeUsdPrices(createRoutingGraph(input.decimals, graphPools), input.reference, input.options);
 }
 
-/** A stored figure as the candles fold it: a non-finite value is stored as null (store `finite`). */
+/** A stored figure as the candles fold it: a non-finite value is stored as null (model `finite`). */
 const storedOrNull = (value: number | null): number | null =>
   value !== null && Number.isFinite(value) ? value : null;
 
@@ -243,7 +243,6 @@ export function seriesPointsOf(
         priceUsd: swap.series0Usd,
         volume: trade.volume0,
         volumeExact: trade.exact0,
-        volumeUsd: trade.volume0 * swap.series0Usd,
       },
     });
   }
@@ -256,7 +255,6 @@ export function seriesPointsOf(
         priceUsd: swap.series1Usd,
         volume: trade.volume1,
         volumeExact: trade.exact1,
-        volumeUsd: trade.volume1 * swap.series1Usd,
       },
     });
   }

@@ -183,7 +183,7 @@ describe("pricing over a scripted market", () => {
     exactly(a?.token1_usd, wethUsd2, "WETH at the end of block 2");
     assert.equal(a?.volume_usd, 30_000, "30,000 USDC paid in: valued on the anchor side");
     assert.equal(a?.token0_series_usd, 1, "USDC's series records its trades at 1 USD");
-    exactly(a?.token1_series_usd, wethInUsdc2, "WETH's series: the trade's own USD price");
+    exactly(a?.token1_series_usd, wethUsd2, "WETH's series: its USD price at the trade, not the trade's own");
     exactly(b?.volume_usd, unitsOf(usdcOut3, 6), "2 WETH sold for USDC: the USDC received");
     exactly(
       c?.volume_usd,
@@ -276,8 +276,8 @@ describe("pricing over a scripted market", () => {
     );
     exactly(
       weth?.price_change_24h,
-      (toDouble(wethUsd3) / toDouble(wethInUsdc2) - 1) * 100,
-      "price now against its series 25 hours ago",
+      (toDouble(wethUsd3) / toDouble(wethUsd2) - 1) * 100,
+      "price now against its series 25 hours ago (its USD price at that trade)",
     );
     assert.ok((weth?.liquidity_usd ?? 0) > 6_000_000, "USDC pool + KIBL pool, not the thin DUST pool");
   });
@@ -285,12 +285,11 @@ describe("pricing over a scripted market", () => {
   it("serves the hourly line chart and the USD candles", async () => {
     const chart = await getTokenLineChart(t.db, { chainId: 901, token: tok.KIBL as string, days: 2, now });
     assert.deepEqual(chart.labels, ["2024-03-02T01:00:00.000Z"], "hours before the first price are left out");
-    // The hour's point is its volume-weighted mean Σ p·v / Σ v over doubles (docs/PRICING.md): for
-    // one trade p·v / v, p the trade's own USD price of KIBL (in WETH × WETH's exact USD price,
-    // rounded once) and v the KIBL traded at that price (units × p, in doubles).
-    const kiblSeries = toDouble(exactMul(kiblInWeth3, wethUsd3));
-    const tradeUsd = unitsOf(kiblOut3, 9) * kiblSeries;
-    exactly(chart.data[0], (kiblSeries * tradeUsd) / tradeUsd, "the trade's own USD price of KIBL");
+    // The hour's point is its volume-weighted mean Σ p·v / Σ v, exactly (docs/PRICING.md): for one
+    // trade p itself, p KIBL's USD price at the trade (the end of block 3), not the trade's own
+    // price in WETH × WETH's USD price.
+    exactly(chart.data[0], kiblUsd3, "KIBL's USD price at its one trade");
+    assert.notEqual(chart.data[0], toDouble(exactMul(kiblInWeth3, wethUsd3)), "not the trade's own USD price");
     const weth = await getTokenLineChart(t.db, { chainId: 901, token: tok.WETH as string, days: 2, now });
     assert.equal(weth.labels.length, 26, "from the first trade (00:00 the day before) to the current hour");
     assert.equal(weth.data[1], weth.data[0], "an hour without trades carries the previous point");

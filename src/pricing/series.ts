@@ -1,25 +1,34 @@
+import { ratioToNumber } from "../exact/ratio.js";
 import type { SeriesCandle } from "../model/index.js";
 import { foldIntoBuckets } from "./candles.js";
-import { addExact, type ExactDecimal, exactValue } from "./exact-sum.js";
+import { addExact, type ExactDecimal, exactOf, exactProduct, exactValue } from "./exact-sum.js";
 
 /**
- * The USD series of a token: its trades in qualifying pools at their USD price. A bucket is a
- * left fold of its points in key order, like the pool candles.
+ * The USD series of a token: its trades in the pools that set its price, at its USD price. A
+ * bucket is a left fold of its points in key order, like the pool candles. Its volume-weighted
+ * average Σ p·v / Σ v (the line chart's point) is summed exactly: v = the exact amount × p, p·v
+ * exactly, both sums kept as exact decimals and their ratio rounded once; with p the stored
+ * double, so that a bucket grown trade by trade and one rebuilt from the stored swaps agree.
  */
 
 /** One trade of the token at its USD price. `time` in ms. */
 export type SeriesPoint = {
   key: number;
   time: number;
-  /** The trade's USD price of the token: execution price × the quote token's USD price. */
+  /** The token's USD price at the trade (trade-usd.ts valueTrade). */
   priceUsd: number;
   /** Token amount traded, decimal-adjusted (correctly rounded). */
   volume: number;
   /** The same amount exactly (the bucket's volume sums these). */
   volumeExact: ExactDecimal;
-  /** The trade's USD value at that price. */
-  volumeUsd: number;
 };
+
+/** A point's exact USD value v = amount × p and p·v. */
+function pointSums(point: SeriesPoint): { pv: ExactDecimal; v: ExactDecimal } {
+  const p = exactOf(point.priceUsd);
+  const v = exactProduct(point.volumeExact, p);
+  return { pv: exactProduct(p, v), v };
+}
 
 /** Stored series resolutions, seconds: 5 minutes (deprecated candle chart) and 1 hour (line chart). */
 export const SERIES_RESOLUTIONS = [300, 3600] as const;
@@ -31,6 +40,7 @@ export function foldSeriesPoint(
   point: SeriesPoint,
   bucket: number,
 ): SeriesCandle {
+  const sums = pointSums(point);
   if (!candle) {
     return {
       bucket,
@@ -40,14 +50,18 @@ export function foldSeriesPoint(
       close: point.priceUsd,
       volume: point.volume,
       volumeExact: point.volumeExact,
-      sumPv: point.priceUsd * point.volumeUsd,
-      sumV: point.volumeUsd,
+      sumPv: exactValue(sums.pv),
+      sumV: exactValue(sums.v),
+      sumPvExact: sums.pv,
+      sumVExact: sums.v,
       firstKey: point.key,
       lastKey: point.key,
     };
   }
   if (point.key <= candle.lastKey) throw new RangeError(`point ${point.key} is not after ${candle.lastKey}`);
   const volumeExact = addExact(candle.volumeExact, point.volumeExact);
+  const sumPvExact = addExact(candle.sumPvExact, sums.pv);
+  const sumVExact = addExact(candle.sumVExact, sums.v);
   return {
     bucket,
     open: candle.open,
@@ -56,8 +70,10 @@ export function foldSeriesPoint(
     close: point.priceUsd,
     volume: exactValue(volumeExact),
     volumeExact,
-    sumPv: candle.sumPv + point.priceUsd * point.volumeUsd,
-    sumV: candle.sumV + point.volumeUsd,
+    sumPv: exactValue(sumPvExact),
+    sumV: exactValue(sumVExact),
+    sumPvExact,
+    sumVExact,
     firstKey: candle.firstKey,
     lastKey: point.key,
   };
@@ -81,17 +97,28 @@ export function rollUpSeries(candles: readonly SeriesCandle[], seconds: number):
       current.close = c.close;
       current.volumeExact = addExact(current.volumeExact, c.volumeExact);
       current.volume = exactValue(current.volumeExact);
-      current.sumPv += c.sumPv;
-      current.sumV += c.sumV;
+      current.sumPvExact = addExact(current.sumPvExact, c.sumPvExact);
+      current.sumVExact = addExact(current.sumVExact, c.sumVExact);
+      current.sumPv = exactValue(current.sumPvExact);
+      current.sumV = exactValue(current.sumVExact);
       current.lastKey = c.lastKey;
       return current;
     },
   );
 }
 
-/** The volume-weighted average USD price of a bucket (its close when it carries no USD volume). */
-export function averagePriceOf(candle: Pick<SeriesCandle, "sumPv" | "sumV" | "close">): number {
-  return candle.sumV > 0 ? candle.sumPv / candle.sumV : candle.close;
+/**
+ * The volume-weighted average USD price of a bucket, Σ p·v / Σ v of its exact sums rounded once
+ * (its close when it carries no USD volume): never outside [low, high].
+ */
+export function averagePriceOf(candle: Pick<SeriesCandle, "sumPvExact" | "sumVExact" | "close">): number {
+  const { sumPvExact: pv, sumVExact: v } = candle;
+  if (!(v.digits > 0n)) return candle.close;
+  // (pv.digits / 10^pv.scale) / (v.digits / 10^v.scale), over one power of ten.
+  const shift = pv.scale - v.scale;
+  return shift >= 0
+    ? ratioToNumber(pv.digits, v.digits * 10n ** BigInt(shift))
+    : ratioToNumber(pv.digits * 10n ** BigInt(-shift), v.digits);
 }
 
 /** A line chart: one point per hour, labels in ISO 8601 UTC. */

@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { referenceRatioToNumber } from "../_test/exact.js";
+import { parseExact } from "../internal/exact-decimal.js";
 import type { SwapAmounts } from "../model/index.js";
 import { type Trade, tradeOf } from "./trade.js";
 import { valueTrade } from "./trade-usd.js";
@@ -24,6 +25,12 @@ function trade(amounts: Partial<SwapAmounts>, decimals0: number, decimals1: numb
   assert.ok(t);
   return t;
 }
+
+/** Each side's exact amount from its decimal text (null: decimals unknown). */
+const amounts = (amount0: number | null, amount1: number | null) => ({
+  exact0: amount0 === null ? null : parseExact(String(amount0)),
+  exact1: amount1 === null ? null : parseExact(String(amount1)),
+});
 
 const pool = (token0: string, token1: string, depth0: number, depth1: number): GraphPool => ({
   address: `${token0}-${token1}`,
@@ -77,7 +84,7 @@ describe("valueTrade", () => {
     const usd = valueTrade({
       pool: p,
       trade: trade({ amount1In: 5n, amount0Out: 1000n }, 1, 1), // 100 LINK for 0.5 WETH
-      volumes: { volume0: 100, volume1: 0.5 },
+      amounts: amounts(100, 0.5),
       price0: link,
       price1: weth,
       reference,
@@ -85,7 +92,11 @@ describe("valueTrade", () => {
     });
     assert.equal(usd.volumeUsd, 1500, "0.5 WETH × 3,000: the reference side, not 100 LINK × 16");
     assert.equal(usd.token0Usd, 16, "the robust LINK price, not the trade's 15");
-    assert.equal(usd.series0Usd, 15, "LINK's series: 0.005 × 3,000");
+    assert.equal(
+      usd.series0Usd,
+      16,
+      "LINK's series: its USD price (the trade's 0.005 × 3,000 = 15 is within 10 %)",
+    );
     assert.equal(usd.series1Usd, null, "the pool does not price WETH");
   });
 
@@ -95,7 +106,7 @@ describe("valueTrade", () => {
     const usd = valueTrade({
       pool: p,
       trade: trade({ amount1In: 5n, amount0Out: 1n }, 0, 2), // 1 LINK for 0.05 WETH
-      volumes: { volume0: 1, volume1: 0.05 },
+      amounts: amounts(1, 0.05),
       price0: link,
       price1: price("weth", 3000),
       reference,
@@ -110,7 +121,7 @@ describe("valueTrade", () => {
     const thin = pool("usdc", "weth", 4000, 1);
     const args = {
       trade: trade({ amount0In: 3000n, amount1Out: 1n }, 0, 0), // 3,000 USDC for 1 WETH
-      volumes: { volume0: 3000, volume1: 1 },
+      amounts: amounts(3000, 1),
       price0: usdc,
       price1: price("weth", 3000),
       reference,
@@ -125,7 +136,7 @@ describe("valueTrade", () => {
     const usd = valueTrade({
       pool: pool("nodec", "weth", 0, 10),
       trade: null,
-      volumes: { volume0: null, volume1: 2 },
+      amounts: amounts(null, 2),
       price0: price("nodec", null),
       price1: price("weth", 3000),
       reference,
@@ -135,30 +146,52 @@ describe("valueTrade", () => {
     assert.equal(usd.series1Usd, null, "no price, no series point");
   });
 
-  it("prices a series point as the exact trade price × the exact quote price, rounded once", () => {
-    // 7 LINK for 3 WETH at a WETH price of exactly 1/3 × 10 (as a ratio): 3/7 × 10/3 = 10/7.
+  it("values a trade as its exact amount × its token's exact USD price, rounded once", () => {
+    // 7 WETH (token1) at exactly 10/3 USD: 70/3 rounded once is 23.333333333333332; the product
+    // of the two rounded doubles, 7 × 3.3333333333333335, is 23.333333333333336.
     const p = pool("link", "weth", 1e5, 500);
     const third = { num: 10n, den: 3n };
-    const link = price("link", 10 / 7, {
-      pools: [{ ...quote(p.address, 10 / 3), quoteUsdRatio: third }],
-    });
     const usd = valueTrade({
       pool: p,
-      trade: trade({ amount1In: 3n, amount0Out: 7n }, 0, 0),
-      volumes: { volume0: 7, volume1: 3 },
-      price0: link,
+      trade: trade({ amount1In: 7n, amount0Out: 3n }, 0, 0),
+      amounts: amounts(3, 7),
+      price0: price("link", null),
       price1: price("weth", 10 / 3, { usdRatio: third }),
       reference,
       options,
     });
-    assert.equal(usd.series0Usd, referenceRatioToNumber(10n, 7n));
+    assert.ok(Object.is(usd.volumeUsd, referenceRatioToNumber(70n, 3n)), `${usd.volumeUsd}`);
+    assert.notEqual(usd.volumeUsd, 7 * (10 / 3), "not the product of the rounded doubles");
+  });
+
+  it("feeds the series from the pools that set the price only, at the token's USD price", () => {
+    // WETH at 3,064 from its pools; one kept pool of small weight trades at 3,175 (fee and price
+    // impact included, within the 10 % filter): its trade enters WETH's series at 3,064, the price
+    // the trade is valued at, so an hour with only such trades still averages WETH's price.
+    const kept = pool("weth", "usdc", 100, 3e5);
+    const dropped = pool("weth", "dai", 100, 3e5);
+    const weth = price("weth", 3064, {
+      pools: [{ ...quote(kept.address, 1), weight: 0.05 }],
+      dropped: [{ ...quote(dropped.address, 1), weight: 0 }],
+    });
+    const args = {
+      trade: trade({ amount0Out: 1n, amount1In: 3175n }, 0, 0), // 1 WETH for 3,175
+      amounts: amounts(1, 3175),
+      price0: weth,
+      price1: usdc,
+      reference,
+      options,
+    };
+    assert.equal(valueTrade({ ...args, pool: kept }).series0Usd, 3064, "a kept pool: WETH's USD price");
+    assert.equal(valueTrade({ ...args, pool: dropped }).series0Usd, null, "a pool the median filter dropped");
+    assert.equal(valueTrade({ ...args, pool: dropped }).token0Usd, 3064, "still valued");
   });
 
   it("has no USD value when neither side is priced", () => {
     const usd = valueTrade({
       pool: pool("a", "b", 1, 1),
       trade: trade({ amount1In: 1n, amount0Out: 1n }, 0, 0),
-      volumes: { volume0: 1, volume1: 1 },
+      amounts: amounts(1, 1),
       price0: price("a", null),
       price1: price("b", null),
       reference,

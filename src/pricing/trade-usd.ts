@@ -1,4 +1,5 @@
-import { ratioMul, ratioValue } from "../exact/ratio.js";
+import { ratio, ratioMul, ratioValue } from "../exact/ratio.js";
+import type { ExactDecimal } from "../internal/exact-decimal.js";
 import { deviationOf } from "./robust-price.js";
 import { sideRatio, type Trade } from "./trade.js";
 import {
@@ -15,42 +16,60 @@ export type TradeUsd = {
   /** The robust USD prices of both tokens as of the trade's block (not the trade's own price). */
   token0Usd: number | null;
   token1Usd: number | null;
-  /** The trade's USD value from its more trustworthy priced side; null when neither is priced. */
+  /**
+   * The trade's USD value from its more trustworthy priced side: that side's exact amount times
+   * its token's exact USD price, rounded once; null when neither is priced.
+   */
   volumeUsd: number | null;
-  /** The trade's USD price of token0 when it enters token0's USD series; null when it does not. */
+  /**
+   * Token0's USD price (`token0Usd`) when the trade enters token0's USD series; null when it does
+   * not. The series records the token's price at its trades, never a trade's own execution price
+   * (see valueTrade).
+   */
   series0Usd: number | null;
   series1Usd: number | null;
 };
+
+/** A side's exact amount times its token's exact USD price, correctly rounded (null: either unknown). */
+function sideValue(amount: ExactDecimal | null, price: TokenPrice | undefined): number | null {
+  if (amount === null || !price || price.usdPrice === null) return null;
+  const value = ratioValue(ratioMul(ratio(amount.digits, 10n ** BigInt(amount.scale)), exactUsd(price)));
+  return Number.isFinite(value) ? value : null;
+}
 
 /**
  * Values a trade of `pool` with the token prices of its block. The USD value comes from the
  * side whose token is the more trustworthy source (anchor > reference > other; then the higher
  * confidence; then token0).
  *
- * A side enters its token's USD series when the pool qualifies for that token (it is among the
- * pools its price was computed from, kept or dropped) and the trade's implied USD price
- * (execution price × the quote's USD price) lies within maxDeviation of the token's robust price.
- * An anchor's series records its trades at 1 USD in pools whose anchor side alone is above the
- * liquidity floor.
+ * A side enters its token's USD series when the pool sets that token's price (it is among the
+ * pools its price was computed from with a weight; a pool the median filter dropped does not) and
+ * the trade's implied USD price (execution price × the quote's USD price) lies within
+ * maxDeviation of the token's robust price (an outlier does not). What enters is the token's USD
+ * price at the trade, the price every other figure of the trade carries, not the implied price:
+ * an execution price includes the pool's fee and the trade's price impact, and a kept pool of
+ * small weight may sit up to maxDeviation away from the others, so an hour whose only trades were
+ * such would otherwise average a price no trade of the token was valued at. An anchor's series
+ * records its trades at 1 USD in pools whose anchor side alone is above the liquidity floor.
  */
 export function valueTrade(input: {
   pool: GraphPool;
   /** The trade's price and volumes; null when it has none (a zero side, decimals unknown). */
   trade: Trade | null;
-  /** Each side's amount, decimal-adjusted (null: decimals unknown). */
-  volumes: { volume0: number | null; volume1: number | null };
+  /** Each side's amount exactly, |net raw amount| / 10^decimals (null: decimals unknown). */
+  amounts: { exact0: ExactDecimal | null; exact1: ExactDecimal | null };
   price0: TokenPrice | undefined;
   price1: TokenPrice | undefined;
   reference: ReferenceTokens;
   options: PricingOptions;
 }): TradeUsd {
-  const { pool, trade, volumes, price0, price1, reference, options } = input;
+  const { pool, trade, amounts, price0, price1, reference, options } = input;
   const token0Usd = price0?.usdPrice ?? null;
   const token1Usd = price1?.usdPrice ?? null;
 
   // A side can value the trade when its token is priced and its amount known.
-  const value0 = token0Usd !== null && volumes.volume0 !== null ? volumes.volume0 * token0Usd : null;
-  const value1 = token1Usd !== null && volumes.volume1 !== null ? volumes.volume1 * token1Usd : null;
+  const value0 = sideValue(amounts.exact0, price0);
+  const value1 = sideValue(amounts.exact1, price1);
   let volumeUsd: number | null = value0 ?? value1;
   if (value0 !== null && value1 !== null) {
     const rank0 = sideRank(pool.token0, reference);
@@ -59,7 +78,6 @@ export function valueTrade(input: {
       rank0 !== rank1 ? rank0 < rank1 : (price0?.confidence ?? 0) >= (price1?.confidence ?? 0);
     volumeUsd = useToken0 ? value0 : value1;
   }
-  if (volumeUsd !== null && !Number.isFinite(volumeUsd)) volumeUsd = null;
   if (!trade) return { token0Usd, token1Usd, volumeUsd, series0Usd: null, series1Usd: null };
 
   const seriesPrice = (side: 0 | 1): number | null => {
@@ -71,15 +89,14 @@ export function valueTrade(input: {
         ? own.usdPrice
         : null;
     }
-    const quote =
-      own.pools.find((q) => q.pool === pool.address) ?? own.dropped.find((q) => q.pool === pool.address);
-    if (!quote) return null;
+    const quote = own.pools.find((q) => q.pool === pool.address);
+    if (!quote || !(quote.weight > 0)) return null;
     // The trade's exact price of this side's token times the quote's exact USD price, rounded once.
     const implied = ratioValue(
       ratioMul(sideRatio(trade, side), quote.quoteUsdRatio ?? exactUsd({ usdPrice: quote.quoteUsd })),
     );
     if (!Number.isFinite(implied) || !(implied > 0)) return null;
-    return deviationOf(implied, own.usdPrice) <= options.maxDeviation ? implied : null;
+    return deviationOf(implied, own.usdPrice) <= options.maxDeviation ? own.usdPrice : null;
   };
 
   return { token0Usd, token1Usd, volumeUsd, series0Usd: seriesPrice(0), series1Usd: seriesPrice(1) };

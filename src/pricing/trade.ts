@@ -86,18 +86,20 @@ export function sidePrice(trade: Trade, side: 0 | 1): number {
 }
 
 /**
- * The amounts a swap moved on each side, decimal-adjusted; a side whose decimals are unknown is
- * null (the other can still value the trade).
+ * The amounts a swap moved on each side exactly, |net raw amount| / 10^decimals; a side whose
+ * decimals are unknown is null (the other can still value the trade).
  */
-export function sideVolumes(
+export function sideAmounts(
   amounts: SwapAmounts,
   decimals0: number | null,
   decimals1: number | null,
-): { volume0: number | null; volume1: number | null } {
+): { exact0: ExactDecimal | null; exact1: ExactDecimal | null } {
   const abs = (v: bigint) => (v < 0n ? -v : v);
   return {
-    volume0: decimals0 === null ? null : toUnits(abs(amounts.amount0In - amounts.amount0Out), decimals0),
-    volume1: decimals1 === null ? null : toUnits(abs(amounts.amount1In - amounts.amount1Out), decimals1),
+    exact0:
+      decimals0 === null ? null : { digits: abs(amounts.amount0In - amounts.amount0Out), scale: decimals0 },
+    exact1:
+      decimals1 === null ? null : { digits: abs(amounts.amount1In - amounts.amount1Out), scale: decimals1 },
   };
 }
 

@@ -1,5 +1,5 @@
 /** Table `token_usd_candles`: the USD series of tokens (5 min, 1 h) over their qualifying pools. */
-import { exactText, parseExact } from "../internal/exact-decimal.js";
+import { type ExactDecimal, exactText, parseExact } from "../internal/exact-decimal.js";
 import type { SeriesCandle } from "../model/index.js";
 import { chunks, iso, maxOf, minOf, type Queryable } from "./db.js";
 import { bulkInsert, columnsOf, setExcluded, unnest } from "./unnest.js";
@@ -18,6 +18,8 @@ type SeriesCandleDbRow = {
   volume_exact: string;
   sum_pv: number;
   sum_v: number;
+  sum_pv_exact: string;
+  sum_v_exact: string;
   first_key: number;
   last_key: number;
 };
@@ -33,6 +35,8 @@ const toSeriesCandle = (r: SeriesCandleDbRow): SeriesCandle => ({
   volumeExact: parseExact(r.volume_exact),
   sumPv: r.sum_pv,
   sumV: r.sum_v,
+  sumPvExact: parseExact(r.sum_pv_exact),
+  sumVExact: parseExact(r.sum_v_exact),
   firstKey: r.first_key,
   lastKey: r.last_key,
 });
@@ -63,7 +67,7 @@ export async function loadSeriesCandles(
     const k = unnest("k", KEY_COLUMNS, part, 4);
     const { rows } = await db.query<SeriesDbRow>(
       `SELECT c.token, c.resolution, c.bucket, c.open, c.high, c.low, c.close, c.volume, c.volume_exact::text, c.sum_pv, c.sum_v,
-         c.first_key, c.last_key
+         c.sum_pv_exact::text, c.sum_v_exact::text, c.first_key, c.last_key
        FROM ${k.sql}
        JOIN token_usd_candles c ON c.chain_id = $1 AND c.token = k.token AND c.resolution = k.resolution
          AND c.bucket = k.bucket AND c.bucket >= $2 AND c.bucket <= $3`,
@@ -86,6 +90,8 @@ const SERIES_COLUMNS = columnsOf<SeriesRow>({
   volume_exact: ["decimal", (c) => exactText(c.volumeExact)],
   sum_pv: ["float8", (c) => c.sumPv],
   sum_v: ["float8", (c) => c.sumV],
+  sum_pv_exact: ["decimal", (c) => exactText(c.sumPvExact)],
+  sum_v_exact: ["decimal", (c) => exactText(c.sumVExact)],
   first_key: ["bigint", (c) => c.firstKey],
   last_key: ["bigint", (c) => c.lastKey],
 });
@@ -110,6 +116,8 @@ export async function saveSeriesCandles(
         "volume_exact",
         "sum_pv",
         "sum_v",
+        "sum_pv_exact",
+        "sum_v_exact",
         "first_key",
         "last_key",
       )}`,
@@ -144,7 +152,8 @@ export async function loadSeriesRange(
   options: { chainId: number; token: string; resolution: number; from: number; to: number },
 ): Promise<SeriesCandle[]> {
   const { rows } = await db.query<SeriesCandleDbRow>(
-    `SELECT bucket, open, high, low, close, volume, volume_exact::text, sum_pv, sum_v, first_key, last_key FROM token_usd_candles
+    `SELECT bucket, open, high, low, close, volume, volume_exact::text, sum_pv, sum_v, sum_pv_exact::text, sum_v_exact::text,
+       first_key, last_key FROM token_usd_candles
      WHERE chain_id = $1 AND token = $2 AND resolution = $3 AND bucket >= $4 AND bucket <= $5
      ORDER BY bucket`,
     [options.chainId, options.token, options.resolution, iso(options.from), iso(options.to)],
@@ -152,31 +161,42 @@ export async function loadSeriesRange(
   return rows.map(toSeriesCandle);
 }
 
+/** What an hourly bucket's average is made of (pricing/series.ts averagePriceOf). */
+export type HourlyAverageSums = { sumPvExact: ExactDecimal; sumVExact: ExactDecimal; close: number };
+
+type HourlyAverageDbRow = { bucket: Date; sum_pv_exact: string; sum_v_exact: string; close: number };
+
+const hourlyAverageOf = (r: HourlyAverageDbRow): HourlyAverageSums => ({
+  sumPvExact: parseExact(r.sum_pv_exact),
+  sumVExact: parseExact(r.sum_v_exact),
+  close: r.close,
+});
+
 /** The hourly buckets of a token in [from, to] (ms) as the line chart needs them, ascending. */
 export async function loadHourlyAverages(
   db: Queryable,
   options: { chainId: number; token: string; from: number; to: number },
-): Promise<{ bucket: number; sumPv: number; sumV: number; close: number }[]> {
-  const { rows } = await db.query<{ bucket: Date; sum_pv: number; sum_v: number; close: number }>(
-    `SELECT bucket, sum_pv, sum_v, close FROM token_usd_candles
+): Promise<(HourlyAverageSums & { bucket: number })[]> {
+  const { rows } = await db.query<HourlyAverageDbRow>(
+    `SELECT bucket, sum_pv_exact::text, sum_v_exact::text, close FROM token_usd_candles
      WHERE chain_id = $1 AND token = $2 AND resolution = 3600 AND bucket >= $3 AND bucket <= $4
      ORDER BY bucket`,
     [options.chainId, options.token, iso(options.from), iso(options.to)],
   );
-  return rows.map((r) => ({ bucket: r.bucket.getTime(), sumPv: r.sum_pv, sumV: r.sum_v, close: r.close }));
+  return rows.map((r) => ({ bucket: r.bucket.getTime(), ...hourlyAverageOf(r) }));
 }
 
 /** The token's last hourly bucket before `before` (ms), or null. */
 export async function loadHourlyAverageBefore(
   db: Queryable,
   options: { chainId: number; token: string; before: number },
-): Promise<{ sumPv: number; sumV: number; close: number } | null> {
-  const { rows } = await db.query<{ sum_pv: number; sum_v: number; close: number }>(
-    `SELECT sum_pv, sum_v, close FROM token_usd_candles
+): Promise<HourlyAverageSums | null> {
+  const { rows } = await db.query<HourlyAverageDbRow>(
+    `SELECT bucket, sum_pv_exact::text, sum_v_exact::text, close FROM token_usd_candles
      WHERE chain_id = $1 AND token = $2 AND resolution = 3600 AND bucket < $3
      ORDER BY bucket DESC LIMIT 1`,
     [options.chainId, options.token, iso(options.before)],
   );
   const r = rows[0];
-  return r ? { sumPv: r.sum_pv, sumV: r.sum_v, close: r.close } : null;
+  return r ? hourlyAverageOf(r) : null;
 }

@@ -517,6 +517,8 @@ describe("partition upkeep and retention over 24 days of a synthetic market", ()
         volumeExact: { digits: 1n, scale: 0 },
         sumPv: 1,
         sumV: 1,
+        sumPvExact: { digits: 1n, scale: 0 },
+        sumVExact: { digits: 1n, scale: 0 },
         firstKey: 900_000_000_000,
         lastKey: 900_000_000_000,
       },
