@@ -86,6 +86,7 @@ export async function refreshFigures(
         series: market.series,
       },
       share,
+      stage.referenceOf(chainId).wrappedNative,
     ),
   );
 }

@@ -3,7 +3,7 @@
  * and, as the window slides, for those with trades in it. Never per request.
  */
 
-import type { MarketPool } from "../model/index.js";
+import { type MarketPool, NATIVE_COIN } from "../model/index.js";
 import type { DbClient, Queryable } from "../store/db.js";
 import { finite } from "../store/db.js";
 import { poolsTradedIn } from "../store/market-trades.js";
@@ -24,6 +24,7 @@ import {
   type TokenStatsRow,
 } from "../store/stats.js";
 import { addExact, EXACT_ZERO, exactValue } from "./exact-sum.js";
+import { usdSeriesToken } from "./native-coin.js";
 import { balancesOf, spotPrice0 } from "./pool-state.js";
 import { pairLiquidityUsd, percentChange, statsWindow } from "./stats.js";
 import type { GraphPool } from "./usd-prices.js";
@@ -69,27 +70,55 @@ export async function refreshPairStats(
   return rows;
 }
 
-/** Recomputes token statistics at `now` (ms) from their pools' pair statistics, prices and series. */
+/**
+ * The tokens whose statistics to recompute with `tokens`: the native coin beside the wrapped
+ * native token, since the native coin's change is read from the wrapped token's series (both
+ * change when it moves).
+ */
+function withNativeCoin(tokens: Iterable<string>, wrappedNative: string | undefined): string[] {
+  const out = new Set(tokens);
+  if (wrappedNative !== undefined && out.has(wrappedNative.toLowerCase())) out.add(NATIVE_COIN);
+  return [...out].sort();
+}
+
+/**
+ * Recomputes token statistics at `now` (ms) from their pools' pair statistics, prices and series.
+ * `wrappedNative`: the chain's wrapped native token, whose USD series the native coin's change is
+ * measured against (its price is the wrapped token's: so is its change).
+ */
 export async function refreshTokenStats(
   db: Queryable,
   chainId: number,
   tokens: readonly string[],
   now: number,
   liquidityFloorUsd: number,
+  wrappedNative?: string,
 ): Promise<void> {
   if (tokens.length === 0) return;
   const window = statsWindow(now);
-  const inputs = await loadTokenStatsInputs(db, chainId, [...tokens].sort(), window.start, liquidityFloorUsd);
+  const asked = withNativeCoin(tokens, wrappedNative);
+  const inputs = await loadTokenStatsInputs(db, chainId, asked, window.start, liquidityFloorUsd);
+  const native = inputs.find((r) => r.token === NATIVE_COIN);
+  const seriesToken = native ? usdSeriesToken(NATIVE_COIN, wrappedNative) : NATIVE_COIN;
+  if (native && seriesToken !== NATIVE_COIN) {
+    const retained = await loadSeriesRetainedFrom(db);
+    const ends = (await loadTokenSeriesEnds(db, chainId, [seriesToken], window.start, retained)).get(seriesToken);
+    native.closeBefore = ends?.closeBefore ?? null;
+    native.openIn = ends?.openIn ?? null;
+  }
   await saveTokenStats(
     db,
     chainId,
-    inputs.map((r) => ({
-      token: r.token,
-      // The USD price now against the token's USD series when the window starts.
-      priceChange: percentChange(r.closeBefore ?? r.openIn, r.usdPrice),
-      volumeUsd: r.volumeUsd,
-      liquidityUsd: r.liquidityUsd,
-    })),
+    inputs
+      // The native coin added for the wrapped token only where it has a price (it exists there).
+      .filter((r) => r.token !== NATIVE_COIN || r.usdPrice !== null || tokens.includes(NATIVE_COIN))
+      .map((r) => ({
+        token: r.token,
+        // The USD price now against the token's USD series when the window starts.
+        priceChange: percentChange(r.closeBefore ?? r.openIn, r.usdPrice),
+        volumeUsd: r.volumeUsd,
+        liquidityUsd: r.liquidityUsd,
+      })),
     now,
   );
 }
@@ -216,31 +245,40 @@ export function memoryTokenStats(
   });
 }
 
-/** The tokens' series at the window's start: from the memo where still valid, the rest read in one go. */
+/**
+ * The tokens' series at the window's start (the native coin's: the wrapped native token's): from
+ * the memo where still valid, the rest read in one go.
+ */
 async function seriesEnds(
   client: Queryable,
   chainId: number,
   memo: Map<string, SeriesEndsMemo>,
   tokens: readonly string[],
   windowStart: number,
+  wrappedNative: string | undefined,
 ): Promise<Map<string, TokenSeriesEnds>> {
   const retained = await loadSeriesRetainedFrom(client);
   const slot = Math.ceil(windowStart / SERIES_BUCKET_MS);
-  const out = new Map<string, TokenSeriesEnds>();
+  const found = new Map<string, TokenSeriesEnds>();
   const missing: string[] = [];
-  for (const token of tokens) {
+  for (const token of new Set(tokens.map((t) => usdSeriesToken(t, wrappedNative)))) {
     const kept = memo.get(token);
-    if (kept && kept.slot === slot && kept.retained === retained) out.set(token, kept);
+    if (kept && kept.slot === slot && kept.retained === retained) found.set(token, kept);
     else missing.push(token);
   }
   if (missing.length > 0) {
-    const read = await loadTokenSeriesEnds(client, chainId, missing, windowStart, retained);
+    const read = await loadTokenSeriesEnds(client, chainId, missing.sort(), windowStart, retained);
     for (const token of missing) {
-      const found = read.get(token) ?? { closeBefore: null, openIn: null };
+      const ends = read.get(token) ?? { closeBefore: null, openIn: null };
       // Every field in the literal (a spread's object keeps them out of line: 40 bytes more).
-      memo.set(token, { closeBefore: found.closeBefore, openIn: found.openIn, slot, retained });
-      out.set(token, found);
+      memo.set(token, { closeBefore: ends.closeBefore, openIn: ends.openIn, slot, retained });
+      found.set(token, ends);
     }
+  }
+  const out = new Map<string, TokenSeriesEnds>();
+  for (const token of tokens) {
+    const ends = found.get(usdSeriesToken(token, wrappedNative));
+    if (ends) out.set(token, ends);
   }
   return out;
 }
@@ -307,6 +345,8 @@ export async function refreshChangedStats(
     pools: ReadonlySet<string>;
     hubs: { minPools: number; due: ReadonlySet<string> };
   },
+  /** The chain's wrapped native token (refreshTokenStats). */
+  wrappedNative?: string,
 ): Promise<void> {
   const liquidityPools = new Set(changes.movedPools);
   if (share) {
@@ -375,9 +415,12 @@ export async function refreshChangedStats(
     for (const token of share.hubs.due) if (hub(token)) tokens.add(token);
   }
   if (market && pairs && market.pairStats.slides === 0) {
-    const sorted = [...tokens].sort();
+    // The native coin added for the wrapped token only on a chain where it trades.
+    const sorted = withNativeCoin(tokens, wrappedNative).filter(
+      (token) => token !== NATIVE_COIN || market.poolsOf.has(NATIVE_COIN),
+    );
     const ends = await step("stats_series", () =>
-      seriesEnds(client, chainId, market.series, sorted, statsWindow(now).start),
+      seriesEnds(client, chainId, market.series, sorted, statsWindow(now).start, wrappedNative),
     );
     const rows = await step("stats_tokens_sums", async () =>
       memoryTokenStats(market, pairs, sorted, ends, liquidityFloorUsd),
@@ -385,7 +428,9 @@ export async function refreshChangedStats(
     await step("stats_tokens", () => saveTokenStats(client, chainId, rows, now));
     return;
   }
-  await step("stats_tokens", () => refreshTokenStats(client, chainId, [...tokens], now, liquidityFloorUsd));
+  await step("stats_tokens", () =>
+    refreshTokenStats(client, chainId, [...tokens], now, liquidityFloorUsd, wrappedNative),
+  );
 }
 
 /**

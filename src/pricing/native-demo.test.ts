@@ -71,7 +71,8 @@ describe("the native coin answers the wrapped native token's USD price on the de
       Row[],
     ];
     assert.ok(Object.is(ethMarket[0]?.usd_price, wethMarket[0]?.usd_price));
-    // Token records (metadata): the USD price (their 24-hour change reads each id's own series).
+    // Token records (metadata, assets): the USD price and its 24-hour change (the native coin's
+    // measured against the wrapped token's series, as its price is the wrapped token's).
     const [ethRecord, wethRecord] = (await both("/v1/tokens/metadata", (t) => ({ tokenId: id(t) }))) as [
       Row,
       Row,
@@ -79,6 +80,15 @@ describe("the native coin answers the wrapped native token's USD price on the de
     assert.ok(
       Object.is(ethRecord.usd_price, wethRecord.usd_price),
       `${ethRecord.usd_price} ${wethRecord.usd_price}`,
+    );
+    assert.equal(typeof wethRecord.price_change, "number", JSON.stringify(wethRecord));
+    assert.ok(
+      Object.is(ethRecord.price_change, wethRecord.price_change),
+      `metadata price_change: ETH ${ethRecord.price_change}, WETH ${wethRecord.price_change}`,
+    );
+    assert.ok(
+      Object.is(eth[0]?.price_change, wrapped[0]?.price_change),
+      `assets price_change: ETH ${eth[0]?.price_change}, WETH ${wrapped[0]?.price_change}`,
     );
   });
 

@@ -118,6 +118,7 @@ export function createPricing(options: {
       slides.run(db, chainId, at, (time, since) =>
         slideChainStats(db, chainId, time, {
           liquidityFloorUsd: stage.options.liquidityFloorUsd,
+          wrappedNative: stage.referenceOf(chainId).wrappedNative,
           mirror: stage.markets.pairStatsMirror(chainId),
           since,
           ...(options.slideChunks ? { chunks: options.slideChunks } : {}),

@@ -85,7 +85,17 @@ export async function rollbackPricing(
   await rollbackMarketWindows(client, chainId, ancestorBlock, affected, now);
   await deleteOrphanStats(client, chainId);
   for (const pool of keep) changes.tradedPools.add(pool.address);
-  await refreshChangedStats(client, chainId, changes, now(), stage.options.liquidityFloorUsd);
+  await refreshChangedStats(
+    client,
+    chainId,
+    changes,
+    now(),
+    stage.options.liquidityFloorUsd,
+    undefined,
+    undefined,
+    undefined,
+    stage.referenceOf(chainId).wrappedNative,
+  );
   return affected.length;
 }
 

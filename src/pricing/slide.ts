@@ -31,6 +31,8 @@ export type SlideResult = { pools: number; tokens: number; windows: MarketWork }
 
 export type SlideOptions = {
   liquidityFloorUsd: number;
+  /** The chain's wrapped native token (market-stats.ts refreshTokenStats). */
+  wrappedNative?: string | undefined;
   /** The pricing's copy of pair_stats: each chunk's rows are applied to it (under the lock). */
   mirror: PairStatsMirror;
   /** When this process last finished a slide of the chain (ms), if it did. */
@@ -137,7 +139,7 @@ export async function slideChainStats(
     if (mirror.pairs) applyPairStats(mirror.pairs, rows);
   });
   await inChunks("tokens", stats.tokens, (client, tokens) =>
-    refreshTokenStats(client, chainId, tokens, time, options.liquidityFloorUsd),
+    refreshTokenStats(client, chainId, tokens, time, options.liquidityFloorUsd, options.wrappedNative),
   );
   const work: MarketWork = { trades: 0, rows: 0, pools: 0, tokens: 0 };
   if (windows) {
