@@ -1,11 +1,14 @@
 import { encodeEventTopics, type Hex, numberToHex } from "viem";
 import { type ChainConfig, chainSchema } from "../config/schema.js";
 import { v2PairAbi, v3PoolAbi } from "../devnet/abis.js";
+import { algebraPoolEventsAbi } from "../devnet/algebra.js";
 import type { Deployment } from "../devnet/deploy.js";
 import type { DevnetRpc } from "../devnet/rpc.js";
 import { createSimulator, type HistoryStats } from "../devnet/simulator.js";
+import { poolManagerEventsAbi } from "../devnet/v4.js";
 import { createSilentLogger, type Logger } from "../internal/logger.js";
 import { startTestDevnet, type TestDevnet } from "./devnet.js";
+import { type FamilyEvents, type MinedFamilyEvents, mineFamilyEvents } from "./family-events.js";
 import type { PoolRef } from "./indexer-receipts.js";
 
 /** A test devnet (startTestDevnet) with a traded history, as the indexer's tests use it. */
@@ -14,17 +17,17 @@ export type IndexerDevnet = {
   chainId: number;
   deployment: Deployment;
   /**
-   * What the simulator wrote, with `swaps` counting only the swaps of the V2 and V3 pools: the
-   * chain configured here (chain()) has the two factories, not the V4 PoolManager, so the V4
-   * pools' swaps are not the indexer's to find in these tests (config/devnet.json lists the
-   * PoolManager: the demo indexes them, and the pipeline tests check it).
+   * What the simulator wrote, with `swaps` counting the swaps of the pools the configured chain
+   * (chain()) indexes: by default the V2 and V3 factories' (the V4 and Algebra pools' swaps are
+   * then not the indexer's to find; config/devnet.json lists every family, and the demo indexes
+   * them all); with `allFamilies`, every pool's.
    */
   history: HistoryStats;
   /** The V2 and V3 pools (those chain() indexes), for the independent reading of the receipts. */
   pools: PoolRef[];
   rpc: DevnetRpc;
   devnet: TestDevnet;
-  /** The chain's configuration for the indexer (both factories), with overrides. */
+  /** The chain's configuration for the indexer (both factories, or every family's), with overrides. */
   chain(overrides?: Record<string, unknown>): ChainConfig;
   head(): Promise<number>;
   snapshot(): Promise<string>;
@@ -40,14 +43,21 @@ export type IndexerDevnet = {
     seed: number;
     pools?: readonly Deployment["pools"][number][];
   }): Promise<void>;
+  /**
+   * Mines one block (12 s after the head) holding V4 and Algebra events: liquidity added and
+   * removed and swaps on their deployed pools, and, when asked, a new V4 pool (Initialize) and a
+   * new Algebra pool (the factory's Pool event), each with liquidity and a swap. See family-events.ts.
+   */
+  mineFamilyEvents(options: FamilyEvents): Promise<MinedFamilyEvents>;
   stop(): Promise<void>;
 };
 
 /**
- * Starts a test devnet (the real Uniswap V2/V3 contracts, deployed) and has the market simulator
- * write `historyDays` of trading on it: swaps on every pool, multi-hop routes, liquidity added
- * and removed (V2 Mint/Burn, V3 Mint/Burn/Collect). Automining is off afterwards: blocks appear
- * only when a test mines them.
+ * Starts a test devnet (the real Uniswap V2/V3, V4 and Algebra contracts, deployed) and has the
+ * market simulator write `historyDays` of trading on it: swaps on every pool, multi-hop routes,
+ * liquidity added and removed (V2 Mint/Burn, V3 and Algebra Mint/Burn/Collect, V4
+ * ModifyLiquidity and Donate). Automining is off afterwards: blocks appear only when a test mines
+ * them. `allFamilies`: the configured chain indexes the V4 PoolManager and the Algebra factory too.
  */
 export async function startIndexerDevnet(
   options: {
@@ -57,6 +67,7 @@ export async function startIndexerDevnet(
     /** The node's clock at its start (default now): a date in the past puts the history there. */
     initialDate?: Date;
     logger?: Logger;
+    allFamilies?: boolean;
   } = {},
 ): Promise<IndexerDevnet> {
   const logger = options.logger ?? createSilentLogger();
@@ -75,7 +86,17 @@ export async function startIndexerDevnet(
     const until = new Date((latest.timestamp + Math.round(historyDays * 86_400)) * 1000);
     const written = await simulator.writeHistory({ days: historyDays, until });
     await simulator.stop();
-    const indexedPools = deployment.pools.filter((p) => p.protocol !== "v4");
+    const indexedPools = deployment.pools.filter(
+      (p): p is typeof p & { protocol: "v2" | "v3" } => p.protocol === "v2" || p.protocol === "v3",
+    );
+    const allFamilies = options.allFamilies === true;
+    // V4 pools' events come from the PoolManager's address.
+    const swapSources = allFamilies
+      ? [
+          ...deployment.pools.filter((p) => p.protocol !== "v4").map((p) => p.address),
+          deployment.v4.poolManager,
+        ]
+      : indexedPools.map((p) => p.address);
     const history: HistoryStats = {
       ...written,
       swaps: (
@@ -83,11 +104,17 @@ export async function startIndexerDevnet(
           {
             fromBlock: numberToHex(written.firstBlock),
             toBlock: numberToHex(written.lastBlock),
-            address: indexedPools.map((p) => p.address),
+            address: swapSources,
             topics: [
               [
                 encodeEventTopics({ abi: v2PairAbi, eventName: "Swap" })[0],
                 encodeEventTopics({ abi: v3PoolAbi, eventName: "Swap" })[0],
+                ...(allFamilies
+                  ? [
+                      encodeEventTopics({ abi: poolManagerEventsAbi, eventName: "Swap" })[0],
+                      encodeEventTopics({ abi: algebraPoolEventsAbi, eventName: "Swap" })[0],
+                    ]
+                  : []),
               ] as Hex[],
             ],
           },
@@ -121,6 +148,17 @@ export async function startIndexerDevnet(
           dexes: [
             { name: "Uniswap V2", protocol: "v2", factory: deployment.v2.factory, fee: 3000 },
             { name: "Uniswap V3", protocol: "v3", factory: deployment.v3.factory },
+            ...(allFamilies
+              ? [
+                  { name: "Uniswap V4", protocol: "v4", factory: deployment.v4.poolManager },
+                  {
+                    name: "Algebra Integral",
+                    protocol: "algebra",
+                    factory: deployment.algebra.factory,
+                    swapEvent: "integral",
+                  },
+                ]
+              : []),
           ],
           referenceTokens: {
             stablecoins: [deployment.tokens.USDC.address],
@@ -131,12 +169,7 @@ export async function startIndexerDevnet(
       head: async () => (await devnet.latestBlock()).number,
       snapshot: () => devnet.snapshot(),
       revert: (id) => devnet.revert(id as `0x${string}`),
-      mineSwaps: async ({
-        blocks,
-        swapsPerBlock,
-        seed: tradeSeed,
-        pools = deployment.pools.filter((p) => p.protocol !== "v4"),
-      }) => {
+      mineSwaps: async ({ blocks, swapsPerBlock, seed: tradeSeed, pools = indexedPools }) => {
         let state = tradeSeed >>> 0 || 1;
         const next = () => {
           state = (Math.imul(state, 1_664_525) + 1_013_904_223) >>> 0;
@@ -160,6 +193,7 @@ export async function startIndexerDevnet(
           await devnet.mine({ timestamp: latest.timestamp + 12 });
         }
       },
+      mineFamilyEvents: (events) => mineFamilyEvents(devnet, events),
       stop: () => devnet.stop(),
     };
   } catch (error) {

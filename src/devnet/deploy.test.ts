@@ -12,6 +12,7 @@ import {
 import { loadConfig } from "../config/load.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { erc20Abi, positionManagerAbi, v2PairAbi, v3PoolAbi } from "./abis.js";
+import { algebraFactoryAbi, algebraPoolAbi } from "./algebra.js";
 import { type Deployment, deployMarket, planDeployment } from "./deploy.js";
 import { type HardhatNode, startHardhatNode } from "./node.js";
 import { decodePoolStates, poolStateCalls } from "./pool-state.js";
@@ -59,6 +60,7 @@ describe("deployMarket", () => {
         ["v2", deployment.v2.factory],
         ["v3", deployment.v3.factory],
         ["v4", deployment.v4.poolManager],
+        ["algebra", deployment.algebra.factory],
       ],
     );
     const { tokens } = deployment;
@@ -132,8 +134,8 @@ describe("deployMarket", () => {
   });
 
   it("creates every pool on its protocol with its fee, tokens and liquidity", async () => {
-    // V4 pools live inside the PoolManager: v4.test.ts checks them.
-    const pools = deployment.pools.filter((p) => p.protocol !== "v4");
+    // V4 pools live inside the PoolManager (v4.test.ts checks them); the Algebra pool has a test below.
+    const pools = deployment.pools.filter((p) => p.protocol === "v2" || p.protocol === "v3");
     const states = decodePoolStates(pools, await rpc.batch<Hex>(poolStateCalls(pools)));
     for (const pool of pools) {
       const abi = pool.protocol === "v2" ? v2PairAbi : v3PoolAbi;
@@ -175,11 +177,48 @@ describe("deployMarket", () => {
     }
     const protocols = new Set(deployment.pools.map((p) => p.protocol));
     const fees = new Set(deployment.pools.filter((p) => p.protocol === "v3").map((p) => p.fee));
-    assert.deepEqual([...protocols].sort(), ["v2", "v3", "v4"]);
+    assert.deepEqual([...protocols].sort(), ["algebra", "v2", "v3", "v4"]);
     assert.deepEqual(
       [...fees].sort((a, b) => a - b),
       [100, 500, 3000, 10_000],
     );
+  });
+
+  it("creates the Algebra Integral pool through its factory, at the planned address, with its liquidity", async () => {
+    const [pool] = deployment.pools.filter((p) => p.protocol === "algebra");
+    assert.ok(pool, "the market has an Algebra pool");
+    assert.equal(
+      (
+        (await read(deployment.algebra.factory, algebraFactoryAbi, "poolByPair", [
+          pool.token0,
+          pool.token1,
+        ])) as string
+      ).toLowerCase(),
+      pool.address,
+    );
+    assert.equal(
+      await read(deployment.algebra.factory, algebraFactoryAbi, "defaultCommunityFee"),
+      0,
+      "no community fee leaves the pool",
+    );
+    // The storage slots the simulator reads agree with the pool's own view functions.
+    const [state] = decodePoolStates([pool], await rpc.batch<Hex>(poolStateCalls([pool]))).values();
+    const globalState = (await read(pool.address, algebraPoolAbi, "globalState")) as readonly [
+      bigint,
+      number,
+      number,
+    ];
+    const liquidity = await read(pool.address, algebraPoolAbi, "liquidity");
+    assert.deepEqual(state, { protocol: "v3", sqrtPriceX96: globalState[0], liquidity });
+    assert.equal(globalState[2], pool.fee, "the factory's default fee, without a plugin");
+    assert.ok((liquidity as bigint) > 0n);
+    let usd = 0;
+    for (const key of [pool.token0Key, pool.token1Key]) {
+      const token = deployment.tokens[key];
+      const balance = (await read(token.address, erc20Abi, "balanceOf", [pool.address])) as bigint;
+      usd += (Number(balance) / 10 ** token.unitDecimals) * token.initialPriceUsd;
+    }
+    assert.ok(Math.abs(usd / pool.initialLiquidityUsd - 1) < 0.02, `${pool.key}: $${Math.round(usd)}`);
   });
 
   it("holds the odd cases the indexer and the pricing must meet", () => {
@@ -191,7 +230,7 @@ describe("deployMarket", () => {
       "KIBL only against WETH",
     );
     const link = poolsOf("LINK")
-      .filter((p) => p.protocol !== "v4")
+      .filter((p) => p.protocol === "v2" || p.protocol === "v3")
       .map((p) => p.initialLiquidityUsd)
       .sort((a, b) => a - b);
     assert.ok(

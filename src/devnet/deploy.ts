@@ -23,6 +23,13 @@ import {
   v3FactoryAbi,
 } from "./abis.js";
 import {
+  algebraCreatePoolTxs,
+  algebraDeployTxs,
+  algebraFactoryAbi,
+  algebraMintTx,
+  algebraPoolAddress,
+} from "./algebra.js";
+import {
   initCodeHash,
   uniswapBytecode,
   V2_PAIR_INIT_CODE_HASH,
@@ -93,7 +100,7 @@ export type DeployedPool = {
   protocol: Protocol;
   /** Hundredths of a bip; 3000 for V2 pairs. */
   fee: number;
-  /** V3 and V4. */
+  /** V3, V4 and Algebra. */
   tickSpacing: number | null;
   /** V4: the hook contract (address zero for none); null for V2 and V3. */
   hooks: Address | null;
@@ -135,6 +142,8 @@ export type Deployment = {
   v3: { factory: Address; positionManager: Address; swapRouter: Address; poolInitCodeHash: Hex };
   /** v4-core's PoolManager and its test routers (PoolSwapTest, PoolModifyLiquidityTest, PoolDonateTest). */
   v4: { poolManager: Address; swapRouter: Address; modifyLiquidityRouter: Address; donateRouter: Address };
+  /** Algebra Integral's factory and pool deployer, and the package's TestAlgebraCallee that mints and swaps. */
+  algebra: { factory: Address; poolDeployer: Address; callee: Address };
   pools: DeployedPool[];
   positions: DeployedPosition[];
   /** The last block of the deployment; everything after it is trading. */
@@ -199,6 +208,12 @@ export function planDeployment(options: {
     modifyLiquidityRouter: created(v4Nonce + 2),
     donateRouter: created(v4Nonce + 3),
   };
+  // Then Algebra's factory, its pool deployer (whose address the factory's constructor takes) and the callee.
+  const algebra = {
+    factory: created(v4Nonce + 4),
+    poolDeployer: created(v4Nonce + 5),
+    callee: created(v4Nonce + 6),
+  };
   const v2Factory = created(uniswapNonces.v2Factory);
   const v3Factory = created(uniswapNonces.v3Factory);
   const pools: DeployedPool[] = [];
@@ -213,7 +228,7 @@ export function planDeployment(options: {
     const tickSpacing =
       spec.protocol === "v3"
         ? (tickSpacingByFee[spec.fee] ?? null)
-        : spec.protocol === "v4"
+        : spec.protocol === "v4" || spec.protocol === "algebra"
           ? (spec.tickSpacing ?? null)
           : null;
     const address =
@@ -221,13 +236,15 @@ export function planDeployment(options: {
         ? v2PairAddress(v2Factory, t0.address, t1.address)
         : spec.protocol === "v3"
           ? v3PoolAddress(v3Factory, t0.address, t1.address, spec.fee)
-          : (poolIdOf({
-              currency0: t0.address,
-              currency1: t1.address,
-              fee: spec.fee,
-              tickSpacing: tickSpacing ?? 0,
-              hooks: hooks ?? nativeCurrency,
-            }) as Address);
+          : spec.protocol === "algebra"
+            ? algebraPoolAddress(algebra.poolDeployer, t0.address, t1.address)
+            : (poolIdOf({
+                currency0: t0.address,
+                currency1: t1.address,
+                fee: spec.fee,
+                tickSpacing: tickSpacing ?? 0,
+                hooks: hooks ?? nativeCurrency,
+              }) as Address);
     pools.push({
       key: spec.key,
       address,
@@ -274,6 +291,7 @@ export function planDeployment(options: {
       poolInitCodeHash: V3_POOL_INIT_CODE_HASH,
     },
     v4,
+    algebra,
     pools,
     positions,
     blockNumber: 0,
@@ -428,6 +446,7 @@ function contractDeployments(plan: Deployment, contracts: CompiledContracts): Tx
     v4DeployRouterTx(from, "PoolSwapTest", plan.v4.poolManager),
     v4DeployRouterTx(from, "PoolModifyLiquidityTest", plan.v4.poolManager),
     v4DeployRouterTx(from, "PoolDonateTest", plan.v4.poolManager),
+    ...algebraDeployTxs(from, plan.algebra),
   );
   return txs;
 }
@@ -495,9 +514,17 @@ function fundingAndApprovals(plan: Deployment): TxRequest[] {
   const v4Tokens = new Set(
     plan.pools.filter((p) => p.protocol === "v4").flatMap((p) => [p.token0, p.token1]),
   );
+  // Algebra's callee takes the tokens of Algebra pools only.
+  const algebraTokens = new Set(
+    plan.pools.filter((p) => p.protocol === "algebra").flatMap((p) => [p.token0, p.token1]),
+  );
   for (const account of everyone) {
     for (const token of Object.values(plan.tokens)) {
-      for (const spender of [...spenders, ...(v4Tokens.has(token.address) ? v4Spenders : [])]) {
+      for (const spender of [
+        ...spenders,
+        ...(v4Tokens.has(token.address) ? v4Spenders : []),
+        ...(algebraTokens.has(token.address) ? [plan.algebra.callee] : []),
+      ]) {
         txs.push(
           approveTx({
             from: account,
@@ -549,7 +576,7 @@ function poolDeposits(plan: Deployment): PoolDeposit[] {
       deposits.push({ ...base, amount0, amount1 });
       continue;
     }
-    if (pool.protocol === "v4") {
+    if (pool.protocol === "v4" || pool.protocol === "algebra") {
       const rawPrice = rawPriceFromUsd(usdUnit(t0), usdUnit(t1));
       const sqrtPrice = Math.sqrt(rawPrice);
       const liquidity = liquidityForUsd(spec.fullRangeUsd, sqrtPrice, usdUnit(t1));
@@ -595,6 +622,31 @@ function poolCreation(plan: Deployment): TxRequest[] {
           amountA: deposit.amount0,
           amountB: deposit.amount1,
           newPair: true,
+        }),
+      );
+      continue;
+    }
+    if (pool.protocol === "algebra") {
+      const rawPrice = rawPriceFromUsd(
+        usdUnit(plan.tokens[pool.token0Key]),
+        usdUnit(plan.tokens[pool.token1Key]),
+      );
+      txs.push(
+        ...algebraCreatePoolTxs({
+          from,
+          factory: plan.algebra.factory,
+          pool: pool.address,
+          token0: pool.token0,
+          token1: pool.token1,
+          sqrtPriceX96: sqrtPriceX96FromPrice(rawPrice),
+        }),
+        algebraMintTx({
+          callee: plan.algebra.callee,
+          from,
+          pool: pool.address,
+          tickLower: deposit.ticks?.tickLower ?? 0,
+          tickUpper: deposit.ticks?.tickUpper ?? 0,
+          liquidity: deposit.liquidity ?? 0n,
         }),
       );
       continue;
@@ -687,14 +739,23 @@ async function verifyDeployment(rpc: DevnetRpc, plan: Deployment): Promise<void>
               args: [pool.token0, pool.token1],
             }),
           }
-        : {
-            to: plan.v3.factory,
-            data: encodeFunctionData({
-              abi: v3FactoryAbi,
-              functionName: "getPool",
-              args: [pool.token0, pool.token1, pool.fee],
-            }),
-          },
+        : pool.protocol === "algebra"
+          ? {
+              to: plan.algebra.factory,
+              data: encodeFunctionData({
+                abi: algebraFactoryAbi,
+                functionName: "poolByPair",
+                args: [pool.token0, pool.token1],
+              }),
+            }
+          : {
+              to: plan.v3.factory,
+              data: encodeFunctionData({
+                abi: v3FactoryAbi,
+                functionName: "getPool",
+                args: [pool.token0, pool.token1, pool.fee],
+              }),
+            },
       "latest",
     ],
   }));

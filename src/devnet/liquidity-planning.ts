@@ -1,5 +1,6 @@
 import { type Address, decodeFunctionResult, encodeFunctionData, type Hex, parseAbi } from "viem";
 import { positionManagerAbi, v2PairAbi } from "./abis.js";
+import { algebraMintTx, algebraRemoveLiquidityTxs } from "./algebra.js";
 import { type DeployedPool, v4KeyOf } from "./deploy.js";
 import type { MarketEstimates } from "./market-estimates.js";
 import {
@@ -36,6 +37,8 @@ export type LiquidityBook = {
    * with the provider's address); removals take part of it.
    */
   v4Positions: Map<string, bigint>;
+  /** Algebra liquidity each provider minted here (a full-range position of its own), by `lp:poolKey`. */
+  algebraPositions: Map<string, bigint>;
 };
 
 /** The parts of a planned block that liquidity changes add to. */
@@ -54,7 +57,10 @@ export type LiquidityContext = {
   /** v4-core's PoolModifyLiquidityTest and PoolDonateTest, which V4 liquidity goes through. */
   v4ModifyLiquidityRouter: Address;
   v4DonateRouter: Address;
-  /** The pools' activity weights, in deployment.pools order. */
+  /** The package's TestAlgebraCallee, which Algebra mints go through. */
+  algebraCallee: Address;
+  /** The pools whose liquidity changes here, and their activity weights in the same order. */
+  pools: readonly DeployedPool[];
   poolWeights: readonly number[];
   book: LiquidityBook;
 };
@@ -63,11 +69,15 @@ export type LiquidityContext = {
 export function planLiquidityChange(context: LiquidityContext, rng: Random, planned: LiquidityOutput): void {
   const { estimates, periphery, book } = context;
   const lp = rng.pick(context.liquidityProviders);
-  const pool = estimates.deployment.pools[rng.weighted(context.poolWeights)];
+  const pool = context.pools[rng.weighted(context.poolWeights)];
   if (pool === undefined) return;
   const remove = rng.chance(0.35);
   if (pool.protocol === "v4") {
     planV4LiquidityChange(context, rng, planned, { lp, pool, remove });
+    return;
+  }
+  if (pool.protocol === "algebra") {
+    planAlgebraLiquidityChange(context, rng, planned, { lp, pool, remove });
     return;
   }
   if (remove && pool.protocol === "v2" && !book.busyV2Removals.has(`${lp}:${pool.key}`)) {
@@ -257,6 +267,39 @@ function planV4LiquidityChange(
         : {}),
     }),
   );
+}
+
+/**
+ * An Algebra liquidity change: a provider mints a full-range position of its own (through the
+ * callee), or burns part of what it minted earlier and collects it (on the pool, as its owner).
+ */
+function planAlgebraLiquidityChange(
+  context: LiquidityContext,
+  rng: Random,
+  planned: LiquidityOutput,
+  change: { lp: Address; pool: DeployedPool; remove: boolean },
+): void {
+  const { estimates, book } = context;
+  const { lp, pool } = change;
+  const bookKey = `${lp}:${pool.key}`;
+  const ticks = fullRange(pool.tickSpacing ?? 60);
+  const held = book.algebraPositions.get(bookKey) ?? 0n;
+  if (change.remove && held > 0n) {
+    const liquidity = (held * BigInt(300 + Math.floor(rng.next() * 700))) / 1000n;
+    book.algebraPositions.set(bookKey, held - liquidity);
+    planned.txs.push(...algebraRemoveLiquidityTxs({ from: lp, pool: pool.address, ...ticks, liquidity }));
+  } else {
+    const sqrtPrice = Math.sqrt(poolRawPrice(estimates.stateOf(pool)));
+    const usd = pool.initialLiquidityUsd * rng.logNormal(0.02, 0.7);
+    const liquidity = liquidityForUsd(usd, sqrtPrice, estimates.unit(pool.token1Key));
+    if (liquidity <= 0n) return;
+    book.algebraPositions.set(bookKey, held + liquidity);
+    planned.txs.push(
+      algebraMintTx({ callee: context.algebraCallee, from: lp, pool: pool.address, ...ticks, liquidity }),
+    );
+  }
+  estimates.dirty.add(pool.key);
+  planned.liquidityChanges++;
 }
 
 function decodePosition(positionResult: Hex, ownerResult: Hex) {

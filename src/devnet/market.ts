@@ -14,6 +14,9 @@
  *   goes through the native coin, which must price as WETH does.
  * - V4 pools: one against native ETH, one with a hook that only observes swaps, one with a hook
  *   allowed to return deltas (whose pool must never set a USD price).
+ * - An Algebra Integral pool (LINK/USDT): Algebra's own Swap and Burn layouts (with the plugin's
+ *   fee), its factory's `Pool` event. It trades on a random stream of its own (see planner.ts):
+ *   the other pools' history does not depend on it.
  */
 import type { HookKind } from "./v4.js";
 
@@ -184,7 +187,7 @@ export const tokenSpecs: readonly TokenSpec[] = [
   },
 ];
 
-export type Protocol = "v2" | "v3" | "v4";
+export type Protocol = "v2" | "v3" | "v4" | "algebra";
 
 export type PoolSpec = {
   /** "v3:WETH/USDC:500", "v2:LINK/USDC". */
@@ -207,7 +210,7 @@ export type PoolSpec = {
   native?: boolean;
   /** V4: the pool's hook (see v4.ts), none when absent. */
   hooks?: HookKind;
-  /** V4: the pool's tick spacing (V3's follows the fee tier). */
+  /** V4: the pool's tick spacing (V3's follows the fee tier; Algebra's is its factory's default, 60). */
   tickSpacing?: number;
 };
 
@@ -490,6 +493,19 @@ export const poolSpecs: readonly PoolSpec[] = [
     fullRangeUsd: 300_000,
     activity: 1,
     tradeUsd: 1000,
+  },
+  // Algebra Integral: the fee is the pool's own (the factory's default, 0.05 %, without a plugin
+  // that changes it), full-range liquidity. Last: its trades draw from their own random stream.
+  {
+    key: "algebra:LINK/USDT",
+    protocol: "algebra",
+    base: "LINK",
+    quote: "USDT",
+    fee: 500,
+    tickSpacing: 60,
+    fullRangeUsd: 1_500_000,
+    activity: 1.5,
+    tradeUsd: 1500,
   },
 ];
 

@@ -37,6 +37,8 @@ const meanBlockGapSeconds = 300;
 const extraTradesPerBlock = 1.9;
 /** Per block: chance of a liquidity change at activity 1. */
 const liquidityChangeChance = 0.03;
+/** Per block: chance of a liquidity change in the Algebra pools (their own stream), at activity 1. */
+const algebraLiquidityChangeChance = 0.03;
 /**
  * The pools' state is estimated locally from the trades sent (exact for V2) and read from the
  * chain every this many blocks, and after any liquidity change.
@@ -94,13 +96,26 @@ export function createPlanner(options: { deployment: Deployment; random: Random 
     deployment,
     priceUsd: (key) => marketModel().priceUsd(key),
   });
-  const poolWeights = deployment.pools.map((pool) => estimates.specOf(pool).activity);
+  // The Algebra pools trade on a random stream of their own, so that every other pool's history
+  // is the same with or without them; each of a block's random trades goes to them with their
+  // share of the activity.
+  const mainPools = deployment.pools.filter((pool) => pool.protocol !== "algebra");
+  const algebraPools = deployment.pools.filter((pool) => pool.protocol === "algebra");
+  const algebraRandom = random.fork("algebra");
+  const algebraKeys = new Set(algebraPools.map((pool) => pool.key));
+  const weightsOf = (pools: readonly Deployment["pools"][number][]) =>
+    pools.map((pool) => estimates.specOf(pool).activity);
+  const poolWeights = weightsOf(mainPools);
+  const algebraWeights = weightsOf(algebraPools);
+  const sum = (weights: readonly number[]) => weights.reduce((a, b) => a + b, 0);
+  const algebraShare = sum(algebraWeights) / (sum(poolWeights) + sum(algebraWeights));
   const routes: Route[] = routeSpecs.map((spec) => ({ spec, hops: routeHops(deployment, spec) }));
   const book: LiquidityBook = {
     nextTokenId: 1n,
     lpPositions: [],
     busyV2Removals: new Set(),
     v4Positions: new Map(),
+    algebraPositions: new Map(),
   };
   const liquidity: LiquidityContext = {
     estimates,
@@ -108,9 +123,12 @@ export function createPlanner(options: { deployment: Deployment; random: Random 
     liquidityProviders: deployment.accounts.liquidityProviders,
     v4ModifyLiquidityRouter: deployment.v4.modifyLiquidityRouter,
     v4DonateRouter: deployment.v4.donateRouter,
+    algebraCallee: deployment.algebra.callee,
+    pools: mainPools,
     poolWeights,
     book,
   };
+  const routers = { v4SwapRouter: deployment.v4.swapRouter, algebraCallee: deployment.algebra.callee };
   let pendingRemovals: { intents: RemovalIntent[]; results: readonly unknown[] } = {
     intents: [],
     results: [],
@@ -139,7 +157,10 @@ export function createPlanner(options: { deployment: Deployment; random: Random 
         intents: [],
         reads: [],
         // Read the pools now and then, and after liquidity changes (which are not estimated).
-        refresh: blockIndex % refreshEveryBlocks === 0 || estimates.dirty.size > 0,
+        // (An Algebra pool's change waits for the periodic read: an extra read would move the
+        // other pools' estimates, and so their history.)
+        refresh:
+          blockIndex % refreshEveryBlocks === 0 || [...estimates.dirty].some((key) => !algebraKeys.has(key)),
         readDirty: [...estimates.dirty],
       };
       const pending = pendingRemovals;
@@ -149,12 +170,13 @@ export function createPlanner(options: { deployment: Deployment; random: Random 
         estimates,
         traders: deployment.accounts.traders,
         routes,
+        pools: mainPools,
         poolWeights,
         addTrade(trade) {
           if (trade.amountIn <= 0n) return;
           estimates.applyTrade(trade);
           planned.trades.push(trade);
-          planned.txs.push(tradeTx(periphery, trade, deployment.v4.swapRouter));
+          planned.txs.push(tradeTx(periphery, trade, routers));
           planned.expectedSwaps += trade.hops.length;
         },
       };
@@ -166,6 +188,21 @@ export function createPlanner(options: { deployment: Deployment; random: Random 
       for (let i = 0; i < randomTrades; i++) planRandomTrade(trading, random);
       if (random.chance(liquidityChangeChance * tradingActivity(timestamp))) {
         planLiquidityChange(liquidity, random, planned);
+      }
+      if (algebraPools.length > 0) {
+        const algebraTrading = { ...trading, routes: [], pools: algebraPools, poolWeights: algebraWeights };
+        planArbitrage(algebraTrading, algebraRandom, Math.min(1, maxArbitrage));
+        const trades = "totalTrades" in budget ? budget.totalTrades : budget.randomTrades;
+        for (let i = 0; i < trades; i++) {
+          if (algebraRandom.chance(algebraShare)) planRandomTrade(algebraTrading, algebraRandom);
+        }
+        if (algebraRandom.chance(algebraLiquidityChangeChance * tradingActivity(timestamp))) {
+          planLiquidityChange(
+            { ...liquidity, pools: algebraPools, poolWeights: algebraWeights },
+            algebraRandom,
+            planned,
+          );
+        }
       }
       blockIndex++;
       return planned;

@@ -1,11 +1,12 @@
 import { type Hex, numberToHex } from "viem";
+import { algebraStorage } from "./algebra.js";
 import type { DeployedPool } from "./deploy.js";
 import type { RpcCall } from "./rpc.js";
 import { poolStateSlots } from "./v4.js";
 
 /**
- * The state of a pool that the simulator steers by. A V4 pool's is V3's (the same concentrated
- * liquidity math, read from the PoolManager's storage).
+ * The state of a pool that the simulator steers by. A V4 pool's and an Algebra pool's are V3's
+ * (the same concentrated liquidity math, read from the PoolManager's or the pool's storage).
  */
 export type PoolState =
   | { protocol: "v2"; reserve0: bigint; reserve1: bigint }
@@ -24,7 +25,7 @@ const mask112 = (1n << 112n) - 1n;
 const mask128 = (1n << 128n) - 1n;
 const mask160 = (1n << 160n) - 1n;
 
-/** eth_getStorageAt calls that read the pools' state at the latest block (one for V2, two for V3 and V4). */
+/** eth_getStorageAt calls that read the pools' state at the latest block (one for V2, two for the others). */
 export function poolStateCalls(pools: readonly DeployedPool[]): RpcCall[] {
   return pools.flatMap((pool) => {
     if (pool.poolManager !== null) {
@@ -32,6 +33,12 @@ export function poolStateCalls(pools: readonly DeployedPool[]): RpcCall[] {
       return [
         { method: "eth_getStorageAt", params: [pool.poolManager, slots.slot0, "latest"] },
         { method: "eth_getStorageAt", params: [pool.poolManager, slots.liquidity, "latest"] },
+      ];
+    }
+    if (pool.protocol === "algebra") {
+      return [
+        { method: "eth_getStorageAt", params: [pool.address, algebraStorage.globalStateSlot, "latest"] },
+        { method: "eth_getStorageAt", params: [pool.address, algebraStorage.liquiditySlot, "latest"] },
       ];
     }
     return pool.protocol === "v2"
@@ -57,7 +64,8 @@ export function decodePoolStates(
       states.set(pool.key, { protocol: "v2", reserve0: word & mask112, reserve1: (word >> 112n) & mask112 });
     } else {
       const sqrtPriceX96 = next() & mask160;
-      const liquidity = next() & mask128;
+      const shift = pool.protocol === "algebra" ? algebraStorage.liquidityShift : 0n;
+      const liquidity = (next() >> shift) & mask128;
       states.set(pool.key, { protocol: "v3", sqrtPriceX96, liquidity });
     }
   }

@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { type Address, encodeEventTopics, type Hex } from "viem";
 import { createSilentLogger } from "../internal/logger.js";
 import { v2PairAbi, v3PoolAbi } from "./abis.js";
+import { algebraPoolEventsAbi } from "./algebra.js";
 import { type Deployment, deployMarket } from "./deploy.js";
 import { type HardhatNode, startHardhatNode } from "./node.js";
 import { decodePoolStates, poolRawPrice, poolStateCalls } from "./pool-state.js";
@@ -14,6 +15,7 @@ const logger = createSilentLogger();
 const v2Swap = encodeEventTopics({ abi: v2PairAbi, eventName: "Swap" })[0] as Hex;
 const v3Swap = encodeEventTopics({ abi: v3PoolAbi, eventName: "Swap" })[0] as Hex;
 const v4Swap = encodeEventTopics({ abi: poolManagerEventsAbi, eventName: "Swap" })[0] as Hex;
+const algebraSwap = encodeEventTopics({ abi: algebraPoolEventsAbi, eventName: "Swap" })[0] as Hex;
 const v2Mint = encodeEventTopics({ abi: v2PairAbi, eventName: "Mint" })[0] as Hex;
 const v3Mint = encodeEventTopics({ abi: v3PoolAbi, eventName: "Mint" })[0] as Hex;
 
@@ -57,7 +59,7 @@ const swapLogs = (market: Market) =>
     {
       fromBlock: `0x${market.stats.firstBlock.toString(16)}`,
       toBlock: `0x${market.stats.lastBlock.toString(16)}`,
-      topics: [[v2Swap, v3Swap, v4Swap]],
+      topics: [[v2Swap, v3Swap, v4Swap, algebraSwap]],
     },
   ]);
 
@@ -126,6 +128,9 @@ describe("market simulator", () => {
       a.deployment.v4.swapRouter,
       a.deployment.v4.modifyLiquidityRouter,
       a.deployment.v4.donateRouter,
+      a.deployment.algebra.callee,
+      // An Algebra position's owner burns and collects on the pool itself.
+      ...a.deployment.pools.filter((p) => p.protocol === "algebra").map((p) => p.address),
     ]);
     assert.ok(
       txs.every((tx) => routers.has(tx.to)),

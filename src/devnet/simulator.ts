@@ -1,6 +1,7 @@
 import { encodeEventTopics, encodeFunctionData, type Hex, numberToHex } from "viem";
 import type { Logger } from "../internal/logger.js";
 import { positionManagerAbi, v2PairAbi, v3PoolAbi } from "./abis.js";
+import { algebraPoolEventsAbi } from "./algebra.js";
 import { type Deployment, peripheryOf } from "./deploy.js";
 import { approveTx } from "./periphery.js";
 import {
@@ -52,6 +53,7 @@ const swapTopics = [
   encodeEventTopics({ abi: v2PairAbi, eventName: "Swap" })[0],
   encodeEventTopics({ abi: v3PoolAbi, eventName: "Swap" })[0],
   encodeEventTopics({ abi: poolManagerEventsAbi, eventName: "Swap" })[0],
+  encodeEventTopics({ abi: algebraPoolEventsAbi, eventName: "Swap" })[0],
 ] as Hex[];
 
 /** A planned block and the batch that mines it. */

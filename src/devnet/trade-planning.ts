@@ -1,4 +1,5 @@
 import type { Address } from "viem";
+import { algebraSwapTx } from "./algebra.js";
 import { type DeployedPool, type Deployment, v4KeyOf } from "./deploy.js";
 import type { RouteSpec, TokenKey } from "./market.js";
 import type { Hop, MarketEstimates, Trade } from "./market-estimates.js";
@@ -28,7 +29,8 @@ export type TradeContext = {
   estimates: MarketEstimates;
   traders: readonly Address[];
   routes: readonly Route[];
-  /** The pools' activity weights, in deployment.pools order. */
+  /** The pools traded here, and their activity weights in the same order. */
+  pools: readonly DeployedPool[];
   poolWeights: readonly number[];
   /** Takes a planned trade in (applies it to the estimates and adds it to the block). */
   addTrade: (trade: Trade) => void;
@@ -38,7 +40,7 @@ export type TradeContext = {
 export function planArbitrage(context: TradeContext, rng: Random, maxTrades: number): number {
   const { estimates } = context;
   let count = 0;
-  for (const pool of estimates.deployment.pools) {
+  for (const pool of context.pools) {
     if (count >= maxTrades) break;
     const d = estimates.deviation(pool);
     // Not worth it within the fee (plus gas and risk, which this margin stands for).
@@ -94,7 +96,7 @@ export function planRandomTrade(context: TradeContext, rng: Random): void {
       }
     }
   }
-  const pool = estimates.deployment.pools[rng.weighted(context.poolWeights)];
+  const pool = context.pools[rng.weighted(context.poolWeights)];
   if (pool === undefined) return;
   const spec = estimates.specOf(pool);
   // The random side leans towards the market: most of the convergence comes from here.
@@ -107,17 +109,31 @@ export function planRandomTrade(context: TradeContext, rng: Random): void {
   context.addTrade({ from, hops: [{ pool, zeroForOne }], amountIn });
 }
 
+/** The routers of the families outside the Uniswap periphery (see tradeTx). */
+export type TradeRouters = { v4SwapRouter: Address; algebraCallee: Address };
+
 /**
  * The transaction of a trade: an exact-input swap through the protocol's router (V4: v4-core's
- * PoolSwapTest at `v4SwapRouter`, one pool, the native coin sent as the transaction's value).
+ * PoolSwapTest at `v4SwapRouter`, one pool, the native coin sent as the transaction's value;
+ * Algebra: the package's TestAlgebraCallee, one pool).
  */
-export function tradeTx(periphery: PeripheryAddresses, trade: Trade, v4SwapRouter: Address): TxRequest {
+export function tradeTx(periphery: PeripheryAddresses, trade: Trade, routers: TradeRouters): TxRequest {
   const first = trade.hops[0];
   if (first === undefined) throw new Error("a trade needs a pool");
+  if (first.pool.protocol === "algebra") {
+    if (trade.hops.length !== 1) throw new Error("an Algebra trade crosses one pool");
+    return algebraSwapTx({
+      callee: routers.algebraCallee,
+      from: trade.from,
+      pool: first.pool.address,
+      zeroForOne: first.zeroForOne,
+      amountIn: trade.amountIn,
+    });
+  }
   if (first.pool.protocol === "v4") {
     if (trade.hops.length !== 1) throw new Error("a V4 trade crosses one pool");
     return v4SwapTx({
-      router: v4SwapRouter,
+      router: routers.v4SwapRouter,
       from: trade.from,
       key: v4KeyOf(first.pool),
       zeroForOne: first.zeroForOne,

@@ -13,11 +13,16 @@ const published = {
     "event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 price, uint128 liquidity, int24 tick)",
   SwapIntegral:
     "event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 price, uint128 liquidity, int24 tick, uint24 overrideFee, uint24 pluginFee)",
+  BurnIntegral:
+    "event Burn(address indexed owner, int24 indexed bottomTick, int24 indexed topTick, uint128 liquidityAmount, uint256 amount0, uint256 amount1, uint24 pluginFee)",
+  BurnV1:
+    "event Burn(address indexed owner, int24 indexed bottomTick, int24 indexed topTick, uint128 liquidityAmount, uint256 amount0, uint256 amount1)",
 } as const;
 const canonical = {
   Pool: "Pool(address,address,address)",
   SwapV1: "Swap(address,address,int256,int256,uint160,uint128,int24)",
   SwapIntegral: "Swap(address,address,int256,int256,uint160,uint128,int24,uint24,uint24)",
+  BurnIntegral: "Burn(address,int24,int24,uint128,uint256,uint256,uint24)",
 } as const;
 const topicOf = (text: string) => keccak256(stringToBytes(text));
 
@@ -129,5 +134,33 @@ describe("Algebra", () => {
       liquidity: swapArgs.liquidity,
       tick: swapArgs.tick,
     });
+  });
+
+  it("decodes an Integral 1.2 Burn (with the plugin's fee) as V1's Burn; a V1-layout DEX skips it", () => {
+    assert.equal(algebraTopics.integralBurn, topicOf(canonical.BurnIntegral));
+    assert.ok(family.poolTopics("integral").includes(topicOf(canonical.BurnIntegral)));
+    assert.ok(!family.poolTopics("uniswap").includes(topicOf(canonical.BurnIntegral)));
+    const args = {
+      owner: user,
+      bottomTick: -887_220,
+      topTick: 887_220,
+      liquidityAmount: 7_000_000_000n,
+      amount0: 31n * 10n ** 17n,
+      amount1: 1_700_000n,
+    };
+    const expected = {
+      type: "v3-burn",
+      owner: user,
+      tickLower: -887_220,
+      tickUpper: 887_220,
+      amount: 7_000_000_000n,
+      amount0: args.amount0,
+      amount1: args.amount1,
+    };
+    const integral = encode(published.BurnIntegral, { ...args, pluginFee: 0 }, pool);
+    assert.deepEqual(family.decodeLog(integral, "integral"), expected);
+    assert.equal(family.decodeLog(integral, "uniswap"), null);
+    assert.equal(family.decodeLog({ ...integral, data: `${integral.data}00` as Hex }, "integral"), null);
+    assert.deepEqual(family.decodeLog(encode(published.BurnV1, args, pool), "integral"), expected);
   });
 });
