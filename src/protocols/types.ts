@@ -1,6 +1,7 @@
 import type { Hex, PoolCreation, RawLog, SwapEventLayout } from "../decode/types.js";
 import type { Ratio } from "../exact/ratio.js";
 import type { PoolEventKind, PoolInfo, PoolPriceState, PoolState, ProtocolName } from "../model/index.js";
+import type { ShapeGenerator } from "./shape.js";
 
 export type { PoolCreation, ProtocolName, SwapEventLayout };
 
@@ -122,4 +123,8 @@ export interface ProtocolFamily<E = unknown> {
    * What the pool's liquidity is worth where a price is routed through it.
    */
   depth(state: PoolPriceState, side: 0 | 1, decimals: number): number | null;
+
+  // The mainnet-shaped synthetic chain (src/shape)
+  /** How its pools are generated there, ABI-exact (`src/protocols/<family>/shape.ts`). */
+  readonly shape: ShapeGenerator;
 }

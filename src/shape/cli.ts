@@ -21,7 +21,8 @@ Options:
   --creations-per-block N        pools created per block in the creation era (default 500)
   --log-timestamps true|false    logs carry blockTimestamp, as geth ≥ 1.16 and reth answer (default true)
   --refuse M1,M2        JSON-RPC methods the node does not serve, e.g. eth_getBlockReceipts
-  --full-transactions true|false blocks asked with transactions carry them (default true)`;
+  --full-transactions true|false blocks asked with transactions carry them (default true)
+  --families F1,F2      only the DEXes of these families, e.g. v2,v3 (default: the profile's mix)`;
 
 /** `tokenmarket devnet --shape …`: runs the synthetic node until SIGINT/SIGTERM. */
 export async function runShapeDevnet(args: { argv: string[]; logger: Logger }): Promise<number> {
@@ -46,6 +47,7 @@ export async function runShapeDevnet(args: { argv: string[]; logger: Logger }): 
       "log-timestamps": { type: "string" },
       refuse: { type: "string" },
       "full-transactions": { type: "string" },
+      families: { type: "string" },
     },
   });
   const profile = String(values.shape ?? "");
@@ -79,9 +81,19 @@ export async function runShapeDevnet(args: { argv: string[]; logger: Logger }): 
     if (Number.isNaN(genesisTimeMs))
       throw new ConfigError("devnet", `--genesis-time: "${raw}" is neither ISO 8601 nor seconds`);
   }
+  const families =
+    values.families === undefined ? undefined : String(values.families).split(",").filter(Boolean);
+  const known = new Set(shapeProfiles[profile as ShapeProfileName].dexes.map((d) => d.family.name));
+  const unknown = families?.filter((f) => !known.has(f)) ?? [];
+  if (unknown.length > 0)
+    throw new ConfigError(
+      "devnet",
+      `--families: ${unknown.join(", ")} not in ${profile}'s mix (${[...known].join(", ")})`,
+    );
   const started = performance.now();
   const server = await startShapeServer({
     profile: profile as ShapeProfileName,
+    families,
     port: int("port") ?? 8545,
     host: values.host === undefined ? undefined : String(values.host),
     pools: int("pools"),

@@ -6,7 +6,7 @@ import { chainSchema } from "../config/schema.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
 import { createIndexer } from "../sync/indexer.js";
-import { shapeChainConfig, shapeProfiles } from "./profiles.js";
+import { shapeChainConfig } from "./profiles.js";
 import { type ShapeServer, startShapeServer } from "./server.js";
 
 // The project's own indexer and pricing against the synthetic Ethereum: every swap the server
@@ -21,6 +21,9 @@ describe("the indexer on a mainnet-shaped synthetic Ethereum", () => {
     [server, testDb] = await Promise.all([
       startShapeServer({
         profile: "ethereum",
+        // The independent reading of the receipts below knows V2 and V3 swaps: the Ethereum of
+        // those two (every family is indexed in families.test.ts).
+        families: ["v2", "v3"],
         pools: 2000,
         tokens: 600,
         historyBlocks: 160,
@@ -31,7 +34,7 @@ describe("the indexer on a mainnet-shaped synthetic Ethereum", () => {
     ]);
     head = server.chain.head();
     const chain = chainSchema.parse({
-      ...shapeChainConfig(shapeProfiles.ethereum, server.url),
+      ...shapeChainConfig(server.chain.universe.profile, server.url),
       confirmations: 0,
     });
     const config = { chains: [chain], pricing: { liquidityFloorUsd: 50_000, maxDeviation: 0.05 } };
@@ -77,7 +80,7 @@ describe("the indexer on a mainnet-shaped synthetic Ethereum", () => {
     const from = head - 20;
     const pools = Array.from({ length: u.poolsAt(head) }, (_, i) => u.poolInfo(i)).map((p) => ({
       address: p.address,
-      protocol: p.protocol,
+      protocol: p.protocol as "v2" | "v3",
       token0: u.tokenAddress(p.token0),
       token1: u.tokenAddress(p.token1),
     }));

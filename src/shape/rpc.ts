@@ -1,6 +1,7 @@
 import { decodeFunctionData, encodeFunctionResult, parseAbi, type Hex as ViemHex } from "viem";
+import type { Hex } from "../decode/types.js";
+import { word } from "../protocols/shape.js";
 import type { ShapeBlock, ShapeChain, ShapeLog } from "./chain.js";
-import { word } from "./chain.js";
 import { hash32, hex8, Kind } from "./hash.js";
 
 /**
@@ -65,52 +66,30 @@ export type ShapeRpcOptions = {
 /** The bounds of the command-line node (reth's default max-logs-per-response; a call under 2 s). */
 export const NODE_BOUNDS = { maxLogs: 20_000, callBudgetMs: 1_000 } as const;
 
-export function createShapeRpc(chain: ShapeChain, options: ShapeRpcOptions) {
+/** Blocks, transactions, receipts and log objects as a node answers them, built from the chain. */
+function blockAnswers(chain: ShapeChain, options: ShapeRpcOptions, generateBelow: (n: number) => void) {
   const logTimestamps = options.logTimestamps ?? true;
   const fullTransactions = options.fullTransactions ?? true;
-  const maxLogs = options.bounds?.maxLogs ?? Number.POSITIVE_INFINITY;
-  const callBudgetMs = options.bounds?.callBudgetMs ?? Number.POSITIVE_INFINITY;
-  const refused = new Set(options.refuseMethods ?? []);
   const u = chain.universe;
   const { profile, seed } = u;
-  const factories = new Set(profile.dexes.map((d) => d.factory as string));
-  const routers = new Set(profile.dexes.map((d) => d.router as string));
-
   const rootHash = (n: number, k: number): string =>
     `0x${[0, 1, 2, 3, 4, 5, 6, 7].map((i) => hex8(hash32(seed, Kind.root, n, k, i, chain.blockHash(n).length))).join("")}`;
   const baseFee = (n: number): bigint =>
     BigInt(1_000_000_000 + (hash32(seed, Kind.root, n, 9) % 9_000_000_000));
-
-  const blockNumberOf = (tag: unknown): number => {
-    const h = chain.head();
-    if (tag === undefined || tag === null || tag === "latest" || tag === "pending") return h;
-    if (tag === "earliest") return 0;
-    if (tag === "safe") return Math.max(0, h - Math.ceil(profile.finalityDepth / 2));
-    if (tag === "finalized") return Math.max(0, h - profile.finalityDepth);
-    if (typeof tag === "object") {
-      const t = tag as { blockNumber?: string; blockHash?: string };
-      if (t.blockHash) {
-        const n = chain.blockNumberOfHash(t.blockHash);
-        if (n === null) throw new RpcError(-32000, `header for hash ${t.blockHash} not found`);
-        return n;
-      }
-      return blockNumberOf(t.blockNumber);
-    }
-    if (typeof tag === "string" && /^0x[0-9a-fA-F]+$/.test(tag)) return Number.parseInt(tag, 16);
-    throw new RpcError(
-      -32602,
-      `invalid argument: hex string without 0x prefix or invalid block tag ${String(tag)}`,
-    );
+  const tipOf = (n: number, index: number): bigint =>
+    BigInt(1 + (hash32(seed, Kind.tx, n, index, 5) % 3)) * 1_000_000_000n;
+  /** The transaction's `to`: the factory (or manager) for a creation, else the DEX's router. */
+  const toOf = (pool: number, kind: string | undefined): Hex => {
+    const dex = profile.dexes[u.poolInfo(pool).dex] as (typeof profile.dexes)[number];
+    return kind === "create" ? dex.factory : dex.router;
   };
 
   /** Transaction `index` of block n; `planned` avoids planning the block again for each of its transactions. */
   const txObject = (n: number, index: number, planned = chain.plannedTxs(n)) => {
     const p = planned[index];
     if (!p) return null;
-    const info = u.poolInfo(p.pool);
-    const dex = profile.dexes[info.dex] as (typeof profile.dexes)[number];
     const fee = baseFee(n);
-    const tip = BigInt(1 + (hash32(seed, Kind.tx, n, index, 5) % 3)) * 1_000_000_000n;
+    const tip = tipOf(n, index);
     return {
       blockHash: chain.blockHash(n),
       blockNumber: q(n),
@@ -122,7 +101,7 @@ export function createShapeRpc(chain: ShapeChain, options: ShapeRpcOptions) {
       hash: chain.txHash(n, index),
       input: `0x${p.kind === "create" ? "c9c65396" : p.kind === "swap" ? "3593564c" : "e8e33700"}${word(p.pool)}`,
       nonce: q(hash32(seed, Kind.tx, p.trader, n, 6) % 5000),
-      to: p.kind === "create" ? dex.factory : dex.router,
+      to: toOf(p.pool, p.kind),
       transactionIndex: q(index),
       value: "0x0",
       type: "0x2",
@@ -170,65 +149,19 @@ export function createShapeRpc(chain: ShapeChain, options: ShapeRpcOptions) {
     };
   };
 
-  const logObject = (block: ShapeBlock, txIndex: number, logIndex: number, log: ShapeLog) =>
-    logTimestamps
-      ? {
-          address: log.address,
-          topics: log.topics,
-          data: log.data,
-          blockNumber: q(block.number),
-          blockHash: chain.blockHash(block.number),
-          blockTimestamp: q(chain.timestamp(block.number)),
-          transactionHash: chain.txHash(block.number, txIndex),
-          transactionIndex: q(txIndex),
-          logIndex: q(logIndex),
-          removed: false,
-        }
-      : {
-          address: log.address,
-          topics: log.topics,
-          data: log.data,
-          blockNumber: q(block.number),
-          blockHash: chain.blockHash(block.number),
-          transactionHash: chain.txHash(block.number, txIndex),
-          transactionIndex: q(txIndex),
-          logIndex: q(logIndex),
-          removed: false,
-        };
+  const logObject = (block: ShapeBlock, txIndex: number, logIndex: number, log: ShapeLog) => ({
+    address: log.address,
+    topics: log.topics,
+    data: log.data,
+    blockNumber: q(block.number),
+    blockHash: chain.blockHash(block.number),
+    ...(logTimestamps ? { blockTimestamp: q(chain.timestamp(block.number)) } : {}),
+    transactionHash: chain.txHash(block.number, txIndex),
+    transactionIndex: q(txIndex),
+    logIndex: q(logIndex),
+    removed: false,
+  });
 
-  /** The highest block generated in order by generateBelow (lowered by a reorg). */
-  let generatedTo = -1;
-  /**
-   * Generates the chain below the segment of block n, a few blocks at a time, within the call's
-   * budget (blocks are generated synchronously: past it the head, other clients and a SIGINT
-   * wait); past it, a retryable "busy" answer (what is generated is kept: the next call goes on).
-   */
-  const generateBelow = (n: number, began = performance.now()) => {
-    const { segmentsDone, segmentBlocks } = chain.stats();
-    const target = Math.floor(n / segmentBlocks) * segmentBlocks - 1;
-    let at = Math.max(generatedTo, segmentsDone * segmentBlocks - 1);
-    while (at < target) {
-      if (performance.now() - began > callBudgetMs) {
-        throw new RpcError(
-          -32000,
-          `server busy: the node is generating the chain below block ${n} (at block ${at}); try again`,
-        );
-      }
-      const next = Math.min(target, at + GENERATE_STEP);
-      chain.blocks(next, next, () => false);
-      at = next;
-      generatedTo = Math.max(generatedTo, next);
-    }
-  };
-
-  // Receipts are asked one transaction at a time: the last block's are kept.
-  let lastReceipts: { hash: string; value: ReturnType<typeof buildReceipts> } | undefined;
-  const receipts = (n: number) => {
-    const hash = chain.blockHash(n);
-    if (lastReceipts?.hash !== hash) generateBelow(n);
-    if (lastReceipts?.hash !== hash) lastReceipts = { hash, value: buildReceipts(n) };
-    return lastReceipts.value;
-  };
   const buildReceipts = (n: number) => {
     const block = chain.block(n);
     let logIndex = 0;
@@ -237,20 +170,16 @@ export function createShapeRpc(chain: ShapeChain, options: ShapeRpcOptions) {
     const planned = chain.planBlock(n);
     return block.txs.map((tx) => {
       cumulative += tx.gas;
-      const tip = BigInt(1 + (hash32(seed, Kind.tx, n, tx.index, 5) % 3)) * 1_000_000_000n;
-      const plan = planned[tx.index];
-      const info = u.poolInfo(tx.pool);
-      const dex = profile.dexes[info.dex] as (typeof profile.dexes)[number];
       return {
         transactionHash: chain.txHash(n, tx.index),
         transactionIndex: q(tx.index),
         blockHash: chain.blockHash(n),
         blockNumber: q(n),
         from: u.traderAddress(tx.trader),
-        to: plan?.kind === "create" ? dex.factory : dex.router,
+        to: toOf(tx.pool, planned[tx.index]?.kind),
         cumulativeGasUsed: q(cumulative),
         gasUsed: q(tx.gas),
-        effectiveGasPrice: q(fee + tip),
+        effectiveGasPrice: q(fee + tipOf(n, tx.index)),
         contractAddress: null,
         logs: tx.logs.map((log) => logObject(block, tx.index, logIndex++, log)),
         logsBloom: ZERO_BLOOM,
@@ -259,24 +188,97 @@ export function createShapeRpc(chain: ShapeChain, options: ShapeRpcOptions) {
       };
     });
   };
-
-  // ---- eth_getLogs ----
-  const asList = (value: unknown): string[] | null => {
-    if (value === undefined || value === null) return null;
-    const list = Array.isArray(value) ? value : [value];
-    return list.map((v) => String(v).toLowerCase());
+  // Receipts are asked one transaction at a time: the last block's are kept.
+  let lastReceipts: { hash: string; value: ReturnType<typeof buildReceipts> } | undefined;
+  const receipts = (n: number) => {
+    const hash = chain.blockHash(n);
+    if (lastReceipts?.hash !== hash) generateBelow(n);
+    if (lastReceipts?.hash !== hash) lastReceipts = { hash, value: buildReceipts(n) };
+    return lastReceipts.value;
   };
-  function getLogs(filter: Record<string, unknown>) {
+  return { txObject, blockObject, logObject, receipts, baseFee };
+}
+
+/** A block tag or number as a block number (`latest`, `safe`, `finalized`, `earliest`, hex, { blockHash }). */
+function blockNumberOf(chain: ShapeChain, tag: unknown): number {
+  const h = chain.head();
+  if (tag === undefined || tag === null || tag === "latest" || tag === "pending") return h;
+  if (tag === "earliest") return 0;
+  const { finalityDepth } = chain.universe.profile;
+  if (tag === "safe") return Math.max(0, h - Math.ceil(finalityDepth / 2));
+  if (tag === "finalized") return Math.max(0, h - finalityDepth);
+  if (typeof tag === "object") {
+    const t = tag as { blockNumber?: string; blockHash?: string };
+    if (t.blockHash) {
+      const n = chain.blockNumberOfHash(t.blockHash);
+      if (n === null) throw new RpcError(-32000, `header for hash ${t.blockHash} not found`);
+      return n;
+    }
+    return blockNumberOf(chain, t.blockNumber);
+  }
+  if (typeof tag === "string" && /^0x[0-9a-fA-F]+$/.test(tag)) return Number.parseInt(tag, 16);
+  throw new RpcError(
+    -32602,
+    `invalid argument: hex string without 0x prefix or invalid block tag ${String(tag)}`,
+  );
+}
+
+/** The error of an eth_getLogs answer over a provider's (or the node's) limits. */
+function logLimitError(
+  limits: ProviderLimits,
+  maxLogs: number,
+  from: number,
+  overAt: number,
+  capped: boolean,
+) {
+  const goodTo = Math.max(from, overAt - 1);
+  if (!capped)
+    return new RpcError(
+      -32602,
+      `query exceeds max results ${maxLogs}, retry with the range ${from}-${goodTo}`,
+    );
+  if (limits === "infura") {
+    return new RpcError(
+      -32005,
+      `query returned more than 10000 results. Try with this block range [${q(from)}, ${q(goodTo)}].`,
+    );
+  }
+  return new RpcError(
+    -32602,
+    "Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response. " +
+      `Based on your parameters and the response size limit, this block range should work: [${q(from)}, ${q(goodTo)}]`,
+  );
+}
+
+const asList = (value: unknown): string[] | null => {
+  if (value === undefined || value === null) return null;
+  const list = Array.isArray(value) ? value : [value];
+  return list.map((v) => String(v).toLowerCase());
+};
+
+/** eth_getLogs: address and topic filters, the provider's limits, the call's budget. */
+function logQuery(
+  chain: ShapeChain,
+  options: ShapeRpcOptions,
+  logObject: ReturnType<typeof blockAnswers>["logObject"],
+  generateBelow: (n: number, began: number) => void,
+) {
+  const maxLogs = options.bounds?.maxLogs ?? Number.POSITIVE_INFINITY;
+  const callBudgetMs = options.bounds?.callBudgetMs ?? Number.POSITIVE_INFINITY;
+  const matches = (log: ShapeLog, addresses: Set<string> | null, topicSets: (Set<string> | null)[]) => {
+    if (addresses && !addresses.has(log.address)) return false;
+    return topicSets.every((set, k) => !set || set.has(log.topics[k] ?? ""));
+  };
+  return (filter: Record<string, unknown>) => {
     let from: number;
     let to: number;
     if (filter.blockHash) {
       const n = chain.blockNumberOfHash(String(filter.blockHash));
       if (n === null) throw new RpcError(-32000, "unknown block");
-      from = n;
-      to = n;
+      [from, to] = [n, n];
     } else {
-      from = blockNumberOf(filter.fromBlock ?? "latest");
-      to = Math.min(blockNumberOf(filter.toBlock ?? "latest"), chain.head());
+      from = blockNumberOf(chain, filter.fromBlock ?? "latest");
+      to = Math.min(blockNumberOf(chain, filter.toBlock ?? "latest"), chain.head());
     }
     if (from > to) {
       if (from > chain.head()) return [];
@@ -301,17 +303,7 @@ export function createShapeRpc(chain: ShapeChain, options: ShapeRpcOptions) {
       for (const tx of block.txs) {
         for (const log of tx.logs) {
           const index = logIndex++;
-          if (addressSet && !addressSet.has(log.address)) continue;
-          let match = true;
-          for (let k = 0; k < topicSets.length; k++) {
-            const set = topicSets[k];
-            if (set && !set.has(log.topics[k] ?? "")) {
-              match = false;
-              break;
-            }
-          }
-          if (!match) continue;
-          out.push(logObject(block, tx.index, index, log));
+          if (matches(log, addressSet, topicSets)) out.push(logObject(block, tx.index, index, log));
         }
       }
       if ((capped && out.length > LOG_CAP) || out.length > maxLogs) {
@@ -330,97 +322,76 @@ export function createShapeRpc(chain: ShapeChain, options: ShapeRpcOptions) {
         `query timeout exceeded: retry with a smaller block range, such as [${q(from)}, ${q(timedOutAt)}]`,
       );
     }
-    if (overAt >= 0 && !capped) {
-      throw new RpcError(
-        -32602,
-        `query exceeds max results ${maxLogs}, retry with the range ${from}-${Math.max(from, overAt - 1)}`,
-      );
-    }
-    if (overAt >= 0) {
-      const goodTo = Math.max(from, overAt - 1);
-      if (options.limits === "infura") {
-        throw new RpcError(
-          -32005,
-          `query returned more than 10000 results. Try with this block range [${q(from)}, ${q(goodTo)}].`,
-        );
-      }
-      throw new RpcError(
-        -32602,
-        "Log response size exceeded. You can make eth_getLogs requests with up to a 2K block range and no limit on the response size, or you can request any block range with a cap of 10K logs in the response. " +
-          `Based on your parameters and the response size limit, this block range should work: [${q(from)}, ${q(goodTo)}]`,
-      );
-    }
+    if (overAt >= 0) throw logLimitError(options.limits, maxLogs, from, overAt, capped);
     return out;
+  };
+}
+
+const reverted = () => new RpcError(-32000, "execution reverted");
+const abiString = (text: string): string => {
+  const bytes = Buffer.from(text, "utf8");
+  const padded = bytes.toString("hex").padEnd(Math.ceil(bytes.length / 32) * 64, "0");
+  return `0x${word(32)}${word(bytes.length)}${padded}`;
+};
+const bytes32 = (text: string): string =>
+  `0x${Buffer.from(text, "utf8").subarray(0, 32).toString("hex").padEnd(64, "0")}`;
+const addressArg = (data: string, i: number): string =>
+  `0x${data.slice(10 + i * 64 + 24, 10 + (i + 1) * 64)}`;
+
+/** eth_call: the tokens' ERC-20 views, the pools' views (their family's), Multicall3's aggregate3. */
+function contractCalls(chain: ShapeChain) {
+  const u = chain.universe;
+  const { profile, seed } = u;
+  const contracts = new Set(
+    profile.dexes.flatMap((d) => [d.factory, d.router, ...(d.vault ? [d.vault] : [])]) as string[],
+  );
+
+  function tokenCall(token: number, selector: string, data: string, n: number): string {
+    const meta = u.tokenMeta(token);
+    switch (selector) {
+      case "0x06fdde03":
+      case "0x95d89b41": {
+        const field = selector === "0x06fdde03" ? meta.name : meta.symbol;
+        if (field.kind === "revert") throw reverted();
+        return field.kind === "bytes32" ? bytes32(field.value) : abiString(field.value);
+      }
+      case "0x313ce567":
+        if (meta.decimals === null) throw reverted();
+        return `0x${word(meta.decimals)}`;
+      case "0x18160ddd":
+        return `0x${word(meta.totalSupply)}`;
+      case "0x70a08231":
+        return `0x${word(balanceOf(token, addressArg(data, 0), n))}`;
+      default:
+        throw reverted();
+    }
   }
 
-  // ---- eth_call ----
-  const reverted = () => new RpcError(-32000, "execution reverted");
-  const abiString = (text: string): string => {
-    const bytes = Buffer.from(text, "utf8");
-    const padded = bytes.toString("hex").padEnd(Math.ceil(bytes.length / 32) * 64, "0");
-    return `0x${word(32)}${word(bytes.length)}${padded}`;
-  };
-  const bytes32 = (text: string): string =>
-    `0x${Buffer.from(text, "utf8").subarray(0, 32).toString("hex").padEnd(64, "0")}`;
-  const addressArg = (data: string, i: number): string =>
-    `0x${data.slice(10 + i * 64 + 24, 10 + (i + 1) * 64)}`;
+  function poolCall(pool: number, selector: string, n: number): string {
+    const info = u.poolInfo(pool);
+    const state = chain.poolStateAt(pool, n);
+    if (!state) return "0x";
+    switch (selector) {
+      case "0x0dfe1681":
+        return `0x${word(BigInt(info.shape.token0))}`;
+      case "0xd21220a7":
+        return `0x${word(BigInt(info.shape.token1))}`;
+      case "0xc45a0155":
+        return `0x${word(BigInt(info.shape.factory))}`;
+      default: {
+        const answer = info.family.shape.call(selector, info.shape, state, chain.timestamp(n));
+        if (answer === null) throw reverted();
+        return answer;
+      }
+    }
+  }
 
   function call(to: string, data: string, n: number): string {
-    const selector = data.slice(0, 10);
     if (to === MULTICALL3) return multicall(data, n);
     const token = u.tokenIndex(to);
-    if (token !== null) {
-      const meta = u.tokenMeta(token);
-      switch (selector) {
-        case "0x06fdde03":
-        case "0x95d89b41": {
-          const field = selector === "0x06fdde03" ? meta.name : meta.symbol;
-          if (field.kind === "revert") throw reverted();
-          return field.kind === "bytes32" ? bytes32(field.value) : abiString(field.value);
-        }
-        case "0x313ce567":
-          if (meta.decimals === null) throw reverted();
-          return `0x${word(meta.decimals)}`;
-        case "0x18160ddd":
-          return `0x${word(meta.totalSupply)}`;
-        case "0x70a08231":
-          return `0x${word(balanceOf(token, addressArg(data, 0), n))}`;
-        default:
-          throw reverted();
-      }
-    }
+    if (token !== null) return tokenCall(token, data.slice(0, 10), data, n);
     const pool = u.poolIndex(to);
-    if (pool !== null && u.poolInfo(pool).createdBlock <= n) {
-      const info = u.poolInfo(pool);
-      const state = chain.poolStateAt(pool, n);
-      if (!state) return "0x";
-      const dex = profile.dexes[info.dex] as (typeof profile.dexes)[number];
-      switch (selector) {
-        case "0x0dfe1681":
-          return `0x${word(BigInt(u.tokenAddress(info.token0)))}`;
-        case "0xd21220a7":
-          return `0x${word(BigInt(u.tokenAddress(info.token1)))}`;
-        case "0xc45a0155":
-          return `0x${word(BigInt(dex.factory))}`;
-        case "0x0902f1ac":
-          if (info.protocol !== "v2") throw reverted();
-          return `0x${word(state.r0)}${word(state.r1)}${word(chain.timestamp(n) % 2 ** 32)}`;
-        case "0xddca3f43":
-          if (info.protocol !== "v3") throw reverted();
-          return `0x${word(info.fee)}`;
-        case "0xd0c93a7c":
-          if (info.protocol !== "v3") throw reverted();
-          return `0x${word(info.tickSpacing)}`;
-        case "0x3850c7bd":
-          if (info.protocol !== "v3") throw reverted();
-          return `0x${word(state.sqrtPriceX96)}${word(state.tick)}${word(0)}${word(1)}${word(1)}${word(0)}${word(1)}`;
-        case "0x1a686502":
-          if (info.protocol !== "v3") throw reverted();
-          return `0x${word(state.liquidity)}`;
-        default:
-          throw reverted();
-      }
-    }
+    if (pool !== null && u.poolInfo(pool).createdBlock <= n) return poolCall(pool, data.slice(0, 10), n);
     // No contract there (an account, or a pool not created yet): the call succeeds with no data.
     return "0x";
   }
@@ -434,7 +405,7 @@ export function createShapeRpc(chain: ShapeChain, options: ShapeRpcOptions) {
       if (!state) return 0n;
       return info.token0 === token ? state.r0 : state.r1;
     }
-    if (factories.has(owner) || routers.has(owner)) return 0n;
+    if (contracts.has(owner)) return 0n;
     // Other holders: a deterministic balance (the synthetic chain tracks no wallets).
     const meta = u.tokenMeta(token);
     const h = hash32(seed, Kind.balance, token, Number.parseInt(owner.slice(2, 10), 16) || 0);
@@ -465,17 +436,53 @@ export function createShapeRpc(chain: ShapeChain, options: ShapeRpcOptions) {
   }
 
   const hasCode = (address: string, n: number): boolean => {
-    if (address === MULTICALL3 || factories.has(address) || routers.has(address)) return true;
+    if (address === MULTICALL3 || contracts.has(address)) return true;
     if (u.tokenIndex(address) !== null) return true;
     const pool = u.poolIndex(address);
     return pool !== null && u.poolInfo(pool).createdBlock <= n;
   };
+  return { call, hasCode };
+}
 
+export function createShapeRpc(chain: ShapeChain, options: ShapeRpcOptions) {
+  const callBudgetMs = options.bounds?.callBudgetMs ?? Number.POSITIVE_INFINITY;
+  const refused = new Set(options.refuseMethods ?? []);
+  const u = chain.universe;
+  const { profile, seed } = u;
+
+  /** The highest block generated in order by generateBelow (lowered by a reorg). */
+  let generatedTo = -1;
+  /**
+   * Generates the chain below the segment of block n, a few blocks at a time, within the call's
+   * budget (blocks are generated synchronously: past it the head, other clients and a SIGINT
+   * wait); past it, a retryable "busy" answer (what is generated is kept: the next call goes on).
+   */
+  const generateBelow = (n: number, began = performance.now()) => {
+    const { segmentsDone, segmentBlocks } = chain.stats();
+    const target = Math.floor(n / segmentBlocks) * segmentBlocks - 1;
+    let at = Math.max(generatedTo, segmentsDone * segmentBlocks - 1);
+    while (at < target) {
+      if (performance.now() - began > callBudgetMs) {
+        throw new RpcError(
+          -32000,
+          `server busy: the node is generating the chain below block ${n} (at block ${at}); try again`,
+        );
+      }
+      const next = Math.min(target, at + GENERATE_STEP);
+      chain.blocks(next, next, () => false);
+      at = next;
+      generatedTo = Math.max(generatedTo, next);
+    }
+  };
+  const answers = blockAnswers(chain, options, generateBelow);
+  const getLogs = logQuery(chain, options, answers.logObject, generateBelow);
+  const contracts = contractCalls(chain);
+  const tagged = (tag: unknown) => blockNumberOf(chain, tag);
   const requireKnown = (n: number) => {
     if (n > chain.head()) throw new RpcError(-32000, "header not found");
   };
+  const holderWord = (address: unknown) => Number.parseInt(String(address).slice(2, 10), 16) || 0;
 
-  // ---- dispatch ----
   const methods: Record<string, (params: unknown[]) => unknown> = {
     web3_clientVersion: () => `tokenmarket-shape/${profile.name}`,
     net_version: () => String(profile.chainId),
@@ -483,55 +490,52 @@ export function createShapeRpc(chain: ShapeChain, options: ShapeRpcOptions) {
     eth_chainId: () => q(profile.chainId),
     eth_syncing: () => false,
     eth_blockNumber: () => q(chain.head()),
-    eth_gasPrice: () => q(baseFee(chain.head()) + 1_000_000_000n),
+    eth_gasPrice: () => q(answers.baseFee(chain.head()) + 1_000_000_000n),
     eth_maxPriorityFeePerGas: () => q(1_000_000_000),
-    eth_getBlockByNumber: ([tag, full]) => blockObject(blockNumberOf(tag), Boolean(full)),
+    eth_getBlockByNumber: ([tag, full]) => answers.blockObject(tagged(tag), Boolean(full)),
     eth_getBlockByHash: ([hash, full]) => {
       const n = chain.blockNumberOfHash(String(hash));
-      return n === null ? null : blockObject(n, Boolean(full));
+      return n === null ? null : answers.blockObject(n, Boolean(full));
     },
     eth_getBlockTransactionCountByNumber: ([tag]) => {
-      const n = blockNumberOf(tag);
+      const n = tagged(tag);
       return n > chain.head() ? null : q(chain.txCount(n));
     },
     eth_getTransactionByHash: ([hash]) => {
       const at = chain.txPosition(String(hash));
-      return at ? txObject(at.block, at.index) : null;
+      return at ? answers.txObject(at.block, at.index) : null;
     },
     eth_getTransactionByBlockNumberAndIndex: ([tag, index]) => {
-      const n = blockNumberOf(tag);
-      return n > chain.head() ? null : txObject(n, Number(index));
+      const n = tagged(tag);
+      return n > chain.head() ? null : answers.txObject(n, Number(index));
     },
     eth_getTransactionReceipt: ([hash]) => {
       const at = chain.txPosition(String(hash));
-      return at ? (receipts(at.block)[at.index] ?? null) : null;
+      return at ? (answers.receipts(at.block)[at.index] ?? null) : null;
     },
     eth_getBlockReceipts: ([tag]) => {
-      const n = blockNumberOf(tag);
-      return n > chain.head() ? null : receipts(n);
+      const n = tagged(tag);
+      return n > chain.head() ? null : answers.receipts(n);
     },
     eth_getLogs: ([filter]) => getLogs((filter ?? {}) as Record<string, unknown>),
     eth_call: ([tx, tag]) => {
-      const n = blockNumberOf(tag ?? "latest");
+      const n = tagged(tag ?? "latest");
       requireKnown(n);
       generateBelow(n);
       const { to, data, input } = (tx ?? {}) as { to?: string; data?: string; input?: string };
       if (!to) throw new RpcError(-32602, "missing 'to' in eth_call");
-      return call(to.toLowerCase(), (data ?? input ?? "0x").toLowerCase(), n);
+      return contracts.call(to.toLowerCase(), (data ?? input ?? "0x").toLowerCase(), n);
     },
     eth_getCode: ([address, tag]) => {
-      const n = blockNumberOf(tag ?? "latest");
+      const n = tagged(tag ?? "latest");
       requireKnown(n);
-      return hasCode(String(address).toLowerCase(), n) ? STUB_CODE : "0x";
+      return contracts.hasCode(String(address).toLowerCase(), n) ? STUB_CODE : "0x";
     },
     eth_getBalance: ([address, tag]) => {
-      const n = blockNumberOf(tag ?? "latest");
-      requireKnown(n);
-      const h = hash32(seed, Kind.balance, Number.parseInt(String(address).slice(2, 10), 16) || 0, 0xeeee);
-      return q(BigInt(h % 100_000) * 10n ** 15n);
+      requireKnown(tagged(tag ?? "latest"));
+      return q(BigInt(hash32(seed, Kind.balance, holderWord(address), 0xeeee) % 100_000) * 10n ** 15n);
     },
-    eth_getTransactionCount: ([address]) =>
-      q(hash32(seed, Kind.balance, Number.parseInt(String(address).slice(2, 10), 16) || 0, 1) % 5000),
+    eth_getTransactionCount: ([address]) => q(hash32(seed, Kind.balance, holderWord(address), 1) % 5000),
     shape_info: () => ({
       profile: profile.name,
       chainId: profile.chainId,

@@ -2,12 +2,14 @@ import { createServer, type IncomingMessage, type ServerResponse } from "node:ht
 import type { AddressInfo } from "node:net";
 import { type WebSocket, WebSocketServer } from "ws";
 import { createShapeChain, type ShapeChain } from "./chain.js";
-import { type ShapeProfileName, shapeProfiles } from "./profiles.js";
+import { type ShapeProfileName, shapeProfiles, withFamilies } from "./profiles.js";
 import { createShapeRpc, type ProviderLimits, RpcError, type ShapeRpcOptions } from "./rpc.js";
 import { createUniverse } from "./universe.js";
 
 export type ShapeServerOptions = {
   profile: ShapeProfileName;
+  /** Only the DEXes of these families (names as `pools.protocol`); default: all of the profile's. */
+  families?: readonly string[];
   seed?: number;
   pools?: number;
   tokens?: number;
@@ -63,7 +65,8 @@ const RATE_LIMITED =
 
 /** Starts the synthetic node: HTTP JSON-RPC (single calls and batches) on host:port. */
 export async function startShapeServer(options: ShapeServerOptions): Promise<ShapeServer> {
-  const base = shapeProfiles[options.profile];
+  const chosen = shapeProfiles[options.profile];
+  const base = options.families ? withFamilies(chosen, options.families) : chosen;
   const profile =
     options.swapsPerBlock === undefined ? base : { ...base, swapsPerBlock: options.swapsPerBlock };
   const universe = createUniverse(profile, {

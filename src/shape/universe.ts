@@ -1,20 +1,12 @@
 import type { Hex } from "../decode/types.js";
+import type { ProtocolFamily, ProtocolName } from "../protocols/index.js";
+import type { ShapePool, ShapePoolState } from "../protocols/shape.js";
 import { hash32, hex8, Kind, unit } from "./hash.js";
-import {
-  amount0Delta,
-  amount1Delta,
-  fullRangeTicks,
-  isqrt,
-  MAX_SQRT_RATIO,
-  MIN_SQRT_RATIO,
-  sqrtRatioAtTick,
-  tickAtSqrtRatio,
-} from "./math.js";
-import type { ShapeProfile } from "./profiles.js";
+import type { ShapeProfile, ShapeReferenceToken } from "./profiles.js";
 
 /**
  * The static world of a synthetic chain: tokens and pools, each a pure function of (seed,
- * profile, index), never stored. Addresses encode their index (see `encodeAddress`), so an
+ * profile, index), never stored. Addresses encode their index (see `addressCodec`), so an
  * address is turned back into its token or pool without any table, and a million pools cost no
  * memory until they trade.
  */
@@ -33,28 +25,31 @@ export type TokenMeta = {
   usd: number;
 };
 
+/** A pool's changing state (see `ShapePoolState`). */
+export type PoolDyn = ShapePoolState;
+
 export type PoolInfo = {
   index: number;
+  /** The pool's contract address, or its 32-byte PoolId inside a manager. */
   address: Hex;
-  protocol: "v2" | "v3";
+  /** Its family's name (`pools.protocol`). */
+  protocol: ProtocolName;
+  family: ProtocolFamily;
   dex: number;
   venue: number;
   fee: number;
+  /** Tick spacing (concentrated liquidity) or bin step (Bin pools); 0 for a V2 pair. */
   tickSpacing: number;
   token0: number;
   token1: number;
   createdBlock: number;
-  /** Reserves (V2) or token balances (V3) and V3 price after the creation transaction. */
+  /** The state after the creation transaction. */
   initial: PoolDyn;
   tickLower: number;
   tickUpper: number;
+  /** What the family's generator knows of the pool. */
+  shape: ShapePool;
 };
-
-/**
- * A pool's changing state. V2: r0/r1 are the reserves. V3: r0/r1 are the pool's token balances,
- * with price, tick and the (single, full-range) position's liquidity.
- */
-export type PoolDyn = { r0: bigint; r1: bigint; sqrtPriceX96: bigint; liquidity: bigint; tick: number };
 
 export type UniverseOptions = {
   seed: number;
@@ -66,6 +61,113 @@ export type UniverseOptions = {
 
 /** Bases of the combination table: mostly the wrapped native coin, then stablecoins and BTC. */
 const COMBOS = 31; // prime, so that a token's pools cycle through every combination (see poolInfo)
+
+/**
+ * Address of the `index`-th thing of `kind`: four hash words, then the index XOR a hash of the
+ * first word. Looks random; decodes back with `decode` and a check of the hash words.
+ */
+function addressCodec(seed: number) {
+  const encode = (kind: number, index: number): Hex => {
+    const w0 = hash32(seed, kind, index, 0);
+    const w4 = (index ^ hash32(seed, Kind.tag, kind, w0)) >>> 0;
+    return `0x${hex8(w0)}${hex8(hash32(seed, kind, index, 1))}${hex8(hash32(seed, kind, index, 2))}${hex8(
+      hash32(seed, kind, index, 3),
+    )}${hex8(w4)}` as Hex;
+  };
+  const decode = (kind: number, address: string): number | null => {
+    if (address.length !== 42) return null;
+    const a = address.toLowerCase();
+    const w0 = Number.parseInt(a.slice(2, 10), 16);
+    const w4 = Number.parseInt(a.slice(34, 42), 16);
+    if (Number.isNaN(w0) || Number.isNaN(w4)) return null;
+    const index = (w4 ^ hash32(seed, Kind.tag, kind, w0)) >>> 0;
+    return encode(kind, index) === a ? index : null;
+  };
+  /** Addresses are hashed once and kept (bounded: cleared when full); hex building is the hot spot. */
+  const cached = (kind: number) => {
+    const cache = new Map<number, Hex>();
+    return (i: number): Hex => {
+      let a = cache.get(i);
+      if (a === undefined) {
+        a = encode(kind, i);
+        if (cache.size >= 300_000) cache.clear();
+        cache.set(i, a);
+      }
+      return a;
+    };
+  };
+  return { encode, decode, cached };
+}
+
+const DECIMALS: readonly [number, number][] = [
+  [0.75, 18],
+  [0.83, 6],
+  [0.89, 9],
+  [0.94, 8],
+  [0.96, 0],
+  [0.98, 12],
+  [0.99, 2],
+  [1, 24],
+];
+const NAMES = [
+  "Pepe",
+  "Shiba",
+  "Moon",
+  "Safe",
+  "Doge",
+  "Floki",
+  "Inu",
+  "Rocket",
+  "Based",
+  "Turbo",
+  "Frog",
+  "Cat",
+];
+const UNICODE = ["🦄 Unicorn", "ドージコイン", "Ξther Clone", "Ünïcödé Tøken", "币安狗", "🚀🚀🚀"];
+
+/** A non-reference token's contract, with the real world's oddities, each on a few per cent of the tokens. */
+function oddTokenMeta(seed: number, i: number, address: Hex, unitDecimals: number, usd: number): TokenMeta {
+  const word = NAMES[hash32(seed, Kind.tokenMeta, i, 3) % NAMES.length] as string;
+  const word2 = NAMES[hash32(seed, Kind.tokenMeta, i, 4) % NAMES.length] as string;
+  const symbol = `${word.slice(0, 3)}${word2.slice(0, 2)}${i % 1000}`.toUpperCase();
+  let name: TokenMeta["name"] = { kind: "string", value: `${word} ${word2} ${i}` };
+  let sym: TokenMeta["symbol"] = { kind: "string", value: symbol };
+  let decimals: number | null = unitDecimals;
+  let totalSupply =
+    BigInt(Math.floor(1e6 + unit(seed, Kind.tokenMeta, i, 5) * 1e12)) * 10n ** BigInt(unitDecimals);
+  const odd = unit(seed, Kind.tokenMeta, i, 6);
+  if (odd < 0.02) {
+    name = { kind: "bytes32", value: `${word} ${word2}` };
+    sym = { kind: "bytes32", value: symbol };
+  } else if (odd < 0.03) {
+    decimals = null;
+  } else if (odd < 0.04) {
+    name = { kind: "string", value: "" };
+  } else if (odd < 0.06) {
+    name = { kind: "string", value: UNICODE[i % UNICODE.length] as string };
+    sym = { kind: "string", value: i % 2 === 0 ? "🦄" : "ドージ" };
+  } else if (odd < 0.07) {
+    totalSupply = 0n;
+  } else if (odd < 0.08) {
+    // A 77-digit supply (the "infinite" mints of scam tokens); still below 2^256.
+    totalSupply = 10n ** 76n + BigInt(hash32(seed, Kind.tokenMeta, i, 7));
+  } else if (odd < 0.085) {
+    name = { kind: "revert", value: "" };
+    sym = { kind: "revert", value: "" };
+  }
+  return { index: i, address, name, symbol: sym, decimals, unitDecimals, totalSupply, usd };
+}
+
+/** 60 % wrapped native, 30 % stablecoins, 10 % BTC: the real world's pairing. */
+function combinationBases(refs: readonly ShapeReferenceToken[]): number[] {
+  const wrapped = refs.findIndex((t) => t.role === "wrappedNative");
+  const stables = refs.map((t, i) => (t.role === "stablecoin" ? i : -1)).filter((i) => i >= 0);
+  const btc = refs.findIndex((t) => t.role === "wrappedBtc");
+  return Array.from({ length: COMBOS }, (_, k) => {
+    const u = k / COMBOS;
+    return u < 0.6 || btc < 0 ? wrapped : u < 0.9 ? (stables[k % stables.length] as number) : btc;
+  });
+}
 
 export type Universe = ReturnType<typeof createUniverse>;
 
@@ -79,59 +181,17 @@ export function createUniverse(profile: ShapeProfile, options: UniverseOptions) 
   const initialPools = Math.max(options.pools, F);
   const creationEraBlocks = Math.ceil(initialPools / options.creationsPerBlock);
   const refByAddress = new Map(refs.map((t, i) => [t.address, i]));
+  const bases = combinationBases(refs);
+  const codec = addressCodec(seed);
 
-  const wrapped = refs.findIndex((t) => t.role === "wrappedNative");
-  const stables = refs.map((t, i) => (t.role === "stablecoin" ? i : -1)).filter((i) => i >= 0);
-  const btc = refs.findIndex((t) => t.role === "wrappedBtc");
-  const bases: number[] = [];
-  for (let k = 0; k < COMBOS; k++) {
-    // 60 % wrapped native, 30 % stablecoins, 10 % BTC: the real world's pairing.
-    const u = k / COMBOS;
-    bases.push(u < 0.6 || btc < 0 ? wrapped : u < 0.9 ? (stables[k % stables.length] as number) : btc);
-  }
-
-  /**
-   * Address of the `index`-th thing of `kind`: four hash words, then the index XOR a hash of the
-   * first word. Looks random; decodes back with `decodeAddress` and a check of the hash words.
-   */
-  const encodeAddress = (kind: number, index: number): Hex => {
-    const w0 = hash32(seed, kind, index, 0);
-    const w4 = (index ^ hash32(seed, Kind.tag, kind, w0)) >>> 0;
-    return `0x${hex8(w0)}${hex8(hash32(seed, kind, index, 1))}${hex8(hash32(seed, kind, index, 2))}${hex8(
-      hash32(seed, kind, index, 3),
-    )}${hex8(w4)}` as Hex;
-  };
-  const decodeAddress = (kind: number, address: string): number | null => {
-    if (address.length !== 42) return null;
-    const a = address.toLowerCase();
-    const w0 = Number.parseInt(a.slice(2, 10), 16);
-    const w4 = Number.parseInt(a.slice(34, 42), 16);
-    if (Number.isNaN(w0) || Number.isNaN(w4)) return null;
-    const index = (w4 ^ hash32(seed, Kind.tag, kind, w0)) >>> 0;
-    return encodeAddress(kind, index) === a ? index : null;
-  };
-
-  /** Addresses are hashed once and kept (bounded: cleared when full); hex building is the hot spot. */
-  const addressCache = (kind: number) => {
-    const cache = new Map<number, Hex>();
-    return (i: number): Hex => {
-      let a = cache.get(i);
-      if (a === undefined) {
-        a = encodeAddress(kind, i);
-        if (cache.size >= 300_000) cache.clear();
-        cache.set(i, a);
-      }
-      return a;
-    };
-  };
-  const tokenAddressOf = addressCache(Kind.token);
-  const traderAddress = addressCache(Kind.trader);
+  const tokenAddressOf = codec.cached(Kind.token);
+  const traderAddress = codec.cached(Kind.trader);
   const tokenAddress = (i: number): Hex => (i < R ? (refs[i]?.address as Hex) : tokenAddressOf(i));
   const tokenIndex = (address: string): number | null => {
     const a = address.toLowerCase();
     const ref = refByAddress.get(a as Hex);
     if (ref !== undefined) return ref;
-    const i = decodeAddress(Kind.token, a);
+    const i = codec.decode(Kind.token, a);
     return i !== null && i >= R && i < tokenCount ? i : null;
   };
 
@@ -140,85 +200,24 @@ export function createUniverse(profile: ShapeProfile, options: UniverseOptions) 
   const tokenUnitDecimals = (i: number): number => {
     if (i < R) return refs[i]?.decimals as number;
     const u = unit(seed, Kind.tokenMeta, i, 2);
-    return u < 0.75
-      ? 18
-      : u < 0.83
-        ? 6
-        : u < 0.89
-          ? 9
-          : u < 0.94
-            ? 8
-            : u < 0.96
-              ? 0
-              : u < 0.98
-                ? 12
-                : u < 0.99
-                  ? 2
-                  : 24;
+    return (DECIMALS.find(([below]) => u < below) ?? [1, 24])[1];
   };
-
-  const NAMES = [
-    "Pepe",
-    "Shiba",
-    "Moon",
-    "Safe",
-    "Doge",
-    "Floki",
-    "Inu",
-    "Rocket",
-    "Based",
-    "Turbo",
-    "Frog",
-    "Cat",
-  ];
-  const UNICODE = ["🦄 Unicorn", "ドージコイン", "Ξther Clone", "Ünïcödé Tøken", "币安狗", "🚀🚀🚀"];
   const tokenMeta = (i: number): TokenMeta => {
     const address = tokenAddress(i);
     const unitDecimals = tokenUnitDecimals(i);
     const usd = tokenUsd(i);
-    if (i < R) {
-      const ref = refs[i] as ShapeProfile["referenceTokens"][number];
-      return {
-        index: i,
-        address,
-        name: { kind: "string", value: ref.name },
-        symbol: { kind: "string", value: ref.symbol },
-        decimals: ref.decimals,
-        unitDecimals,
-        totalSupply: BigInt(Math.round(1e9 / Math.max(usd, 1e-3))) * 10n ** BigInt(unitDecimals),
-        usd,
-      };
-    }
-    const word = NAMES[hash32(seed, Kind.tokenMeta, i, 3) % NAMES.length] as string;
-    const word2 = NAMES[hash32(seed, Kind.tokenMeta, i, 4) % NAMES.length] as string;
-    const symbol = `${word.slice(0, 3)}${word2.slice(0, 2)}${i % 1000}`.toUpperCase();
-    let name: TokenMeta["name"] = { kind: "string", value: `${word} ${word2} ${i}` };
-    let sym: TokenMeta["symbol"] = { kind: "string", value: symbol };
-    let decimals: number | null = unitDecimals;
-    let totalSupply =
-      BigInt(Math.floor(1e6 + unit(seed, Kind.tokenMeta, i, 5) * 1e12)) * 10n ** BigInt(unitDecimals);
-    // The real world's oddities, each on a few per cent of the tokens.
-    const odd = unit(seed, Kind.tokenMeta, i, 6);
-    if (odd < 0.02) {
-      name = { kind: "bytes32", value: `${word} ${word2}` };
-      sym = { kind: "bytes32", value: symbol };
-    } else if (odd < 0.03) {
-      decimals = null;
-    } else if (odd < 0.04) {
-      name = { kind: "string", value: "" };
-    } else if (odd < 0.06) {
-      name = { kind: "string", value: UNICODE[i % UNICODE.length] as string };
-      sym = { kind: "string", value: i % 2 === 0 ? "🦄" : "ドージ" };
-    } else if (odd < 0.07) {
-      totalSupply = 0n;
-    } else if (odd < 0.08) {
-      // A 77-digit supply (the "infinite" mints of scam tokens); still below 2^256.
-      totalSupply = 10n ** 76n + BigInt(hash32(seed, Kind.tokenMeta, i, 7));
-    } else if (odd < 0.085) {
-      name = { kind: "revert", value: "" };
-      sym = { kind: "revert", value: "" };
-    }
-    return { index: i, address, name, symbol: sym, decimals, unitDecimals, totalSupply, usd };
+    const ref = refs[i];
+    if (!ref) return oddTokenMeta(seed, i, address, unitDecimals, usd);
+    return {
+      index: i,
+      address,
+      name: { kind: "string", value: ref.name },
+      symbol: { kind: "string", value: ref.symbol },
+      decimals: ref.decimals,
+      unitDecimals,
+      totalSupply: BigInt(Math.round(1e9 / Math.max(usd, 1e-3))) * 10n ** BigInt(unitDecimals),
+      usd,
+    };
   };
 
   /** Pools existing at the end of block n (creation era: creationsPerBlock a block; then newPoolsPerBlock). */
@@ -234,35 +233,24 @@ export function createUniverse(profile: ShapeProfile, options: UniverseOptions) 
     while (n > creationEraBlocks + 1 && poolsAt(n - 1) > i) n--;
     return n;
   };
-  const poolAddress = addressCache(Kind.pool);
-  const poolIndex = (address: string): number | null => decodeAddress(Kind.pool, address);
+  const poolAddress = codec.cached(Kind.pool);
+  const poolIndex = (address: string): number | null => codec.decode(Kind.pool, address);
 
-  const poolCache = new Map<number, PoolInfo>();
   /**
    * Pool i: the hand-picked deep pools first; then j = i − F pairs the non-reference token
    * R + (j mod others) with a (base, venue) combination that advances with every wrap, so that no
    * factory ever has the same pair twice (up to COMBOS × others pools) and the busiest (lowest)
    * pools cover every venue.
    */
-  const poolInfo = (i: number): PoolInfo => {
-    const cached = poolCache.get(i);
-    if (cached) return cached;
-    let a: number;
-    let b: number;
-    let venue: number;
-    if (i < F) {
-      [a, b, venue] = profile.bluechips[i] as [number, number, number];
-    } else {
-      const j = i - F;
-      const combo = (Math.floor(j / others) + j) % COMBOS;
-      a = R + (j % others);
-      b = bases[combo] as number;
-      venue = (combo + Math.floor(combo / profile.venues.length)) % profile.venues.length;
-    }
-    const v = profile.venues[venue] as ShapeProfile["venues"][number];
-    const dex = profile.dexes[v.dex] as ShapeProfile["dexes"][number];
-    // token0 < token1 by address, as the factories sort them.
-    const [t0, t1] = tokenAddress(a) < tokenAddress(b) ? [a, b] : [b, a];
+  const pairOf = (i: number): [number, number, number] => {
+    if (i < F) return profile.bluechips[i] as [number, number, number];
+    const j = i - F;
+    const combo = (Math.floor(j / others) + j) % COMBOS;
+    const venue = (combo + Math.floor(combo / profile.venues.length)) % profile.venues.length;
+    return [R + (j % others), bases[combo] as number, venue];
+  };
+  /** What the pool is meant to hold: depth falls as a power of its rank, from 300 M USD to a few thousand. */
+  const reservesOf = (i: number, t0: number, t1: number): [bigint, bigint] => {
     const depthUsd =
       i < F
         ? 3e8 / (1 + i)
@@ -273,28 +261,29 @@ export function createUniverse(profile: ShapeProfile, options: UniverseOptions) 
       // Enough units that swaps of a fraction of a per cent still move whole units.
       return big < 1_000_000_000n ? 1_000_000_000n + BigInt(hash32(seed, Kind.poolMeta, i, t) % 1000) : big;
     };
-    const r0 = reserve(t0);
-    const r1 = reserve(t1);
-    const protocol = dex.protocol;
-    const { tickLower, tickUpper } =
-      protocol === "v3" ? fullRangeTicks(v.tickSpacing) : { tickLower: 0, tickUpper: 0 };
-    let initial: PoolDyn = { r0, r1, sqrtPriceX96: 0n, liquidity: 0n, tick: 0 };
-    if (protocol === "v3") {
-      let sqrtPriceX96 = isqrt((r1 << 192n) / r0);
-      if (sqrtPriceX96 <= MIN_SQRT_RATIO) sqrtPriceX96 = MIN_SQRT_RATIO + 1n;
-      if (sqrtPriceX96 >= MAX_SQRT_RATIO) sqrtPriceX96 = MAX_SQRT_RATIO - 1n;
-      const liquidity = isqrt(r0 * r1);
-      const lower = sqrtRatioAtTick(tickLower);
-      const upper = sqrtRatioAtTick(tickUpper);
-      // The creation's Mint: what the full-range position of `liquidity` costs, rounded up.
-      const amount0 = amount0Delta(sqrtPriceX96, upper, liquidity, true);
-      const amount1 = amount1Delta(lower, sqrtPriceX96, liquidity, true);
-      initial = { r0: amount0, r1: amount1, sqrtPriceX96, liquidity, tick: tickAtSqrtRatio(sqrtPriceX96) };
-    }
+    return [reserve(t0), reserve(t1)];
+  };
+
+  const poolCache = new Map<number, PoolInfo>();
+  const poolInfo = (i: number): PoolInfo => {
+    const cached = poolCache.get(i);
+    if (cached) return cached;
+    const [a, b, venue] = pairOf(i);
+    const v = profile.venues[venue] as ShapeProfile["venues"][number];
+    const dex = profile.dexes[v.dex] as ShapeProfile["dexes"][number];
+    const { family } = dex;
+    // token0 < token1 by address, as the factories sort them.
+    const [t0, t1] = tokenAddress(a) < tokenAddress(b) ? [a, b] : [b, a];
+    const [r0, r1] = reservesOf(i, t0, t1);
+    const { state, tickLower, tickUpper } = family.shape.initial(r0, r1, v.tickSpacing);
+    const [token0, token1] = [tokenAddress(t0), tokenAddress(t1)];
+    const key = { token0, token1, fee: v.fee, spacing: v.tickSpacing, manager: dex.factory };
+    const address = family.shape.poolId?.(key) ?? poolAddress(i);
     const info: PoolInfo = {
       index: i,
-      address: poolAddress(i),
-      protocol,
+      address,
+      protocol: family.name,
+      family,
       dex: v.dex,
       venue,
       fee: v.fee,
@@ -302,9 +291,22 @@ export function createUniverse(profile: ShapeProfile, options: UniverseOptions) 
       token0: t0,
       token1: t1,
       createdBlock: poolCreatedBlock(i),
-      initial,
+      initial: state,
       tickLower,
       tickUpper,
+      shape: {
+        index: i,
+        id: address,
+        token0,
+        token1,
+        fee: v.fee,
+        spacing: v.tickSpacing,
+        tickLower,
+        tickUpper,
+        factory: dex.factory,
+        holder: family.poolsInFactory ? (dex.vault ?? dex.factory) : address,
+        layout: dex.swapEvent,
+      },
     };
     if (poolCache.size >= 200_000) poolCache.clear();
     poolCache.set(i, info);
@@ -318,8 +320,8 @@ export function createUniverse(profile: ShapeProfile, options: UniverseOptions) 
     initialPools,
     creationEraBlocks,
     referenceCount: R,
-    encodeAddress,
-    decodeAddress,
+    encodeAddress: codec.encode,
+    decodeAddress: codec.decode,
     tokenAddress,
     tokenIndex,
     tokenMeta,

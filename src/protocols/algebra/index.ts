@@ -1,6 +1,6 @@
 import { encodeBalanceOf } from "../../decode/erc20.js";
 import type { Hex, PoolCreation, RawLog } from "../../decode/types.js";
-import { addressAt, intAt, topicAddress, topicInt, uintAt, wordCount } from "../../decode/words.js";
+import { addressAt, intAt, topicAddress, uintAt, wordCount } from "../../decode/words.js";
 import type { ProtocolFamily } from "../types.js";
 import { v3Topics } from "../uniswap-v3/abi.js";
 import { decodeV3Log, uniswapV3, type V3Event } from "../uniswap-v3/index.js";
@@ -45,25 +45,6 @@ export function decodeIntegralSwap(log: Pick<RawLog, "topics" | "data">): V3Even
   };
 }
 
-/**
- * An Algebra Integral 1.2 Burn: V3's fields then the plugin's fee on the amounts, as a `v3-burn`
- * (the amounts are what the position is credited, the fee already taken; the tokens leave the
- * pool with Collect, as in V3).
- */
-export function decodeIntegralBurn(log: Pick<RawLog, "topics" | "data">): V3Event | null {
-  const { topics: t, data } = log;
-  if (t[0] !== algebraTopics.integralBurn || t.length !== 4 || wordCount(data) !== 4) return null;
-  return {
-    type: "v3-burn",
-    owner: topicAddress(t[1] as string),
-    tickLower: Number(topicInt(t[2] as string)),
-    tickUpper: Number(topicInt(t[3] as string)),
-    amount: uintAt(data, 0),
-    amount0: uintAt(data, 1),
-    amount1: uintAt(data, 2),
-  };
-}
-
 /** globalState() → (uint160 price, int24 tick, …): Algebra's slot0. */
 const GLOBAL_STATE = "0xe76c01e4" as Hex;
 /** liquidity() → uint128 */
@@ -74,9 +55,7 @@ const LIQUIDITY = "0x1a686502" as Hex;
  * are concentrated-liquidity pools with Uniswap V3's events (same types, so the same topics: a
  * log is an Algebra swap because its pool is an Algebra pool, not by its topic) and state; the
  * factory announces a pool with `Pool`, the pool's price is read with `globalState()`, and
- * Integral 1.2's Swap and Burn (layout "integral") carry the swap's and the plugin's fees; the
- * "integral" layout reads V3-typed Swap and Burn too (Integral 1.0/1.1, and 1.2.9 on, whose fees
- * are separate events).
+ * Integral 1.2's Swap (layout "integral") carries the swap's fees.
  */
 export const algebra: ProtocolFamily<V3Event> = {
   ...uniswapV3,
@@ -89,12 +68,11 @@ export const algebra: ProtocolFamily<V3Event> = {
   decodeCreation: decodeAlgebraCreation,
   poolTopics(layout) {
     const v3 = uniswapV3.poolTopics("uniswap");
-    return layout === "integral" ? [...v3, algebraTopics.integralSwap, algebraTopics.integralBurn] : v3;
+    return layout === "integral" ? [...v3, algebraTopics.integralSwap] : v3;
   },
   swapTopics: [v3Topics.v3Swap, algebraTopics.integralSwap],
   decodeLog(log, layout) {
     if (layout === "integral" && log.topics[0] === algebraTopics.integralSwap) return decodeIntegralSwap(log);
-    if (layout === "integral" && log.topics[0] === algebraTopics.integralBurn) return decodeIntegralBurn(log);
     return decodeV3Log(log, "uniswap");
   },
   baseStateCalls: (pool) => [

@@ -7,6 +7,7 @@ import { balanceDepth } from "../shared.js";
 import type { EventRecord, LogLike, PoolTraits, ProtocolFamily } from "../types.js";
 import { decodeV4Log, uniswapV4, type V4Event } from "../uniswap-v4/index.js";
 import { INFINITY_SWAP_RETURNS_DELTA, infinityTopics } from "./abi.js";
+import { infinityBinShape, infinityClShape } from "./shape.js";
 
 const poolIdOf = (topic: string): Hex => topic.toLowerCase() as Hex;
 const word = (data: string, i: number): Hex => `0x${data.slice(2 + i * 64, 2 + (i + 1) * 64)}` as Hex;
@@ -121,6 +122,7 @@ export const pancakeswapInfinityCl: ProtocolFamily<V4Event> = {
   swapTopics: [infinityTopics.clSwap],
   decodeLog: (log) => decodeClLog(log),
   rewritesAmounts: infinityRewritesAmounts,
+  shape: infinityClShape,
 };
 
 /** A decoded BinPoolManager event; amounts raw, `ids` the bins, their amounts per bin unpacked. */
@@ -363,4 +365,5 @@ export const pancakeswapInfinityBin: ProtocolFamily<BinEvent> = {
   // tokens (their trades carry the active bin's exact price).
   spotRatio0: () => null,
   depth: balanceDepth,
+  shape: infinityBinShape,
 };

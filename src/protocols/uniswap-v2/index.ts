@@ -5,6 +5,7 @@ import type { PoolState } from "../../model/index.js";
 import { answerWord, balanceDepth } from "../shared.js";
 import type { EventRecord, LogLike, ProtocolFamily } from "../types.js";
 import { v2Topics } from "./abi.js";
+import { uniswapV2Shape } from "./shape.js";
 
 /** A decoded event of a Uniswap V2-style pair; amounts are raw integers. */
 export type V2Event =
@@ -178,4 +179,5 @@ export const uniswapV2: ProtocolFamily<V2Event> = {
     return ratioFromReserves(state.reserve0, state.reserve1, decimals0, decimals1);
   },
   depth: balanceDepth,
+  shape: uniswapV2Shape,
 };

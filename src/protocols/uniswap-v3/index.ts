@@ -6,6 +6,7 @@ import type { PoolState } from "../../model/index.js";
 import { answerWord, balanceDepth } from "../shared.js";
 import type { EventRecord, LogLike, ProtocolFamily } from "../types.js";
 import { v3Topics } from "./abi.js";
+import { uniswapV3Shape } from "./shape.js";
 
 /** A decoded event of a Uniswap V3-style pool; amounts are raw integers. */
 export type V3Event =
@@ -354,4 +355,5 @@ export const uniswapV3: ProtocolFamily<V3Event> = {
     return ratioFromSqrtPriceX96(state.sqrtPriceX96, decimals0, decimals1);
   },
   depth: balanceDepth,
+  shape: uniswapV3Shape,
 };

@@ -6,6 +6,7 @@ import { balanceDepth } from "../shared.js";
 import { liquidityAmounts } from "../tick-math.js";
 import type { EventRecord, LogLike, ProtocolFamily } from "../types.js";
 import { RETURN_DELTA_FLAGS, v4Topics } from "./abi.js";
+import { uniswapV4Shape } from "./shape.js";
 
 /** A decoded PoolManager event; `id` is the 32-byte PoolId, amounts raw integers. */
 export type V4Event =
@@ -282,4 +283,5 @@ export const uniswapV4: ProtocolFamily<V4Event> = {
     return ratioFromSqrtPriceX96(state.sqrtPriceX96, decimals0, decimals1);
   },
   depth: balanceDepth,
+  shape: uniswapV4Shape,
 };
