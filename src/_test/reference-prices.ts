@@ -1,3 +1,4 @@
+import type { Config } from "../config/schema.js";
 import type { Queryable } from "../store/db.js";
 import {
   type Exact,
@@ -45,6 +46,22 @@ export type ReferenceConfig = {
   liquidityFloorUsd: number;
   maxDeviation: number;
 };
+
+/** The reference's configuration as the service's gives it for one chain: its reference tokens, the pricing's floor and deviation. */
+export function referenceConfigOf(config: Config, chainId: number): ReferenceConfig {
+  const chain = config.chains.find((c) => c.id === chainId);
+  if (chain === undefined) throw new Error(`chain ${chainId} is not configured`);
+  return {
+    stablecoins: chain.referenceTokens.stablecoins,
+    references: [
+      chain.referenceTokens.wrappedNative,
+      ...chain.referenceTokens.wrappedBtc,
+      ...chain.referenceTokens.others,
+    ],
+    liquidityFloorUsd: config.pricing.liquidityFloorUsd,
+    maxDeviation: config.pricing.maxDeviation,
+  };
+}
 
 /** A token's reference price at the end of a block. */
 export type ReferencePrice = { usd: Exact; usdDouble: number; confidence: number };
