@@ -1,5 +1,4 @@
-import type { ChartCandle } from "../model/index.js";
-import { finite } from "./numbers.js";
+import { type ChartCandle, finite } from "../model/index.js";
 import { toIso } from "./times.js";
 
 /** A candle record as /api/v1/candles answers it, and the stream pushes it. */

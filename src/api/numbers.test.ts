@@ -1,33 +1,28 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { bigintToDecimal, finite, toDecimalString, toUnits } from "./numbers.js";
+import { referenceRatioToNumber } from "../_test/exact.js";
+import { finite } from "../model/index.js";
+import { toDecimalString, unitsOrNull } from "./numbers.js";
 
-describe("toUnits", () => {
+describe("unitsOrNull", () => {
   it("scales raw integers by their decimals", () => {
-    assert.equal(toUnits("1500000", 6), 1.5);
-    assert.equal(toUnits(10n ** 18n, 18), 1);
-    assert.equal(toUnits("0", 18), 0);
-    assert.equal(toUnits("123", 0), 123);
+    assert.equal(unitsOrNull("1500000", 6), 1.5);
+    assert.equal(unitsOrNull(10n ** 18n, 18), 1);
+    assert.equal(unitsOrNull("0", 18), 0);
+    assert.equal(unitsOrNull("123", 0), 123);
   });
   it("keeps large raw values precise by scaling before converting", () => {
     // 2^200 wei would lose everything past 2^53 if converted first; scaled first it is exact to double precision.
     const raw = (2n ** 200n).toString();
-    assert.equal(toUnits(raw, 18), Number(2n ** 200n) / 1e18);
-    assert.equal(toUnits("123456789012345678901234567890", 18), 123456789012.34567);
+    assert.equal(unitsOrNull(raw, 18), Number(2n ** 200n) / 1e18);
+    assert.equal(unitsOrNull("123456789012345678901234567890", 18), 123456789012.34567);
+    const odd = 123456789012345678901234567891n;
+    assert.ok(Object.is(unitsOrNull(odd, 18), referenceRatioToNumber(odd, 10n ** 18n)), "rounded once");
   });
   it("answers null when the amount or the decimals are unknown", () => {
-    assert.equal(toUnits(null, 18), null);
-    assert.equal(toUnits("1", null), null);
-    assert.equal(toUnits("not a number", 18), null);
-  });
-});
-
-describe("bigintToDecimal", () => {
-  it("writes exact decimal text", () => {
-    assert.equal(bigintToDecimal(1n, 18), "0.000000000000000001");
-    assert.equal(bigintToDecimal(-1500n, 3), "-1.5");
-    assert.equal(bigintToDecimal(1000n, 3), "1");
-    assert.equal(bigintToDecimal(0n, 6), "0");
+    assert.equal(unitsOrNull(null, 18), null);
+    assert.equal(unitsOrNull("1", null), null);
+    assert.equal(unitsOrNull("not a number", 18), null);
   });
 });
 

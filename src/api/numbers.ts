@@ -2,9 +2,10 @@
  * Numbers at the API's edge: raw on-chain integers (numeric(78,0) strings) become decimal-adjusted
  * JSON numbers here and nowhere earlier; a value that is unknown or not finite becomes null.
  */
+import { toUnits } from "../exact/ratio.js";
 
-/** A raw integer amount scaled by 10^decimals, as a JSON number; null when either is unknown. */
-export function toUnits(
+/** A raw integer amount scaled by 10^decimals (rounded once), as a JSON number; null when either is unknown. */
+export function unitsOrNull(
   raw: string | bigint | null | undefined,
   decimals: number | null | undefined,
 ): number | null {
@@ -15,21 +16,7 @@ export function toUnits(
   } catch {
     return null;
   }
-  return Number(bigintToDecimal(value, decimals));
-}
-
-/** Exact decimal text of value / 10^decimals (no exponent, no trailing zeros). */
-export function bigintToDecimal(value: bigint, decimals: number): string {
-  const negative = value < 0n;
-  const digits = (negative ? -value : value).toString().padStart(decimals + 1, "0");
-  const whole = digits.slice(0, digits.length - decimals);
-  const fraction = digits.slice(digits.length - decimals).replace(/0+$/, "");
-  return `${negative ? "-" : ""}${whole}${fraction ? `.${fraction}` : ""}`;
-}
-
-/** The number itself when finite, else null (JSON has no NaN or Infinity). */
-export function finite(value: number | null | undefined): number | null {
-  return typeof value === "number" && Number.isFinite(value) ? value : null;
+  return toUnits(value, decimals);
 }
 
 /**

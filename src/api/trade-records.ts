@@ -1,9 +1,10 @@
 import { badRequest } from "../internal/errors.js";
+import { finite } from "../model/index.js";
 import { assetSold, sidePrice, tradeOf } from "../pricing/trade.js";
 import { familyOf } from "../protocols/index.js";
 import type { PoolRow } from "../store/pools.js";
 import type { SwapRow, TradePosition } from "../store/swaps.js";
-import { finite, toUnits } from "./numbers.js";
+import { unitsOrNull } from "./numbers.js";
 import { toIso } from "./times.js";
 
 const abs = (n: bigint) => (n < 0n ? -n : n);
@@ -19,8 +20,8 @@ const abs = (n: bigint) => (n < 0n ? -n : n);
 export function tradeRecord(pool: PoolRow, swap: SwapRow, assetIsToken0: boolean) {
   const net0 = BigInt(swap.amount0_in) - BigInt(swap.amount0_out);
   const net1 = BigInt(swap.amount1_in) - BigInt(swap.amount1_out);
-  const amount0 = finite(toUnits(abs(net0), pool.decimals0));
-  const amount1 = finite(toUnits(abs(net1), pool.decimals1));
+  const amount0 = finite(unitsOrNull(abs(net0), pool.decimals0));
+  const amount1 = finite(unitsOrNull(abs(net1), pool.decimals1));
   const [assetNet, otherNet] = assetIsToken0 ? [net0, net1] : [net1, net0];
   const sold = assetSold(assetNet, otherNet);
   const trade =
@@ -54,8 +55,8 @@ export function tradeRecord(pool: PoolRow, swap: SwapRow, assetIsToken0: boolean
     token1_amount: amount1,
     token0_price: finite(swap.token0_usd),
     token1_price: finite(swap.token1_usd),
-    token0_reserves: finite(toUnits(swap.reserve0, pool.decimals0)),
-    token1_reserves: finite(toUnits(swap.reserve1, pool.decimals1)),
+    token0_reserves: finite(unitsOrNull(swap.reserve0, pool.decimals0)),
+    token1_reserves: finite(unitsOrNull(swap.reserve1, pool.decimals1)),
     token0_symbol: pool.symbol0,
     token1_symbol: pool.symbol1,
     side: sold ? ("sell" as const) : ("buy" as const),

@@ -119,6 +119,11 @@ export function ratioToNumber(num: bigint, den: bigint): number {
   return sign * Number(q) * 2 ** k;
 }
 
+/** A raw amount as a decimal-adjusted number, raw / 10^decimals rounded once. */
+export function toUnits(raw: bigint, decimals: number): number {
+  return ratioToNumber(raw, 10n ** BigInt(decimals));
+}
+
 const TWO_53 = 2 ** 53;
 /** Scratch space to read a double's exponent bits (big-endian, whatever the platform). */
 const scratch = new DataView(new ArrayBuffer(8));

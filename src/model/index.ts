@@ -7,5 +7,6 @@ export * from "./batch.js";
 export * from "./candles.js";
 export * from "./chain.js";
 export * from "./market.js";
+export * from "./numbers.js";
 export * from "./pools.js";
 export * from "./pricing.js";

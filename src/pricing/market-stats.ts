@@ -3,9 +3,8 @@
  * and, as the window slides, for those with trades in it. Never per request.
  */
 
-import { type MarketPool, NATIVE_COIN } from "../model/index.js";
+import { finite, type MarketPool, NATIVE_COIN } from "../model/index.js";
 import type { DbClient, Queryable } from "../store/db.js";
-import { finite } from "../store/db.js";
 import { poolsTradedIn } from "../store/market-trades.js";
 import { poolsOfTokens, tokensOfPools } from "../store/pools.js";
 import {
@@ -102,7 +101,9 @@ export async function refreshTokenStats(
   const seriesToken = native ? usdSeriesToken(NATIVE_COIN, wrappedNative) : NATIVE_COIN;
   if (native && seriesToken !== NATIVE_COIN) {
     const retained = await loadSeriesRetainedFrom(db);
-    const ends = (await loadTokenSeriesEnds(db, chainId, [seriesToken], window.start, retained)).get(seriesToken);
+    const ends = (await loadTokenSeriesEnds(db, chainId, [seriesToken], window.start, retained)).get(
+      seriesToken,
+    );
     native.closeBefore = ends?.closeBefore ?? null;
     native.openIn = ends?.openIn ?? null;
   }

@@ -2,7 +2,7 @@
  * The `token_prices` rows of computed prices, and which of them differ from the rows a market
  * last stored (docs/PRICING.md, *Token prices*): only those are serialised and sent.
  */
-import { finite } from "../store/db.js";
+import { finite } from "../model/index.js";
 import type { TokenPriceRow } from "../store/prices.js";
 import { provenanceOf, sameRow } from "./provenance.js";
 import type { PricingOptions, TokenPrice } from "./usd-prices.js";

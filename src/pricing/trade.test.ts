@@ -2,7 +2,8 @@ import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { referenceRatioToNumber } from "../_test/exact.js";
 import { seededRandom } from "../_test/random.js";
-import { balanceBeforeSwap, eventKey, lastKeyOfBlock, toUnits, tradeOf } from "./trade.js";
+import { toUnits } from "../exact/ratio.js";
+import { balanceBeforeSwap, eventKey, lastKeyOfBlock, tradeOf } from "./trade.js";
 
 describe("tradeOf", () => {
   it("prices token0 in token1 from the net amounts, decimal-adjusted", () => {

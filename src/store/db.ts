@@ -302,9 +302,6 @@ export const toNumeric = (v: bigint | null): string | null => (v === null ? null
 export const fromNumeric = (v: string | null | undefined): bigint | null =>
   v === null || v === undefined ? null : BigInt(v);
 
-/** A float8 parameter: NaN and ±Infinity (which Postgres would store as such) become null. */
-export const finite = (v: number | null): number | null => (v !== null && Number.isFinite(v) ? v : null);
-
 /** The least of `values` (non-empty; no spread, which overflows the stack on large arrays). */
 export function minOf(values: readonly number[]): number {
   let min = Number.POSITIVE_INFINITY;

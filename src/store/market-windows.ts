@@ -127,7 +127,6 @@ export async function loadWindowInputs(
   return out;
 }
 
-
 /** The five columns of each window: price_change_5m, volume_usd_5m, buys_5m, sells_5m, makers_5m, … */
 function figureColumns(): Columns<WindowsRow> {
   const out: Record<string, Column<WindowsRow>> = {};

@@ -1,5 +1,6 @@
 /** Table `token_prices`: the current USD price of each token with its provenance. */
-import { chunks, finite, iso, type Queryable } from "./db.js";
+import { finite } from "../model/index.js";
+import { chunks, iso, type Queryable } from "./db.js";
 
 export type TokenPriceRow = {
   token: string;

@@ -1,8 +1,8 @@
 /** Tables `pair_stats` and `token_stats`: the 24-hour figures of pairs and tokens. */
 
 import { EXACT_ZERO, type ExactDecimal, exactText, parseExact } from "../internal/exact-decimal.js";
-import type { PoolPriceState, ProtocolName } from "../model/index.js";
-import { chunks, finite, iso, type Queryable } from "./db.js";
+import { finite, type PoolPriceState, type ProtocolName } from "../model/index.js";
+import { chunks, iso, type Queryable } from "./db.js";
 import { loadRetainedFrom } from "./partitions.js";
 import { type PoolStateDbRow, poolStateColumns, poolStateJoin, poolStateOf } from "./pricing-state.js";
 import { bulkInsert, columnsOf, setExcluded } from "./unnest.js";

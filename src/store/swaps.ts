@@ -2,8 +2,8 @@
  * Table `swaps`: every swap with the pool's state after it and, once priced, its USD figures;
  * the pricing's reads of stored trades and the API's trade reads.
  */
-import type { BatchSwap, Hex, SwapAmounts } from "../model/index.js";
-import { chunks, finite, iso, maxOf, minOf, type Queryable } from "./db.js";
+import { type BatchSwap, finite, type Hex, type SwapAmounts } from "../model/index.js";
+import { chunks, iso, maxOf, minOf, type Queryable } from "./db.js";
 import { loadRetainedFrom } from "./partitions.js";
 import { bulkInsert, columnsOf, unnest } from "./unnest.js";
 

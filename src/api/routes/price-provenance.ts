@@ -1,10 +1,10 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { notFound } from "../../internal/errors.js";
+import { finite } from "../../model/index.js";
 import { getTokenMarkets } from "../../store/prices.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
-import { finite } from "../numbers.js";
 import { errorResponses, examples, Nullable, ok, params } from "../schemas.js";
 import { toIso } from "../times.js";
 

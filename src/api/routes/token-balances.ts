@@ -1,8 +1,8 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { toUnits } from "../../exact/ratio.js";
 import type { ApiContext } from "../context.js";
 import { maxListLength, parseAddress, parseAddressList, patterns } from "../ids.js";
-import { bigintToDecimal } from "../numbers.js";
 import { errorResponses, examples, ok } from "../schemas.js";
 import { BALANCE_TIMEOUT_MS } from "../wallet-balances.js";
 
@@ -133,9 +133,9 @@ export function registerTokenBalances(app: FastifyInstance, ctx: ApiContext) {
           return {
             walletBalances: wallets.map((walletAddress, i) => ({
               walletAddress,
-              balance: Number(bigintToDecimal(read.balances[i] ?? 0n, read.decimals)),
+              balance: toUnits(read.balances[i] ?? 0n, read.decimals),
             })),
-            cumulativeBalance: Number(bigintToDecimal(total, read.decimals)),
+            cumulativeBalance: toUnits(total, read.decimals),
           };
         },
       });
