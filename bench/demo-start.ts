@@ -7,9 +7,12 @@
  * - `readyMs`: from the spawn to the first `/readyz` 200 (polled every 100 ms);
  * - `bannerMs`: from the spawn to the "is running" banner, and the figure the banner prints;
  * - the resident memory (RSS, from /proc) of every process of the demo once ready and 10 s
- *   later: the service (Node), the devnet node (anvil), the embedded Postgres (its processes
- *   summed; they share their buffers, so the sum counts the shared pages once per process that
- *   touched them) and the total.
+ *   later: the service (Node: the heap-limited service and its parent, and tsx's esbuild), the
+ *   devnet node (anvil), the embedded Postgres (its processes summed; they share their buffers,
+ *   so the sum counts the shared pages once per process that touched them) and the total; and
+ *   the total's proportional set size (PSS: each shared page divided among the processes that
+ *   map it, so the sum is the memory the demo holds, each page counted once);
+ * - the machine's load average at the spawn and once ready (the 2 cores may be shared).
  * Ports are taken from BENCH_DEMO_PORT_BASE (default 18080: API, +1 devnet, +2 Postgres) so that
  * it runs beside a demo on the default ports. BENCH_DEMO_LATER sets how many later starts are
  * measured (default 2). Writes bench/results/demo-start.json.
@@ -23,10 +26,21 @@ const root = path.resolve(import.meta.dirname, "..");
 const portBase = Number(process.env.BENCH_DEMO_PORT_BASE ?? 18080);
 const laterStarts = Number(process.env.BENCH_DEMO_LATER ?? 2);
 
-type Memory = { serviceMb: number; devnetMb: number; postgresMb: number; totalMb: number; processes: number };
+type Memory = {
+  serviceMb: number;
+  devnetMb: number;
+  postgresMb: number;
+  totalMb: number;
+  /** The total's proportional set size: shared pages counted once. */
+  totalPssMb: number;
+  processes: number;
+};
 type StartFigures = {
   kind: "first" | "later";
   readyMs: number;
+  /** Load average (1, 5, 15 min) at the spawn and once ready. */
+  loadAtStart: number[];
+  loadAtReady: number[];
   bannerMs: number | null;
   bannerSeconds: number | null;
   memoryAtReady: Memory;
@@ -58,6 +72,19 @@ function rssKb(pid: number): number {
   }
 }
 
+function pssKb(pid: number): number {
+  try {
+    const rollup = readFileSync(`/proc/${pid}/smaps_rollup`, "utf8");
+    return Number(/^Pss:\s+(\d+)/m.exec(rollup)?.[1] ?? 0);
+  } catch {
+    return 0;
+  }
+}
+
+function loadAverage(): number[] {
+  return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).map(Number);
+}
+
 function command(pid: number): string {
   try {
     return readFileSync(`/proc/${pid}/cmdline`, "utf8").replaceAll("\0", " ");
@@ -82,11 +109,12 @@ function demoProcesses(servicePid: number): number[] {
 }
 
 function memory(servicePid: number): Memory {
-  const kb = { service: 0, devnet: 0, postgres: 0 };
+  const kb = { service: 0, devnet: 0, postgres: 0, pss: 0 };
   const pids = demoProcesses(servicePid);
   for (const pid of pids) {
     const cmd = command(pid);
     const rss = rssKb(pid);
+    kb.pss += pssKb(pid);
     if (/anvil|hardhat/.test(cmd)) kb.devnet += rss;
     else if (/postgres/.test(cmd)) kb.postgres += rss;
     else kb.service += rss;
@@ -97,6 +125,7 @@ function memory(servicePid: number): Memory {
     devnetMb: mb(kb.devnet),
     postgresMb: mb(kb.postgres),
     totalMb: mb(kb.service + kb.devnet + kb.postgres),
+    totalPssMb: mb(kb.pss),
     processes: pids.length,
   };
 }
@@ -120,6 +149,7 @@ async function runStart(dataDir: string, kind: "first" | "later"): Promise<Start
     TOKENMARKET__database__embedded__port: String(portBase + 2),
     TOKENMARKET__database__embedded__dataDir: path.join(dataDir, "postgres"),
   };
+  const loadAtStart = loadAverage();
   const startedAt = performance.now();
   // The service itself, as `npm start` runs it after its web build step (the page is built once).
   const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "start"], {
@@ -156,6 +186,7 @@ async function runStart(dataDir: string, kind: "first" | "later"): Promise<Start
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   const readyMs = performance.now() - startedAt;
+  const loadAtReady = loadAverage();
   const pid = child.pid as number;
   const memoryAtReady = memory(pid);
   // The banner follows readiness within a moment; wait for it (up to 30 s) to read its figure.
@@ -169,6 +200,8 @@ async function runStart(dataDir: string, kind: "first" | "later"): Promise<Start
   return {
     kind,
     readyMs: Math.round(readyMs),
+    loadAtStart,
+    loadAtReady,
     bannerMs: bannerMs === null ? null : Math.round(bannerMs),
     bannerSeconds,
     memoryAtReady,

@@ -1,5 +1,5 @@
 import * as assert from "node:assert/strict";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -58,6 +58,8 @@ describe("startDevnet", () => {
         historyDays: 0.05,
         liveBlockIntervalMs: 0,
         stateDir,
+        // As the service runs it: no state of past blocks, the state file kept without traces.
+        pruneHistory: true,
         logger,
       };
       const first = await startDevnet(options);
@@ -68,10 +70,17 @@ describe("startDevnet", () => {
         `0x${head1.toString(16)}`,
         false,
       ]);
-      const logs1 = await rpc1.request<unknown[]>("eth_getLogs", [
+      const logs1 = await rpc1.request<{ transactionHash: Hex }[]>("eth_getLogs", [
         { fromBlock: "0x0", toBlock: `0x${head1.toString(16)}` },
       ]);
+      const receipt1 = await rpc1.request<{ transactionHash: Hex }>("eth_getTransactionReceipt", [
+        logs1.at(-1)?.transactionHash,
+      ]);
       await first.stop();
+      assert.ok(
+        !readFileSync(join(stateDir, "chain.json"), "utf8").includes('"traces":[{'),
+        "the state file keeps no call traces",
+      );
 
       const second = await startDevnet(options);
       try {
@@ -87,6 +96,8 @@ describe("startDevnet", () => {
           { fromBlock: "0x0", toBlock: `0x${head1.toString(16)}` },
         ]);
         assert.deepEqual(logs2, logs1, "every log of the kept blocks is served again");
+        const receipt2 = await rpc2.request("eth_getTransactionReceipt", [receipt1.transactionHash]);
+        assert.deepEqual(receipt2, receipt1, "and every receipt");
       } finally {
         await second.stop();
       }

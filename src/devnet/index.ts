@@ -43,6 +43,10 @@ export type StartDevnetOptions = {
    * from it stays true. Without it every start makes a new chain.
    */
   stateDir?: string;
+  /** Keep no state of past blocks in the node (see StartAnvilNodeOptions.pruneHistory). */
+  pruneHistory?: boolean;
+  /** Aborting it ends the start: the node is killed and the start rejects. */
+  signal?: AbortSignal;
   logger: Logger;
 };
 
@@ -77,14 +81,16 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       meta = undefined;
     }
   }
-  // The node boots in its child process while this one reads the compiled contracts.
-  const starting = startAnvilNode({
+  const nodeOptions = {
     port: options.port,
     chainId: options.chainId,
     initialDate: new Date(now - options.historyDays * 86_400_000),
     ...(statePath === undefined ? {} : { statePath }),
+    ...(options.pruneHistory === true ? { pruneHistory: true } : {}),
     logger,
-  });
+  };
+  // The node boots in its child process while this one reads the compiled contracts.
+  const starting = startAnvilNode(nodeOptions);
   let contracts: CompiledContracts;
   try {
     contracts = compileDevnetContracts({ logger });
@@ -93,7 +99,11 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
     throw error;
   }
   let node: DevnetNode = await starting;
+  // An abort kills the node: the start's next call to it fails, and the start rejects.
+  const abort = () => node.kill();
+  options.signal?.addEventListener("abort", abort, { once: true });
   try {
+    if (options.signal?.aborted) throw new Error("the devnet's start was aborted");
     let resumed = false;
     let deployment: Deployment | undefined;
     if (meta !== undefined) {
@@ -105,13 +115,8 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
         );
         await node.stop();
         if (statePath !== undefined) rmSync(statePath, { force: true });
-        node = await startAnvilNode({
-          port: options.port,
-          chainId: options.chainId,
-          initialDate: new Date(now - options.historyDays * 86_400_000),
-          ...(statePath === undefined ? {} : { statePath }),
-          logger,
-        });
+        node = await startAnvilNode(nodeOptions);
+        if (options.signal?.aborted) throw new Error("the devnet's start was aborted");
       } else resumed = true;
     }
     deployment ??= await deployMarket({ rpcUrl: node.rpcUrl, seed: options.seed, logger, contracts });
@@ -168,6 +173,8 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
   } catch (error) {
     await node.stop();
     throw error;
+  } finally {
+    options.signal?.removeEventListener("abort", abort);
   }
 }
 

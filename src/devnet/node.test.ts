@@ -1,10 +1,18 @@
 import * as assert from "node:assert/strict";
 import { spawn } from "node:child_process";
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { createSilentLogger } from "../internal/logger.js";
-import { type DevnetNode, type HardhatNode, startAnvilNode, startHardhatNode } from "./node.js";
+import {
+  type DevnetNode,
+  type HardhatNode,
+  startAnvilNode,
+  startHardhatNode,
+  stripStateTraces,
+} from "./node.js";
 import { createDevnetRpc } from "./rpc.js";
 
 const logger = createSilentLogger();
@@ -162,5 +170,40 @@ describe("startAnvilNode", () => {
     assert.ok(isRunning(pid), "anvil runs");
     parent.kill("SIGKILL");
     assert.ok(await waitUntil(() => !isRunning(pid), 10_000), "the orphaned anvil exited");
+  });
+});
+
+describe("stripStateTraces", () => {
+  it("empties every transaction's traces and keeps everything else byte for byte", () => {
+    const dir = mkdtempSync(join(tmpdir(), "tokenmarket-state-"));
+    try {
+      const path = join(dir, "chain.json");
+      // Strings inside the traces hold brackets, escaped quotes and a "traces" text of their own.
+      const trace = {
+        trace: { data: '0x]]"traces":[', decoded: { label: 'a \\"[b]' } },
+        children: [[1], []],
+      };
+      const state = {
+        block: { number: "0x2" },
+        transactions: [
+          {
+            info: { transaction_hash: "0x01", traces: [trace, trace], out: '"traces":["x"]' },
+            receipt: { logs: [] },
+          },
+          { info: { traces: [] }, block_number: 2 },
+        ],
+      };
+      writeFileSync(path, JSON.stringify(state));
+      const size = stripStateTraces(path);
+      const text = readFileSync(path, "utf8");
+      assert.equal(size, Buffer.byteLength(text));
+      const expected = structuredClone(state);
+      for (const tx of expected.transactions) tx.info.traces = [];
+      assert.equal(text, JSON.stringify(expected));
+      assert.equal(stripStateTraces(path), size, "a stripped file stays as it is");
+      assert.equal(stripStateTraces(join(dir, "missing.json")), null);
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
   });
 });

@@ -95,24 +95,41 @@ export async function startService(options: {
     if (port) await assertPortFree(key.startsWith("api.") ? config.api.host : config.indexer.host, port, key);
   }
 
-  const database = await openDatabase({ config, logger, attach: role !== "all" });
+  // The devnet starts while the database does (neither needs the other): the two child
+  // processes boot on both cores. A database that fails to open aborts the devnet's start.
+  const devnetAbort = new AbortController();
+  const devnetStarting =
+    role === "all" && config.devnet.enabled
+      ? startDevnet({
+          port: config.devnet.port,
+          chainId: config.devnet.chainId,
+          seed: config.devnet.seed,
+          historyDays: config.devnet.historyDays,
+          liveBlockIntervalMs: config.devnet.liveBlockIntervalMs,
+          // Beside the embedded database: the chain is kept with the data indexed from it.
+          ...(config.database.url
+            ? {}
+            : { stateDir: path.resolve(projectRoot, config.database.embedded.dataDir, "../devnet") }),
+          // The service reads the devnet at its head only.
+          pruneHistory: true,
+          signal: devnetAbort.signal,
+          logger: logger.child({ component: "devnet" }),
+        })
+      : undefined;
+  devnetStarting?.catch(() => {});
+  const database = await openDatabase({ config, logger, attach: role !== "all" }).catch(
+    async (error: unknown) => {
+      devnetAbort.abort();
+      await devnetStarting?.catch(() => {});
+      throw error;
+    },
+  );
   onStop("database", database.close, database.kill);
   const { db } = database;
   lines.push(`database   ${database.where}`);
 
-  if (role === "all" && config.devnet.enabled) {
-    const devnet = await startDevnet({
-      port: config.devnet.port,
-      chainId: config.devnet.chainId,
-      seed: config.devnet.seed,
-      historyDays: config.devnet.historyDays,
-      liveBlockIntervalMs: config.devnet.liveBlockIntervalMs,
-      // Beside the embedded database: the chain is kept with the data indexed from it.
-      ...(config.database.url
-        ? {}
-        : { stateDir: path.resolve(projectRoot, config.database.embedded.dataDir, "../devnet") }),
-      logger: logger.child({ component: "devnet" }),
-    });
+  if (devnetStarting !== undefined) {
+    const devnet = await devnetStarting;
     onStop("devnet", devnet.stop, devnet.kill);
     // The devnet chain is read from wherever the devnet really listens.
     config = {
