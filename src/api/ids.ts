@@ -1,10 +1,8 @@
 import { badRequest } from "../internal/errors.js";
-
-/** A lowercase 0x-prefixed 20-byte address. */
-export type Address = `0x${string}`;
+import type { Hex } from "../model/index.js";
 
 /** A parsed token or pair id (`<address>:<chainId>`), address lowercased. */
-export type ChainAddress = { chainId: number; address: Address; id: string };
+export type ChainAddress = { chainId: number; address: Hex; id: string };
 
 /** Most ids, wallets or chains one request may list (more is a 400). */
 export const MAX_LIST_ITEMS = 100;
@@ -73,7 +71,7 @@ const addressRegex = new RegExp(`^${ADDRESS}$`);
 export function parseId(value: string, param: string): ChainAddress {
   const match = idRegex.exec(value.trim());
   if (!match) throw badRequest(`${param} must be ${patternPhrases[patterns.id]} (got ${quote(value)})`);
-  const address = (match[1] as string).toLowerCase() as Address;
+  const address = (match[1] as string).toLowerCase() as Hex;
   const chainId = Number(match[2]);
   return { chainId, address, id: `${address}:${chainId}` };
 }
@@ -85,18 +83,18 @@ export function parseId(value: string, param: string): ChainAddress {
 export function parsePairId(value: string, param: string): ChainAddress {
   const match = pairIdRegex.exec(value.trim());
   if (!match) throw badRequest(`${param} must be ${patternPhrases[patterns.pairId]} (got ${quote(value)})`);
-  const address = (match[1] as string).toLowerCase() as Address;
+  const address = (match[1] as string).toLowerCase() as Hex;
   const chainId = Number(match[2]);
   return { chainId, address, id: `${address}:${chainId}` };
 }
 
 /** Parses an address; throws a 400 naming `param` when malformed. */
-export function parseAddress(value: string, param: string): Address {
+export function parseAddress(value: string, param: string): Hex {
   const trimmed = value.trim();
   if (!addressRegex.test(trimmed)) {
     throw badRequest(`${param} must be ${patternPhrases[patterns.address]} (got ${quote(value)})`);
   }
-  return trimmed.toLowerCase() as Address;
+  return trimmed.toLowerCase() as Hex;
 }
 
 /**

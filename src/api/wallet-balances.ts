@@ -1,14 +1,13 @@
 import { STATUS_CODES } from "node:http";
 import { decodeFunctionResult, encodeFunctionData, erc20Abi } from "viem";
 import type { ChainConfig, Config } from "../config/schema.js";
-import type { Hex } from "../decode/types.js";
 import { badRequest, HttpError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
+import type { Hex } from "../model/index.js";
 import { createRpcClient, MULTICALL3, type RpcClient } from "../rpc/client.js";
 import { RateLimitedRpcError, RpcTimeoutError, timedOutWaiting } from "../rpc/errors.js";
 import type { RpcMetrics } from "../rpc/metrics.js";
 import type { CallRequest } from "../rpc/types.js";
-import type { Address } from "./ids.js";
 
 /** Balances of one token for several wallets, all read at one block. */
 export type WalletBalances = { blockNumber: bigint; decimals: number; balances: bigint[] };
@@ -16,8 +15,8 @@ export type WalletBalances = { blockNumber: bigint; decimals: number; balances: 
 /** Reads `balanceOf` of each wallet (and the token's decimals) at the chain head. */
 export type BalanceReader = (request: {
   chainId: number;
-  token: Address;
-  wallets: Address[];
+  token: Hex;
+  wallets: Hex[];
 }) => Promise<WalletBalances>;
 
 /**
