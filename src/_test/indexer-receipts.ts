@@ -16,7 +16,8 @@ const abi = parseAbi([
   "function decimals() view returns (uint8)",
 ]);
 
-export type PoolRef = { address: Address; protocol: "v2" | "v3" | "v4"; token0: Address; token1: Address };
+/** A pool whose swaps are read; `protocol` is its family's name. */
+export type PoolRef = { address: Address; protocol: string; token0: Address; token1: Address };
 
 /** A swap as the chain's receipts say it, in the swaps table's terms (amounts as decimal text). */
 export type ExpectedSwap = {

@@ -1,11 +1,12 @@
 /**
  * A synthetic chain for the pricing's database tests and the benchmark: tokens, constant-product
- * pools (V2, and V3-like ones priced by sqrtPriceX96), mints and swaps, block by block, ingested
+ * pools (V2, and concentrated-liquidity-like ones priced by sqrtPriceX96), mints and swaps, block by block, ingested
  * through the indexer's own commit path (src/sync/commit.ts) in batches of any size, and rolled
  * back through its own rollback. No node: the maths is that of a full-range pool.
  */
 import type { Hex } from "../decode/types.js";
 import type { BatchPoolEvent, BatchSwap, PoolEventKind, PoolState, Token } from "../model/index.js";
+import { familyOf, type ProtocolName, uniswapV2 } from "../protocols/index.js";
 import { initSyncState, insertChainRow, loadCheckpoint } from "../store/chain-state.js";
 import { type Db, withTransaction } from "../store/db.js";
 import { rollbackAbove } from "../store/rollback.js";
@@ -18,7 +19,9 @@ const Q96 = 1n << 96n;
 type SyntheticPool = {
   address: Hex;
   dex: string;
-  protocol: "v2" | "v3";
+  protocol: ProtocolName;
+  /** A family that tracks active liquidity (V3-like): priced by its sqrt price. */
+  concentrated: boolean;
   token0: Hex;
   token1: Hex;
   /** Fee in millionths (3000 = 0.3 %). */
@@ -60,7 +63,7 @@ export type SyntheticChain = {
   readonly currentBlock: number;
   token(symbol: string, decimals: number | null): Hex;
   /** A pool of two tokens (sorted by address like the factories do). */
-  pool(tokenA: Hex, tokenB: Hex, options?: { protocol?: "v2" | "v3"; dex?: string; fee?: number }): Hex;
+  pool(tokenA: Hex, tokenB: Hex, options?: { protocol?: ProtocolName; dex?: string; fee?: number }): Hex;
   /** Adds liquidity (raw amounts of tokenA and tokenB as passed to pool()). */
   mint(pool: Hex, amounts: Record<Hex, bigint>): void;
   /** Pays `amountIn` of `tokenIn` into the pool; returns the raw amount out. */
@@ -163,7 +166,7 @@ function wrap(data: ChainData): SyntheticChain {
       reserve0: p.reserve0,
       reserve1: p.reserve1,
       liquidity: null,
-      sqrtPriceX96: p.protocol === "v3" ? p.sqrtPriceX96 : null,
+      sqrtPriceX96: p.concentrated ? p.sqrtPriceX96 : null,
       tick: null,
     });
   };
@@ -193,29 +196,24 @@ function wrap(data: ChainData): SyntheticChain {
     pool(tokenA, tokenB, options = {}) {
       const address = nextAddress();
       const [token0, token1] = tokenA < tokenB ? [tokenA, tokenB] : [tokenB, tokenA];
-      const protocol = options.protocol ?? "v2";
+      const family = familyOf(options.protocol ?? uniswapV2.name);
+      const protocol = family.name;
+      const block = data.current;
+      const base: PoolState = family.createdState(block.number);
+      const concentrated = base.liquidity !== null;
       const p: SyntheticPool = {
         address,
-        dex: options.dex ?? (protocol === "v2" ? "Uniswap V2" : "Uniswap V3"),
+        dex: options.dex ?? family.variants[0]?.dexName ?? protocol,
         protocol,
+        concentrated,
         token0,
         token1,
-        fee: options.fee ?? (protocol === "v2" ? 3000 : 500),
+        fee: options.fee ?? (concentrated ? 500 : 3000),
         reserve0: 0n,
         reserve1: 0n,
         sqrtPriceX96: null,
       };
       data.pools.set(address, p);
-      const block = data.current;
-      const base: PoolState = {
-        reserve0: 0n,
-        reserve1: 0n,
-        sqrtPriceX96: null,
-        liquidity: protocol === "v3" ? 0n : null,
-        tick: null,
-        block: block.number,
-        logIndex: null,
-      };
       block.newPools.push({
         address,
         dex: p.dex,
@@ -225,7 +223,7 @@ function wrap(data: ChainData): SyntheticChain {
         token0,
         token1,
         fee: p.fee,
-        tickSpacing: protocol === "v3" ? 10 : null,
+        tickSpacing: concentrated ? 10 : null,
         createdBlock: block.number,
         createdLogIndex: data.logIndex++,
         baseBlock: block.number,
@@ -241,7 +239,7 @@ function wrap(data: ChainData): SyntheticChain {
       const first = p.reserve0 === 0n && p.reserve1 === 0n;
       p.reserve0 += amount0;
       p.reserve1 += amount1;
-      if (p.protocol === "v3") {
+      if (p.concentrated) {
         if (first) {
           p.sqrtPriceX96 = sqrtOf(p);
           const [r0, r1] = [p.reserve0, p.reserve1];
@@ -270,7 +268,7 @@ function wrap(data: ChainData): SyntheticChain {
         p.reserve1 += amountIn;
         p.reserve0 -= amountOut;
       }
-      if (p.protocol === "v3") p.sqrtPriceX96 = sqrtOf(p);
+      if (p.concentrated) p.sqrtPriceX96 = sqrtOf(p);
       const block = data.current;
       block.swaps.push({
         ...facts(p),
@@ -290,7 +288,7 @@ function wrap(data: ChainData): SyntheticChain {
         amount1Out: zeroForOne ? amountOut : 0n,
         reserve0: p.reserve0,
         reserve1: p.reserve1,
-        sqrtPriceX96: p.protocol === "v3" ? p.sqrtPriceX96 : null,
+        sqrtPriceX96: p.concentrated ? p.sqrtPriceX96 : null,
         liquidity: null,
         tick: null,
         price: null,

@@ -80,7 +80,7 @@ describe("the indexer on a mainnet-shaped synthetic Ethereum", () => {
     const from = head - 20;
     const pools = Array.from({ length: u.poolsAt(head) }, (_, i) => u.poolInfo(i)).map((p) => ({
       address: p.address,
-      protocol: p.protocol as "v2" | "v3",
+      protocol: p.protocol,
       token0: u.tokenAddress(p.token0),
       token1: u.tokenAddress(p.token1),
     }));
