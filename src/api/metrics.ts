@@ -27,6 +27,31 @@ export type StreamMetrics = {
 };
 
 /**
+ * A gauge labelled by `chain_id`, read at scrape time from `values` (chain id, value); a chain
+ * whose value is absent or not finite is left out of the scrape. The API's and the indexer's
+ * per-chain figures are all made so.
+ */
+export function perChainGauge(
+  registry: Registry,
+  name: string,
+  help: string,
+  values: () => Iterable<readonly [chainId: number, value: number | null | undefined]>,
+): Gauge {
+  return new Gauge({
+    name,
+    help,
+    labelNames: ["chain_id"],
+    registers: [registry],
+    collect() {
+      this.reset();
+      for (const [chainId, v] of values()) {
+        if (typeof v === "number" && Number.isFinite(v)) this.set({ chain_id: String(chainId) }, v);
+      }
+    },
+  });
+}
+
+/**
  * Prometheus metrics of the API, in a registry of its own (no global state): requests by route
  * and status, latency in seconds, cache hits, and per chain the indexer's lag behind the head in
  * blocks and seconds, read from the sync watch at scrape time.
@@ -96,19 +121,7 @@ export function createApiMetrics(options: {
   });
   const chainIds = options.config.chains.map((c) => c.id);
   const perChain = (name: string, help: string, value: (chainId: number) => number | undefined) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ["chain_id"],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const chainId of chainIds) {
-          const v = value(chainId);
-          if (v !== undefined && Number.isFinite(v)) this.set({ chain_id: String(chainId) }, v);
-        }
-      },
-    });
+    perChainGauge(registry, name, help, () => chainIds.map((id) => [id, value(id)]));
   perChain(
     "tokenmarket_indexed_block",
     "The last block fully ingested, per chain.",

@@ -1,5 +1,6 @@
 import Fastify, { type FastifyInstance } from "fastify";
-import { collectDefaultMetrics, Gauge, Registry } from "prom-client";
+import { collectDefaultMetrics, Registry } from "prom-client";
+import { perChainGauge } from "../api/metrics.js";
 import {
   type DatabaseServerHealth,
   type DatabaseServerReadiness,
@@ -53,19 +54,7 @@ export async function startHealthServer(options: {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "tokenmarket_indexer_process_" });
   const gauge = (name: string, help: string, value: (s: ChainStatus) => number | null) =>
-    new Gauge({
-      name,
-      help,
-      labelNames: ["chain_id"],
-      registers: [registry],
-      collect() {
-        this.reset();
-        for (const s of options.status()) {
-          const v = value(s);
-          if (v !== null && Number.isFinite(v)) this.set({ chain_id: String(s.chainId) }, v);
-        }
-      },
-    });
+    perChainGauge(registry, name, help, () => options.status().map((s) => [s.chainId, value(s)]));
   gauge("tokenmarket_indexed_block", "The last block fully ingested, per chain.", (s) => s.indexedBlock);
   gauge("tokenmarket_head_block", "The chain head as last seen at the node, per chain.", (s) => s.headBlock);
   gauge(
