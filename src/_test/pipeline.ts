@@ -79,6 +79,12 @@ export function pipelineConfig(deployment: Deployment, rpcUrl: string): Config {
           { name: "Uniswap V2", protocol: "v2", factory: deployment.v2.factory, fee: 3000 },
           { name: "Uniswap V3", protocol: "v3", factory: deployment.v3.factory },
           { name: "Uniswap V4", protocol: "v4", factory: deployment.v4.poolManager },
+          {
+            name: "Algebra Integral",
+            protocol: "algebra",
+            factory: deployment.algebra.factory,
+            swapEvent: "integral",
+          },
         ],
         referenceTokens: {
           stablecoins: [t.USDC.address, t.USDT.address, t.DAI.address],
