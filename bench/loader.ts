@@ -313,10 +313,10 @@ export async function loadScaleDatabase(db: Db, options: LoadOptions): Promise<L
         [CHAIN, usedBlocks, iso(end)],
       );
       await q(
-        `INSERT INTO pair_stats (chain_id, pool, token0, token1, volume_usd_24h, liquidity_usd, price_change_24h, buys_24h, sells_24h, volume_usd_24h_exact)
+        `INSERT INTO pair_stats (chain_id, pool, token0, token1, volume_usd_24h, liquidity_usd, price_change_24h, buys_24h, sells_24h, volume_usd_24h_exact, liquidity_usd_exact)
        SELECT $1, lp.address, lp.token0, lp.token1, COALESCE(d.volume, 0)::float8, lp.liquidity,
          CASE WHEN d.open > 0 THEN (d.close / d.open - 1) * 100 END, COALESCE(d.buys, 0), COALESCE(d.trades - d.buys, 0),
-         COALESCE(d.volume, 0)
+         COALESCE(d.volume, 0), lp.liquidity::numeric
        FROM lp LEFT JOIN (
          SELECT pool, sum(volume_usd_exact) AS volume, (min(ARRAY[first_key::float8, open]))[2] AS open,
            (max(ARRAY[last_key::float8, close]))[2] AS close, sum(buys0)::int AS buys, sum(trades)::int AS trades

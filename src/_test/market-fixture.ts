@@ -210,6 +210,7 @@ export async function loadMarketFixture(db: Db): Promise<{ key: string; revokedK
         token0: f.usdc,
         token1: f.weth,
         liquidityUsd: 80_000_000,
+        liquidityExact: { digits: 80_000_000n, scale: 0 },
         window: {
           volumeUsd: 750_000,
           volumeExact: { digits: 750_000n, scale: 0 },
@@ -223,6 +224,7 @@ export async function loadMarketFixture(db: Db): Promise<{ key: string; revokedK
         token0: f.fakeUsdc,
         token1: f.weth,
         liquidityUsd: null,
+        liquidityExact: null,
         window: { volumeUsd: 0, volumeExact: EXACT_ZERO, priceChange: null, buys: 0, sells: 0 },
       },
     ],

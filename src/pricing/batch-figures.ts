@@ -81,7 +81,6 @@ export async function refreshFigures(
         graphPools: market.state.graphPools,
         poolsOf: market.state.graph.poolsOf,
         usd,
-        balances: market.balances,
         pairStats: stage.markets.pairStatsMirror(chainId),
         series: market.series,
       },

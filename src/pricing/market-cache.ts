@@ -32,8 +32,6 @@ export type Market = {
   stored: Map<string, TokenPrice>;
   /** `token_prices.usd_price` per token as stored (absent: no row); null until first read. */
   usd: Map<string, number | null> | null;
-  /** The statistics' memo of pools' decimal-adjusted balances (market-stats.ts). */
-  balances: StatsMarket["balances"];
   /** The statistics' memo of tokens' series at the window's start (market-stats.ts). */
   series: Map<string, SeriesEndsMemo>;
   /** The latest trade time folded into the stored candles and series by this market (aggregates.ts). */
@@ -90,7 +88,6 @@ export function createMarketCache(step: StepTimer["step"]): MarketCache {
         writer: null,
         stored: new Map(),
         usd: null,
-        balances: new Map(),
         series: new Map(),
         folded: { time: null },
         figuresAt: performance.now(),

@@ -22,11 +22,17 @@ import {
   type TokenSeriesEnds,
   type TokenStatsRow,
 } from "../store/stats.js";
-import { addExact, EXACT_ZERO, exactValue } from "./exact-sum.js";
+import { addExact, EXACT_ZERO, type ExactDecimal, exactOf, exactValue } from "./exact-sum.js";
 import { usdSeriesToken } from "./native-coin.js";
-import { balancesOf, spotPrice0 } from "./pool-state.js";
+import { exactBalancesOf, spotRatio0 } from "./pool-state.js";
 import { pairLiquidityUsd, percentChange, statsWindow } from "./stats.js";
 import type { GraphPool } from "./usd-prices.js";
+
+/** A pool's USD liquidity with its exact value (the double as the decimal it denotes). */
+const withExact = (liquidityUsd: number | null) => ({
+  liquidityUsd,
+  liquidityExact: liquidityUsd !== null && Number.isFinite(liquidityUsd) ? exactOf(liquidityUsd) : null,
+});
 
 /**
  * Recomputes pair statistics at `now` (ms). `withWindow`: the 24-hour figures too (volume,
@@ -46,13 +52,15 @@ export async function refreshPairStats(
   const rows: PairStatsRow[] = inputs
     .filter((r) => withWindow || r.state !== null)
     .map((r) => {
-      const [reserve0, reserve1] = r.state ? balancesOf(r.state, r.decimals0, r.decimals1) : [null, null];
-      const price0 = r.state ? spotPrice0(r.protocol, r.state, r.decimals0, r.decimals1) : null;
+      const [reserve0, reserve1] = r.state
+        ? exactBalancesOf(r.state, r.decimals0, r.decimals1)
+        : [null, null];
+      const ratio0 = r.state ? spotRatio0(r.protocol, r.state, r.decimals0, r.decimals1) : null;
       return {
         pool: r.pool,
         token0: r.token0,
         token1: r.token1,
-        liquidityUsd: pairLiquidityUsd({ reserve0, reserve1, price0, usd0: r.usd0, usd1: r.usd1 }),
+        ...withExact(pairLiquidityUsd({ reserve0, reserve1, ratio0, usd0: r.usd0, usd1: r.usd1 })),
         window: r.window
           ? {
               volumeUsd: r.window.volumeUsd,
@@ -151,8 +159,6 @@ export type StatsMarket = {
   graphPools: ReadonlyMap<string, GraphPool>;
   poolsOf: ReadonlyMap<string, readonly GraphPool[]>;
   usd: ReadonlyMap<string, number | null>;
-  /** Decimal-adjusted balances per pool, kept while its raw reserves and decimals stay the same. */
-  balances: Map<string, BalancesMemo>;
   /** The chain's pair_stats figures as stored (shared with the minute slide). */
   pairStats: PairStatsMirror;
   /** Per token, its USD series at the window's start as last read (see SeriesEndsMemo). */
@@ -207,10 +213,10 @@ export function applyPairStats(pairs: Map<string, PairStatsFigures>, rows: reado
 /**
  * Token statistics from the market in memory and the copy of pair_stats, as `refreshTokenStats`
  * computes them from the database (loadTokenStatsInputs): per token, over its pools in address
- * order (each once), the sum of their 24-hour volumes and the sum of the liquidity of those at or
- * above the floor whose both tokens have a USD price, added one by one in that order as
- * Postgres' `sum(… ORDER BY address)` adds them; its stored USD price against its series at the
- * window's start. Sums start from the first value (no leading 0: -0 stays -0 there too).
+ * order (each once), the exact sum of their 24-hour volumes and the exact sum of the liquidity of
+ * those at or above the floor whose both tokens have a USD price (each pool's liquidity double as
+ * the decimal it denotes), each rounded once; its stored USD price against its series at the
+ * window's start.
  */
 export function memoryTokenStats(
   market: Pick<StatsMarket, "poolsOf" | "usd">,
@@ -222,7 +228,7 @@ export function memoryTokenStats(
   const priced = (token: string) => (market.usd.get(token) ?? null) !== null;
   return tokens.map((token) => {
     let volume = EXACT_ZERO;
-    let liquidity: number | null = null;
+    let liquidity: ExactDecimal | null = null;
     let last: string | null = null;
     for (const pool of market.poolsOf.get(token) ?? []) {
       // A pool of the token on both sides is listed twice, next to itself.
@@ -233,7 +239,7 @@ export function memoryTokenStats(
       volume = addExact(volume, figures.volumeExact);
       const l = figures.liquidityUsd;
       if (l !== null && l >= liquidityFloorUsd && priced(pool.token0) && priced(pool.token1)) {
-        liquidity = liquidity === null ? l : liquidity + l;
+        liquidity = addExact(liquidity ?? EXACT_ZERO, exactOf(l));
       }
     }
     const end = ends.get(token);
@@ -241,7 +247,7 @@ export function memoryTokenStats(
       token,
       priceChange: percentChange(end?.closeBefore ?? end?.openIn ?? null, market.usd.get(token) ?? null),
       volumeUsd: exactValue(volume),
-      liquidityUsd: liquidity ?? 0,
+      liquidityUsd: liquidity === null ? 0 : exactValue(liquidity),
     };
   });
 }
@@ -284,45 +290,26 @@ async function seriesEnds(
   return out;
 }
 
-type BalancesMemo = {
-  reserve0: bigint | null;
-  reserve1: bigint | null;
-  decimals0: number | null;
-  decimals1: number | null;
-  /** The decimal-adjusted balances (two fields, not a pair: an array costs two objects more). */
-  balance0: number | null;
-  balance1: number | null;
-};
-
 /**
  * A pool's USD liquidity from the market in memory: the very inputs `loadPairStatsInputs` reads
- * (state, decimals, stored USD prices), through the same functions. Undefined: the pool has no
- * stored state (no row to update), as the liquidity-only refresh skips it.
+ * (state, decimals, exact spot price, stored USD prices), through the same function. Undefined:
+ * the pool has no stored state (no row to update), as the liquidity-only refresh skips it.
  */
 export function memoryPairLiquidity(market: StatsMarket, address: string): number | null | undefined {
   const pool = market.pools.get(address);
   if (!pool || pool.state.stateBlock === null) return undefined;
   const decimals0 = market.decimals.get(pool.token0) ?? null;
   const decimals1 = market.decimals.get(pool.token1) ?? null;
-  const { reserve0, reserve1 } = pool.state;
-  let memo = market.balances.get(address);
-  if (
-    !memo ||
-    memo.reserve0 !== reserve0 ||
-    memo.reserve1 !== reserve1 ||
-    memo.decimals0 !== decimals0 ||
-    memo.decimals1 !== decimals1
-  ) {
-    const [balance0, balance1] = balancesOf(pool.state, decimals0, decimals1);
-    memo = { reserve0, reserve1, decimals0, decimals1, balance0, balance1 };
-    market.balances.set(address, memo);
-  }
+  const [reserve0, reserve1] = exactBalancesOf(pool.state, decimals0, decimals1);
   const graphPool = market.graphPools.get(address);
-  const price0 = graphPool ? graphPool.price0 : spotPrice0(pool.protocol, pool.state, decimals0, decimals1);
+  const ratio0 =
+    graphPool?.ratio0 !== undefined
+      ? graphPool.ratio0
+      : spotRatio0(pool.protocol, pool.state, decimals0, decimals1);
   return pairLiquidityUsd({
-    reserve0: memo.balance0,
-    reserve1: memo.balance1,
-    price0,
+    reserve0,
+    reserve1,
+    ratio0,
     usd0: market.usd.get(pool.token0) ?? null,
     usd1: market.usd.get(pool.token1) ?? null,
   });
@@ -383,7 +370,13 @@ export async function refreshChangedStats(
         const liquidityUsd = memoryPairLiquidity(market, pool);
         const tokens = market.pools.get(pool);
         if (liquidityUsd !== undefined && tokens) {
-          rows.push({ pool, token0: tokens.token0, token1: tokens.token1, liquidityUsd, window: null });
+          rows.push({
+            pool,
+            token0: tokens.token0,
+            token1: tokens.token1,
+            ...withExact(liquidityUsd),
+            window: null,
+          });
         }
       }
       // The copy says which rows hold this figure already: not sent (the upsert would skip them).

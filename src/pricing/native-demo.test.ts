@@ -252,4 +252,65 @@ describe("the native coin answers the wrapped native token's USD price on the de
     }
     assert.ok(compared >= averages, `${compared} line chart points compared, ${averages} hourly buckets`);
   });
+
+  it("USD liquidity: each pair's Σ balance × USD price and each token's Σ over its pools, exactly, rounded once", async () => {
+    // Each pool's balances (raw) and both tokens' stored USD prices, as the API answers them.
+    const { rows } = await testDb.db.query<{
+      pool: string;
+      token0: string;
+      token1: string;
+      reserve0: string;
+      reserve1: string;
+      decimals0: number;
+      decimals1: number;
+      usd0: number;
+      usd1: number;
+    }>(
+      `SELECT p.address AS pool, p.token0, p.token1, s.reserve0::text, s.reserve1::text,
+         t0.decimals AS decimals0, t1.decimals AS decimals1, tp0.usd_price AS usd0, tp1.usd_price AS usd1
+       FROM pools p JOIN pool_price_state s ON s.chain_id = p.chain_id AND s.pool = p.address
+       JOIN tokens t0 ON t0.chain_id = p.chain_id AND t0.address = p.token0
+       JOIN tokens t1 ON t1.chain_id = p.chain_id AND t1.address = p.token1
+       JOIN token_prices tp0 ON tp0.chain_id = p.chain_id AND tp0.token = p.token0
+       JOIN token_prices tp1 ON tp1.chain_id = p.chain_id AND tp1.token = p.token1
+       WHERE p.chain_id = $1 AND s.reserve0 IS NOT NULL AND s.reserve1 IS NOT NULL
+         AND tp0.usd_price IS NOT NULL AND tp1.usd_price IS NOT NULL`,
+      [chain],
+    );
+    const expected = new Map<string, number>();
+    for (const r of rows) {
+      const value = exactSum([
+        exactMul(unitsExact(BigInt(r.reserve0), r.decimals0), exactOfDouble(r.usd0)),
+        exactMul(unitsExact(BigInt(r.reserve1), r.decimals1), exactOfDouble(r.usd1)),
+      ]);
+      expected.set(r.pool, toDouble(value));
+    }
+    const answer = await api.get("/api/v1/pairs", { asset_id: id(weth), limit: 100 });
+    assert.equal(answer.status, 200, JSON.stringify(answer.body));
+    const pairs = answer.body as { pair_address: string; liquidity_value: number | null }[];
+    let compared = 0;
+    for (const pair of pairs) {
+      const want = expected.get(pair.pair_address.toLowerCase());
+      if (want === undefined) continue;
+      assert.ok(
+        Object.is(pair.liquidity_value, want),
+        `${pair.pair_address}: ${pair.liquidity_value} vs ${want}`,
+      );
+      compared += 1;
+    }
+    assert.ok(compared >= 5, `${compared} of WETH's ${pairs.length} pairs compared`);
+    // WETH's liquidity: the exact sum of its pools' at or above the floor with both tokens priced.
+    const floor = pipeline.config.pricing.liquidityFloorUsd;
+    const pools = rows.filter(
+      (r) => (r.token0 === weth || r.token1 === weth) && (expected.get(r.pool) ?? 0) >= floor,
+    );
+    const total = toDouble(exactSum(pools.map((r) => exactOfDouble(expected.get(r.pool) as number))));
+    const market = await api.get("/v1/tokens/market", { tokenId: id(weth) });
+    assert.equal(market.status, 200, JSON.stringify(market.body));
+    const record = (market.body as { liquidity_usd: number | null }[])[0];
+    assert.ok(
+      Object.is(record?.liquidity_usd, total),
+      `WETH: ${record?.liquidity_usd} vs ${total} over ${pools.length} pools`,
+    );
+  });
 });

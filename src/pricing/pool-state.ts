@@ -1,4 +1,5 @@
-import { type Ratio, ratioToNumber, ratioValue } from "../exact/ratio.js";
+import { type Ratio, ratioValue } from "../exact/ratio.js";
+import type { ExactDecimal } from "../internal/exact-decimal.js";
 import type { MarketPool, PoolPriceState, ProtocolName, StateEvent, SwapAmounts } from "../model/index.js";
 import { familyOf } from "../protocols/index.js";
 import { balanceDepth } from "../protocols/shared.js";
@@ -99,13 +100,13 @@ export function updateGraphPool(
   pool.stateTime = state.stateTime;
 }
 
-/** Balances of a state, decimal-adjusted (for the pair's USD liquidity). */
-export function balancesOf(
+/** Balances of a state exactly, raw / 10^decimals (for the pair's USD liquidity); null where unknown. */
+export function exactBalancesOf(
   state: PoolPriceState,
   decimals0: number | null,
   decimals1: number | null,
-): [number | null, number | null] {
+): [ExactDecimal | null, ExactDecimal | null] {
   const units = (raw: bigint | null, decimals: number | null) =>
-    raw === null || decimals === null ? null : ratioToNumber(raw, 10n ** BigInt(decimals));
+    raw === null || decimals === null ? null : { digits: raw, scale: decimals };
   return [units(state.reserve0, decimals0), units(state.reserve1, decimals1)];
 }

@@ -1,5 +1,8 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { exact, exactMul, exactOfDouble, toDouble } from "../_test/exact.js";
+import { ratio } from "../exact/ratio.js";
+import { parseExact } from "../internal/exact-decimal.js";
 import { pairLiquidityUsd, percentChange, statsWindow } from "./stats.js";
 
 describe("statsWindow", () => {
@@ -29,27 +32,75 @@ describe("percentChange", () => {
 });
 
 describe("pairLiquidityUsd", () => {
+  /** A decimal amount as raw digits and decimals. */
+  const units = (text: string) => parseExact(text);
+
   it("values both reserves at their USD prices", () => {
     assert.equal(
-      pairLiquidityUsd({ reserve0: 10, reserve1: 20_000, price0: 2000, usd0: 2000, usd1: 1 }),
+      pairLiquidityUsd({
+        reserve0: units("10"),
+        reserve1: units("20000"),
+        ratio0: ratio(2000n, 1n),
+        usd0: 2000,
+        usd1: 1,
+      }),
       40_000,
       "10 ETH + 20k USDC",
     );
   });
 
-  it("values an unpriced side at the pool's price", () => {
+  it("is the exact value rounded once, not a sum of rounded products", () => {
+    // 0.1 × 3 + 0.2 × 3 = 0.9 exactly; in doubles 0.1 × 3 + 0.2 × 3 is 0.9000000000000001.
+    const value = pairLiquidityUsd({
+      reserve0: units("0.1"),
+      reserve1: units("0.2"),
+      ratio0: null,
+      usd0: 3,
+      usd1: 3,
+    });
+    assert.ok(Object.is(value, 0.9), `${value}`);
+    assert.notEqual(0.1 * 3 + 0.2 * 3, 0.9);
+    // A USD price is the double it is: 3 × 3001.7 (the double) exactly, rounded once.
+    const price = pairLiquidityUsd({
+      reserve0: units("3"),
+      reserve1: units("0"),
+      ratio0: null,
+      usd0: 3001.7,
+      usd1: 1,
+    });
+    assert.ok(Object.is(price, toDouble(exactMul(exact(3n), exactOfDouble(3001.7)))), `${price}`);
+  });
+
+  it("values an unpriced side at the pool's exact price", () => {
+    // 1 token0 = 1/1000 token1 exactly; token1 at 2,000: token0 at 2.
     assert.equal(
-      pairLiquidityUsd({ reserve0: 1000, reserve1: 1, price0: 0.001, usd0: null, usd1: 2000 }),
+      pairLiquidityUsd({
+        reserve0: units("1000"),
+        reserve1: units("1"),
+        ratio0: ratio(1n, 1000n),
+        usd0: null,
+        usd1: 2000,
+      }),
       4000,
       "2 × the priced side",
     );
+    // 1 token0 = 1/3 token1, token0 at 2,000: token1 at 2,000 / (1/3) = 6,000.
+    const third = pairLiquidityUsd({
+      reserve0: units("1"),
+      reserve1: units("1"),
+      ratio0: ratio(1n, 3n),
+      usd0: 2000,
+      usd1: null,
+    });
+    assert.equal(third, 8000, "2,000 + 1 × 6,000");
     assert.equal(
-      pairLiquidityUsd({ reserve0: 1, reserve1: 1000, price0: 1000, usd0: 2000, usd1: null }),
-      4000,
-      "token1 unpriced",
-    );
-    assert.equal(
-      pairLiquidityUsd({ reserve0: 1, reserve1: 1, price0: 1, usd0: null, usd1: null }),
+      pairLiquidityUsd({
+        reserve0: units("1"),
+        reserve1: units("1"),
+        ratio0: ratio(1n, 1n),
+        usd0: null,
+        usd1: null,
+      }),
       null,
       "neither priced",
     );

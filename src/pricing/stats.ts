@@ -1,4 +1,14 @@
 /** 24-hour statistics: the window and the figures made from its candles. */
+import {
+  type Ratio,
+  ratio,
+  ratioInverse,
+  ratioMul,
+  ratioOfNumber,
+  ratioSum,
+  ratioValue,
+} from "../exact/ratio.js";
+import type { ExactDecimal } from "../internal/exact-decimal.js";
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -24,22 +34,30 @@ export function percentChange(from: number | null, to: number | null): number | 
 }
 
 /**
- * USD value of both reserves of a pool. A side whose token has no USD price is valued at the
- * pool's own price in the other token; null when neither token is priced or reserves are unknown.
+ * USD value of both reserves of a pool, exactly, rounded once: Σ raw / 10^decimals × the token's
+ * stored USD price (the double taken as the exact value it denotes). A side whose token has no USD
+ * price is valued at the pool's exact spot price in the other token; null when neither token is
+ * priced or reserves are unknown.
  */
 export function pairLiquidityUsd(input: {
-  reserve0: number | null;
-  reserve1: number | null;
-  /** Spot price of token0 in token1. */
-  price0: number | null;
+  /** Raw balances and decimals (null: unknown). */
+  reserve0: ExactDecimal | null;
+  reserve1: ExactDecimal | null;
+  /** Exact spot price of token0 in token1. */
+  ratio0: Ratio | null;
   usd0: number | null;
   usd1: number | null;
 }): number | null {
-  const { reserve0, reserve1, price0 } = input;
+  const { reserve0, reserve1, ratio0 } = input;
   if (reserve0 === null || reserve1 === null) return null;
-  const poolPrice = price0 !== null && price0 > 0 && Number.isFinite(price0) ? price0 : null;
-  const usd0 = input.usd0 ?? (input.usd1 !== null && poolPrice !== null ? poolPrice * input.usd1 : null);
-  const usd1 = input.usd1 ?? (input.usd0 !== null && poolPrice !== null ? input.usd0 / poolPrice : null);
+  const poolPrice = ratio0 !== null && ratio0.num > 0n && ratio0.den > 0n ? ratio0 : null;
+  const priced = (usd: number | null) => (usd !== null && Number.isFinite(usd) ? ratioOfNumber(usd) : null);
+  const given0 = priced(input.usd0);
+  const given1 = priced(input.usd1);
+  const usd0 = given0 ?? (given1 !== null && poolPrice !== null ? ratioMul(poolPrice, given1) : null);
+  const usd1 =
+    given1 ?? (given0 !== null && poolPrice !== null ? ratioMul(given0, ratioInverse(poolPrice)) : null);
   if (usd0 === null || usd1 === null) return null;
-  return reserve0 * usd0 + reserve1 * usd1;
+  const units = (e: ExactDecimal) => ratio(e.digits, 10n ** BigInt(e.scale));
+  return ratioValue(ratioSum([ratioMul(units(reserve0), usd0), ratioMul(units(reserve1), usd1)]));
 }

@@ -29,6 +29,8 @@ function statsOf(i: number): PairStatsRow | null {
     token0: pool.token0,
     token1: pool.token1,
     liquidityUsd: liquidity ?? null,
+    liquidityExact:
+      liquidity === undefined || liquidity === null ? null : { digits: BigInt(liquidity), scale: 0 },
     window: {
       volumeUsd: volume ?? 0,
       volumeExact: { digits: BigInt(volume ?? 0), scale: 0 },

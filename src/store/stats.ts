@@ -151,6 +151,8 @@ export type PairStatsRow = {
   token0: string;
   token1: string;
   liquidityUsd: number | null;
+  /** `liquidityUsd` exactly (the double as the decimal it denotes): the tokens' sums add these. */
+  liquidityExact: ExactDecimal | null;
   /** Null: keep the stored window figures (a liquidity-only update). */
   window: {
     volumeUsd: number;
@@ -164,6 +166,10 @@ export type PairStatsRow = {
 
 type PairStatsDbRow = { row: PairStatsRow; now: number };
 
+/** The exact liquidity as stored: null with the double (not finite: null). */
+const liquidityExactText = (row: PairStatsRow): string | null =>
+  finite(row.liquidityUsd) === null || row.liquidityExact === null ? null : exactText(row.liquidityExact);
+
 const PAIR_STATS_COLUMNS = columnsOf<PairStatsDbRow>({
   pool: ["text", ({ row }) => row.pool],
   token0: ["text", ({ row }) => row.token0],
@@ -171,6 +177,7 @@ const PAIR_STATS_COLUMNS = columnsOf<PairStatsDbRow>({
   volume_usd_24h: ["float8", ({ row }) => finite(row.window?.volumeUsd ?? 0) ?? 0],
   volume_usd_24h_exact: ["decimal", ({ row }) => exactText(row.window?.volumeExact ?? EXACT_ZERO)],
   liquidity_usd: ["float8", ({ row }) => finite(row.liquidityUsd)],
+  liquidity_usd_exact: ["decimal", ({ row }) => liquidityExactText(row)],
   price_change_24h: ["float8", ({ row }) => finite(row.window?.priceChange ?? null)],
   buys_24h: ["int", ({ row }) => row.window?.buys ?? 0],
   sells_24h: ["int", ({ row }) => row.window?.sells ?? 0],
@@ -182,6 +189,7 @@ const PAIR_LIQUIDITY_COLUMNS = columnsOf<PairStatsDbRow>({
   token0: ["text", ({ row }) => row.token0],
   token1: ["text", ({ row }) => row.token1],
   liquidity_usd: ["float8", ({ row }) => finite(row.liquidityUsd)],
+  liquidity_usd_exact: ["decimal", ({ row }) => liquidityExactText(row)],
   updated_at: ["timestamptz", ({ now }) => new Date(now)],
 });
 
@@ -202,6 +210,7 @@ export async function savePairStats(
         "volume_usd_24h",
         "volume_usd_24h_exact",
         "liquidity_usd",
+        "liquidity_usd_exact",
         "price_change_24h",
         "buys_24h",
         "sells_24h",
@@ -216,7 +225,8 @@ export async function savePairStats(
       table: "pair_stats",
       chainId,
       columns: PAIR_LIQUIDITY_COLUMNS,
-      tail: `ON CONFLICT (chain_id, pool) DO UPDATE SET liquidity_usd = EXCLUDED.liquidity_usd
+      tail: `ON CONFLICT (chain_id, pool) DO UPDATE SET liquidity_usd = EXCLUDED.liquidity_usd,
+         liquidity_usd_exact = EXCLUDED.liquidity_usd_exact
        WHERE pair_stats.liquidity_usd IS DISTINCT FROM EXCLUDED.liquidity_usd`,
     },
     rows.filter((row) => row.window === null).map((row) => ({ row, now })),
@@ -244,8 +254,8 @@ export type TokenStatsInputRow = {
 
 /**
  * What the 24-hour figures of tokens are made from: their pools' pair_stats (volume over all
- * pools; liquidity over the pools at or above the floor with both tokens priced), their price,
- * and their USD series at the window's start.
+ * pools; liquidity over the pools at or above the floor with both tokens priced, both summed
+ * exactly and rounded once), their price, and their USD series at the window's start.
  */
 export async function loadTokenStatsInputs(
   db: Queryable,
@@ -274,8 +284,8 @@ export async function loadTokenStatsInputs(
        agg AS (
          SELECT tp.token,
            sum(ps.volume_usd_24h_exact)::float8 AS volume_usd,
-           sum(ps.liquidity_usd ORDER BY tp.address) FILTER (
-             WHERE ps.liquidity_usd >= $4 AND pr0.usd_price IS NOT NULL AND pr1.usd_price IS NOT NULL) AS liquidity_usd
+           (sum(ps.liquidity_usd_exact) FILTER (
+             WHERE ps.liquidity_usd >= $4 AND pr0.usd_price IS NOT NULL AND pr1.usd_price IS NOT NULL))::float8 AS liquidity_usd
          FROM tp
          JOIN pools p ON p.chain_id = $1 AND p.address = tp.address
          JOIN pair_stats ps ON ps.chain_id = $1 AND ps.pool = tp.address
