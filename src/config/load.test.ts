@@ -45,6 +45,20 @@ describe("configuration", () => {
       "addresses are lowercased",
     );
     assert.equal(config.coins.BNB?.chain, 56);
+    // Every DEX family the registry knows, at the real factories and managers of each chain.
+    assert.deepEqual(
+      config.chains.map((c) => c.dexes.map((d) => d.protocol)),
+      [
+        ["v2", "v3", "v2", "v4"],
+        ["v2", "v3", "infinity-cl", "infinity-bin", "v4", "algebra"],
+        ["v2", "v3", "algebra", "v4"],
+      ],
+    );
+    assert.deepEqual(
+      config.chains.map((c) => c.dexes.find((d) => d.protocol === "v4")?.deployedBlock),
+      [21688329, 45970610, 66980384],
+      "the PoolManagers' deployment blocks, where the factory scan starts",
+    );
   });
 
   it("parses the default devnet configuration", () => {

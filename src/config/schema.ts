@@ -23,6 +23,11 @@ export const dexSchema = z.strictObject({
    * (Algebra Integral 1.2, with overrideFee and pluginFee).
    */
   swapEvent: z.enum(["uniswap", "pancake", "integral"]).default("uniswap"),
+  /**
+   * The block the factory (or manager) was deployed in: the factory scan starts there. Without
+   * it the scan finds it by a binary search of eth_getCode, which needs the node's old state.
+   */
+  deployedBlock: z.number().int().min(0).optional(),
 });
 
 export const referenceTokensSchema = z.strictObject({

@@ -82,7 +82,8 @@ export async function scanFactories(args: {
     let scan = stored.get(dex.factory);
     if (!scan) {
       const target = args.checkpoint;
-      const deployed = target < 0 ? 0 : await findDeploymentBlock(rpc, dex.factory, target);
+      const deployed =
+        target < 0 ? 0 : (dex.deployedBlock ?? (await findDeploymentBlock(rpc, dex.factory, target)));
       const first: FactoryScan = { scannedBlock: Math.min(deployed - 1, target), targetBlock: target };
       await withTransaction(db, async (client) => {
         await args.fence?.(client);
@@ -92,7 +93,7 @@ export async function scanFactories(args: {
       plans.push({ dex, scan, origin: first.scannedBlock });
     } else if (scan.scannedBlock < scan.targetBlock) {
       // Resumed: the deployment again (a binary search, ~log₂(target) eth_getCode), for the share done.
-      const deployed = await findDeploymentBlock(rpc, dex.factory, scan.targetBlock);
+      const deployed = dex.deployedBlock ?? (await findDeploymentBlock(rpc, dex.factory, scan.targetBlock));
       plans.push({ dex, scan, origin: Math.min(deployed - 1, scan.scannedBlock) });
     } else {
       plans.push({ dex, scan, origin: scan.scannedBlock });
