@@ -12,6 +12,7 @@ import { approveTx } from "../devnet/periphery.js";
 import { fullRangeTicks, rawPriceFromUsd, sqrtPriceX96FromPrice } from "../devnet/pool-math.js";
 import { DevnetTxError, type TxReceipt, type TxRequest } from "../devnet/transactions.js";
 import {
+  liquidityForUsd,
   nativeCurrency,
   type PoolKey,
   poolIdOf,
@@ -53,7 +54,8 @@ export async function mineFamilyEvents(devnet: TestDevnet, events: FamilyEvents)
   const v4Pool = devnet.pool(v4PoolKey);
   const v4Key = v4KeyOf(v4Pool);
   const v4Ticks = fullRangeTicks(v4Pool.tickSpacing ?? 60);
-  const v4Liquidity = 10n ** 18n * size;
+  const usd = 50_000 * (events.size ?? 1);
+  const v4Liquidity = liquidityOf(deployment, v4Pool.token0Key, v4Pool.token1Key, usd);
   const modify = (key: PoolKey, ticks: { tickLower: number; tickUpper: number }, liquidityDelta: bigint) =>
     v4ModifyLiquidityTx({
       router: deployment.v4.modifyLiquidityRouter,
@@ -74,7 +76,7 @@ export async function mineFamilyEvents(devnet: TestDevnet, events: FamilyEvents)
   const algebra = deployment.pools.find((p) => p.protocol === "algebra");
   if (algebra === undefined) throw new Error("the devnet has no Algebra pool");
   const algebraTicks = fullRangeTicks(algebra.tickSpacing ?? 60);
-  const algebraLiquidity = 10n ** 12n * size;
+  const algebraLiquidity = liquidityOf(deployment, algebra.token0Key, algebra.token1Key, usd);
   txs.push(
     algebraMintTx({
       callee: deployment.algebra.callee,
@@ -113,7 +115,7 @@ export async function mineFamilyEvents(devnet: TestDevnet, events: FamilyEvents)
     const ticks = fullRangeTicks(tickSpacing);
     txs.push(
       v4InitializeTx({ from, manager: deployment.v4.poolManager, key, sqrtPriceX96: sqrtPriceOf(a, b) }),
-      modify(key, ticks, v4Liquidity),
+      modify(key, ticks, liquidityOf(deployment, a.key, b.key, usd)),
       v4Swap(key, rawAmount(deployment, a.key, 200)),
     );
   }
@@ -139,7 +141,7 @@ export async function mineFamilyEvents(devnet: TestDevnet, events: FamilyEvents)
         from,
         pool: algebraPool,
         ...ticks,
-        liquidity: algebraLiquidity,
+        liquidity: liquidityOf(deployment, a.key, b.key, usd),
       }),
       algebraSwapTx({
         callee: deployment.algebra.callee,
@@ -181,6 +183,13 @@ function sqrtPriceOf(a: Deployment["tokens"][TokenKey], b: Deployment["tokens"][
     decimals: t.unitDecimals,
   });
   return sqrtPriceX96FromPrice(rawPriceFromUsd(unit(a), unit(b)));
+}
+
+/** Full-range liquidity worth about `usd` at the tokens' initial prices. */
+function liquidityOf(deployment: Deployment, key0: TokenKey, key1: TokenKey, usd: number): bigint {
+  const [t0, t1] = [deployment.tokens[key0], deployment.tokens[key1]];
+  const unit = (t: Token) => ({ priceUsd: t.initialPriceUsd, decimals: t.unitDecimals });
+  return liquidityForUsd(usd, Math.sqrt(rawPriceFromUsd(unit(t0), unit(t1))), unit(t1));
 }
 
 function rawAmount(deployment: Deployment, key: TokenKey, usd: number): bigint {

@@ -1,9 +1,7 @@
 import * as assert from "node:assert/strict";
-import { type ChildProcess, spawn } from "node:child_process";
-import * as path from "node:path";
-import { createInterface } from "node:readline";
 import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
+import { type Kill, runIndexerChild as runChild } from "../_test/indexer-crash.js";
 import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
 import { assertSameDump, dumpCounts, dumpIndexedData } from "../_test/indexer-dump.js";
 import { createSilentLogger } from "../internal/logger.js";
@@ -11,41 +9,9 @@ import { noDerivedData } from "./derived.js";
 import { createIndexer } from "./indexer.js";
 import type { IndexerOptions } from "./options.js";
 
-const childScript = path.resolve(import.meta.dirname, "../_test/indexer-child.ts");
 /** Small ranges: many batches, so that the kills land at many different points of the backfill. */
 const chainOverrides = { maxBlockRange: 3, reorgWindow: 16 };
 const options: Partial<IndexerOptions> = { initialBlockRange: 1, progressBar: false };
-
-type ChildRun = { exitCode: number | null; signal: NodeJS.Signals | null; batches: number };
-
-type Kill = { afterBatches: number; delayMs: number };
-
-/**
- * Runs the indexer in a child process; with `kill`, SIGKILLs it `delayMs` after its
- * `afterBatches`-th committed batch: every run makes some progress, and the kill lands anywhere
- * in the next batch (fetching, preparing or committing).
- */
-function runChild(input: unknown, kill: Kill | null): Promise<ChildRun> {
-  return new Promise((resolve, reject) => {
-    const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", childScript], {
-      env: { ...process.env, TOKENMARKET_INDEXER_CHILD: JSON.stringify(input) },
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    let batches = 0;
-    let timer: NodeJS.Timeout | undefined;
-    createInterface({ input: child.stdout as NodeJS.ReadableStream }).on("line", (line) => {
-      if (!line.includes('"batch committed"')) return;
-      batches++;
-      if (kill && batches === kill.afterBatches)
-        timer = setTimeout(() => child.kill("SIGKILL"), kill.delayMs);
-    });
-    child.once("error", reject);
-    child.once("exit", (exitCode, signal) => {
-      clearTimeout(timer);
-      resolve({ exitCode, signal, batches });
-    });
-  });
-}
 
 describe("crash safety", () => {
   let devnet: IndexerDevnet;
@@ -54,7 +20,9 @@ describe("crash safety", () => {
 
   before(async () => {
     [devnet, clean, crashed] = await Promise.all([
-      startIndexerDevnet({ historyDays: 1, seed: 21 }),
+      // Every family's pools (the V4 PoolManager's and the Algebra factory's too): their creation
+      // (Initialize, Pool) is in the first blocks, where the kills land.
+      startIndexerDevnet({ historyDays: 1, seed: 21, allFamilies: true }),
       createTestDb(),
       createTestDb(),
     ]);
@@ -105,5 +73,14 @@ describe("crash safety", () => {
       devnet.history.swaps > 0 && swaps >= devnet.history.swaps,
       `${swaps} swaps stored, the history's ${devnet.history.swaps} among them`,
     );
+    const { rows } = await crashed.db.query<{ key: string }>(
+      `SELECT DISTINCT p.protocol || ':' || e.kind AS key FROM pool_events e
+         JOIN pools p ON p.chain_id = e.chain_id AND p.address = e.pool
+        WHERE e.chain_id = $1 AND p.protocol IN ('v4', 'algebra') ORDER BY 1`,
+      [devnet.chainId],
+    );
+    const kinds = rows.map((r) => r.key);
+    for (const key of ["algebra:initialize", "algebra:mint", "v4:initialize", "v4:mint"])
+      assert.ok(kinds.includes(key), `${key} among the V4 and Algebra pool events (${kinds.join(", ")})`);
   });
 });
