@@ -9,13 +9,15 @@
 
 import { strict as assert } from "node:assert";
 import { type ChildProcess, spawn } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { type Browser, type BrowserContext, type CDPSession, chromium, type Page } from "playwright-core";
 import { freePort } from "../src/_test/free-port.js";
 import { buildWeb } from "./build.js";
+import { formatChange, formatUsd, shortHex } from "./src/format.js";
+import { familyLabels } from "./src/pool-label.js";
 
 const projectRoot = path.resolve(import.meta.dirname, "..");
 const resultsDir = path.join(projectRoot, "test-results");
@@ -35,6 +37,79 @@ const chromiumArgs = [
 
 /** The block explorer the test's own demo is configured with. */
 const testExplorerUrl = "https://explorer.invalid";
+
+/** A pair record as /api/v1/pools/top and /api/v1/pairs give it: what the page's rows show. */
+type PoolRecord = {
+  pair_id: string;
+  pair_address: string;
+  factory_name: string;
+  protocol: string;
+  hooks: string | null;
+  hook_may_rewrite_amounts?: true;
+  name: string;
+  base_address: string;
+  token0_address: string;
+  token1_address: string;
+  token0_symbol: string | null;
+  token1_symbol: string | null;
+  token0_usd_price?: number | null;
+  token1_usd_price?: number | null;
+  token0_price?: number | null;
+  token1_price?: number | null;
+  liquidity_usd?: number | null;
+};
+type MarketRecord = { token_id: string; windows: Record<string, { price_change: number | null }> };
+
+/** The demo's reference tokens (config/devnet.json), as token ids: the quotes of its pools' names. */
+const reference = (() => {
+  const config = JSON.parse(readFileSync(path.join(projectRoot, "config", "devnet.json"), "utf8")) as {
+    chains: {
+      id: number;
+      referenceTokens: { stablecoins: string[]; wrappedNative: string; wrappedBtc?: string[] };
+    }[];
+  };
+  const chain = config.chains[0] as (typeof config.chains)[number];
+  const id = (address: string) => `${address.toLowerCase()}:${chain.id}`;
+  return {
+    stablecoins: chain.referenceTokens.stablecoins.map(id),
+    wrappedNative: id(chain.referenceTokens.wrappedNative),
+    native: id("0x0000000000000000000000000000000000000000"),
+    wrappedBtc: (chain.referenceTokens.wrappedBtc ?? []).map(id),
+  };
+})();
+
+/**
+ * A pool's name as traders read it, worked out here on its own: the quote is the reference token
+ * (a stablecoin, the first configured first; else the wrapped native coin, then the native coin;
+ * else wrapped BTC), the base the other; token0 is the base when neither is a reference.
+ */
+function expectedName(pool: PoolRecord): string {
+  const rank = (token: string) => {
+    const stable = reference.stablecoins.indexOf(token);
+    if (stable >= 0) return 100 - stable;
+    if (token === reference.wrappedNative) return 50;
+    if (token === reference.native) return 49;
+    const btc = reference.wrappedBtc.indexOf(token);
+    return btc >= 0 ? 40 - btc : 0;
+  };
+  const symbol = (s: string | null, token: string) => s ?? shortHex(token.split(":")[0] as string);
+  const t0 = symbol(pool.token0_symbol, pool.token0_address);
+  const t1 = symbol(pool.token1_symbol, pool.token1_address);
+  return rank(pool.token0_address) > rank(pool.token1_address) ? `${t1}/${t0}` : `${t0}/${t1}`;
+}
+
+/** A pool's venue line: its DEX, its family, its hook, and a V4 pool id shortened, never in full. */
+function checkVenue(venue: string, pool: PoolRecord): void {
+  assert.ok(venue.startsWith(pool.factory_name), `the DEX first: ${venue}`);
+  const family = familyLabels[pool.protocol as keyof typeof familyLabels];
+  assert.ok(family && venue.includes(family), `the family (${pool.protocol}) shown: ${venue}`);
+  if (pool.hooks) assert.match(venue, pool.hook_may_rewrite_amounts ? / · delta hook\b/ : / · hook\b/);
+  else assert.doesNotMatch(venue, /hook/, venue);
+  if (/^0x[0-9a-f]{64}$/.test(pool.pair_address)) {
+    assert.match(venue, / · 0x[0-9a-f]{4}…[0-9a-f]{4}\b/, `a pool id shortened: ${venue}`);
+    assert.ok(venue.includes(shortHex(pool.pair_address)) && !venue.includes(pool.pair_address), venue);
+  }
+}
 
 const missingBrowser = existsSync(chromiumPath)
   ? undefined
@@ -296,12 +371,18 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
     const page = await context.newPage();
     const problems = watchPage(page, service.origin);
     // The page's own answers, to compare its rows with (the lists move with every block).
-    const answers = new Map<string, Promise<{ pair_id: string; liquidity_usd: number | null }[]>>();
+    const answers = new Map<string, Promise<PoolRecord[]>>();
+    /** The bases' market records of each list, by the request's token ids. */
+    const marketAnswers = new Map<string, Promise<MarketRecord[]>>();
     page.on("response", (response) => {
       const url = new URL(response.url());
-      if (url.pathname !== "/api/v1/pools/top" || !response.ok()) return;
+      if (!response.ok()) return;
+      if (url.pathname === "/v1/tokens/market") {
+        marketAnswers.set(url.searchParams.get("tokenId") ?? "", response.json() as Promise<MarketRecord[]>);
+      }
+      if (url.pathname !== "/api/v1/pools/top") return;
       const key = `${url.searchParams.get("chain")}|${url.searchParams.get("sort")}`;
-      answers.set(key, response.json() as Promise<{ pair_id: string; liquidity_usd: number | null }[]>);
+      answers.set(key, response.json() as Promise<PoolRecord[]>);
     });
     const networksResponse = page.waitForResponse((r) => new URL(r.url()).pathname === "/v1/networks");
     await page.goto(`${service.origin}/`);
@@ -317,6 +398,7 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
       ["new", "new"],
     ] as const;
     let firstLink: { href: string; pairId: string } | undefined;
+    const named: PoolRecord[] = [];
     for (const network of networks) {
       const section = page.locator(`section.network[data-chain="${network.chain}"]`);
       assert.match((await section.locator("h2").textContent()) ?? "", new RegExp(network.name));
@@ -326,14 +408,19 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
         const rows = await page.locator(`${card} tbody tr`).evaluateAll((trs) =>
           trs.map((tr) => ({
             pairId: tr.getAttribute("data-pair-id") ?? "",
+            protocol: tr.getAttribute("data-protocol") ?? "",
             hrefs: Array.from(tr.querySelectorAll("a")).map((a) => a.getAttribute("href") ?? ""),
+            name: tr.querySelector(".pool-name")?.textContent ?? "",
+            venue: tr.querySelector(".venue")?.textContent ?? "",
+            price: tr.querySelectorAll("td")[1]?.firstChild?.textContent ?? "",
+            change: tr.querySelectorAll("td")[1]?.querySelector(".change")?.textContent ?? "",
+            liquidity: tr.querySelectorAll("td")[2]?.querySelector(".cell-sub")?.textContent ?? "",
           })),
         );
         const asked = await answers.get(`${network.chain}|${sort}`);
         assert.ok(asked, `the page asked for the ${sort} pools of chain ${network.chain}`);
         // Trending lists only pools with a USD liquidity: where a trader can trade.
-        const answer =
-          id === "trending" ? asked.filter((p) => p.liquidity_usd !== null && p.liquidity_usd > 0) : asked;
+        const answer = id === "trending" ? asked.filter((p) => (p.liquidity_usd ?? 0) > 0) : asked;
         assert.deepEqual(
           rows.map((r) => r.pairId),
           answer.map((p) => p.pair_id),
@@ -344,12 +431,32 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
           answer.length === 0 ? "empty" : "ready",
           `${id}: an empty list says so`,
         );
-        for (const row of rows) {
+        const window = id === "trending" ? "1h" : "24h";
+        const bases = [...new Set(answer.map((p) => p.base_address))].join(",");
+        const baseMarkets = new Map(
+          ((await marketAnswers.get(bases)) ?? []).map((m) => [m.token_id, m] as const),
+        );
+        for (const [i, row] of rows.entries()) {
+          const pool = answer[i] as PoolRecord;
           assert.equal(row.hrefs.length, 2, "both tokens of the pool link to their pages");
           for (const href of row.hrefs) {
             assert.match(href, /^#\/token\/0x[0-9a-f]{40}:\d+\?pair=0x(?:[0-9a-f]{40}|[0-9a-f]{64}):\d+$/);
             assert.ok(href.endsWith(`pair=${row.pairId}`), "opened on that pool");
           }
+          // Named base/quote, the quote the reference token; the base's USD price and USD change.
+          assert.equal(row.name, expectedName(pool), `${id}: ${row.pairId} is named base/quote`);
+          assert.equal(row.name, pool.name, "as the API names it");
+          assert.ok(row.hrefs[0]?.startsWith(`#/token/${pool.base_address}?`), "the base's link first");
+          const base = pool.base_address === pool.token0_address ? 0 : 1;
+          assert.equal(row.price, formatUsd(base === 0 ? pool.token0_usd_price : pool.token1_usd_price));
+          const baseMarket = baseMarkets.get(pool.base_address);
+          assert.ok(baseMarket, `${id}: the page asked for the market record of ${pool.name}'s base`);
+          assert.equal(row.change, formatChange(baseMarket.windows[window]?.price_change).text);
+          checkVenue(row.venue, pool);
+          assert.equal(row.protocol, pool.protocol);
+          if (id === "trending")
+            assert.notEqual(row.liquidity, "liq. —", "a trending pool has a USD liquidity");
+          named.push(pool);
         }
         if (id !== "trending") {
           // The demo has traded for days: its busiest and newest pools exist (trending depends on the hour).
@@ -360,6 +467,19 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
           firstLink = { href: first.hrefs[0] as string, pairId: first.pairId };
       }
     }
+    assert.ok(
+      named.some(
+        (p) =>
+          p.token0_address === reference.stablecoins[0] &&
+          p.token1_address === reference.wrappedNative &&
+          p.name === "WETH/USDC",
+      ),
+      "USDC/WETH in address order is listed as WETH/USDC",
+    );
+    assert.ok(
+      named.some((p) => /^0x[0-9a-f]{64}$/.test(p.pair_address)),
+      "a V4 pool is listed (its id shortened)",
+    );
     await page.screenshot({ path: path.join(resultsDir, "explorer-home-1440.png"), fullPage: true });
 
     // A row's token opens its page on that pool.
@@ -410,6 +530,11 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
       (r) => r.url().includes("/api/v1/candles") && r.request().method() === "GET",
     );
     const marketResponse = page.waitForResponse((r) => new URL(r.url()).pathname === "/v1/tokens/market");
+    let pairsAnswer: Promise<PoolRecord[]> | undefined;
+    page.on("response", (r) => {
+      if (new URL(r.url()).pathname === "/api/v1/pairs" && r.ok())
+        pairsAnswer = r.json() as Promise<PoolRecord[]>;
+    });
     const clicked = Date.now();
     await option.first().click();
     await page.waitForURL(/#\/token\/0x[0-9a-f]{40}:\d+/);
@@ -465,6 +590,56 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
     assert.match(
       (await page.textContent("[data-testid=market-facts]")) ?? "",
       new RegExp(`Pools\\s*${market.pools}`),
+    );
+
+    // One 24 h change for the token: the header's is the market card's 24 h window, and each pair
+    // whose base is the token shows it too (read at once: a refresh redraws them together).
+    const tokenId = tokenHash.replace(/^#\/token\//, "").replace(/\?.*$/, "");
+    const shown = await page.evaluate(() => ({
+      header: document.querySelector("[data-testid=token-change]")?.textContent ?? "",
+      card:
+        document.querySelector("[data-testid=windows] tr[data-window='24h'] td.change")?.textContent ?? "",
+      pairs: Array.from(document.querySelectorAll("[data-testid=pairs] tbody tr")).map((tr) => ({
+        pairId: tr.getAttribute("data-pair-id") ?? "",
+        protocol: tr.getAttribute("data-protocol") ?? "",
+        name: tr.querySelector("button")?.textContent ?? "",
+        venue: tr.querySelector(".venue")?.textContent ?? "",
+        price: tr.querySelectorAll("td")[0]?.firstChild?.textContent ?? "",
+        change: tr.querySelectorAll("td")[0]?.querySelector(".change")?.textContent ?? "",
+      })),
+      tradesPair: document.querySelector("[data-testid=trades-pair]")?.textContent ?? "",
+    }));
+    assert.match(shown.header, /^[+−]\d+\.\d\d%$/, "WETH has a 24 h change");
+    assert.equal(shown.header, shown.card, "the header's 24 h change is the market card's");
+    // Pairs named base/quote as the API names them, with the base's USD price and change, DEX and family.
+    const pairs = (await pairsAnswer) ?? [];
+    assert.deepEqual(
+      shown.pairs.map((p) => p.pairId),
+      pairs.map((p) => p.pair_id),
+    );
+    for (const [i, row] of shown.pairs.entries()) {
+      const pair = pairs[i] as PoolRecord;
+      assert.equal(row.name, expectedName(pair), `${row.pairId} is named base/quote`);
+      assert.equal(row.name, pair.name);
+      const base = pair.base_address === pair.token0_address ? 0 : 1;
+      assert.equal(row.price, formatUsd(base === 0 ? pair.token0_price : pair.token1_price));
+      if (pair.base_address === tokenId) assert.equal(row.change, shown.header, `${row.name}: WETH's change`);
+      checkVenue(row.venue, pair);
+      assert.equal(row.protocol, pair.protocol);
+    }
+    assert.ok(
+      pairs.some((p) => p.name === "WETH/USDC" && p.token0_address === reference.stablecoins[0]),
+      "USDC/WETH in address order is named WETH/USDC",
+    );
+    assert.ok(
+      pairs.some((p) => /^0x[0-9a-f]{64}$/.test(p.pair_address) && p.hooks),
+      "a V4 pool with a hook",
+    );
+    const chartedId = await page.getAttribute("#candle-chart", "data-pair");
+    const charted = pairs.find((p) => p.pair_id === chartedId);
+    assert.ok(
+      shown.tradesPair.startsWith(`${charted?.name} · `),
+      `the trades card names the pool: ${shown.tradesPair}`,
     );
 
     // Another interval: a new request, and a redraw.
@@ -621,6 +796,37 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
     // From the top: a full-page shot draws the sticky top bar where the page is scrolled to.
     await page.evaluate(() => window.scrollTo(0, 0));
     await page.screenshot({ path: path.join(resultsDir, "explorer-token-1440.png"), fullPage: true });
+    assert.deepEqual(problems, []);
+    await context.close();
+  });
+
+  it("finds the native coin by search; its page charts its V4 pools, named base/quote (1440 px)", async () => {
+    const context = await newContext(1440, 900);
+    const page = await context.newPage();
+    const problems = watchPage(page, service.origin);
+    await page.goto(`${service.origin}/`);
+    await page.waitForFunction(() => (document.getElementById("api-key") as HTMLInputElement).value !== "");
+    await page.locator("#search-input").pressSequentially("ETH", { delay: 40 });
+    const option = page.locator('#search-results [role="option"]', {
+      has: page.locator(".search-symbol", { hasText: /^ETH$/ }),
+    });
+    await option.first().waitFor({ state: "visible", timeout: 10_000 });
+    await option.first().click();
+    await page.waitForURL((url) => url.hash.startsWith(`#/token/${reference.native}`));
+    await page.waitForSelector('#candle-chart[data-state="ready"]', { timeout: 20_000 });
+    assert.equal(await page.textContent("#token-title"), "Ether");
+    assert.match((await page.textContent("[data-testid=token-price]")) ?? "", /^\$[\d,]+\.\d\d$/);
+    assert.equal(await page.locator(".token-sub a").count(), 0, "no block explorer page for the native coin");
+    const rows = await page.locator("[data-testid=pairs] tbody tr").evaluateAll((trs) =>
+      trs.map((tr) => ({
+        name: tr.querySelector("button")?.textContent ?? "",
+        venue: tr.querySelector(".venue")?.textContent ?? "",
+      })),
+    );
+    const names = rows.map((r) => r.name);
+    assert.ok(names.includes("ETH/USDC") && names.includes("FROG/ETH"), names.join(", "));
+    for (const row of rows) assert.match(row.venue, /^Uniswap V4 · (?:.* · )?0x[0-9a-f]{4}…[0-9a-f]{4}$/);
+    await page.screenshot({ path: path.join(resultsDir, "explorer-native-1440.png") });
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -111,8 +111,8 @@ export type ApiClient = {
   candles(query: CandleQuery, signal?: AbortSignal): Promise<Candle[]>;
   trades(query: TradesQuery, signal?: AbortSignal): Promise<TradesPage>;
   lineChart(tokenId: string, days: number, signal?: AbortSignal): Promise<LineChart>;
-  /** The token's market record; undefined when the API does not know the token. */
-  tokenMarket(tokenId: string, signal?: AbortSignal): Promise<TokenMarket | undefined>;
+  /** The market records of up to 50 tokens, by token id; unknown tokens are left out. */
+  tokenMarkets(tokenIds: readonly string[], signal?: AbortSignal): Promise<Map<string, TokenMarket>>;
   poolsTop(query: { chain: number; sort: PoolSort; limit: number }, signal?: AbortSignal): Promise<TopPool[]>;
   networks(signal?: AbortSignal): Promise<Network[]>;
   webConfig(): Promise<WebConfig>;
@@ -211,9 +211,10 @@ export function createApiClient(options: {
     async lineChart(tokenId, days, signal) {
       return (await request("/v1/tokens/line-chart", { tokenId, days }, signal)).body;
     },
-    async tokenMarket(tokenId, signal) {
-      const list = (await request("/v1/tokens/market", { tokenId }, signal)).body;
-      return list.find((t) => t.token_id === tokenId) ?? list[0];
+    async tokenMarkets(tokenIds, signal) {
+      if (tokenIds.length === 0) return new Map();
+      const list = (await request("/v1/tokens/market", { tokenId: tokenIds.join(",") }, signal)).body;
+      return new Map(list.map((t) => [t.token_id.toLowerCase(), t]));
     },
     async poolsTop(query, signal) {
       return (await request("/api/v1/pools/top", query, signal)).body;

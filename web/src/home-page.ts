@@ -2,13 +2,21 @@
 // pools (/api/v1/pools/top), each row linking to its tokens' pages. The search box stays in the
 // top bar. The lists are refreshed every 30 s while the tab is visible.
 
-import type { ApiClient, Network, PoolSort, TopPool } from "./api.js";
+import type { ApiClient, Network, PoolSort, TokenMarket, TopPool } from "./api.js";
 import { ApiError } from "./api.js";
 import { setCardState } from "./controls.js";
 import { h, replace } from "./dom.js";
 import { chainName } from "./format.js";
 import { createPoller, type Poller } from "./poller.js";
-import { listedPools, networkSummary, type PoolList, poolListSize, poolLists, poolRow } from "./pools.js";
+import {
+  baseTokenIds,
+  listedPools,
+  networkSummary,
+  type PoolList,
+  poolListSize,
+  poolLists,
+  poolRow,
+} from "./pools.js";
 
 /** The lists move with each block, but a home page is for browsing: 30 s is current enough. */
 export const homeRefreshMs = 30_000;
@@ -124,16 +132,17 @@ export function createHomePage(deps: Deps): HomePage {
       ),
     );
     let seq = 0;
-    const render = (pools: TopPool[]) => {
+    const render = (pools: TopPool[], markets: ReadonlyMap<string, TokenMarket>) => {
       const now = Date.now();
       replace(
         body,
-        ...pools.map((pool) => {
-          const row = poolRow(pool, list, now);
+        ...pools.map((pool, i) => {
+          const row = poolRow(pool, list, now, markets);
           return h(
             "tr",
-            { "data-pair-id": row.pairId },
-            h("td", { class: "rank num muted" }, row.rank),
+            { "data-pair-id": row.pairId, "data-protocol": row.protocol },
+            // The position in the list as shown (trending leaves pools out of the API's ranking).
+            h("td", { class: "rank num muted" }, String(i + 1)),
             h(
               "th",
               { scope: "row" },
@@ -144,12 +153,15 @@ export function createHomePage(deps: Deps): HomePage {
                 "/",
                 h("a", { href: row.hrefs[1], class: "token-link" }, row.symbols[1]),
               ),
-              h("span", { class: "cell-sub" }, row.venue),
+              h("span", { class: "cell-sub venue", title: row.venueTitle }, row.venue),
             ),
             // Two lines per cell keep a list readable in a third of a desktop or on a phone.
             h(
               "td",
-              { class: "r num", title: `${row.symbols[0]} in USD, and the change of the pool's price` },
+              {
+                class: "r num",
+                title: `${row.symbols[0]} in USD, and its USD change over ${windowLabel(list.window)}`,
+              },
               row.price,
               h("span", { class: `cell-sub change ${row.change.direction}` }, row.change.text),
             ),
@@ -174,8 +186,14 @@ export function createHomePage(deps: Deps): HomePage {
           ),
           list,
         );
+        // The bases' own USD changes; without them the rows still show, with dashes for the change.
+        const markets = await api.tokenMarkets(baseTokenIds(pools), signal).catch((error: unknown) => {
+          if ((error as Error).name === "AbortError") throw error;
+          reportError(error);
+          return new Map<string, TokenMarket>();
+        });
         if (n !== seq) return;
-        render(pools);
+        render(pools, markets);
         if (pools.length === 0) setCardState(element, status, "empty", emptyMessage(list));
         else setCardState(element, status, "ready");
       } catch (error) {

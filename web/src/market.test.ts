@@ -10,8 +10,6 @@ import {
   insertPushedTrade,
   mergeCandles,
   mergeNewTrades,
-  pairName,
-  pairVenues,
   refreshFrom,
   sideInfo,
   sortPairs,
@@ -176,15 +174,6 @@ describe("pairs and sides", () => {
     assert.equal(chooseSide(p, `${usdc}:1`, undefined), 0);
     assert.equal(chooseSide(p, `${weth}:1`, 0), 0);
     assert.deepEqual(sideInfo(p, 1), { assetId: `${weth}:1`, symbol: "WETH", quoteSymbol: "USDC" });
-  });
-  it("names the DEX of each pair, with the address where pools would look alike", () => {
-    const a = { ...pair("0xa", 5, 1), factory_name: "Uniswap V3", pair_address: `0x${"a".repeat(40)}` };
-    const b = { ...pair("0xb", 4, 1), factory_name: "Uniswap V3", pair_address: `0x${"b".repeat(40)}` };
-    const c = { ...pair("0xc", 3, 1), factory_name: "Uniswap V2", pair_address: `0x${"c".repeat(40)}` };
-    const venues = pairVenues([a, b, c]);
-    assert.equal(venues.get("0xa:1"), "Uniswap V3 · 0xaaaa…aaaa");
-    assert.equal(venues.get("0xc:1"), "Uniswap V2");
-    assert.equal(pairName(a), "USDC/WETH");
   });
   it("accepts pair token fields with or without the chain suffix", () => {
     assert.equal(tokenIdOf("0xABC", 1), "0xabc:1");

@@ -153,25 +153,9 @@ export function symbolOr(symbol: string | null | undefined, address: string): st
   return symbol || shortHex(address.split(":")[0] ?? address);
 }
 
-/** `WETH/USDC`. */
-export function pairName(pair: Pair): string {
-  return `${symbolOr(pair.token0_symbol, pair.token0_address)}/${symbolOr(pair.token1_symbol, pair.token1_address)}`;
-}
-
-/**
- * The DEX of each pair, with the pair's short address where one token pair trades in several
- * pools of one DEX (V3 fee tiers), so that the pools can be told apart.
- */
-export function pairVenues(pairs: readonly Pair[]): Map<string, string> {
-  const count = new Map<string, number>();
-  const key = (p: Pair) => `${pairName(p)}|${p.factory_name}`;
-  for (const p of pairs) count.set(key(p), (count.get(key(p)) ?? 0) + 1);
-  return new Map(
-    pairs.map((p) => [
-      p.pair_id,
-      (count.get(key(p)) ?? 0) > 1 ? `${p.factory_name} · ${shortHex(p.pair_address)}` : p.factory_name,
-    ]),
-  );
+/** The pair as traders name it, base/quote (`WETH/USDC`, `KIBL/WETH`): the API's `name`. */
+export function pairName(pair: Pick<Pair, "name">): string {
+  return pair.name;
 }
 
 /** asset_id, symbol and the other token's symbol for a side of a pair. */

@@ -1,10 +1,11 @@
 // The home page's pool lists, pure: what each list shows (top by volume, trending, new) and the
 // cells and links of a pool's row.
 
-import type { Network, PoolSort, TopPool, WindowName } from "./api.js";
-import { type ChangeDirection, formatAge, formatChange, formatUsd, formatUsdCompact } from "./format.js";
-import { symbolOr, tokenIdOf } from "./market.js";
+import type { Network, PoolSort, TokenMarket, TopPool, WindowName } from "./api.js";
+import { type ChangeDirection, formatAge, formatUsdCompact } from "./format.js";
+import { tokenIdOf } from "./market.js";
 import { formatCount } from "./market-stats.js";
+import { basePrice, baseQuote, baseSide, poolVenue, poolVenueTitle } from "./pool-label.js";
 import { defaultDays, defaultInterval, formatRoute } from "./route.js";
 
 export type PoolList = {
@@ -34,8 +35,8 @@ export const poolLists: readonly PoolList[] = [
 export const poolListSize = 10;
 
 /**
- * The token page of a pool's token, opened on that pool with the token's side charted: a click
- * on `WETH` in `WETH/USDC` shows WETH in USDC in that very pool.
+ * The token page of a pool's token, opened on that pool: a click on `WETH` in `WETH/USDC` shows
+ * WETH's page charting that very pool.
  */
 export function poolTokenHref(
   pool: Pick<TopPool, "pair_id" | "chain" | "token0_address" | "token1_address">,
@@ -53,13 +54,16 @@ export function poolTokenHref(
 
 export type PoolRow = {
   pairId: string;
-  rank: string;
+  /** Base, then quote (`WETH/USDC`): the API's name of the pool. */
   symbols: [string, string];
   hrefs: [string, string];
-  /** The DEX, and for new pools how long ago the pool was created. */
+  /** The DEX, its family and hook, a pool id; for new pools how long ago the pool was created. */
   venue: string;
-  /** token0's USD price. */
+  venueTitle: string;
+  protocol: string;
+  /** The base's USD price. */
   price: string;
+  /** The base token's USD change over the list's window. */
   change: { text: string; direction: ChangeDirection };
   volume: string;
   liquidity: string;
@@ -76,25 +80,38 @@ export function listedPools(pools: readonly TopPool[], list: PoolList): TopPool[
   return pools.filter((pool) => pool.liquidity_usd !== null && pool.liquidity_usd > 0);
 }
 
-/** The cells of a pool's row in a list. */
-export function poolRow(pool: TopPool, list: PoolList, now: number): PoolRow {
+/** The token ids whose market records a list's rows show (each pool's base), at most 50 (one request). */
+export function baseTokenIds(pools: readonly TopPool[]): string[] {
+  return [...new Set(pools.map((pool) => tokenIdOf(pool.base_address, pool.chain)))].slice(0, 50);
+}
+
+/**
+ * The cells of a pool's row in a list; `markets` holds the market records of the pools' bases
+ * (their USD change over the list's window).
+ */
+export function poolRow(
+  pool: TopPool,
+  list: PoolList,
+  now: number,
+  markets: ReadonlyMap<string, TokenMarket> = new Map(),
+): PoolRow {
   const stats = pool.windows?.[list.window];
-  let venue = pool.factory_name;
+  let venue = poolVenue(pool);
   if (list.sort === "new" && pool.created_at) {
     const created = Date.parse(pool.created_at);
     if (Number.isFinite(created)) venue = `${venue} · created ${formatAge(created, now)}`;
   }
+  const side = baseSide(pool);
+  const { price, change } = basePrice(pool, markets, list.window);
   return {
     pairId: pool.pair_id,
-    rank: String(pool.rank),
-    symbols: [
-      symbolOr(pool.token0_symbol, pool.token0_address),
-      symbolOr(pool.token1_symbol, pool.token1_address),
-    ],
-    hrefs: [poolTokenHref(pool, 0), poolTokenHref(pool, 1)],
+    symbols: baseQuote(pool).symbols,
+    hrefs: [poolTokenHref(pool, side), poolTokenHref(pool, side === 0 ? 1 : 0)],
     venue,
-    price: formatUsd(pool.token0_usd_price),
-    change: formatChange(stats?.price_change),
+    venueTitle: poolVenueTitle(pool),
+    protocol: pool.protocol,
+    price,
+    change,
     volume: formatUsdCompact(stats?.volume_usd),
     liquidity: formatUsdCompact(pool.liquidity_usd),
     trades: stats ? `${formatCount(stats.buys)} / ${formatCount(stats.sells)}` : "—",

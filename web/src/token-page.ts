@@ -3,10 +3,11 @@
 // of pair and side, and keeps the page current: trades, candles and the price arrive through the
 // stream (stream.ts); polling takes over while the stream is down.
 
-import type { ApiClient, Network } from "./api.js";
+import type { ApiClient, Network, TokenMarket } from "./api.js";
 import { h, replace } from "./dom.js";
-import { choosePair, chooseSide, pairVenues, sideInfo } from "./market.js";
+import { choosePair, chooseSide, sideInfo, tokenIdOf } from "./market.js";
 import { createPoller, type Poller } from "./poller.js";
+import { pairVenues } from "./pool-label.js";
 import type { TokenRoute } from "./route.js";
 import { createStream, type Stream, streamUrl } from "./stream.js";
 import { liveIndicator, type Subscription, subscriptionKey } from "./stream-state.js";
@@ -60,12 +61,26 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
   const { selection } = context;
 
   const header = createHeaderCard(context);
-  const market = createMarketCard(context);
+  /** The market records of the token and its pairs' bases: every USD change the page shows. */
+  let markets: ReadonlyMap<string, TokenMarket> = new Map();
+  const baseIds = () => [...new Set(pairs.pairs.map((p) => tokenIdOf(p.base_address, p.chain)))];
+  const market = createMarketCard(context, {
+    others: baseIds,
+    loaded(found) {
+      markets = found;
+      header.setChange(found.get(context.tokenId)?.windows["24h"].price_change);
+      renderPairs();
+    },
+  });
   const candles = createCandleCard(context);
   const line = createLineCard(context);
   const trades = createTradesCard(context);
   const pairs = createPairsCard(context, {
-    listed: () => renderPairs(),
+    listed() {
+      renderPairs();
+      // A base the last market records lack (the first pairs, a new pool): fetch them again.
+      if (baseIds().some((id) => !markets.has(id))) void market.load(true);
+    },
     empty() {
       candles.setState("empty", "No pair to chart.");
       trades.setState("empty", "No pair, no trades.");
@@ -83,7 +98,7 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
   /** The pairs' table and the pair choice of the chart. */
   function renderPairs() {
     const venues = pairVenues(pairs.pairs);
-    pairs.render(venues);
+    pairs.render(venues, markets);
     candles.setPairs(pairs.pairs, venues);
   }
 

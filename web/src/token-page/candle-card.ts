@@ -87,7 +87,7 @@ export function createCandleCard(context: PageContext): CandleCard {
     const up = shown.close >= shown.open;
     replace(
       legend,
-      h("span", { class: "legend-pair" }, `${symbol}/${quoteSymbol} · ${selection.route.interval}`),
+      h("span", { class: "legend-pair" }, `${symbol} in ${quoteSymbol} · ${selection.route.interval}`),
       ...(
         [
           ["O", formatPrice(shown.open)],
@@ -118,7 +118,7 @@ export function createCandleCard(context: PageContext): CandleCard {
     const { assetId, symbol, quoteSymbol } = sideInfo(pair, side);
     const interval = selection.route.interval;
     loading = true;
-    setState("loading", `Loading ${symbol}/${quoteSymbol} candles…`);
+    setState("loading", `Loading ${symbol} in ${quoteSymbol} candles…`);
     try {
       const range = candleRange(interval, Date.now());
       const list = await api.candles({ assetId, pairId: pair.pair_id, interval, ...range }, signal);
@@ -138,7 +138,7 @@ export function createCandleCard(context: PageContext): CandleCard {
         `Candlestick chart of ${symbol} in ${quoteSymbol}, ${interval} candles, ${bars.length} bars`,
       );
       showLegend(undefined);
-      if (bars.length === 0) setState("empty", `No trades of ${symbol}/${quoteSymbol} in this range.`);
+      if (bars.length === 0) setState("empty", `No trades of ${symbol} in ${quoteSymbol} in this range.`);
       else {
         setState("ready");
         markFirstChart();
@@ -159,7 +159,7 @@ export function createCandleCard(context: PageContext): CandleCard {
       showLegend(undefined);
       context.reportError(error);
       if (error instanceof ApiError && error.status === 404) {
-        setState("empty", `No trades of ${symbol}/${quoteSymbol} in this range (${error.message}).`);
+        setState("empty", `No trades of ${symbol} in ${quoteSymbol} in this range (${error.message}).`);
       } else setState("error", messageOf(error));
     }
   };

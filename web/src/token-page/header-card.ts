@@ -28,6 +28,11 @@ export type HeaderCard = {
   loadLogo(): Promise<void>;
   /** A price pushed by the stream. */
   setPrice(record: PriceRecord): void;
+  /**
+   * The token's USD change over 24 h, from its market record (the market card's 24 h window):
+   * one figure per token on the page, whatever the metadata or a pushed price carry.
+   */
+  setChange(change: number | null | undefined): void;
   /** Shows whether updates arrive live or by polling. */
   setLive(indicator: LiveIndicator): void;
   /** Redraws what depends on the network (its name, explorer links) once it is known. */
@@ -46,7 +51,15 @@ export function createHeaderCard(context: PageContext): HeaderCard {
   const title = h("h1", { id: "token-title", class: "token-title" }, "Loading token…");
   const symbolEl = h("span", { class: "token-symbol" });
   const priceEl = h("p", { class: "token-price num", "data-testid": "token-price", "aria-live": "off" }, "—");
-  const changeEl = h("span", { class: "change flat num" }, "—");
+  const changeEl = h(
+    "span",
+    {
+      class: "change flat num",
+      "data-testid": "token-change",
+      title: "USD price change over the last 24 hours (the market card's 24 h window)",
+    },
+    "—",
+  );
   const decimalsEl = h("dd", { class: "num" }, "—");
   const supplyEl = h("dd", { class: "num" }, "—");
   const liveEl = h("dd", { class: "live", "data-testid": "live" }, "—");
@@ -79,12 +92,18 @@ export function createHeaderCard(context: PageContext): HeaderCard {
   );
   replace(liveEl, modeEl, blockEl);
 
+  // The native coin (the zero address in pools that trade it as such) has no token contract to link to.
+  const isNativeCoin = /^0x0{40}$/.test(tokenAddress);
   const renderAddress = () =>
     replace(
       addressSlot,
       externalLink(
-        context.explorer?.token(tokenAddress),
-        context.explorer ? `${tokenAddress} on the block explorer` : tokenAddress,
+        isNativeCoin ? undefined : context.explorer?.token(tokenAddress),
+        isNativeCoin
+          ? "The chain's native coin"
+          : context.explorer
+            ? `${tokenAddress} on the block explorer`
+            : tokenAddress,
         h("code", { class: "address" }, shortHex(tokenAddress, 8, 6)),
       ),
     );
@@ -95,9 +114,6 @@ export function createHeaderCard(context: PageContext): HeaderCard {
     const symbol = symbolOr(meta.symbol, tokenAddress);
     document.title = `${symbol} ${formatUsd(meta.usd_price)} · tokenmarket`;
     replace(priceEl, formatUsd(meta.usd_price));
-    const change = formatChange(meta.price_change);
-    replace(changeEl, change.text);
-    changeEl.className = `change ${change.direction} num`;
   };
 
   const renderBlock = () => {
@@ -173,9 +189,14 @@ export function createHeaderCard(context: PageContext): HeaderCard {
     },
     setPrice(record) {
       if (!meta || `${record.contract.toLowerCase()}:${record.chain}` !== tokenId) return;
-      meta = { ...meta, usd_price: record.usd_price, price_change: record.price_change };
+      meta = { ...meta, usd_price: record.usd_price };
       renderPrice();
       priceEl.dataset.pushed = String(Number(priceEl.dataset.pushed ?? 0) + 1);
+    },
+    setChange(value) {
+      const change = formatChange(value);
+      replace(changeEl, change.text);
+      changeEl.className = `change ${change.direction} num`;
     },
     setLive(indicator) {
       live = indicator;

@@ -1,5 +1,7 @@
 // The market card: the token's windows (5 min, 1 h, 6 h, 24 h: price change, USD volume, buys and
-// sells, makers) and its facts (liquidity, FDV, market cap, pools), from /v1/tokens/market.
+// sells, makers) and its facts (liquidity, FDV, market cap, pools), from /v1/tokens/market. The
+// same request brings the records of the bases of the token's pairs: the page shows every token's
+// USD change from these records only, so the header, this card and the pairs agree.
 
 import type { TokenMarket } from "../api.js";
 import { setCardState } from "../controls.js";
@@ -13,7 +15,15 @@ export type MarketCard = {
   load(quiet?: boolean): Promise<void>;
 };
 
-export function createMarketCard(context: PageContext): MarketCard {
+/** What the rest of the page does with the market records. */
+export type MarketEvents = {
+  /** Further tokens whose records the page shows (the bases of the token's pairs). */
+  others(): readonly string[];
+  /** New records: the token's own (undefined when the API does not know it) and the others'. */
+  loaded(markets: ReadonlyMap<string, TokenMarket>): void;
+};
+
+export function createMarketCard(context: PageContext, events: MarketEvents): MarketCard {
   const { api, signal, tokenId } = context;
   let market: TokenMarket | undefined;
   let seq = 0;
@@ -102,9 +112,11 @@ export function createMarketCard(context: PageContext): MarketCard {
       const n = ++seq;
       if (!quiet) setCardState(element, status, "loading", "Loading market figures…");
       try {
-        const found = await api.tokenMarket(tokenId, signal);
+        const ids = [tokenId, ...events.others().filter((id) => id !== tokenId)].slice(0, 50);
+        const markets = await api.tokenMarkets(ids, signal);
         if (n !== seq) return;
-        market = found;
+        market = markets.get(tokenId);
+        events.loaded(markets);
         if (!market) {
           replace(facts);
           replace(body);

@@ -1,10 +1,12 @@
-// The pairs card: the token's pairs by 24 h volume; a click charts a pair.
+// The pairs card: the token's pairs by 24 h volume, each named base/quote with the base's USD
+// price and 24 h change; a click charts a pair.
 
-import type { Pair } from "../api.js";
+import type { Pair, TokenMarket } from "../api.js";
 import { type CardState, setCardState } from "../controls.js";
 import { h, replace } from "../dom.js";
-import { formatChange, formatUsdCompact } from "../format.js";
+import { formatUsdCompact } from "../format.js";
 import { pairName, sortPairs } from "../market.js";
+import { basePrice, poolVenueTitle } from "../pool-label.js";
 import { isAbort, messageOf, type PageContext } from "./context.js";
 
 export type PairsCard = {
@@ -12,8 +14,11 @@ export type PairsCard = {
   /** The pairs last loaded, sorted as shown. */
   readonly pairs: readonly Pair[];
   setState(state: CardState, message?: string): void;
-  /** Redraws the table (`venues`: each pair's DEX line, as pairVenues gives it). */
-  render(venues: ReadonlyMap<string, string | undefined>): void;
+  /**
+   * Redraws the table (`venues`: each pair's DEX line, as pairVenues gives it; `markets`: the
+   * market records of the pairs' bases, for their 24 h change).
+   */
+  render(venues: ReadonlyMap<string, string | undefined>, markets: ReadonlyMap<string, TokenMarket>): void;
   /** Loads the pairs; `quiet` (a live refresh) keeps the card's state meanwhile and shows errors only without pairs. */
   load(quiet?: boolean): Promise<void>;
 };
@@ -60,9 +65,14 @@ export function createPairsCard(context: PageContext, events: PairsEvents): Pair
             "tr",
             {},
             h("th", { scope: "col" }, "Pair · DEX"),
+            h(
+              "th",
+              { scope: "col", class: "r", title: "The base's USD price and its USD change over 24 h" },
+              "Price",
+              h("span", { class: "cell-sub" }, "change 24\u00a0h"),
+            ),
             h("th", { scope: "col", class: "r" }, "Liquidity"),
             h("th", { scope: "col", class: "r" }, "Volume 24\u00a0h"),
-            h("th", { scope: "col", class: "r" }, "Change"),
           ),
         ),
         body,
@@ -77,15 +87,15 @@ export function createPairsCard(context: PageContext, events: PairsEvents): Pair
       return pairs;
     },
     setState,
-    render(venues) {
+    render(venues, markets) {
       replace(
         body,
         ...pairs.map((p) => {
           const selected = p.pair_id === selection.pair?.pair_id;
-          const change = formatChange(p.change);
+          const { price, change } = basePrice(p, markets, "24h");
           return h(
             "tr",
-            { class: selected ? "is-selected" : "", "data-pair-id": p.pair_id },
+            { class: selected ? "is-selected" : "", "data-pair-id": p.pair_id, "data-protocol": p.protocol },
             h(
               "th",
               { scope: "row" },
@@ -100,11 +110,16 @@ export function createPairsCard(context: PageContext, events: PairsEvents): Pair
                 },
                 pairName(p),
               ),
-              h("span", { class: "cell-sub" }, venues.get(p.pair_id)),
+              h("span", { class: "cell-sub venue", title: poolVenueTitle(p) }, venues.get(p.pair_id)),
+            ),
+            h(
+              "td",
+              { class: "r num" },
+              price,
+              h("span", { class: `cell-sub change ${change.direction}` }, change.text),
             ),
             h("td", { class: "r num" }, formatUsdCompact(p.liquidity_value)),
             h("td", { class: "r num" }, formatUsdCompact(p.volume)),
-            h("td", { class: `r num change ${change.direction}` }, change.text),
           );
         }),
       );

@@ -9,10 +9,12 @@ import {
   appendOlderTrades,
   insertPushedTrade,
   mergeNewTrades,
+  pairName,
   sideInfo,
   tradeAmounts,
   tradeKey,
 } from "../market.js";
+import { poolVenue, poolVenueTitle } from "../pool-label.js";
 import { isAbort, messageOf, type PageContext } from "./context.js";
 
 /** Trades of the first page (a trade record is ~0.9 KB of JSON) and of each "Load older". */
@@ -49,7 +51,7 @@ export function createTradesCard(context: PageContext): TradesCard {
 
   const body = h("tbody");
   const status = h("p", { class: "card-status" });
-  const pairEl = h("span", { class: "muted" });
+  const pairEl = h("span", { class: "muted", "data-testid": "trades-pair" });
   const priceHead = h("th", { scope: "col", class: "r" }, "Price");
   const amountHead = h("th", { scope: "col", class: "r" }, "Amount");
   const olderButton = h(
@@ -197,7 +199,8 @@ export function createTradesCard(context: PageContext): TradesCard {
       const { pair, side } = selection;
       if (!pair) return;
       const { symbol, quoteSymbol } = sideInfo(pair, side);
-      replace(pairEl, `${symbol}/${quoteSymbol} · ${pair.factory_name}`);
+      replace(pairEl, `${pairName(pair)} · ${poolVenue(pair)}`);
+      pairEl.title = poolVenueTitle(pair);
       replace(priceHead, `Price (${quoteSymbol})`);
       replace(amountHead, `Amount (${symbol})`);
     },
