@@ -65,6 +65,7 @@ describe("startDevnet", () => {
       const first = await startDevnet(options);
       assert.equal(first.resumed, false, "a new chain at the first start");
       const rpc1 = createDevnetRpc(first.rpcUrl);
+      const genesis1 = await rpc1.request<{ timestamp: Hex }>("eth_getBlockByNumber", ["0x0", false]);
       const head1 = Number(await rpc1.request<Hex>("eth_blockNumber"));
       const block1 = await rpc1.request<{ hash: Hex }>("eth_getBlockByNumber", [
         `0x${head1.toString(16)}`,
@@ -101,6 +102,17 @@ describe("startDevnet", () => {
       } finally {
         await second.stop();
       }
+      // anvil writes the genesis it made before loading beside the chain's own: only one may stay,
+      // or a later load may serve either as block 0 (another chain).
+      const kept = JSON.parse(readFileSync(join(stateDir, "chain.json"), "utf8")) as {
+        blocks: { header: { number: string; timestamp: string } }[];
+      };
+      const geneses = kept.blocks.filter((b) => Number(b.header.number) === 0);
+      assert.deepEqual(
+        geneses.map((b) => Number(b.header.timestamp)),
+        [Number(genesis1.timestamp)],
+        "one genesis, the chain's own, in the state file",
+      );
     } finally {
       rmSync(stateDir, { recursive: true, force: true });
     }

@@ -7,11 +7,11 @@ import { after, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { createSilentLogger } from "../internal/logger.js";
 import {
+  compactStateFile,
   type DevnetNode,
   type HardhatNode,
   startAnvilNode,
   startHardhatNode,
-  stripStateTraces,
 } from "./node.js";
 import { createDevnetRpc } from "./rpc.js";
 
@@ -173,18 +173,31 @@ describe("startAnvilNode", () => {
   });
 });
 
-describe("stripStateTraces", () => {
-  it("empties every transaction's traces and keeps everything else byte for byte", () => {
+describe("compactStateFile", () => {
+  const zero = `0x${"0".repeat(64)}`;
+  const block = (number: string, parentHash: string, timestamp: string) => ({
+    header: { parentHash, number, timestamp },
+    transactions: [],
+  });
+
+  it("empties every transaction's traces, keeps the oldest genesis, and everything else byte for byte", () => {
     const dir = mkdtempSync(join(tmpdir(), "tokenmarket-state-"));
     try {
       const path = join(dir, "chain.json");
-      // Strings inside the traces hold brackets, escaped quotes and a "traces" text of their own.
+      // Strings inside the traces hold brackets, braces, escaped quotes and a "traces" text of their own.
       const trace = {
-        trace: { data: '0x]]"traces":[', decoded: { label: 'a \\"[b]' } },
+        trace: { data: '0x]]}"traces":[', decoded: { label: 'a \\"[b]{' } },
         children: [[1], []],
       };
       const state = {
         block: { number: "0x2" },
+        blocks: [
+          block("0x0", zero, "0x30"),
+          block("0x1", `0x${"ab".repeat(32)}`, "0x11"),
+          block("0x0", zero, "0x10"),
+          block("0x2", `0x${"cd".repeat(32)}`, "0x12"),
+          block("0x0", zero, "0x20"),
+        ],
         transactions: [
           {
             info: { transaction_hash: "0x01", traces: [trace, trace], out: '"traces":["x"]' },
@@ -194,14 +207,19 @@ describe("stripStateTraces", () => {
         ],
       };
       writeFileSync(path, JSON.stringify(state));
-      const size = stripStateTraces(path);
+      const size = compactStateFile(path);
       const text = readFileSync(path, "utf8");
       assert.equal(size, Buffer.byteLength(text));
       const expected = structuredClone(state);
       for (const tx of expected.transactions) tx.info.traces = [];
+      expected.blocks = [state.blocks[1], state.blocks[2], state.blocks[3]].map((b) =>
+        structuredClone(b),
+      ) as typeof expected.blocks;
       assert.equal(text, JSON.stringify(expected));
-      assert.equal(stripStateTraces(path), size, "a stripped file stays as it is");
-      assert.equal(stripStateTraces(join(dir, "missing.json")), null);
+      assert.equal(compactStateFile(path), size, "a compact file stays as it is");
+      assert.equal(compactStateFile(join(dir, "missing.json")), null);
+      writeFileSync(path, JSON.stringify(state).slice(0, 200));
+      assert.equal(compactStateFile(path), null, "a file cut short is left as it is");
     } finally {
       rmSync(dir, { recursive: true, force: true });
     }

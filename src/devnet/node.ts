@@ -359,7 +359,7 @@ export async function startAnvilNode(options: StartAnvilNodeOptions): Promise<De
       // anvil writes its state file as it ends on SIGTERM: give it the time to.
       stopping ??= terminate(child, exited, stopTimeoutMs).then(() => {
         const statePath = options.statePath;
-        const stripped = statePath === undefined ? null : stripStateTraces(statePath, logger);
+        const stripped = statePath === undefined ? null : compactStateFile(statePath, logger);
         logger.info({ port, ...(stripped === null ? {} : { state_bytes: stripped }) }, "anvil node stopped");
       });
       return stopping;
@@ -442,56 +442,113 @@ async function waitForAnvil(
 }
 
 const TRACES_KEY = Buffer.from('"traces":[');
-const [COMMA, OPEN_BRACE, OPEN_BRACKET, CLOSE_BRACKET, QUOTE, BACKSLASH] = [
-  0x2c, 0x7b, 0x5b, 0x5d, 0x22, 0x5c,
+const BLOCKS_KEY = Buffer.from('"blocks":[');
+const GENESIS_PARENT = Buffer.from(`"parentHash":"0x${"0".repeat(64)}"`);
+const TIMESTAMP_KEY = Buffer.from('"timestamp":"');
+const [COMMA, OPEN_BRACE, OPEN_BRACKET, CLOSE_BRACE, CLOSE_BRACKET, QUOTE, BACKSLASH] = [
+  0x2c, 0x7b, 0x5b, 0x7d, 0x5d, 0x22, 0x5c,
 ];
 
 /**
- * Empties the call traces anvil keeps of every transaction in its state file (`"traces":[…]`
- * becomes `"traces":[]`), which the service never reads: they are four fifths of a week's demo
- * chain (110 of 140 MB), and loading them took anvil 6.6 s and 335 MB against 2.2 s and 134 MB
- * without. Blocks, transactions, receipts, logs and the state are kept byte for byte. The file is
- * replaced atomically; a file that cannot be read or written is left as it is. Returns its new
- * size in bytes, or null when it was left.
+ * Rewrites the state file anvil wrote as it ended, so that the next start loads it quickly and
+ * as the same chain:
+ * - the call traces it keeps of every transaction are emptied (`"traces":[…]` becomes
+ *   `"traces":[]`); the service never reads them, and they are four fifths of a week's demo chain
+ *   (110 of 140 MB): loading them took anvil 6.6 s and 335 MB against 2.2 s and 134 MB without;
+ * - one genesis block is kept: anvil makes a genesis of its own before it loads a state and writes
+ *   both at its next exit, and which of the two a later load serves as block 0 is left to chance
+ *   (a new genesis makes the kept chain another chain). The chain's own genesis is the oldest.
+ * Everything else (blocks, transactions, receipts, logs, the state) is kept byte for byte. The
+ * file is replaced atomically; a file that cannot be read, parsed or written is left as it is.
+ * Returns its new size in bytes, or null when it was left.
  */
-export function stripStateTraces(path: string, logger?: Logger): number | null {
+export function compactStateFile(path: string, logger?: Logger): number | null {
   let input: Buffer;
   try {
     input = readFileSync(path);
   } catch {
     return null;
   }
-  const parts: Buffer[] = [];
-  let copied = 0;
-  for (let at = input.indexOf(TRACES_KEY); at >= 0; at = input.indexOf(TRACES_KEY, at)) {
-    // A key follows `{` or `,`; inside a JSON string a quote is always escaped, so never there.
-    const before = input[at - 1];
-    const open = at + TRACES_KEY.length;
-    if (before !== COMMA && before !== OPEN_BRACE) {
-      at = open;
-      continue;
-    }
-    const close = closingBracket(input, open - 1);
-    if (close < 0) return null;
-    parts.push(input.subarray(copied, open));
-    copied = close;
-    at = close;
-  }
-  if (parts.length === 0) return input.length;
-  parts.push(input.subarray(copied));
-  const output = Buffer.concat(parts);
+  const output = keepOldestGenesis(emptyArrays(input, TRACES_KEY));
+  if (output === null) return null;
+  if (output.equals(input)) return input.length;
   try {
     writeFileSync(`${path}.tmp`, output);
     renameSync(`${path}.tmp`, path);
   } catch (error) {
-    logger?.warn({ err: error, state: path }, "could not write the devnet state without its traces");
+    logger?.warn({ err: error, state: path }, "could not rewrite the devnet's state file");
     return null;
   }
   return output.length;
 }
 
-/** Index of the `]` closing the array opened at `open`, skipping strings; -1 when it is cut. */
-function closingBracket(buffer: Buffer, open: number): number {
+/** Where each top-level occurrence of the key `"name":[` starts (a key follows `{` or `,`). */
+function* keyPositions(buffer: Buffer, key: Buffer): Generator<number> {
+  for (let at = buffer.indexOf(key); at >= 0; at = buffer.indexOf(key, at + key.length)) {
+    // Inside a JSON string a quote is always escaped: never after `{` or `,` there.
+    const before = buffer[at - 1];
+    if (before === COMMA || before === OPEN_BRACE) yield at;
+  }
+}
+
+/** The buffer with every array under `key` emptied; null when one is cut short. */
+function emptyArrays(input: Buffer | null, key: Buffer): Buffer | null {
+  if (input === null) return null;
+  const parts: Buffer[] = [];
+  let copied = 0;
+  for (const at of keyPositions(input, key)) {
+    if (at < copied) continue;
+    const open = at + key.length - 1;
+    const close = closing(input, open);
+    if (close < 0) return null;
+    parts.push(input.subarray(copied, open + 1));
+    copied = close;
+  }
+  parts.push(input.subarray(copied));
+  return Buffer.concat(parts);
+}
+
+/** The buffer with only the oldest of the blocks whose parent is zero; null when cut short. */
+function keepOldestGenesis(input: Buffer | null): Buffer | null {
+  if (input === null) return null;
+  const at = keyPositions(input, BLOCKS_KEY).next().value;
+  if (at === undefined) return input;
+  const geneses: { start: number; end: number; timestamp: bigint }[] = [];
+  const arrayEnd = closing(input, at + BLOCKS_KEY.length - 1);
+  if (arrayEnd < 0) return null;
+  for (let i = at + BLOCKS_KEY.length; i < arrayEnd; ) {
+    if (input[i] !== OPEN_BRACE) {
+      i++;
+      continue;
+    }
+    const end = closing(input, i);
+    if (end < 0) return null;
+    const element = input.subarray(i, end + 1);
+    if (element.includes(GENESIS_PARENT)) {
+      const t = element.indexOf(TIMESTAMP_KEY) + TIMESTAMP_KEY.length;
+      const timestamp = BigInt(element.subarray(t, element.indexOf(QUOTE, t)).toString("latin1"));
+      geneses.push({ start: i, end: end + 1, timestamp });
+    }
+    i = end + 1;
+  }
+  if (geneses.length < 2) return input;
+  const oldest = geneses.reduce((a, b) => (b.timestamp < a.timestamp ? b : a));
+  const parts: Buffer[] = [];
+  let copied = 0;
+  for (const genesis of geneses) {
+    if (genesis === oldest) continue;
+    // The element and the comma that joins it to its neighbour.
+    const [from, to] =
+      input[genesis.end] === COMMA ? [genesis.start, genesis.end + 1] : [genesis.start - 1, genesis.end];
+    parts.push(input.subarray(copied, from));
+    copied = to;
+  }
+  parts.push(input.subarray(copied));
+  return Buffer.concat(parts);
+}
+
+/** Index of the bracket or brace closing the one at `open`, skipping strings; -1 when cut. */
+function closing(buffer: Buffer, open: number): number {
   let depth = 0;
   let inString = false;
   for (let i = open; i < buffer.length; i++) {
@@ -500,8 +557,8 @@ function closingBracket(buffer: Buffer, open: number): number {
       if (c === BACKSLASH) i++;
       else if (c === QUOTE) inString = false;
     } else if (c === QUOTE) inString = true;
-    else if (c === OPEN_BRACKET) depth++;
-    else if (c === CLOSE_BRACKET && --depth === 0) return i;
+    else if (c === OPEN_BRACKET || c === OPEN_BRACE) depth++;
+    else if ((c === CLOSE_BRACKET || c === CLOSE_BRACE) && --depth === 0) return i;
   }
   return -1;
 }
