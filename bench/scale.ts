@@ -1,6 +1,6 @@
 /**
  * `npm run bench:scale [-- --profile small|full] [--skip-api] [--skip-retention] [--skip-live]
- * [--skip-ingest]`: the mainnet-scale figures, each beside a baseline measured in the same
+ * [--skip-ingest] [--skip-families]`: the mainnet-scale figures, each beside a baseline measured in the same
  * run. Writes bench/results/scale.json (a part left out keeps the figures of the profile's last
  * run that had it, dated in `meta`) and the figures of the "Scale" section of BENCHMARKS.md.
  *
@@ -15,7 +15,11 @@
  *    the block's appearance at the node to its trades in `GET /api/v1/trades`.
  *    `BENCH_SCALE_KEEP=<folder>`: the loaded database is kept in that Postgres data folder and
  *    reused by the next run of the same load (bench/database.ts `withKeptDb`).
- * 4. Backfill and pricing (`npm run bench:ingest`, `npm run bench:stats`, other engineers' own
+ * 4. The DEX families (bench/scale-families.ts): the BNB profile with its whole mix of families
+ *    backfilled with pricing beside the same profile restricted to V2 and V3: time per batch and
+ *    per swap, JSON-RPC calls per swap. Alone: `BENCH_SCALE_RESULTS=scale-families.json npm run
+ *    bench:scale -- --skip-api --skip-retention --skip-live --skip-ingest`.
+ * 5. Backfill and pricing (`npm run bench:ingest`, `npm run bench:stats`, other engineers' own
  *    benchmarks) run as subprocesses, their results read back from bench/results/.
  *
  * The live part alone at a chosen size: `BENCH_LIVE_POOLS=100000 BENCH_LIVE_BLOCKS=200
@@ -33,6 +37,7 @@ import type { Db } from "../src/store/db.js";
 import { openBenchServer, withKeptDb, withScratchDb } from "./database.js";
 import { type LoadedDatabase, loadScaleDatabase } from "./loader.js";
 import { benchApiAtScale, scaleRequests } from "./scale-api.js";
+import type { FamiliesSettings } from "./scale-families.js";
 import { renderScaleSection } from "./scale-report.js";
 
 const root = path.resolve(import.meta.dirname, "..");
@@ -48,6 +53,7 @@ export type Profile = {
   statsEnvs: Record<string, string>[];
   live: { shape: "bnb" | "ethereum"; pools: number; blocks: number; catchUpMs?: number };
   retention: { days: number; retentionDays: number; perDay: number };
+  families: FamiliesSettings;
 };
 
 export const PROFILES: Record<string, Profile> = {
@@ -67,6 +73,7 @@ export const PROFILES: Record<string, Profile> = {
     ],
     live: { shape: "bnb", pools: 2_000, blocks: 80 },
     retention: { days: 8, retentionDays: 3, perDay: 20_000 },
+    families: { pools: 4_000, tokens: 2_000, historyBlocks: 120 },
   },
   full: {
     name: "full",
@@ -89,6 +96,7 @@ export const PROFILES: Record<string, Profile> = {
     ],
     live: { shape: "bnb", pools: 300_000, blocks: 400 },
     retention: { days: 20, retentionDays: 7, perDay: 100_000 },
+    families: { pools: 100_000, tokens: 50_000, historyBlocks: 600 },
   },
 };
 
@@ -228,6 +236,10 @@ async function main() {
       const { benchLive } = await import("./scale-live.js");
       out.live = await benchLive({ serverUrl: server.url, ...profile.live, log: say });
     }
+    if (!skip("families")) {
+      const { benchFamilies } = await import("./scale-families.js");
+      out.families = await benchFamilies({ serverUrl: server.url, ...profile.families, log: say });
+    }
     if (!skip("ingest")) {
       say("scale: npm run bench:ingest …");
       out.ingest = runSubBench("bench:ingest", "ingest.json", profile.ingestEnv);
@@ -249,7 +261,7 @@ async function main() {
     const previous = JSON.parse(readFileSync(resultsFile, "utf8")) as Record<string, unknown>;
     const previousMeta = previous.meta as { profile?: string; date?: string } | undefined;
     if (previousMeta?.profile === profile.name) {
-      for (const part of ["api", "retention", "live", "ingest", "stats"]) {
+      for (const part of ["api", "retention", "live", "families", "ingest", "stats"]) {
         if (out[part] === undefined && previous[part] !== undefined) {
           out[part] = previous[part];
           const from = (previousMeta as Record<string, unknown>)[`${part}From`] ?? previousMeta.date;
