@@ -2,12 +2,14 @@ import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { HttpError } from "../internal/errors.js";
 import {
+  assetSide,
   MAX_LIST_ITEMS,
   parseAddress,
   parseAddressList,
   parseChainList,
   parseId,
   parseIdList,
+  parsePairId,
   patterns,
   quote,
 } from "./ids.js";
@@ -94,5 +96,27 @@ describe("quote", () => {
   it("cuts long values", () => {
     assert.equal(quote("x".repeat(100)).length, 62);
     assert.equal(quote(["a", "b"]), JSON.stringify('["a","b"]'));
+  });
+});
+
+describe("assetSide", () => {
+  const a = `0x${"a".repeat(40)}`;
+  const b = `0x${"b".repeat(40)}`;
+  const pool = { chain_id: 1, token0: a, token1: b };
+  const pair = parsePairId(`0x${"c".repeat(40)}:1`, "pair_id");
+  it("answers the asset's side of the pair", () => {
+    assert.equal(assetSide(pool, parseId(`${a}:1`, "asset_id"), pair), 0);
+    assert.equal(assetSide(pool, parseId(`${b.toUpperCase().replace("0X", "0x")}:1`, "asset_id"), pair), 1);
+  });
+  it("is a 400 naming asset_id for another token or another chain's", () => {
+    for (const id of [`0x${"d".repeat(40)}:1`, `${a}:56`]) {
+      assert.throws(
+        () => assetSide(pool, parseId(id, "asset_id"), pair),
+        (e: unknown) =>
+          e instanceof HttpError &&
+          e.statusCode === 400 &&
+          e.message === `asset_id ${id} is not one of the two tokens of pair ${pair.id}`,
+      );
+    }
   });
 });

@@ -88,6 +88,27 @@ export function parsePairId(value: string, param: string): ChainAddress {
   return { chainId, address, id: `${address}:${chainId}` };
 }
 
+/** The 400 of an `asset_id` that is neither token of the pair `pair_id` names. */
+export function notATokenOfPair(asset: ChainAddress, pair: ChainAddress): Error {
+  return badRequest(`asset_id ${asset.id} is not one of the two tokens of pair ${pair.id}`);
+}
+
+/**
+ * The side of `asset` in the pool of `pair`: 0 for its token0, 1 for its token1; else (another
+ * token, or one of another chain) the 400 of `notATokenOfPair`.
+ */
+export function assetSide(
+  pool: { chain_id: number; token0: string; token1: string },
+  asset: ChainAddress,
+  pair: ChainAddress,
+): 0 | 1 {
+  if (asset.chainId === pool.chain_id) {
+    if (asset.address === pool.token0) return 0;
+    if (asset.address === pool.token1) return 1;
+  }
+  throw notATokenOfPair(asset, pair);
+}
+
 /** Parses an address; throws a 400 naming `param` when malformed. */
 export function parseAddress(value: string, param: string): Hex {
   const trimmed = value.trim();

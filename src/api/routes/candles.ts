@@ -14,7 +14,7 @@ import {
   pairCandlesRetainedFrom,
 } from "../charts.js";
 import type { ApiContext } from "../context.js";
-import { parseId, parsePairId } from "../ids.js";
+import { assetSide, notATokenOfPair, parseId, parsePairId } from "../ids.js";
 import { errorResponses, examples, ok, params, StringEnum, timeParam } from "../schemas.js";
 import { bucketCount, MAX_CANDLES, parseTimeParam, toIso } from "../times.js";
 
@@ -252,8 +252,6 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
         plainJson: true,
         compute: async (db) => {
           const unknownPair = () => notFound(`pair_id ${pair.id} is not a known pair`);
-          const otherAsset = () =>
-            badRequest(`asset_id ${asset.id} is not one of the two tokens of pair ${pair.id}`);
           let stored: ChartCandle[];
           if (read.loadOfAsset && asset.chainId === pair.chainId) {
             const found = await read.loadOfAsset(db, {
@@ -263,13 +261,12 @@ export function registerCandles(app: FastifyInstance, ctx: ApiContext) {
               currency,
             });
             if (found === undefined) throw unknownPair();
-            if (found.side === null) throw otherAsset();
+            if (found.side === null) throw notATokenOfPair(asset, pair);
             stored = found.candles;
           } else {
             const pool = await findPool(db, pair.chainId, pair.address);
             if (!pool) throw unknownPair();
-            const side = asset.address === pool.token0 ? 0 : asset.address === pool.token1 ? 1 : undefined;
-            if (side === undefined || asset.chainId !== pool.chain_id) throw otherAsset();
+            const side = assetSide(pool, asset, pair);
             stored = await read.load(db, { chainId: pair.chainId, pool: pair.address, side, currency });
           }
           const candles = candleRecords(stored);

@@ -1,10 +1,10 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
-import { badRequest, notFound } from "../../internal/errors.js";
+import { notFound } from "../../internal/errors.js";
 import { findPool } from "../../store/pools.js";
 import { findSwaps } from "../../store/swaps.js";
 import { type ApiContext, withHeaders } from "../context.js";
-import { parseId, parsePairId } from "../ids.js";
+import { assetSide, parseId, parsePairId } from "../ids.js";
 import { errorResponses, examples, Nullable, ok, params, StringEnum } from "../schemas.js";
 import { decodeCursor, encodeCursor, tradeRecord } from "../trade-records.js";
 
@@ -159,10 +159,7 @@ export function registerTrades(app: FastifyInstance, ctx: ApiContext) {
         compute: async (db) => {
           const pool = await findPool(db, pair.chainId, pair.address);
           if (!pool) throw notFound(`pair_id ${pair.id} is not a known pair`);
-          const assetIsToken0 = asset.chainId === pool.chain_id && asset.address === pool.token0;
-          if (!assetIsToken0 && !(asset.chainId === pool.chain_id && asset.address === pool.token1)) {
-            throw badRequest(`asset_id ${asset.id} is not one of the two tokens of pair ${pair.id}`);
-          }
+          const assetIsToken0 = assetSide(pool, asset, pair) === 0;
           const rows = await findSwaps(db, {
             chainId: pair.chainId,
             pool: pair.address,
