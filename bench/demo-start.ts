@@ -13,6 +13,8 @@
  *   the total's proportional set size (PSS: each shared page divided among the processes that
  *   map it, so the sum is the memory the demo holds, each page counted once);
  * - the machine's load average at the spawn and once ready (the 2 cores may be shared).
+ * Baseline, in the same run before each start: the same command line loading the CLI only
+ * (`tokenmarket help`: Node, tsx and the command's entry), from the spawn to its exit.
  * Ports are taken from BENCH_DEMO_PORT_BASE (default 18080: API, +1 devnet, +2 Postgres) so that
  * it runs beside a demo on the default ports. BENCH_DEMO_LATER sets how many later starts are
  * measured (default 2). Writes bench/results/demo-start.json.
@@ -37,6 +39,8 @@ type Memory = {
 };
 type StartFigures = {
   kind: "first" | "later";
+  /** Baseline: `tokenmarket help` through the same loader, spawn to exit, just before. */
+  helpMs: number;
   readyMs: number;
   /** Load average (1, 5, 15 min) at the spawn and once ready. */
   loadAtStart: number[];
@@ -140,7 +144,20 @@ async function ready(url: string): Promise<boolean> {
   }
 }
 
+/** The baseline: the CLI loaded and run through the same loader, doing nothing else. */
+async function helpMs(): Promise<number> {
+  const startedAt = performance.now();
+  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "help"], {
+    cwd: root,
+    stdio: "ignore",
+  });
+  const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+  if (code !== 0) throw new Error(`tokenmarket help exited with ${code}`);
+  return Math.round(performance.now() - startedAt);
+}
+
 async function runStart(dataDir: string, kind: "first" | "later"): Promise<StartFigures> {
+  const baselineMs = await helpMs();
   const env = {
     ...process.env,
     LOG_LEVEL: "warn",
@@ -199,6 +216,7 @@ async function runStart(dataDir: string, kind: "first" | "later"): Promise<Start
   if (code !== 0) throw new Error(`the demo exited with ${code} after SIGINT:\n${stderr}`);
   return {
     kind,
+    helpMs: baselineMs,
     readyMs: Math.round(readyMs),
     loadAtStart,
     loadAtReady,
