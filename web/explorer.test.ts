@@ -800,7 +800,7 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
     await context.close();
   });
 
-  it("finds the native coin by search; its page charts its V4 pools, named base/quote (1440 px)", async () => {
+  it("finds the native coin by search, its page charts its V4 pools; an unknown token is not live (1440 px)", async () => {
     const context = await newContext(1440, 900);
     const page = await context.newPage();
     const problems = watchPage(page, service.origin);
@@ -827,6 +827,15 @@ describe("explorer page in Chromium", { skip: skipReason }, () => {
     assert.ok(names.includes("ETH/USDC") && names.includes("FROG/ETH"), names.join(", "));
     for (const row of rows) assert.match(row.venue, /^Uniswap V4 · (?:.* · )?0x[0-9a-f]{4}…[0-9a-f]{4}$/);
     await page.screenshot({ path: path.join(resultsDir, "explorer-native-1440.png") });
+
+    // A token the server does not know: no live status beside "Token unavailable".
+    await page.goto(`${service.origin}/#/token/0x${"de".repeat(20)}:${reference.native.split(":")[1]}`);
+    await page.waitForFunction(
+      () => document.getElementById("token-title")?.textContent === "Token unavailable",
+    );
+    await page.waitForSelector('.candles-card:is([data-state="empty"], [data-state="error"])');
+    assert.equal(await page.textContent("[data-testid=live-mode]"), "", "no live status");
+    assert.equal(await page.getAttribute("[data-testid=live-mode]", "data-mode"), null);
     assert.deepEqual(problems, []);
     await context.close();
   });

@@ -1,7 +1,7 @@
 // The search box: a combobox (WAI-ARIA pattern) whose list fills as the user types, debounced,
 // each new query aborting the one before.
 
-import { type ApiClient, ApiError, type SearchToken } from "./api.js";
+import { type ApiClient, ApiError, type SearchToken, type TokenMarket } from "./api.js";
 import { h, replace } from "./dom.js";
 import { chainName, formatChange, formatUsd, shortHex } from "./format.js";
 import { allowedLogoUrl, monogram } from "./logo.js";
@@ -51,6 +51,8 @@ export function createSearch(options: {
   let timer: ReturnType<typeof setTimeout> | undefined;
   let controller: AbortController | undefined;
   let results: SearchToken[] = [];
+  /** The results' market records: their 24 h change, the same figure their token pages show. */
+  let markets: ReadonlyMap<string, TokenMarket> = new Map();
   let active = -1;
 
   const setOpen = (open: boolean) => {
@@ -94,7 +96,8 @@ export function createSearch(options: {
     replace(
       list,
       ...results.map((token, i) => {
-        const change = formatChange(token.price_change);
+        const tokenId = `${token.contract.toLowerCase()}:${token.chain}`;
+        const change = formatChange(markets.get(tokenId)?.windows["24h"].price_change);
         return h(
           "div",
           {
@@ -129,7 +132,11 @@ export function createSearch(options: {
             "span",
             { class: "search-price" },
             h("span", { class: "num" }, formatUsd(token.usd_price)),
-            h("span", { class: `num change ${change.direction}` }, change.text),
+            h(
+              "span",
+              { class: `num change ${change.direction}`, title: "USD change over 24 h" },
+              change.text,
+            ),
           ),
         );
       }),
@@ -144,8 +151,13 @@ export function createSearch(options: {
     showStatus("Searching…");
     setOpen(true);
     try {
-      results = await api.search(query, current.signal);
+      const found = await api.search(query, current.signal);
+      const ids = found.map((t) => `${t.contract.toLowerCase()}:${t.chain}`);
+      // Without the records the results still show, with a dash for the change.
+      const records = await api.tokenMarkets(ids, current.signal).catch(() => new Map<string, TokenMarket>());
       if (current.signal.aborted) return;
+      results = found;
+      markets = records;
       render();
       showStatus(results.length ? "" : `No token matches “${query}”.`);
     } catch (error) {
