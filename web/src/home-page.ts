@@ -13,6 +13,7 @@ import {
   listedPools,
   networkSummary,
   type PoolList,
+  type PoolRow,
   poolListSize,
   poolLists,
   poolRow,
@@ -134,46 +135,7 @@ export function createHomePage(deps: Deps): HomePage {
     let seq = 0;
     const render = (pools: TopPool[], markets: ReadonlyMap<string, TokenMarket>) => {
       const now = Date.now();
-      replace(
-        body,
-        ...pools.map((pool, i) => {
-          const row = poolRow(pool, list, now, markets);
-          return h(
-            "tr",
-            { "data-pair-id": row.pairId, "data-protocol": row.protocol },
-            // The position in the list as shown (trending leaves pools out of the API's ranking).
-            h("td", { class: "rank num muted" }, String(i + 1)),
-            h(
-              "th",
-              { scope: "row" },
-              h(
-                "span",
-                { class: "pool-name" },
-                h("a", { href: row.hrefs[0], class: "token-link" }, row.symbols[0]),
-                "/",
-                h("a", { href: row.hrefs[1], class: "token-link" }, row.symbols[1]),
-              ),
-              h("span", { class: "cell-sub venue", title: row.venueTitle }, row.venue),
-            ),
-            // Two lines per cell keep a list readable in a third of a desktop or on a phone.
-            h(
-              "td",
-              {
-                class: "r num",
-                title: `${row.symbols[0]} in USD, and its USD change over ${windowLabel(list.window)}`,
-              },
-              row.price,
-              h("span", { class: `cell-sub change ${row.change.direction}` }, row.change.text),
-            ),
-            h(
-              "td",
-              { class: "r num" },
-              row.volume,
-              h("span", { class: "cell-sub", title: "Liquidity" }, `liq. ${row.liquidity}`),
-            ),
-          );
-        }),
-      );
+      replace(body, ...pools.map((pool, i) => poolRowElement(poolRow(pool, list, now, markets), i, list)));
     };
     const load = async (quiet: boolean) => {
       const n = ++seq;
@@ -268,6 +230,44 @@ export function createHomePage(deps: Deps): HomePage {
       controller.abort();
     },
   };
+}
+
+/** A pool's row in a list, at position `i`. */
+function poolRowElement(row: PoolRow, i: number, list: PoolList): HTMLElement {
+  return h(
+    "tr",
+    { "data-pair-id": row.pairId, "data-protocol": row.protocol },
+    // The position in the list as shown (trending leaves pools out of the API's ranking).
+    h("td", { class: "rank num muted" }, String(i + 1)),
+    h(
+      "th",
+      { scope: "row" },
+      h(
+        "span",
+        { class: "pool-name" },
+        h("a", { href: row.hrefs[0], class: "token-link" }, row.symbols[0]),
+        "/",
+        h("a", { href: row.hrefs[1], class: "token-link" }, row.symbols[1]),
+      ),
+      h("span", { class: "cell-sub venue", title: row.venueTitle }, row.venue),
+    ),
+    // Two lines per cell keep a list readable in a third of a desktop or on a phone.
+    h(
+      "td",
+      {
+        class: "r num",
+        title: `${row.symbols[0]} in USD, and its USD change over ${windowLabel(list.window)}`,
+      },
+      row.price,
+      h("span", { class: `cell-sub change ${row.change.direction}` }, row.change.text),
+    ),
+    h(
+      "td",
+      { class: "r num" },
+      row.volume,
+      h("span", { class: "cell-sub", title: "Liquidity" }, `liq. ${row.liquidity}`),
+    ),
+  );
 }
 
 /** `24 h`, `1 h`. */
