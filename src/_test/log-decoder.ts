@@ -15,6 +15,9 @@
  *   are known: |net other|·10^dAsset / (|net asset|·10^dOther).
  * - `side` is `sell` when the asset went into the pool (or, with no net asset amount, when the
  *   other token left it), else `buy`.
+ * - A pool that holds its own tokens (V2, V3, Algebra) holds after a swap what the tokens'
+ *   `Transfer` logs moved to and from it up to the swap's log: its reserves. (A V4 pool's are
+ *   virtual, its ModifyLiquidity principal at the tick math's prices: not decoded here.)
  * - A V4 pool whose hook address has one of the four return-delta permission bits (bits 0-3)
  *   may rewrite its amounts: its trades carry `hook_may_rewrite_amounts: true`.
  * - Candles: buckets of the trades with a price aligned to the UTC epoch by block time; open the
@@ -44,6 +47,7 @@ export const EVENT_TEXTS = {
   algebraPool: "event Pool(address indexed token0, address indexed token1, address pool)",
   algebraCustomPool:
     "event CustomPool(address indexed deployer, address indexed token0, address indexed token1, address pool)",
+  erc20Transfer: "event Transfer(address indexed from, address indexed to, uint256 value)",
   algebraIntegralSwap:
     "event Swap(address indexed sender, address indexed recipient, int256 amount0, int256 amount1, uint160 price, uint128 liquidity, int24 tick, uint24 overrideFee, uint24 pluginFee)",
 } as const;
@@ -95,6 +99,11 @@ export type ChainSwap = {
   net1: bigint;
   /** The pool's price after the swap (concentrated liquidity: V3, V4, Algebra); null for V2. */
   sqrtPriceX96: bigint | null;
+  /**
+   * The pool's balances of its two tokens at the swap's log, summed from the tokens' `Transfer`
+   * logs to and from the pool (raw); null for a pool whose tokens a manager holds (V4).
+   */
+  balances: [bigint, bigint] | null;
 };
 
 type RawLog = {
@@ -270,7 +279,7 @@ export async function decodeSwaps(
       ? []
       : await logsOf(rpc, { address: managers, topics: [TOPICS.v4Swap] }, toBlock)),
   ];
-  const swaps: Omit<ChainSwap, "time" | "from" | "to">[] = [];
+  const swaps: Omit<ChainSwap, "time" | "from" | "to" | "balances">[] = [];
   for (const log of logs) {
     const base = {
       block: Number(log.blockNumber),
@@ -318,6 +327,7 @@ export async function decodeSwaps(
     }
   }
   swaps.sort((a, b) => a.block - b.block || a.logIndex - b.logIndex);
+  const balances = await balancesAtSwaps(rpc, [...byEmitter.values()], swaps, toBlock);
   const times = await lookUp(
     rpc,
     [...new Set(swaps.map((s) => s.block))],
@@ -333,11 +343,69 @@ export async function decodeSwaps(
       to: tx.to === null ? null : lower(tx.to),
     }),
   );
-  return swaps.map((s) => ({
+  return swaps.map((s, i) => ({
     ...s,
+    balances: balances[i] ?? null,
     time: times.get(s.block) as number,
     ...(txs.get(s.hash) as { from: string; to: string | null }),
   }));
+}
+
+/**
+ * The balances of each swap's pool at the swap's log (null for pools not in `pools`), from every
+ * `Transfer` of the pools' tokens to or from the pools up to it: what the pool held after the swap.
+ */
+async function balancesAtSwaps(
+  rpc: Rpc,
+  pools: readonly ChainPool[],
+  swaps: readonly { pool: string; block: number; logIndex: number }[],
+  toBlock: number,
+): Promise<([bigint, bigint] | null)[]> {
+  if (pools.length === 0) return swaps.map(() => null);
+  const padded = pools.map((p) => `0x${p.id.slice(2).padStart(64, "0")}` as Hex);
+  const tokens = [...new Set(pools.flatMap((p) => [p.token0, p.token1]))];
+  const seen = new Set<string>();
+  const transfers = [
+    ...(await logsOf(rpc, { address: tokens, topics: [TOPICS.erc20Transfer, null, padded] }, toBlock)),
+    ...(await logsOf(rpc, { address: tokens, topics: [TOPICS.erc20Transfer, padded] }, toBlock)),
+  ]
+    .filter((log) => {
+      const key = `${log.transactionHash}:${Number(log.logIndex)}`;
+      if (seen.has(key)) return false;
+      seen.add(key);
+      return true;
+    })
+    .map((log) => {
+      const args = decode("erc20Transfer", log);
+      return {
+        token: lower(log.address),
+        block: Number(log.blockNumber),
+        logIndex: Number(log.logIndex),
+        from: lower(args.from),
+        to: lower(args.to),
+        value: args.value as bigint,
+      };
+    })
+    .sort((a, b) => a.block - b.block || a.logIndex - b.logIndex);
+  const byId = new Map(pools.map((p) => [p.id, p]));
+  const held = new Map<string, bigint>();
+  const add = (owner: string, token: string, amount: bigint) => {
+    const pool = byId.get(owner);
+    if (pool && (token === pool.token0 || token === pool.token1))
+      held.set(`${owner}:${token}`, (held.get(`${owner}:${token}`) ?? 0n) + amount);
+  };
+  let next = 0;
+  return swaps.map((swap) => {
+    for (; next < transfers.length; next++) {
+      const t = transfers[next] as (typeof transfers)[number];
+      if (t.block > swap.block || (t.block === swap.block && t.logIndex > swap.logIndex)) break;
+      add(t.to, t.token, t.value);
+      add(t.from, t.token, -t.value);
+    }
+    const pool = byId.get(swap.pool);
+    if (!pool) return null;
+    return [held.get(`${pool.id}:${pool.token0}`) ?? 0n, held.get(`${pool.id}:${pool.token1}`) ?? 0n];
+  });
 }
 
 /** One call per key in one batch, each answer read by `read`; a key the node could not answer throws. */
@@ -395,6 +463,12 @@ export function expectedTrade(chainId: number, pool: ChainPool, swap: ChainSwap,
     price: price === null ? null : toDouble(price),
     token0_amount: units(swap.net0, pool.decimals0),
     token1_amount: units(swap.net1, pool.decimals1),
+    ...(swap.balances === null
+      ? {}
+      : {
+          token0_reserves: units(swap.balances[0], pool.decimals0),
+          token1_reserves: units(swap.balances[1], pool.decimals1),
+        }),
     hook_may_rewrite_amounts: pool.rewritesAmounts ? true : undefined,
   };
 }
