@@ -30,6 +30,8 @@ const laterStarts = Number(process.env.BENCH_DEMO_LATER ?? 2);
 
 type Memory = {
   serviceMb: number;
+  /** Of serviceMb: the parent that only starts the service again with its heap limit. */
+  parentMb: number;
   devnetMb: number;
   postgresMb: number;
   totalMb: number;
@@ -113,7 +115,7 @@ function demoProcesses(servicePid: number): number[] {
 }
 
 function memory(servicePid: number): Memory {
-  const kb = { service: 0, devnet: 0, postgres: 0, pss: 0 };
+  const kb = { service: 0, parent: rssKb(servicePid), devnet: 0, postgres: 0, pss: 0 };
   const pids = demoProcesses(servicePid);
   for (const pid of pids) {
     const cmd = command(pid);
@@ -126,6 +128,7 @@ function memory(servicePid: number): Memory {
   const mb = (x: number) => Math.round(x / 1024);
   return {
     serviceMb: mb(kb.service),
+    parentMb: mb(kb.parent),
     devnetMb: mb(kb.devnet),
     postgresMb: mb(kb.postgres),
     totalMb: mb(kb.service + kb.devnet + kb.postgres),
