@@ -2,9 +2,6 @@
 import type { Hex } from "./chain.js";
 import type { PoolInfo, PoolState, Protocol, Token } from "./pools.js";
 
-/** A pool first stored by this batch. */
-export type BatchPool = PoolInfo;
-
 /** A token first stored by this batch, with its metadata (null where the contract gave none). */
 export type BatchToken = Token;
 
@@ -86,7 +83,8 @@ export type IngestBatch = {
    */
   headBlock?: number | undefined;
   source: "rpc" | "replay";
-  newPools: BatchPool[];
+  /** The pools first stored by this batch. */
+  newPools: PoolInfo[];
   newTokens: BatchToken[];
   /** Ascending by (blockNumber, logIndex); only rows actually inserted (not already present). */
   swaps: BatchSwap[];

@@ -24,7 +24,7 @@ export type PoolState = {
   logIndex: number | null;
 };
 
-/** A pool as its factory created it: what is stored once and never changes. */
+/** A pool as its factory created it: what is stored once and never changes. The base of every pool type. */
 export type PoolInfo = {
   address: Hex;
   dex: string;
@@ -42,13 +42,13 @@ export type PoolInfo = {
   createdLogIndex: number;
 };
 
-/** A pool with its base state: what is inserted when the pool is first stored. */
+/** A pool with its base state: what is inserted when the pool is first stored (its latest state is the events'). */
 export type NewPool = PoolInfo & {
   /** State before the first indexed event; null while unknown (a pool older than the range, not read yet). */
   base: PoolState | null;
 };
 
-/** A stored pool with its base and latest state. */
+/** A stored pool with its base and latest state: what the indexer loads back at start. */
 export type StoredPool = NewPool & { state: PoolState };
 
 /** Metadata of a token; null fields: the contract did not answer (missing function, revert). */

@@ -1,5 +1,5 @@
 /** Plain types of the pricing state: what the pricing stage keeps per pool and reads back from the store. */
-import type { ProtocolName } from "./pools.js";
+import type { PoolInfo } from "./pools.js";
 
 /** Raw amounts of a swap from the pool's point of view (in = paid into the pool). */
 export type SwapAmounts = {
@@ -40,17 +40,15 @@ export type StateEvent = {
   sqrtPriceX96: bigint | null;
 };
 
-/** A pool with its pricing state (mutated as events are applied). */
-export type MarketPool = {
-  address: string;
-  dex: string;
-  protocol: ProtocolName;
-  token0: string;
-  token1: string;
-  /** A pool inside a manager (Uniswap V4): its hook contract; null or absent for other pools. */
-  hooks?: string | null;
-  /** A pool inside a PancakeSwap Infinity manager: its packed parameters. */
-  parameters?: string | null;
+/**
+ * A pool with its pricing state (mutated as events are applied): what the pricing needs of a
+ * pool's facts (its family, tokens, hooks and parameters), and the state it keeps instead of the
+ * indexer's.
+ */
+export type MarketPool = Pick<
+  PoolInfo,
+  "address" | "dex" | "protocol" | "token0" | "token1" | "hooks" | "parameters"
+> & {
   state: PoolPriceState;
 };
 

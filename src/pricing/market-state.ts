@@ -76,10 +76,10 @@ export function addPools(
 }
 
 /** The string object the market already holds for a token (from its first pool), else `token`. */
-function sharedToken(state: MarketState, token: string): string {
+function sharedToken<T extends string>(state: MarketState, token: T): T {
   const first = state.graph.poolsOf.get(token)?.[0];
   if (!first) return token;
-  return first.token0 === token ? first.token0 : first.token1;
+  return (first.token0 === token ? first.token0 : first.token1) as T;
 }
 
 /** Records a token's decimals; when they change, its pools' routing figures follow. */

@@ -1,6 +1,6 @@
 import type { PoolQuote, PricingOptions, TokenPrice } from "./usd-prices.js";
 
-/** A pool's quote as stored in `token_prices.provenance` (snake_case, like the API). */
+/** A pool's quote as stored in `token_prices.provenance` (snake_case, like the API): a JSON record, not a pool type. */
 export type ProvenancePool = {
   pool: string;
   dex: string;

@@ -14,7 +14,10 @@ import { combinePrices } from "./robust-price.js";
  * breadth-first through qualifying pools (see docs/PRICING.md).
  */
 
-/** A pool as the routing sees it: spot price and the depth of each side, decimal-adjusted. */
+/**
+ * A pool as the routing sees it: spot price and the depth of each side, decimal-adjusted. Figures
+ * derived from a MarketPool's state (pool-state.ts), not its stored facts.
+ */
 export type GraphPool = {
   address: string;
   dex: string;

@@ -279,7 +279,10 @@ export async function tokensOfPools(
 // ---------------------------------------------------------------------------------------------
 // API reads
 
-/** A pool with its tokens' facts, current state and 24 h statistics. */
+/**
+ * A pool with its tokens' facts, current state and 24 h statistics: the API's read, as the SQL
+ * row comes (snake_case columns, numerics as text), joined from five tables.
+ */
 export type PoolRow = {
   chain_id: number;
   address: string;

@@ -2,7 +2,7 @@
  * Tables of the pricing's own state: `pool_price_state` (the pool states the pricing reads) and
  * `pricing_sync` (how far pricing has got per chain).
  */
-import type { MarketPool, PoolPriceState, ProtocolName } from "../model/index.js";
+import type { Hex, MarketPool, PoolPriceState, ProtocolName } from "../model/index.js";
 import { fromNumeric, type Queryable } from "./db.js";
 import { bulkInsert, columnsOf, setExcluded } from "./unnest.js";
 
@@ -86,6 +86,7 @@ export const poolStateJoin = `LEFT JOIN LATERAL (
 export const poolStateColumns = `s.reserve0, s.reserve1, s.sqrt_price_x96, s.swap_block, s.pre_swap_reserve0, s.pre_swap_reserve1,
   s.state_block, s.state_log_index, s.state_time`;
 
+/** The pool_price_state columns as the SQL row comes (numerics as text): parsed by poolStateOf. */
 export type PoolStateDbRow = {
   reserve0: string | null;
   reserve1: string | null;
@@ -131,13 +132,13 @@ export async function loadMarketPools(
 ): Promise<MarketPoolsAndTokens> {
   const { rows } = await db.query<
     PoolStateDbRow & {
-      address: string;
+      address: Hex;
       dex: string;
       protocol: ProtocolName;
-      hooks: string | null;
-      parameters: string | null;
-      token0: string;
-      token1: string;
+      hooks: Hex | null;
+      parameters: Hex | null;
+      token0: Hex;
+      token1: Hex;
       decimals0: number | null;
       decimals1: number | null;
     }

@@ -1,10 +1,10 @@
 import type { Hex } from "../decode/types.js";
 import type {
-  BatchPool,
   BatchToken,
   BlockRow,
   Checkpoint,
   IngestBatch,
+  PoolInfo,
   SyncFigures,
   Token,
 } from "../model/index.js";
@@ -104,7 +104,7 @@ export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrit
   });
 }
 
-function toBatchPool(p: Pool): BatchPool {
+function toBatchPool(p: Pool): PoolInfo {
   return {
     address: p.address,
     dex: p.dex,

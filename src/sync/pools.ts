@@ -1,10 +1,10 @@
 import type { DexConfig } from "../config/schema.js";
 import type { PoolCreation, Protocol, SwapEventLayout } from "../decode/types.js";
-import type { PoolInfo, PoolState } from "../model/index.js";
+import type { PoolState, StoredPool } from "../model/index.js";
 import { familyOf } from "../protocols/index.js";
 
-/** A pool of a configured factory, as the indexer keeps it in memory. */
-export type Pool = PoolInfo & {
+/** A pool of a configured factory, as the indexer keeps it in memory: a stored pool and how to read it. */
+export type Pool = StoredPool & {
   swapEvent: SwapEventLayout;
   /**
    * The block whose end state is the pool's base: its creation block when created inside the
@@ -12,9 +12,6 @@ export type Pool = PoolInfo & {
    * (startBlock − 1), where its balances are read when it is first touched.
    */
   baseBlock: number;
-  /** State before the first indexed event; null while unknown (a pool older than the range, not read yet). */
-  base: PoolState | null;
-  state: PoolState;
 };
 
 export const unknownState: PoolState = {
