@@ -7,6 +7,9 @@ import type { DevnetRpc } from "../devnet/rpc.js";
 import { createSimulator, type HistoryStats } from "../devnet/simulator.js";
 import { poolManagerEventsAbi } from "../devnet/v4.js";
 import { createSilentLogger, type Logger } from "../internal/logger.js";
+import type { Db } from "../store/db.js";
+import { noDerivedData } from "../sync/derived.js";
+import { createIndexer } from "../sync/indexer.js";
 import { startTestDevnet, type TestDevnet } from "./devnet.js";
 import { type FamilyEvents, type MinedFamilyEvents, mineFamilyEvents } from "./family-events.js";
 import type { PoolRef } from "./indexer-receipts.js";
@@ -200,4 +203,18 @@ export async function startIndexerDevnet(
     await devnet.stop();
     throw error;
   }
+}
+
+/** Indexes `chain` once, up to its head (no following, no derived data); its status at the end. */
+export async function indexOnce(db: Db, chain: ChainConfig, logger: Logger = createSilentLogger()) {
+  const indexer = createIndexer({
+    config: { chains: [chain] },
+    db,
+    logger,
+    derived: noDerivedData,
+    options: { follow: false, progressBar: false },
+  });
+  await indexer.start();
+  await indexer.done();
+  return indexer.status()[0];
 }

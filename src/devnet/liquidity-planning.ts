@@ -208,6 +208,17 @@ export function planRemovals(
 }
 
 /**
+ * How a family's full-range positions change: the transactions that add `liquidity` at
+ * `sqrtPrice` or remove it, and (V4) a small donation to the pool's providers.
+ */
+type FullRangeFamily = {
+  positions: Map<string, bigint>;
+  add(liquidity: bigint, sqrtPrice: number): TxRequest;
+  remove(liquidity: bigint): TxRequest[];
+  donate?: (sqrtPrice: number, usd: number) => TxRequest;
+};
+
+/**
  * A V4 liquidity change: a provider adds a full-range position (salted with its address), removes
  * part of what it added earlier, or (now and then) donates a little to the pool's providers.
  */
@@ -217,56 +228,36 @@ function planV4LiquidityChange(
   planned: LiquidityOutput,
   change: { lp: Address; pool: DeployedPool; remove: boolean },
 ): void {
-  const { estimates, book } = context;
+  const { estimates } = context;
   const { lp, pool } = change;
   const key = v4KeyOf(pool);
-  const bookKey = `${lp}:${pool.key}`;
   const ticks = fullRange(pool.tickSpacing ?? 60);
-  const held = book.v4Positions.get(bookKey) ?? 0n;
-  estimates.dirty.add(pool.key);
-  planned.liquidityChanges++;
-  if (change.remove && held > 0n) {
-    const liquidity = (held * BigInt(300 + Math.floor(rng.next() * 700))) / 1000n;
-    book.v4Positions.set(bookKey, held - liquidity);
-    planned.txs.push(
-      v4ModifyLiquidityTx({
-        router: context.v4ModifyLiquidityRouter,
-        from: lp,
-        key,
-        ...ticks,
-        liquidityDelta: -liquidity,
-        salt: saltOf(lp),
-      }),
-    );
-    return;
-  }
-  const sqrtPrice = Math.sqrt(poolRawPrice(estimates.stateOf(pool)));
-  if (rng.chance(0.15)) {
-    // A donation of a few hundred dollars, both sides at the pool's price.
-    const usd = 50 + 450 * rng.next();
-    const amount1 = estimates.rawAmount(pool.token1Key, usd / 2);
-    const amount0 = BigInt(Math.floor(Number(amount1) / sqrtPrice ** 2));
-    planned.txs.push(v4DonateTx({ router: context.v4DonateRouter, from: lp, key, amount0, amount1 }));
-    return;
-  }
-  const usd = pool.initialLiquidityUsd * rng.logNormal(0.02, 0.7);
-  const liquidity = liquidityForUsd(usd, sqrtPrice, estimates.unit(pool.token1Key));
-  if (liquidity <= 0n) return;
-  book.v4Positions.set(bookKey, held + liquidity);
-  planned.txs.push(
+  const modify = (liquidityDelta: bigint, value?: bigint) =>
     v4ModifyLiquidityTx({
       router: context.v4ModifyLiquidityRouter,
       from: lp,
       key,
       ...ticks,
-      liquidityDelta: liquidity,
+      liquidityDelta,
       salt: saltOf(lp),
-      // The coin it takes (≤ L/√P), with room for the estimate being off; the router returns the rest.
-      ...(pool.token0 === nativeCurrency
-        ? { value: BigInt(Math.ceil((Number(liquidity) / sqrtPrice) * 1.2)) }
-        : {}),
-    }),
-  );
+      ...(value === undefined ? {} : { value }),
+    });
+  planFullRangeChange(context, rng, planned, change, {
+    positions: context.book.v4Positions,
+    // The coin it takes (≤ L/√P), with room for the estimate being off; the router returns the rest.
+    add: (liquidity, sqrtPrice) =>
+      modify(
+        liquidity,
+        pool.token0 === nativeCurrency ? BigInt(Math.ceil((Number(liquidity) / sqrtPrice) * 1.2)) : undefined,
+      ),
+    remove: (liquidity) => [modify(-liquidity)],
+    donate(sqrtPrice, usd) {
+      // Both sides at the pool's price.
+      const amount1 = estimates.rawAmount(pool.token1Key, usd / 2);
+      const amount0 = BigInt(Math.floor(Number(amount1) / sqrtPrice ** 2));
+      return v4DonateTx({ router: context.v4DonateRouter, from: lp, key, amount0, amount1 });
+    },
+  });
 }
 
 /**
@@ -279,27 +270,49 @@ function planAlgebraLiquidityChange(
   planned: LiquidityOutput,
   change: { lp: Address; pool: DeployedPool; remove: boolean },
 ): void {
-  const { estimates, book } = context;
+  const { lp, pool } = change;
+  const ticks = fullRange(pool.tickSpacing ?? 60);
+  planFullRangeChange(context, rng, planned, change, {
+    positions: context.book.algebraPositions,
+    add: (liquidity) =>
+      algebraMintTx({ callee: context.algebraCallee, from: lp, pool: pool.address, ...ticks, liquidity }),
+    remove: (liquidity) => algebraRemoveLiquidityTxs({ from: lp, pool: pool.address, ...ticks, liquidity }),
+  });
+}
+
+/**
+ * A provider's full-range position changes: part of what it added here is removed, or (with the
+ * family's donation, now and then) a few hundred dollars are donated, or liquidity is added.
+ */
+function planFullRangeChange(
+  context: LiquidityContext,
+  rng: Random,
+  planned: LiquidityOutput,
+  change: { lp: Address; pool: DeployedPool; remove: boolean },
+  family: FullRangeFamily,
+): void {
+  const { estimates } = context;
   const { lp, pool } = change;
   const bookKey = `${lp}:${pool.key}`;
-  const ticks = fullRange(pool.tickSpacing ?? 60);
-  const held = book.algebraPositions.get(bookKey) ?? 0n;
-  if (change.remove && held > 0n) {
-    const liquidity = (held * BigInt(300 + Math.floor(rng.next() * 700))) / 1000n;
-    book.algebraPositions.set(bookKey, held - liquidity);
-    planned.txs.push(...algebraRemoveLiquidityTxs({ from: lp, pool: pool.address, ...ticks, liquidity }));
-  } else {
-    const sqrtPrice = Math.sqrt(poolRawPrice(estimates.stateOf(pool)));
-    const usd = pool.initialLiquidityUsd * rng.logNormal(0.02, 0.7);
-    const liquidity = liquidityForUsd(usd, sqrtPrice, estimates.unit(pool.token1Key));
-    if (liquidity <= 0n) return;
-    book.algebraPositions.set(bookKey, held + liquidity);
-    planned.txs.push(
-      algebraMintTx({ callee: context.algebraCallee, from: lp, pool: pool.address, ...ticks, liquidity }),
-    );
-  }
+  const held = family.positions.get(bookKey) ?? 0n;
   estimates.dirty.add(pool.key);
   planned.liquidityChanges++;
+  if (change.remove && held > 0n) {
+    const liquidity = (held * BigInt(300 + Math.floor(rng.next() * 700))) / 1000n;
+    family.positions.set(bookKey, held - liquidity);
+    planned.txs.push(...family.remove(liquidity));
+    return;
+  }
+  const sqrtPrice = Math.sqrt(poolRawPrice(estimates.stateOf(pool)));
+  if (family.donate !== undefined && rng.chance(0.15)) {
+    planned.txs.push(family.donate(sqrtPrice, 50 + 450 * rng.next()));
+    return;
+  }
+  const usd = pool.initialLiquidityUsd * rng.logNormal(0.02, 0.7);
+  const liquidity = liquidityForUsd(usd, sqrtPrice, estimates.unit(pool.token1Key));
+  if (liquidity <= 0n) return;
+  family.positions.set(bookKey, held + liquidity);
+  planned.txs.push(family.add(liquidity, sqrtPrice));
 }
 
 function decodePosition(positionResult: Hex, ownerResult: Hex) {

@@ -1,13 +1,15 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
-import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
+import {
+  type IndexerDevnet,
+  indexOnce as indexChainOnce,
+  startIndexerDevnet,
+} from "../_test/indexer-devnet.js";
 import { assertSameDump, dumpIndexedData } from "../_test/indexer-dump.js";
 import { createCapturingLogger } from "../_test/indexer-wait.js";
-import { createSilentLogger, type Logger } from "../internal/logger.js";
+import type { Logger } from "../internal/logger.js";
 import type { Db } from "../store/db.js";
-import { noDerivedData } from "./derived.js";
-import { createIndexer } from "./indexer.js";
 
 // A reorg over the V4 PoolManager's and the Algebra factory's pools: a pool born (V4 Initialize,
 // Algebra Pool event) and liquidity moved (V4 ModifyLiquidity ±, Algebra Mint/Burn/Collect) in
@@ -16,18 +18,8 @@ import { createIndexer } from "./indexer.js";
 
 const chainOverrides = { reorgWindow: 16, pollIntervalMs: 50 };
 
-async function indexOnce(db: Db, devnet: IndexerDevnet, logger: Logger = createSilentLogger()) {
-  const indexer = createIndexer({
-    config: { chains: [devnet.chain(chainOverrides)] },
-    db,
-    logger,
-    derived: noDerivedData,
-    options: { follow: false, progressBar: false },
-  });
-  await indexer.start();
-  await indexer.done();
-  return indexer.status()[0];
-}
+const indexOnce = (db: Db, devnet: IndexerDevnet, logger?: Logger) =>
+  indexChainOnce(db, devnet.chain(chainOverrides), logger);
 
 /** The pools stored, by address, with their family. */
 async function storedPools(db: Db, chainId: number): Promise<Map<string, string>> {

@@ -1,7 +1,11 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
-import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
+import {
+  type IndexerDevnet,
+  indexOnce as indexChainOnce,
+  startIndexerDevnet,
+} from "../_test/indexer-devnet.js";
 import { assertSameDump, dumpIndexedData } from "../_test/indexer-dump.js";
 import { createCapturingLogger, waitFor } from "../_test/indexer-wait.js";
 import { createSilentLogger, type Logger } from "../internal/logger.js";
@@ -18,16 +22,7 @@ async function indexOnce(
   logger: Logger = createSilentLogger(),
   overrides = chainOverrides,
 ) {
-  const indexer = createIndexer({
-    config: { chains: [devnet.chain(overrides)] },
-    db,
-    logger,
-    derived: noDerivedData,
-    options: { follow: false, progressBar: false },
-  });
-  await indexer.start();
-  await indexer.done();
-  return indexer.status()[0];
+  return indexChainOnce(db, devnet.chain(overrides), logger);
 }
 
 /** The database equals a fresh index of the node's current (canonical) chain. */

@@ -45,6 +45,21 @@ export function decodeIntegralSwap(log: Pick<RawLog, "topics" | "data">): V3Even
   };
 }
 
+/**
+ * An Algebra Integral 1.2 Burn: V3's fields then the plugin's fee on the amounts, as a `v3-burn`
+ * (the amounts are what the position is credited, the fee already taken; the tokens leave the
+ * pool with Collect, as in V3).
+ */
+export function decodeIntegralBurn(log: Pick<RawLog, "topics" | "data">): V3Event | null {
+  const { topics: t, data } = log;
+  if (t[0] !== algebraTopics.integralBurn || t.length !== 4 || wordCount(data) !== 4) return null;
+  // V1's Burn, then the plugin's fee word.
+  return decodeV3Log(
+    { topics: [v3Topics.v3Burn, ...t.slice(1)], data: data.slice(0, 2 + 3 * 64) as Hex },
+    "uniswap",
+  );
+}
+
 /** globalState() → (uint160 price, int24 tick, …): Algebra's slot0. */
 const GLOBAL_STATE = "0xe76c01e4" as Hex;
 /** liquidity() → uint128 */
@@ -55,7 +70,9 @@ const LIQUIDITY = "0x1a686502" as Hex;
  * are concentrated-liquidity pools with Uniswap V3's events (same types, so the same topics: a
  * log is an Algebra swap because its pool is an Algebra pool, not by its topic) and state; the
  * factory announces a pool with `Pool`, the pool's price is read with `globalState()`, and
- * Integral 1.2's Swap (layout "integral") carries the swap's fees.
+ * Integral 1.2's Swap and Burn (layout "integral") carry the swap's and the plugin's fees; the
+ * "integral" layout reads V3-typed Swap and Burn too (Integral 1.0/1.1, and 1.2.9 on, whose fees
+ * are separate events).
  */
 export const algebra: ProtocolFamily<V3Event> = {
   ...uniswapV3,
@@ -68,11 +85,12 @@ export const algebra: ProtocolFamily<V3Event> = {
   decodeCreation: decodeAlgebraCreation,
   poolTopics(layout) {
     const v3 = uniswapV3.poolTopics("uniswap");
-    return layout === "integral" ? [...v3, algebraTopics.integralSwap] : v3;
+    return layout === "integral" ? [...v3, algebraTopics.integralSwap, algebraTopics.integralBurn] : v3;
   },
   swapTopics: [v3Topics.v3Swap, algebraTopics.integralSwap],
   decodeLog(log, layout) {
     if (layout === "integral" && log.topics[0] === algebraTopics.integralSwap) return decodeIntegralSwap(log);
+    if (layout === "integral" && log.topics[0] === algebraTopics.integralBurn) return decodeIntegralBurn(log);
     return decodeV3Log(log, "uniswap");
   },
   baseStateCalls: (pool) => [
