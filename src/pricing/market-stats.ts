@@ -3,6 +3,7 @@
  * and, as the window slides, for those with trades in it. Never per request.
  */
 
+import type { Ratio } from "../exact/ratio.js";
 import { finite, type MarketPool, NATIVE_COIN } from "../model/index.js";
 import type { DbClient, Queryable } from "../store/db.js";
 import { poolsTradedIn } from "../store/market-trades.js";
@@ -25,7 +26,7 @@ import {
 import { addExact, EXACT_ZERO, type ExactDecimal, exactOf, exactValue } from "./exact-sum.js";
 import { usdSeriesToken } from "./native-coin.js";
 import { exactBalancesOf, spotRatio0 } from "./pool-state.js";
-import { pairLiquidityUsd, percentChange, statsWindow } from "./stats.js";
+import { pairLiquidityUsd, percentChange, statsWindow, usdRatioOf } from "./stats.js";
 import type { GraphPool } from "./usd-prices.js";
 
 /** A pool's USD liquidity with its exact value (the double as the decimal it denotes). */
@@ -60,7 +61,15 @@ export async function refreshPairStats(
         pool: r.pool,
         token0: r.token0,
         token1: r.token1,
-        ...withExact(pairLiquidityUsd({ reserve0, reserve1, ratio0, usd0: r.usd0, usd1: r.usd1 })),
+        ...withExact(
+          pairLiquidityUsd({
+            reserve0,
+            reserve1,
+            ratio0,
+            usd0: usdRatioOf(r.usd0),
+            usd1: usdRatioOf(r.usd1),
+          }),
+        ),
         window: r.window
           ? {
               volumeUsd: r.window.volumeUsd,
@@ -295,7 +304,12 @@ async function seriesEnds(
  * (state, decimals, exact spot price, stored USD prices), through the same function. Undefined:
  * the pool has no stored state (no row to update), as the liquidity-only refresh skips it.
  */
-export function memoryPairLiquidity(market: StatsMarket, address: string): number | null | undefined {
+export function memoryPairLiquidity(
+  market: StatsMarket,
+  address: string,
+  /** The stored USD prices as exact ratios, made once per token for a batch's pools. */
+  usdRatios: Map<string, Ratio | null> = new Map(),
+): number | null | undefined {
   const pool = market.pools.get(address);
   if (!pool || pool.state.stateBlock === null) return undefined;
   const decimals0 = market.decimals.get(pool.token0) ?? null;
@@ -306,12 +320,20 @@ export function memoryPairLiquidity(market: StatsMarket, address: string): numbe
     graphPool?.ratio0 !== undefined
       ? graphPool.ratio0
       : spotRatio0(pool.protocol, pool.state, decimals0, decimals1);
+  const usdRatio = (token: string) => {
+    let r = usdRatios.get(token);
+    if (r === undefined) {
+      r = usdRatioOf(market.usd.get(token) ?? null);
+      usdRatios.set(token, r);
+    }
+    return r;
+  };
   return pairLiquidityUsd({
     reserve0,
     reserve1,
     ratio0,
-    usd0: market.usd.get(pool.token0) ?? null,
-    usd1: market.usd.get(pool.token1) ?? null,
+    usd0: usdRatio(pool.token0),
+    usd1: usdRatio(pool.token1),
   });
 }
 
@@ -366,8 +388,9 @@ export async function refreshChangedStats(
   if (market) {
     await step("stats_liquidity", async () => {
       const rows: PairStatsRow[] = [];
+      const usdRatios = new Map<string, Ratio | null>();
       for (const pool of [...liquidityPools].sort()) {
-        const liquidityUsd = memoryPairLiquidity(market, pool);
+        const liquidityUsd = memoryPairLiquidity(market, pool, usdRatios);
         const tokens = market.pools.get(pool);
         if (liquidityUsd !== undefined && tokens) {
           rows.push({

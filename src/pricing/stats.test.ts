@@ -3,7 +3,7 @@ import { describe, it } from "node:test";
 import { exact, exactMul, exactOfDouble, toDouble } from "../_test/exact.js";
 import { ratio } from "../exact/ratio.js";
 import { parseExact } from "../internal/exact-decimal.js";
-import { pairLiquidityUsd, percentChange, statsWindow } from "./stats.js";
+import { pairLiquidityUsd, percentChange, statsWindow, usdRatioOf } from "./stats.js";
 
 describe("statsWindow", () => {
   it("covers the 1,440 minutes ending with the current one", () => {
@@ -34,6 +34,7 @@ describe("percentChange", () => {
 describe("pairLiquidityUsd", () => {
   /** A decimal amount as raw digits and decimals. */
   const units = (text: string) => parseExact(text);
+  const usd = usdRatioOf;
 
   it("values both reserves at their USD prices", () => {
     assert.equal(
@@ -41,8 +42,8 @@ describe("pairLiquidityUsd", () => {
         reserve0: units("10"),
         reserve1: units("20000"),
         ratio0: ratio(2000n, 1n),
-        usd0: 2000,
-        usd1: 1,
+        usd0: usd(2000),
+        usd1: usd(1),
       }),
       40_000,
       "10 ETH + 20k USDC",
@@ -55,8 +56,8 @@ describe("pairLiquidityUsd", () => {
       reserve0: units("0.1"),
       reserve1: units("0.2"),
       ratio0: null,
-      usd0: 3,
-      usd1: 3,
+      usd0: usd(3),
+      usd1: usd(3),
     });
     assert.ok(Object.is(value, 0.9), `${value}`);
     assert.notEqual(0.1 * 3 + 0.2 * 3, 0.9);
@@ -65,8 +66,8 @@ describe("pairLiquidityUsd", () => {
       reserve0: units("3"),
       reserve1: units("0"),
       ratio0: null,
-      usd0: 3001.7,
-      usd1: 1,
+      usd0: usd(3001.7),
+      usd1: usd(1),
     });
     assert.ok(Object.is(price, toDouble(exactMul(exact(3n), exactOfDouble(3001.7)))), `${price}`);
   });
@@ -78,8 +79,8 @@ describe("pairLiquidityUsd", () => {
         reserve0: units("1000"),
         reserve1: units("1"),
         ratio0: ratio(1n, 1000n),
-        usd0: null,
-        usd1: 2000,
+        usd0: usd(null),
+        usd1: usd(2000),
       }),
       4000,
       "2 × the priced side",
@@ -89,8 +90,8 @@ describe("pairLiquidityUsd", () => {
       reserve0: units("1"),
       reserve1: units("1"),
       ratio0: ratio(1n, 3n),
-      usd0: 2000,
-      usd1: null,
+      usd0: usd(2000),
+      usd1: usd(null),
     });
     assert.equal(third, 8000, "2,000 + 1 × 6,000");
     assert.equal(
@@ -98,8 +99,8 @@ describe("pairLiquidityUsd", () => {
         reserve0: units("1"),
         reserve1: units("1"),
         ratio0: ratio(1n, 1n),
-        usd0: null,
-        usd1: null,
+        usd0: usd(null),
+        usd1: usd(null),
       }),
       null,
       "neither priced",

@@ -45,19 +45,34 @@ export function pairLiquidityUsd(input: {
   reserve1: ExactDecimal | null;
   /** Exact spot price of token0 in token1. */
   ratio0: Ratio | null;
-  usd0: number | null;
-  usd1: number | null;
+  /** The tokens' stored USD prices as exact ratios (`usdRatioOf`). */
+  usd0: Ratio | null;
+  usd1: Ratio | null;
 }): number | null {
-  const { reserve0, reserve1, ratio0 } = input;
+  const { reserve0, reserve1, ratio0, usd0: given0, usd1: given1 } = input;
   if (reserve0 === null || reserve1 === null) return null;
   const poolPrice = ratio0 !== null && ratio0.num > 0n && ratio0.den > 0n ? ratio0 : null;
-  const priced = (usd: number | null) => (usd !== null && Number.isFinite(usd) ? ratioOfNumber(usd) : null);
-  const given0 = priced(input.usd0);
-  const given1 = priced(input.usd1);
   const usd0 = given0 ?? (given1 !== null && poolPrice !== null ? ratioMul(poolPrice, given1) : null);
   const usd1 =
     given1 ?? (given0 !== null && poolPrice !== null ? ratioMul(given0, ratioInverse(poolPrice)) : null);
   if (usd0 === null || usd1 === null) return null;
-  const units = (e: ExactDecimal) => ratio(e.digits, 10n ** BigInt(e.scale));
+  const units = (e: ExactDecimal) => ratio(e.digits, powerOfTen(e.scale));
   return ratioValue(ratioSum([ratioMul(units(reserve0), usd0), ratioMul(units(reserve1), usd1)]));
+}
+
+/** A stored USD price as the exact ratio its double denotes (null: unpriced or not finite). */
+export function usdRatioOf(usd: number | null): Ratio | null {
+  return usd !== null && Number.isFinite(usd) ? ratioOfNumber(usd) : null;
+}
+
+const POWERS_OF_TEN: bigint[] = [];
+
+/** 10^n, kept once made (token decimals: a few dozen values). */
+function powerOfTen(n: number): bigint {
+  let p = POWERS_OF_TEN[n];
+  if (p === undefined) {
+    p = 10n ** BigInt(n);
+    if (n < 256) POWERS_OF_TEN[n] = p;
+  }
+  return p;
 }
