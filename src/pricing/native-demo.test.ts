@@ -71,6 +71,17 @@ describe("the native coin answers the wrapped native token's USD price on the de
       Row[],
     ];
     assert.ok(Object.is(ethMarket[0]?.usd_price, wethMarket[0]?.usd_price));
+    // Their market windows' price changes too (each window's volumes and counts are its own trades').
+    type Windows = Record<string, { price_change: number | null }>;
+    const ethWindows = ethMarket[0]?.windows as Windows;
+    const wethWindows = wethMarket[0]?.windows as Windows;
+    assert.equal(typeof wethWindows["24h"]?.price_change, "number", JSON.stringify(wethWindows));
+    for (const name of ["5m", "1h", "6h", "24h"]) {
+      assert.ok(
+        Object.is(ethWindows[name]?.price_change, wethWindows[name]?.price_change),
+        `${name}: ETH ${ethWindows[name]?.price_change}, WETH ${wethWindows[name]?.price_change}`,
+      );
+    }
     // Token records (metadata, assets): the USD price and its 24-hour change (the native coin's
     // measured against the wrapped token's series, as its price is the wrapped token's).
     const [ethRecord, wethRecord] = (await both("/v1/tokens/metadata", (t) => ({ tokenId: id(t) }))) as [

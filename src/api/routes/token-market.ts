@@ -1,9 +1,12 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
+import { NATIVE_COIN } from "../../model/index.js";
+import { usdSeriesToken, withSeriesChanges } from "../../pricing/native-coin.js";
 import { findTokenMarkets } from "../../store/market-windows.js";
 import type { ApiContext } from "../context.js";
 import { MAX_MARKET_IDS, maxListLength, parseIdList, patterns } from "../ids.js";
 import { TokenMarketRecord, tokenMarketRecord } from "../market-records.js";
+import { referenceTokensOf } from "../pool-labels.js";
 import { errorResponses, examples, ok } from "../schemas.js";
 
 const Query = Type.Object({
@@ -55,12 +58,20 @@ export function registerTokenMarket(app: FastifyInstance, ctx: ApiContext) {
         compute: async (db) => {
           const found = new Map<string, ReturnType<typeof tokenMarketRecord>>();
           for (const chain of chains) {
-            const rows = await findTokenMarkets(
-              db,
-              chain,
-              ids.filter((i) => i.chainId === chain).map((i) => i.address),
+            const addresses = ids.filter((i) => i.chainId === chain).map((i) => i.address.toLowerCase());
+            // The native coin's price changes are its USD series', the wrapped native token's.
+            const series = usdSeriesToken(
+              NATIVE_COIN,
+              referenceTokensOf(ctx.config.chains, chain)?.wrappedNative,
             );
+            const native = addresses.includes(NATIVE_COIN) && series !== NATIVE_COIN;
+            const rows = await findTokenMarkets(db, chain, native ? [...addresses, series] : addresses);
+            const nativeRow = rows.get(NATIVE_COIN);
+            if (native && nativeRow) {
+              nativeRow.windows = withSeriesChanges(nativeRow.windows, rows.get(series)?.windows ?? null);
+            }
             for (const row of rows.values()) {
+              if (!addresses.includes(row.token)) continue;
               found.set(
                 `${row.token}:${chain}`,
                 tokenMarketRecord(row, ctx.config.pricing.circulatingSupply),
