@@ -12,7 +12,7 @@ import type { TokenRoute } from "./route.js";
 import { createStream, type Stream, streamUrl } from "./stream.js";
 import { liveIndicator, type Subscription, subscriptionKey } from "./stream-state.js";
 import { createCandleCard } from "./token-page/candle-card.js";
-import { createPageContext } from "./token-page/context.js";
+import { createPageContext, type Selection } from "./token-page/context.js";
 import { createHeaderCard } from "./token-page/header-card.js";
 import { createLineCard } from "./token-page/line-card.js";
 import { createMarketCard } from "./token-page/market-card.js";
@@ -47,6 +47,21 @@ type Deps = {
   navigate: (route: TokenRoute) => void;
   onAuthError: (message: string) => void;
 };
+
+type PageSubscriptions = {
+  trades?: Extract<Subscription, { channel: "trades" }>;
+  candles?: Extract<Subscription, { channel: "candles" }>;
+};
+
+/** The trades and candles subscriptions of the pair, side and interval on screen (none without a pair). */
+function wantedSubscriptions({ pair, side, route }: Selection): PageSubscriptions {
+  if (!pair) return {};
+  const assetId = sideInfo(pair, side).assetId;
+  return {
+    trades: { channel: "trades", pair_id: pair.pair_id, asset_id: assetId },
+    candles: { channel: "candles", pair_id: pair.pair_id, asset_id: assetId, interval: route.interval },
+  };
+}
 
 export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
   const controller = new AbortController();
@@ -133,10 +148,7 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
   // ---- Live: the stream, and what it is subscribed to ----
 
   /** The subscriptions of what is on screen, by channel. */
-  const current: {
-    trades?: Extract<Subscription, { channel: "trades" }>;
-    candles?: Extract<Subscription, { channel: "candles" }>;
-  } = {};
+  const current: PageSubscriptions = {};
   /**
    * Trades are taken from the stream only once their subscription is acknowledged: pushes of the
    * previous pair or side that were on their way before the unsubscribe arrive before that.
@@ -210,18 +222,7 @@ export function createTokenPage(initial: TokenRoute, deps: Deps): TokenPage {
 
   /** Moves the trades and candles subscriptions to the pair, side and interval on screen. */
   function subscribe() {
-    const { pair, side, route } = selection;
-    const wanted: typeof current = {};
-    if (pair) {
-      const assetId = sideInfo(pair, side).assetId;
-      wanted.trades = { channel: "trades", pair_id: pair.pair_id, asset_id: assetId };
-      wanted.candles = {
-        channel: "candles",
-        pair_id: pair.pair_id,
-        asset_id: assetId,
-        interval: route.interval,
-      };
-    }
+    const wanted = wantedSubscriptions(selection);
     for (const channel of ["trades", "candles"] as const) {
       const before = current[channel];
       const after = wanted[channel];
