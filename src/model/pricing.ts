@@ -9,6 +9,24 @@ export type SwapAmounts = {
   amount1Out: bigint;
 };
 
+/** The USD figures of one swap (null: no price), as the pricing makes them and the swaps table stores them. */
+export type SwapUsd = {
+  /** The robust USD prices of both tokens as of the trade's block (not the trade's own price). */
+  token0Usd: number | null;
+  token1Usd: number | null;
+  /**
+   * The trade's USD value from its more trustworthy priced side: that side's exact amount times
+   * its token's exact USD price, rounded once; null when neither is priced.
+   */
+  volumeUsd: number | null;
+  /**
+   * Token0's USD price (`token0Usd`) when the trade enters token0's USD series; null when it does
+   * not. The series records the token's price at its trades, never a trade's own execution price.
+   */
+  series0Usd: number | null;
+  series1Usd: number | null;
+};
+
 /**
  * What the pricing keeps of a pool's state (table pool_price_state): the balances and price
  * after its latest event, and the balances just before the first swap of its latest block with

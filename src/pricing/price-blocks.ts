@@ -1,11 +1,11 @@
-import type { MarketEvent, MarketPool } from "../model/index.js";
+import type { MarketEvent, MarketPool, SwapUsd } from "../model/index.js";
 import type { CandleTrade } from "./candles.js";
 import { lazyUsdPrices } from "./lazy-prices.js";
 import { graphPoolOf, type MarketState } from "./market-state.js";
 import { applyEvent, updateGraphPool } from "./pool-state.js";
 import type { SeriesPoint } from "./series.js";
 import { eventKey, sideAmounts, type Trade, tradeOf } from "./trade.js";
-import { type TradeUsd, valueTrade } from "./trade-usd.js";
+import { valueTrade } from "./trade-usd.js";
 import {
   computeUsdPrices,
   createRoutingGraph,
@@ -27,7 +27,7 @@ export type PricedSwap = {
   time: number;
   /** Null when the swap has no price (decimals unknown, a zero side). */
   trade: Trade | null;
-  usd: TradeUsd;
+  usd: SwapUsd;
 };
 
 export type PriceBlocksResult = {

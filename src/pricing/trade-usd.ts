@@ -1,5 +1,6 @@
 import { ratio, ratioMul, ratioValue } from "../exact/ratio.js";
 import type { ExactDecimal } from "../internal/exact-decimal.js";
+import type { SwapUsd } from "../model/index.js";
 import { deviationOf } from "./robust-price.js";
 import { sideRatio, type Trade } from "./trade.js";
 import {
@@ -10,25 +11,6 @@ import {
   sideRank,
   type TokenPrice,
 } from "./usd-prices.js";
-
-/** The USD figures of one trade. */
-export type TradeUsd = {
-  /** The robust USD prices of both tokens as of the trade's block (not the trade's own price). */
-  token0Usd: number | null;
-  token1Usd: number | null;
-  /**
-   * The trade's USD value from its more trustworthy priced side: that side's exact amount times
-   * its token's exact USD price, rounded once; null when neither is priced.
-   */
-  volumeUsd: number | null;
-  /**
-   * Token0's USD price (`token0Usd`) when the trade enters token0's USD series; null when it does
-   * not. The series records the token's price at its trades, never a trade's own execution price
-   * (see valueTrade).
-   */
-  series0Usd: number | null;
-  series1Usd: number | null;
-};
 
 /** A side's exact amount times its token's exact USD price, correctly rounded (null: either unknown). */
 function sideValue(amount: ExactDecimal | null, price: TokenPrice | undefined): number | null {
@@ -62,7 +44,7 @@ export function valueTrade(input: {
   price1: TokenPrice | undefined;
   reference: ReferenceTokens;
   options: PricingOptions;
-}): TradeUsd {
+}): SwapUsd {
   const { pool, trade, amounts, price0, price1, reference, options } = input;
   const token0Usd = price0?.usdPrice ?? null;
   const token1Usd = price1?.usdPrice ?? null;

@@ -2,7 +2,7 @@
  * Table `swaps`: every swap with the pool's state after it and, once priced, its USD figures;
  * the pricing's reads of stored trades and the API's trade reads.
  */
-import { type BatchSwap, finite, type Hex, type SwapAmounts } from "../model/index.js";
+import { type BatchSwap, finite, type Hex, type SwapAmounts, type SwapUsd } from "../model/index.js";
 import { chunks, iso, maxOf, minOf, type Queryable } from "./db.js";
 import { loadRetainedFrom } from "./partitions.js";
 import { bulkInsert, columnsOf, unnest } from "./unnest.js";
@@ -34,10 +34,7 @@ const SWAP_COLUMNS = columnsOf<BatchSwap>({
 });
 
 /** Inserts swaps (ON CONFLICT DO NOTHING on the natural key); returns those actually inserted. */
-/** The USD columns of a swap row (null: no price). */
-export type SwapUsdFigures = Omit<SwapUsd, "blockNumber" | "logIndex" | "time">;
-
-type SwapWithUsd = BatchSwap & { usd: SwapUsdFigures | undefined };
+type SwapWithUsd = BatchSwap & { usd: SwapUsd | undefined };
 
 const SWAP_WITH_USD_COLUMNS = columnsOf<SwapWithUsd>({
   ...SWAP_COLUMNS,
@@ -56,7 +53,7 @@ export async function insertSwaps(
   client: Queryable,
   chainId: number,
   swaps: readonly BatchSwap[],
-  usd?: ((swap: BatchSwap) => SwapUsdFigures | undefined) | null,
+  usd?: ((swap: BatchSwap) => SwapUsd | undefined) | null,
 ): Promise<BatchSwap[]> {
   const rows = usd
     ? await bulkInsert<SwapWithUsd, { block_number: number; log_index: number }>(
@@ -116,21 +113,17 @@ export async function chunkEndBlock(
 // Stored trades (the rebuilds of candles and series)
 
 /** A stored swap as the rebuilds need it: amounts, decimals and the stored USD figures (prices included). */
-export type StoredTrade = SwapAmounts & {
-  pool: string;
-  token0: string;
-  token1: string;
-  decimals0: number | null;
-  decimals1: number | null;
-  blockNumber: number;
-  logIndex: number;
-  time: number;
-  token0Usd: number | null;
-  token1Usd: number | null;
-  volumeUsd: number | null;
-  series0Usd: number | null;
-  series1Usd: number | null;
-};
+export type StoredTrade = SwapAmounts &
+  SwapUsd & {
+    pool: string;
+    token0: string;
+    token1: string;
+    decimals0: number | null;
+    decimals1: number | null;
+    blockNumber: number;
+    logIndex: number;
+    time: number;
+  };
 
 type StoredTradeRow = {
   pool: string;
@@ -239,20 +232,15 @@ export async function loadSeriesTrades(
   return rows.map(toStoredTrade);
 }
 
-/** The USD figures of a swap, as the pricing writes them. */
-export type SwapUsd = {
+/** The USD figures of a stored swap, with the swap's key, as the pricing writes them. */
+export type SwapUsdUpdate = SwapUsd & {
   blockNumber: number;
   logIndex: number;
   /** The swap's block time (ms): part of the swaps' key, and what prunes the update to its partitions. */
   time: number;
-  token0Usd: number | null;
-  token1Usd: number | null;
-  volumeUsd: number | null;
-  series0Usd: number | null;
-  series1Usd: number | null;
 };
 
-const SWAP_USD_COLUMNS = columnsOf<SwapUsd>({
+const SWAP_USD_COLUMNS = columnsOf<SwapUsdUpdate>({
   block_number: ["bigint", (s) => s.blockNumber],
   log_index: ["int", (s) => s.logIndex],
   block_time: ["timestamptz", (s) => new Date(s.time)],
@@ -267,7 +255,11 @@ const SWAP_USD_COLUMNS = columnsOf<SwapUsd>({
  * Writes the USD figures of swaps. The statement's time bounds (the chunk's earliest and latest
  * swap) let the planner keep only the partitions of those days.
  */
-export async function saveSwapUsd(db: Queryable, chainId: number, swaps: readonly SwapUsd[]): Promise<void> {
+export async function saveSwapUsd(
+  db: Queryable,
+  chainId: number,
+  swaps: readonly SwapUsdUpdate[],
+): Promise<void> {
   for (const part of chunks(swaps)) {
     const times = part.map((s) => s.time);
     const u = unnest("u", SWAP_USD_COLUMNS, part, 4);

@@ -1,6 +1,5 @@
-import type { BatchSwap, IngestBatch, RollbackInfo } from "../model/index.js";
+import type { BatchSwap, IngestBatch, RollbackInfo, SwapUsd } from "../model/index.js";
 import type { DbClient } from "../store/db.js";
-import type { SwapUsdFigures } from "../store/swaps.js";
 
 /** A batch as the pricing sees it before its swaps are inserted (after its tokens and pools). */
 export type BatchToPrice = Pick<
@@ -11,7 +10,7 @@ export type BatchToPrice = Pick<
 /** A batch priced before its rows are inserted: each swap's USD figures, and what derives from it. */
 export type PricedBatch = {
   /** The USD figures of one of the batch's swaps, written with its row (undefined: none; null: no swap has any). */
-  usdOf: ((swap: BatchSwap) => SwapUsdFigures | undefined) | null;
+  usdOf: ((swap: BatchSwap) => SwapUsd | undefined) | null;
   /**
    * Called inside the batch's transaction after its rows are inserted (`batch.swaps`: the ones
    * inserted) and before the commit: writes everything derived from the batch.
