@@ -44,6 +44,8 @@ export type ShapePool = {
   tickUpper: number;
   /** The factory, or the manager that holds the pool. */
   factory: Hex;
+  /** The hook of a pool inside a manager (see `ShapePoolKey`). */
+  hooks: Hex;
   /** What holds the pool's tokens (Transfers go to and from it): the pool, its manager or vault. */
   holder: Hex;
   layout: SwapEventLayout;
@@ -52,8 +54,22 @@ export type ShapePool = {
 /** Who sends a transaction: the trader, through the DEX's router (the events' `sender`). */
 export type ShapeActor = { trader: Hex; router: Hex };
 
-/** A pool's key, from which a manager's PoolId is derived. */
-export type ShapePoolKey = { token0: Hex; token1: Hex; fee: number; spacing: number; manager: Hex };
+/**
+ * A pool's key, from which a manager's PoolId is derived. `hooks`: the zero address, or a hook
+ * with the beforeSwap and afterSwap permissions only (low bits 0x00c0), which tells apart pools
+ * of the same currencies, fee and spacing.
+ */
+export type ShapePoolKey = {
+  token0: Hex;
+  token1: Hex;
+  fee: number;
+  spacing: number;
+  manager: Hex;
+  hooks: Hex;
+};
+
+/** The low 16 bits of a hook with the beforeSwap (bit 7) and afterSwap (bit 6) permissions only. */
+export const SWAP_HOOK_FLAGS = 0xc0;
 
 /** A family's generation on the synthetic chain. */
 export interface ShapeGenerator {
@@ -123,6 +139,17 @@ export function transferLog(pool: ShapePool, side: 0 | 1, from: Hex, to: Hex, am
     topics: [TRANSFER_TOPIC, addressTopic(from), addressTopic(to)],
     data: dataOf(word(amount)),
   };
+}
+
+/** A swap's effect on a pool's balances: `amountIn` of one side in, `out` of the other out. */
+export function settleSwap(s: ShapePoolState, zeroForOne: boolean, amountIn: bigint, out: bigint): void {
+  if (zeroForOne) {
+    s.r0 += amountIn;
+    s.r1 -= out;
+  } else {
+    s.r1 += amountIn;
+    s.r0 -= out;
+  }
 }
 
 /** keccak256 of ABI words (a PoolId from its key's words). */

@@ -62,4 +62,5 @@ export const Kind = {
   bogus: 10,
   root: 11,
   balance: 12,
+  hook: 13,
 } as const;

@@ -1,6 +1,6 @@
 import type { Hex } from "../decode/types.js";
 import type { ProtocolFamily, ProtocolName } from "../protocols/index.js";
-import type { ShapePool, ShapePoolState } from "../protocols/shape.js";
+import { type ShapePool, type ShapePoolState, SWAP_HOOK_FLAGS } from "../protocols/shape.js";
 import { hash32, hex8, Kind, unit } from "./hash.js";
 import type { ShapeProfile, ShapeReferenceToken } from "./profiles.js";
 
@@ -58,6 +58,8 @@ export type UniverseOptions = {
   /** Pools created per block in the creation era (blocks 1…G). */
   creationsPerBlock: number;
 };
+
+const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000" as Hex;
 
 /** Bases of the combination table: mostly the wrapped native coin, then stablecoins and BTC. */
 const COMBOS = 31; // prime, so that a token's pools cycle through every combination (see poolInfo)
@@ -264,6 +266,17 @@ export function createUniverse(profile: ShapeProfile, options: UniverseOptions) 
     return [reserve(t0), reserve(t1)];
   };
 
+  /**
+   * A token's pools of its first wrap are distinct pairs; later ones may pair it again with the
+   * same base on the same venue (several combinations share a base): those get a hook of their
+   * own, so that no two pools inside a manager share a key (a PoolId).
+   */
+  const hookAddress = codec.cached(Kind.hook);
+  const hooksOf = (i: number): Hex =>
+    i < F + others
+      ? ZERO_ADDRESS
+      : (`${hookAddress(i).slice(0, -4)}${SWAP_HOOK_FLAGS.toString(16).padStart(4, "0")}` as Hex);
+
   const poolCache = new Map<number, PoolInfo>();
   const poolInfo = (i: number): PoolInfo => {
     const cached = poolCache.get(i);
@@ -277,7 +290,14 @@ export function createUniverse(profile: ShapeProfile, options: UniverseOptions) 
     const [r0, r1] = reservesOf(i, t0, t1);
     const { state, tickLower, tickUpper } = family.shape.initial(r0, r1, v.tickSpacing);
     const [token0, token1] = [tokenAddress(t0), tokenAddress(t1)];
-    const key = { token0, token1, fee: v.fee, spacing: v.tickSpacing, manager: dex.factory };
+    const key = {
+      token0,
+      token1,
+      fee: v.fee,
+      spacing: v.tickSpacing,
+      manager: dex.factory,
+      hooks: hooksOf(i),
+    };
     const address = family.shape.poolId?.(key) ?? poolAddress(i);
     const info: PoolInfo = {
       index: i,
@@ -304,6 +324,7 @@ export function createUniverse(profile: ShapeProfile, options: UniverseOptions) 
         tickLower,
         tickUpper,
         factory: dex.factory,
+        hooks: key.hooks,
         holder: family.poolsInFactory ? (dex.vault ?? dex.factory) : address,
         layout: dex.swapEvent,
       },

@@ -8,6 +8,8 @@ import {
   type ShapeLog,
   type ShapePool,
   type ShapePoolKey,
+  SWAP_HOOK_FLAGS,
+  settleSwap,
   topicOf,
   transferLog,
   word,
@@ -15,25 +17,26 @@ import {
 import { managedClShape } from "../uniswap-v4/shape.js";
 import { infinityTopics } from "./abi.js";
 
-const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000";
+const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000" as Hex;
 const CENTER_BIN = 1 << 23;
 const Q128 = 1n << 128n;
 
 /**
- * A pool's `parameters`: the tick spacing (CL) or bin step (Bin) at bits 16 and up, no hook
- * permissions in the low 16 bits.
+ * A pool's `parameters`: the tick spacing (CL) or bin step (Bin) at bits 16 and up, the hook's
+ * permissions in the low 16 bits (beforeSwap and afterSwap when the pool has a hook).
  */
-const parametersOf = (spacing: number): string => word(BigInt(spacing) << 16n);
+const parametersOf = (spacing: number, hooks: Hex): string =>
+  word((BigInt(spacing) << 16n) | BigInt(hooks === ZERO_ADDRESS ? 0 : SWAP_HOOK_FLAGS));
 
 /** PoolId = keccak256(abi.encode(currency0, currency1, hooks, poolManager, fee, parameters)). */
 const infinityPoolId = (key: ShapePoolKey): Hex =>
   hashWords(
     addrWord(key.token0),
     addrWord(key.token1),
-    addrWord(ZERO_ADDRESS),
+    addrWord(key.hooks),
     addrWord(key.manager),
     word(key.fee),
-    parametersOf(key.spacing),
+    parametersOf(key.spacing, key.hooks),
   );
 
 const poolTopics = (topic: Hex, pool: ShapePool): Hex[] => [
@@ -50,9 +53,9 @@ export const infinityClShape: ShapeGenerator = managedClShape({
     address: pool.factory,
     topics: poolTopics(infinityTopics.clInitialize, pool),
     data: dataOf(
-      addrWord(ZERO_ADDRESS),
+      addrWord(pool.hooks),
       word(pool.fee),
-      parametersOf(pool.spacing),
+      parametersOf(pool.spacing, pool.hooks),
       word(s.sqrtPriceX96),
       word(s.tick),
     ),
@@ -130,7 +133,12 @@ export const infinityBinShape: ShapeGenerator = {
       {
         address: pool.factory,
         topics: poolTopics(infinityTopics.binInitialize, pool),
-        data: dataOf(addrWord(ZERO_ADDRESS), word(pool.fee), parametersOf(pool.spacing), word(s.tick)),
+        data: dataOf(
+          addrWord(pool.hooks),
+          word(pool.fee),
+          parametersOf(pool.spacing, pool.hooks),
+          word(s.tick),
+        ),
       },
       binLiquidityLog(pool, router, s.tick, s.r0, s.r1, true),
       transferLog(pool, 0, trader, pool.holder, s.r0),
@@ -143,13 +151,7 @@ export const infinityBinShape: ShapeGenerator = {
     const reserveOut = zeroForOne ? s.r1 : s.r0;
     const quoted = zeroForOne ? (lessFee * price) >> 128n : (lessFee << 128n) / price;
     const out = quoted < reserveOut / 2n ? quoted : reserveOut / 2n;
-    if (zeroForOne) {
-      s.r0 += amountIn;
-      s.r1 -= out;
-    } else {
-      s.r1 += amountIn;
-      s.r0 -= out;
-    }
+    settleSwap(s, zeroForOne, amountIn, out);
     s.tick = binOf(s.r0, s.r1, pool.spacing);
     return [
       {

@@ -7,6 +7,7 @@ import {
   type ShapeLog,
   type ShapePool,
   type ShapePoolState,
+  settleSwap,
   transferLog,
   word,
 } from "../shape.js";
@@ -55,13 +56,7 @@ export const uniswapV2Shape: ShapeGenerator = {
   },
   swap(pool, s, zeroForOne, amountIn, { trader, router }) {
     const out = v2AmountOut(amountIn, zeroForOne ? s.r0 : s.r1, zeroForOne ? s.r1 : s.r0, pool.fee);
-    if (zeroForOne) {
-      s.r0 += amountIn;
-      s.r1 -= out;
-    } else {
-      s.r1 += amountIn;
-      s.r0 -= out;
-    }
+    settleSwap(s, zeroForOne, amountIn, out);
     return [
       transferLog(pool, zeroForOne ? 0 : 1, trader, pool.id, amountIn),
       transferLog(pool, zeroForOne ? 1 : 0, pool.id, trader, out),

@@ -21,7 +21,6 @@ import {
 } from "../uniswap-v3/shape.js";
 import { v4Topics } from "./abi.js";
 
-const ZERO_ADDRESS = "0x0000000000000000000000000000000000000000" as Hex;
 const ZERO_WORD = word(0);
 
 /** What differs between the managers of concentrated-liquidity pools (Uniswap V4, PancakeSwap Infinity CL). */
@@ -97,7 +96,7 @@ export function managedClShape(options: ManagedClOptions): ShapeGenerator {
 
 /**
  * Uniswap V4 pools: PoolId = keccak256(abi.encode(currency0, currency1, fee, tickSpacing, hooks)),
- * no hooks; Swap logs the fee charged.
+ * the hook's permissions in its address; Swap logs the fee charged.
  */
 export const uniswapV4Shape: ShapeGenerator = managedClShape({
   poolId: (key) =>
@@ -106,7 +105,7 @@ export const uniswapV4Shape: ShapeGenerator = managedClShape({
       addrWord(key.token1),
       word(key.fee),
       word(key.spacing),
-      addrWord(ZERO_ADDRESS),
+      addrWord(key.hooks),
     ),
   initialize: (pool, s) => ({
     address: pool.factory,
@@ -119,7 +118,7 @@ export const uniswapV4Shape: ShapeGenerator = managedClShape({
     data: dataOf(
       word(pool.fee),
       word(pool.spacing),
-      addrWord(ZERO_ADDRESS),
+      addrWord(pool.hooks),
       word(s.sqrtPriceX96),
       word(s.tick),
     ),
