@@ -15,10 +15,22 @@ const DAYS = 9;
 const LAST_BEFORE = "010_candle_usd.sql";
 /**
  * Tables that a later migration empties on purpose, for the pricing to rebuild them from the
- * stored swaps (022 and 024: exact volumes cannot be made from stored doubles): their rows are
- * compared as 011 left them, before the later migrations run.
+ * stored swaps (022 and 024: exact volumes cannot be made from stored doubles; 050: trades valued
+ * again, and what their values fed): their rows are compared as 011 left them, before the later
+ * migrations run.
  */
-const REBUILT_LATER = new Set(["candles", "token_usd_candles", "pricing_sync"]);
+const REBUILT_LATER = new Set([
+  "candles",
+  "token_usd_candles",
+  "pricing_sync",
+  "pool_trade_buckets",
+  "token_trade_buckets",
+  "pool_makers",
+  "token_makers",
+  "pair_windows",
+  "token_windows",
+  "market_sync",
+]);
 /**
  * Tables whose rows a later migration keeps but whose new columns it leaves for the pricing's
  * rebuild to fill (023: the exact 24-hour volumes, written again at the catch-up that 022 starts).
