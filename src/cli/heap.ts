@@ -59,7 +59,15 @@ export function runWithHeapLimit(mb: number): Promise<number> {
   const child = spawn(
     process.execPath,
     ["--require", WATCH_PARENT, ...process.execArgv, `--max-old-space-size=${mb}`, ...process.argv.slice(1)],
-    { stdio: "inherit", env: { ...process.env, TOKENMARKET_HEAP_PARENT: String(process.pid) } },
+    {
+      stdio: "inherit",
+      env: {
+        ...process.env,
+        TOKENMARKET_HEAP_PARENT: String(process.pid),
+        // When the command started (epoch ms): the start banner's time counts from there.
+        TOKENMARKET_HEAP_PARENT_STARTED: String(Math.round(performance.timeOrigin)),
+      },
+    },
   );
   const signals = ["SIGINT", "SIGTERM", "SIGHUP"] as const;
   const forward = (signal: NodeJS.Signals) => {

@@ -32,7 +32,7 @@ export async function runStart(options: { config: Config; logger: Logger; role?:
 
 /**
  * The start-up summary once the service is ready (its /readyz answers 200), with the time from
- * the process start to then; null when the service stops first. Readiness is what a user or a
+ * the command's start to then; null when the service stops first. Readiness is what a user or a
  * load balancer waits for, so the banner never says "running" before it.
  */
 async function bannerWhenReady(summary: string, stopped: Promise<unknown>): Promise<string | null> {
@@ -52,6 +52,16 @@ async function bannerWhenReady(summary: string, stopped: Promise<unknown>): Prom
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
   if (stopping) return null;
-  const seconds = process.uptime().toFixed(1);
+  const seconds = ((Date.now() - commandStartedAt()) / 1000).toFixed(1);
   return summary.replace(/is running \(started in [\d.]+ s\)/, `is running (ready in ${seconds} s)`);
+}
+
+/**
+ * When the command started (epoch ms): its parent's start when this process is the heap-limited
+ * child that parent started (heap.ts), else this process's own.
+ */
+function commandStartedAt(): number {
+  const parentStarted = Number(process.env.TOKENMARKET_HEAP_PARENT_STARTED);
+  const fromParent = process.env.TOKENMARKET_HEAP_PARENT === String(process.ppid) && parentStarted > 0;
+  return fromParent ? parentStarted : performance.timeOrigin;
 }
