@@ -210,8 +210,9 @@ export type StartAnvilNodeOptions = StartHardhatNodeOptions & {
   statePath?: string;
   /**
    * Seconds between writes of `statePath` while the node runs; none by default. Each write
-   * serialises the whole chain (a week of demo history is ~90 MB of JSON) while the node waits;
-   * a state lost to a crash only costs a new chain, whose data the service drops and indexes again.
+   * serialises the whole chain (a week of demo history: ~115 MB of JSON, traces included) while
+   * the node waits; a state lost to a crash only costs a new chain, whose data the service drops
+   * and indexes again.
    */
   stateIntervalS?: number;
   /**
