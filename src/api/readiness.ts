@@ -1,20 +1,14 @@
 import type { Config } from "../config/schema.js";
 import { formatDuration } from "../internal/duration.js";
+import type { ChainHealthReport } from "../model/index.js";
 import type { SyncWatch } from "./sync-watch.js";
 import { toIso } from "./times.js";
 
-/** What the API needs of the running indexer of a chain (src/sync's ChainStatus fits). */
-export type IndexerChainHealth = {
-  chainId: number;
-  phase: string;
-  headBlock: number | null;
-  /** When the node last answered the head (before the first answer: when the indexer started). */
-  headSeenAt: Date;
-  /** When the chain stopped for good (a fatal error); null while it runs or retries. */
-  stoppedAt: Date | null;
-  /** The last error, while the chain retries or after it stopped. */
-  error: string | null;
-  /** During the backfill: seconds until the head is reached at the recent rate. */
+/**
+ * What the API needs of the running indexer of a chain: its health report (src/sync's ChainStatus
+ * fits; a report read back from the database lacks the rest).
+ */
+export type IndexerChainHealth = Omit<ChainHealthReport, "etaSeconds"> & {
   etaSeconds?: number | null;
   /** The node's answers contradict each other: since when, how many in a row, the last one. */
   inconsistent?: { since: Date; count: number; message: string } | null;

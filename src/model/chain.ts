@@ -23,13 +23,10 @@ export type BlockRow = { number: number; hash: Hex; parentHash: Hex; timestamp: 
 /** How far a factory's creation events were scanned below the indexed range, and up to where they must be. */
 export type FactoryScan = { scannedBlock: number; targetBlock: number };
 
-/** Indexing progress of one chain, as the indexer last recorded it. */
-export type ChainSyncStatus = {
+/** How far a chain's indexing has come: the figures the indexer keeps live and records with each checkpoint. */
+export type ChainProgress = {
   chainId: number;
   name: string;
-  /** Every block up to this one is fully ingested. */
-  indexedBlock: number;
-  indexedBlockHash: string | null;
   indexedBlockTime: Date | null;
   headBlock: number | null;
   headBlockTime: Date | null;
@@ -39,7 +36,29 @@ export type ChainSyncStatus = {
   lagSeconds: number | null;
   blocksPerSecond: number | null;
   swapsPerSecond: number | null;
+};
+
+/** Indexing progress of one chain, as the indexer last recorded it (table sync_state). */
+export type ChainSyncStatus = ChainProgress & {
+  /** Every block up to this one is fully ingested. */
+  indexedBlock: number;
+  indexedBlockHash: string | null;
   updatedAt: Date;
+};
+
+/** What a chain's indexer reports of its own health (its phase, the node's last answer, its last error). */
+export type ChainHealthReport = {
+  chainId: number;
+  phase: string;
+  headBlock: number | null;
+  /** When the node last answered the head (before the first answer: when the indexer started). */
+  headSeenAt: Date;
+  /** When the chain stopped for good (a fatal error); null while it runs or retries. */
+  stoppedAt: Date | null;
+  /** The last error, while the chain retries or after it stopped. */
+  error: string | null;
+  /** During the backfill: seconds until the head is reached at the recent rate. */
+  etaSeconds: number | null;
 };
 
 /** How far the indexed block is behind the head, in blocks and in seconds of block time; null while either is unknown. */

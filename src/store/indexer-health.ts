@@ -1,26 +1,17 @@
 /** Table `indexer_health`: each chain's indexer's last report about itself (for API processes without one). */
+import type { ChainHealthReport } from "../model/index.js";
 import type { Queryable } from "./db.js";
 import { columnsOf, setExcluded, unnest } from "./unnest.js";
 
-export type IndexerHealthReport = {
-  chainId: number;
-  phase: string;
-  headBlock: number | null;
-  headSeenAt: Date;
-  stoppedAt: Date | null;
-  error: string | null;
-  etaSeconds: number | null;
-};
-
 /** A stored report with its ages by the database's clock, so that no two machines' clocks are compared. */
-export type StoredIndexerHealth = IndexerHealthReport & {
+export type StoredIndexerHealth = ChainHealthReport & {
   /** Seconds since the node last answered the head. */
   headAgeSeconds: number;
   /** Seconds since the indexer last reported (a dead indexer stops reporting). */
   reportAgeSeconds: number;
 };
 
-const COLUMNS = columnsOf<IndexerHealthReport>({
+const COLUMNS = columnsOf<ChainHealthReport>({
   chain_id: ["int", (r) => r.chainId],
   phase: ["text", (r) => r.phase],
   head_block: ["bigint", (r) => r.headBlock],
@@ -31,10 +22,7 @@ const COLUMNS = columnsOf<IndexerHealthReport>({
 });
 
 /** Upserts the reports of chains the database knows (a chain's row is created by its indexer first). */
-export async function saveIndexerHealth(
-  db: Queryable,
-  reports: readonly IndexerHealthReport[],
-): Promise<void> {
+export async function saveIndexerHealth(db: Queryable, reports: readonly ChainHealthReport[]): Promise<void> {
   if (reports.length === 0) return;
   const r = unnest("r", COLUMNS, reports, 1);
   // reported_at: the database's clock, the one the readers measure ages with.

@@ -1,9 +1,10 @@
 import { MultiBar, Presets } from "cli-progress";
 import type { Config } from "../config/schema.js";
 import type { Logger } from "../internal/logger.js";
+import type { ChainHealthReport } from "../model/index.js";
 import type { RpcMetrics } from "../rpc/metrics.js";
 import type { Db } from "../store/db.js";
-import { type IndexerHealthReport, saveIndexerHealth } from "../store/indexer-health.js";
+import { saveIndexerHealth } from "../store/indexer-health.js";
 import { type ChainSync, createChainSync } from "./chain.js";
 import type { DerivedData } from "./derived.js";
 import { defaultIndexerOptions, type IndexerOptions } from "./options.js";
@@ -79,7 +80,7 @@ export function createIndexer(args: {
     if (reporting) return;
     // Only the writer of a chain reports on it: a standby's word would overwrite the active one's.
     const statuses = chains.map((c) => c.status()).filter((s) => s.phase !== "standby");
-    const reports: IndexerHealthReport[] = statuses.map((s) => {
+    const reports: ChainHealthReport[] = statuses.map((s) => {
       return {
         chainId: s.chainId,
         phase: s.phase,

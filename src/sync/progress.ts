@@ -1,7 +1,13 @@
 import type { MultiBar, SingleBar } from "cli-progress";
 import { formatDuration } from "../internal/duration.js";
 import type { Logger } from "../internal/logger.js";
-import { type Checkpoint, lagOf, type SyncFigures } from "../model/index.js";
+import {
+  type ChainHealthReport,
+  type ChainProgress,
+  type Checkpoint,
+  lagOf,
+  type SyncFigures,
+} from "../model/index.js";
 import type { FactoryScanProgress } from "./factory-scan.js";
 
 /** `standby`: another process holds the chain's writer lock; this one waits to take over. */
@@ -14,37 +20,24 @@ export type ChainPhase =
   | "stopped"
   | "failed";
 
-/** What the indexer knows about one chain right now. */
-export type ChainStatus = {
-  chainId: number;
-  name: string;
-  phase: ChainPhase;
-  indexedBlock: number | null;
-  indexedBlockTime: Date | null;
-  headBlock: number | null;
-  headBlockTime: Date | null;
-  lagBlocks: number | null;
-  lagSeconds: number | null;
-  /** Over the last `rateWindowMs` of batches; null before the first. */
-  blocksPerSecond: number | null;
-  swapsPerSecond: number | null;
-  swapsIngested: number;
-  /** The last error, while the chain retries or after it failed. */
-  error: string | null;
-  /** When the node last answered the head (or, before it first did, when the indexer started). */
-  headSeenAt: Date;
-  /** When the chain stopped for good (phase "failed"); null otherwise. */
-  stoppedAt: Date | null;
-  /** During the backfill: seconds until the head is reached at the recent rate; null otherwise. */
-  etaSeconds: number | null;
-  /**
-   * The node's answers contradict each other (unlinked headers…) and the indexer is backing off:
-   * since when, how many times in a row, the last one in words. Null once an answer is consistent.
-   */
-  inconsistent: { since: Date; count: number; message: string } | null;
-  /** While the factories are scanned for older pools (phase "scanning-factories"); null otherwise. */
-  factoryScan: FactoryScanProgress | null;
-};
+/**
+ * What the indexer knows about one chain right now: its progress (blocks and swaps per second over
+ * the last `rateWindowMs` of batches, null before the first) and its health report.
+ */
+export type ChainStatus = ChainProgress &
+  ChainHealthReport & {
+    phase: ChainPhase;
+    /** Null before the first checkpoint is known. */
+    indexedBlock: number | null;
+    swapsIngested: number;
+    /**
+     * The node's answers contradict each other (unlinked headers…) and the indexer is backing off:
+     * since when, how many times in a row, the last one in words. Null once an answer is consistent.
+     */
+    inconsistent: { since: Date; count: number; message: string } | null;
+    /** While the factories are scanned for older pools (phase "scanning-factories"); null otherwise. */
+    factoryScan: FactoryScanProgress | null;
+  };
 
 export type Progress = {
   status(): ChainStatus;
