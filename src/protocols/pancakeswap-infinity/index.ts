@@ -260,6 +260,51 @@ export function binPriceRatio(
   return { num: raw.num * 10n ** BigInt(decimals0), den: raw.den * 10n ** BigInt(decimals1) };
 }
 
+/** Fixed-point bits of the bounds in `binPriceValue`. */
+const BOUND_BITS = 192n;
+
+/**
+ * `ratioValue(binPriceRatio(…))`, the correctly rounded double of a bin's price, without raising
+ * (10,000 + binStep) and 10,000 to the bin's distance from the center (tens of thousands of digits
+ * far from it, tens of milliseconds a swap): the power is bounded from below and above in
+ * 192-bit fixed point (exponentiation by squaring, rounding down for the one, up for the other);
+ * when both bounds round to the same double, so does the price between them (rounding is
+ * monotonic), else the exact ratio decides.
+ */
+export function binPriceValue(
+  activeId: number,
+  binStep: number,
+  decimals0: number,
+  decimals1: number,
+): number {
+  const n = activeId - CENTER_BIN;
+  const exact = () => ratioValue(binPriceRatio(activeId, binStep, decimals0, decimals1));
+  if (Math.abs(n) <= 64) return exact();
+  const one = 1n << BOUND_BITS;
+  const up = (x: bigint) => (x >> BOUND_BITS) + ((x & (one - 1n)) === 0n ? 0n : 1n);
+  const base = (10_000n + BigInt(binStep)) << BOUND_BITS;
+  let [baseLow, baseHigh] = [base / 10_000n, (base + 9_999n) / 10_000n];
+  let [low, high] = [one, one];
+  for (let e = Math.abs(n); e > 0; e = Math.floor(e / 2)) {
+    if (e % 2 === 1) [low, high] = [(low * baseLow) >> BOUND_BITS, up(high * baseHigh)];
+    if (e > 1) [baseLow, baseHigh] = [(baseLow * baseLow) >> BOUND_BITS, up(baseHigh * baseHigh)];
+  }
+  const scale0 = 10n ** BigInt(decimals0);
+  const scale1 = 10n ** BigInt(decimals1);
+  // (1 + binStep / 10,000)^n · 10^(decimals0 − decimals1), n < 0 by the inverse bounds.
+  const [a, b] =
+    n > 0
+      ? [
+          ratioValue({ num: low * scale0, den: one * scale1 }),
+          ratioValue({ num: high * scale0, den: one * scale1 }),
+        ]
+      : [
+          ratioValue({ num: one * scale0, den: high * scale1 }),
+          ratioValue({ num: one * scale0, den: low * scale1 }),
+        ];
+  return a === b ? a : exact();
+}
+
 const add = (a: bigint | null, b: bigint): bigint | null => (a === null ? null : a + b);
 
 /**
@@ -346,7 +391,7 @@ export const pancakeswapInfinityBin: ProtocolFamily<BinEvent> = {
 
   swapPrice(event, _state, decimals0, decimals1, pool) {
     if (event.type !== "bin-swap" || pool.parameters == null) return null;
-    return ratioValue(binPriceRatio(event.activeId, binStepOf(pool.parameters as Hex), decimals0, decimals1));
+    return binPriceValue(event.activeId, binStepOf(pool.parameters as Hex), decimals0, decimals1);
   },
 
   // The Vault holds every pool's tokens: balances before the indexed range stay unknown.
