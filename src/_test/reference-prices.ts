@@ -80,10 +80,7 @@ export type ReferenceTrade = {
   usd1: ReferencePrice | null;
   /** The trade's exact USD value: the side's exact amount × its exact USD price (null: no side can value it). */
   volumeUsd: Exact | null;
-  /**
-   * The trade's USD value as docs/PRICING.md defines the stored one today: the side's amount
-   * rounded once times the token's rounded USD price, in doubles.
-   */
+  /** The trade's USD value as stored: `volumeUsd` rounded once (docs/PRICING.md). */
   volumeUsdDouble: number | null;
 };
 
@@ -354,12 +351,7 @@ export async function referenceMarket(
           : side === 1
             ? exactMul(unitsExact(raw1, d1 as number), (usd1 as ReferencePrice).usd)
             : null;
-      const volumeUsdDouble =
-        side === 0
-          ? unitsOf(raw0, d0 as number) * (usd0 as ReferencePrice).usdDouble
-          : side === 1
-            ? unitsOf(raw1, d1 as number) * (usd1 as ReferencePrice).usdDouble
-            : null;
+      const volumeUsdDouble = volumeUsd === null ? null : toDouble(volumeUsd);
       out.push({
         pool: pool.address,
         block: event.block,

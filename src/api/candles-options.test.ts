@@ -65,7 +65,7 @@ function isTrade(s: Swap): boolean {
  * the stored token0_usd / token1_usd): each trade with a USD price of the token gives that price
  * as of the end of its block; open/close the first/last in (block, log index) order, high/low the
  * extremes; volume the exact sum of those trades' USD values as the trades carry them (the
- * rounded amount × the rounded USD price, docs/PRICING.md; a trade no side can value counts 0),
+ * exact amount × the exact USD price, rounded once, docs/PRICING.md; a trade no side can value counts 0),
  * rounded once. Every interval from the first USD-priced trade up to `end`
  * (exclusive), empty ones carrying the previous close at volume 0.
  */
@@ -239,8 +239,8 @@ describe("/api/v1/candles options: currency=usd, limit + before, unix seconds", 
   });
 
   it("currency=usd: every trade's USD value and every USD volume, the exact sum of those, rounded once", () => {
-    // Each trade's stored USD value against the reference's: the documented side, its rounded
-    // amount × its token's rounded USD price.
+    // Each trade's stored USD value against the reference's: the documented side, its exact
+    // amount × its token's exact USD price, rounded once.
     const trades = [...tradesOf.values()].flat();
     const wrongTrades = trades
       .filter((t) => !Object.is(t.swap.volume_usd, t.volumeUsdDouble))
