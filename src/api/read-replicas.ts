@@ -4,37 +4,22 @@ import { HttpError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import type { CommitNotice } from "../store/commit-notify.js";
 import { createDb, type Db, type DbClient } from "../store/db.js";
-import { currentWalLsn, replayStatus, withReadSnapshot } from "../store/replication.js";
+import { withReadSnapshot } from "../store/replication.js";
+import { createCommitChase } from "./commit-chase.js";
 import { type CommitListener, createCommitListener } from "./commit-listener.js";
+import {
+  freshnessHeaders,
+  lowestOf,
+  pickWeighted,
+  type ReadTarget,
+  type ReplicaState,
+  type Snapshot,
+  snapshotOf,
+} from "./read-target.js";
+import { createReplicaHealth } from "./replica-health.js";
 import { type ChainSync, createSyncWatch, type SyncWatch } from "./sync-watch.js";
-import { toIso } from "./times.js";
 
-export type ReplicaState = "ok" | "lagging" | "down";
-
-/** One database the API can read from: the primary or a streaming replica. */
-export type ReadTarget = {
-  /** "primary", or the replica's host:port (never its credentials). */
-  name: string;
-  role: "primary" | "replica";
-  db: Db;
-  weight: number;
-  /** `sync_state` as this database holds it (polled, and re-read at once on a commit notification). */
-  sync: SyncWatch;
-  /** The primary is always "ok" here: when it is down, nothing is. */
-  state: ReplicaState;
-  /** Seconds of replay behind the primary; 0 when caught up; null when unknown. */
-  lagSeconds: number | null;
-};
-
-/** The sync state read inside an answer's snapshot: what the answering database holds. */
-export type Snapshot = {
-  /** Which database answered. */
-  target: string;
-  blockOf(chainId: number): number;
-  headers(chainIds: Iterable<number>): Record<string, string> | undefined;
-  /** Why the data of one of `chainIds` is off the canonical chain in this snapshot, or undefined. */
-  offCanonical(chainIds: Iterable<number>): string | undefined;
-};
+export { offCanonicalOf, type ReadTarget, type ReplicaState, type Snapshot } from "./read-target.js";
 
 export type ReadStatus = {
   /** Where data reads go: the replicas (possibly with a share to the primary) or the primary alone. */
@@ -84,12 +69,6 @@ export type CommitWatcher = {
   commit(notice: CommitNotice): void;
   reconnect(): void;
 };
-
-/** How often a replica that has not replayed a notified commit yet is re-read, and for how long. */
-const CHASE_MS = 20;
-const CHASE_FOR_MS = 2000;
-/** A health query slower than this counts the replica as down. */
-const HEALTH_TIMEOUT_MS = 1000;
 
 /**
  * Routes the API's reads over the primary and the configured replicas.
@@ -145,7 +124,7 @@ export function createReadRouter(options: {
     ),
   );
   const targets = [primary, ...replicas];
-  const caughtUpAt = new Map<ReadTarget, number>();
+  let running = false;
 
   const usableReplicas = () => replicas.filter((r) => r.state === "ok" && r.weight > 0);
   /** The databases answers may come from now. */
@@ -161,86 +140,12 @@ export function createReadRouter(options: {
     return pickWeighted(primary.weight > 0 ? [...usable, primary] : usable);
   };
 
-  const setState = (t: ReadTarget, state: ReplicaState, lagSeconds: number | null, error?: unknown) => {
-    if (t.state !== state) {
-      const fields = { replica: t.name, lag_seconds: lagSeconds, max_lag_seconds: maxLag };
-      if (state === "ok") log.info(fields, "replica usable again");
-      else log.warn({ ...fields, err: error }, `replica ${state}; reads skip it`);
-    }
-    t.state = state;
-    t.lagSeconds = lagSeconds;
-  };
-
-  const checkReplicas = async () => {
-    if (replicas.length === 0) return;
-    let primaryLsn: string | null = null;
-    try {
-      primaryLsn = await currentWalLsn(primary.db);
-    } catch {
-      // Primary unreachable: replicas are judged by their replay time alone.
-    }
-    await Promise.all(
-      replicas.map(async (r) => {
-        try {
-          const { standby, behind, age } = await withTimeout(
-            replayStatus(r.db, primaryLsn),
-            HEALTH_TIMEOUT_MS,
-          );
-          const now = Date.now();
-          let lag: number | null;
-          if (!standby || (behind !== null && Number(behind) <= 0)) {
-            caughtUpAt.set(r, now);
-            lag = 0;
-          } else {
-            const since = caughtUpAt.get(r);
-            const candidates = [age, since === undefined ? null : (now - since) / 1000].filter(
-              (v): v is number => v !== null && Number.isFinite(v),
-            );
-            lag = candidates.length > 0 ? Math.max(0, Math.min(...candidates)) : null;
-          }
-          const reachable = r.sync.reachable();
-          if (!reachable) setState(r, "down", lag);
-          else setState(r, lag === null || lag > maxLag ? "lagging" : "ok", lag);
-        } catch (error) {
-          setState(r, "down", null, error);
-        }
-      }),
-    );
-  };
-
-  // Commit notifications: the newest notified block per chain, and whether it went backwards.
-  const notified = new Map<number, { block: number; rollback: boolean }>();
-  const chasing = new Set<ReadTarget>();
-  let running = false;
-
-  const holds = (t: ReadTarget) => {
-    for (const [chainId, n] of notified) {
-      const b = t.sync.blockOf(chainId);
-      if (n.rollback ? b !== n.block : b < n.block) return false;
-    }
-    return true;
-  };
-
-  const chase = (t: ReadTarget) => {
-    if (chasing.has(t)) return;
-    chasing.add(t);
-    const deadline = Date.now() + CHASE_FOR_MS;
-    const step = async () => {
-      await t.sync.refresh();
-      if (running && !holds(t) && Date.now() < deadline) setTimeout(() => void step(), CHASE_MS).unref();
-      else chasing.delete(t);
-    };
-    void step();
-  };
-
+  // Replica lag and state (replica-health.ts); commit notifications chased on every database (commit-chase.ts).
+  const health = createReplicaHealth({ primary, replicas, maxLag, intervalMs, log });
+  const chase = createCommitChase(targets, () => running);
   const watchers = new Set<CommitWatcher>();
   const onCommit = (notice: CommitNotice) => {
-    const previous = notified.get(notice.chainId);
-    notified.set(notice.chainId, {
-      block: notice.block,
-      rollback: previous !== undefined && notice.block < previous.block,
-    });
-    for (const t of targets) chase(t);
+    chase.onCommit(notice);
     for (const w of watchers) w.commit(notice);
   };
 
@@ -258,38 +163,13 @@ export function createReadRouter(options: {
           },
         });
 
-  let healthTimer: NodeJS.Timeout | undefined;
-  let checking: Promise<void> | undefined;
-  const check = () => {
-    checking ??= checkReplicas().finally(() => {
-      checking = undefined;
-    });
-    return checking;
-  };
-  const healthLoop = async () => {
-    await check();
-    if (running) {
-      healthTimer = setTimeout(() => void healthLoop(), intervalMs);
-      healthTimer.unref();
-    }
-  };
-
   const refresh = async () => {
     await Promise.all(targets.map((t) => t.sync.refresh()));
-    await check();
+    await health.check();
   };
 
   /** The state of the database in use that is furthest behind on `chainId`. */
-  const viewOf = (chainId: number): ChainSync | undefined => {
-    let lowest: ChainSync | undefined;
-    let missing = false;
-    for (const t of inUse()) {
-      const s = t.sync.get(chainId);
-      if (!s) missing = true;
-      else if (!lowest || s.indexedBlock < lowest.indexedBlock) lowest = s;
-    }
-    return missing ? undefined : lowest;
-  };
+  const viewOf = (chainId: number): ChainSync | undefined => lowestOf(inUse(), chainId);
 
   const view: SyncWatch = {
     get: viewOf,
@@ -308,12 +188,12 @@ export function createReadRouter(options: {
       if (running) return;
       running = true;
       for (const t of targets) t.sync.start();
-      void healthLoop();
+      health.start();
       listener?.start();
     },
     stop() {
       running = false;
-      if (healthTimer) clearTimeout(healthTimer);
+      health.stop();
       for (const t of targets) t.sync.stop();
       void listener?.stop();
       for (const r of replicas) void r.db.end().catch(() => {});
@@ -321,27 +201,7 @@ export function createReadRouter(options: {
   };
 
   const inSnapshot = <T>(t: ReadTarget, fn: (client: DbClient, snapshot: Snapshot) => Promise<T>) =>
-    withReadSnapshot(t.db, (client, rows) => {
-      const states = new Map<number, ChainSync>();
-      for (const row of rows) {
-        states.set(row.chainId, {
-          chainId: row.chainId,
-          indexedBlock: row.indexedBlock,
-          indexedAt: row.indexedBlockTime,
-          indexedHash: null,
-          headBlock: null,
-          headAt: null,
-          offCanonical: row.offCanonical,
-        });
-      }
-      const snapshot: Snapshot = {
-        target: t.name,
-        blockOf: (chainId) => states.get(chainId)?.indexedBlock ?? -1,
-        headers: (chainIds) => freshnessHeaders((id) => states.get(id), chainIds),
-        offCanonical: (chainIds) => offCanonicalOf((id) => states.get(id), chainIds),
-      };
-      return fn(client, snapshot);
-    });
+    withReadSnapshot(t.db, (client, rows) => fn(client, snapshotOf(t.name, rows)));
 
   return {
     view,
@@ -354,7 +214,7 @@ export function createReadRouter(options: {
         return await inSnapshot(t, fn);
       } catch (error) {
         if (t.role !== "replica" || !isUnavailable(error)) throw error;
-        setState(t, "down", null, error);
+        health.set(t, "down", null, error);
         return inSnapshot(primary, fn);
       }
     },
@@ -374,7 +234,7 @@ export function createReadRouter(options: {
         if (result) return result.value;
       } catch (error) {
         if (!isUnavailable(error)) throw error;
-        setState(t, "down", null, error);
+        health.set(t, "down", null, error);
       }
       return inSnapshot(primary, fn);
     },
@@ -397,35 +257,6 @@ export function createReadRouter(options: {
   };
 }
 
-/** The off-canonical reason of the first of `chainIds` that has one (see SyncWatch's ChainSync), or undefined. */
-export function offCanonicalOf(
-  stateOf: (chainId: number) => ChainSync | undefined,
-  chainIds: Iterable<number>,
-): string | undefined {
-  for (const chainId of chainIds) {
-    const reason = stateOf(chainId)?.offCanonical;
-    if (reason) return reason;
-  }
-  return undefined;
-}
-
-/** `x-indexed-block` / `x-indexed-at` for the chains that have a state (the others are left out). */
-function freshnessHeaders(
-  stateOf: (chainId: number) => ChainSync | undefined,
-  chainIds: Iterable<number>,
-): { "x-indexed-block": string; "x-indexed-at": string } | undefined {
-  const blocks: string[] = [];
-  const times: string[] = [];
-  for (const chainId of new Set(chainIds)) {
-    const state = stateOf(chainId);
-    if (!state) continue;
-    blocks.push(`${chainId}=${state.indexedBlock}`);
-    if (state.indexedAt) times.push(`${chainId}=${toIso(state.indexedAt)}`);
-  }
-  if (blocks.length === 0) return undefined;
-  return { "x-indexed-block": blocks.join(","), "x-indexed-at": times.join(",") };
-}
-
 /** True for failures of the database rather than of the query: worth the primary's try. */
 export function isUnavailable(error: unknown): boolean {
   if (error instanceof HttpError) return false;
@@ -438,37 +269,12 @@ export function isUnavailable(error: unknown): boolean {
   return /connect|terminat|timeout/i.test(error instanceof Error ? error.message : String(error));
 }
 
-/** One of `candidates` (not empty) at random by weight; the last one when every weight is 0. */
-function pickWeighted(candidates: readonly ReadTarget[]): ReadTarget {
-  const total = candidates.reduce((sum, t) => sum + t.weight, 0);
-  let r = Math.random() * total;
-  for (const t of candidates) {
-    r -= t.weight;
-    if (r < 0) return t;
-  }
-  return candidates[candidates.length - 1] as ReadTarget;
-}
-
 function hostOf(url: string): string {
   try {
     const u = new URL(url);
     return `${u.hostname}:${u.port || 5432}`;
   } catch {
     return "replica";
-  }
-}
-
-async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {
-  let timer: NodeJS.Timeout | undefined;
-  try {
-    return await Promise.race([
-      promise,
-      new Promise<never>((_, reject) => {
-        timer = setTimeout(() => reject(new Error(`no answer within ${ms} ms`)), ms);
-      }),
-    ]);
-  } finally {
-    clearTimeout(timer);
   }
 }
 

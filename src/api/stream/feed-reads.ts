@@ -3,12 +3,12 @@
  * for all of them, never one per subscriber), a candle topic's messages, and the pool of a pair
  * subscription.
  */
-import { badRequest, notFound } from "../../internal/errors.js";
+import { notFound } from "../../internal/errors.js";
 import type { Queryable } from "../../store/db.js";
 import { findPool } from "../../store/pools.js";
 import { findLatestSwaps, findSwapsAfter, type SwapRow, type TradePosition } from "../../store/swaps.js";
 import { findTokens } from "../../store/tokens.js";
-import type { ChainAddress } from "../ids.js";
+import { assetSide, type ChainAddress } from "../ids.js";
 import { candlesBetween, type LatestTrade } from "./candles.js";
 import type { CandleTopic, ChainFeed, FeedChanges, TradeTopic } from "./chain-feed.js";
 import { candleText, priceText } from "./texts.js";
@@ -112,18 +112,7 @@ export async function candleTexts(
 export async function poolOf(db: Queryable, pair: ChainAddress, asset: ChainAddress) {
   const pool = await findPool(db, pair.chainId, pair.address);
   if (!pool) throw notFound(`pair_id ${pair.id} is not a known pair`);
-  const side =
-    asset.chainId !== pool.chain_id
-      ? undefined
-      : asset.address === pool.token0
-        ? 0
-        : asset.address === pool.token1
-          ? 1
-          : undefined;
-  if (side === undefined) {
-    throw badRequest(`asset_id ${asset.id} is not one of the two tokens of pair ${pair.id}`);
-  }
-  return { pool, side: side as 0 | 1 };
+  return { pool, side: assetSide(pool, asset, pair) };
 }
 
 export function samePosition(a: LatestTrade | null, b: LatestTrade | null): boolean {
