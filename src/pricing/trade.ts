@@ -1,4 +1,4 @@
-import { type Ratio, ratioInverse, ratioToNumber, ratioValue } from "../exact/ratio.js";
+import { type Ratio, ratioInverse, ratioValue, toUnits } from "../exact/ratio.js";
 import type { ExactDecimal } from "../internal/exact-decimal.js";
 import type { SwapAmounts } from "../model/index.js";
 
@@ -35,11 +35,6 @@ export function eventKey(blockNumber: number, logIndex: number): number {
 /** The largest key an event of `blockNumber` can have. */
 export function lastKeyOfBlock(blockNumber: number): number {
   return blockNumber * KEY_BLOCK_FACTOR + (KEY_BLOCK_FACTOR - 1);
-}
-
-/** A raw amount as a decimal-adjusted number, rounded once. */
-export function toUnits(raw: bigint, decimals: number): number {
-  return ratioToNumber(raw, 10n ** BigInt(decimals));
 }
 
 /**
