@@ -1,6 +1,7 @@
 import assert from "node:assert/strict";
 import { type ChildProcess, spawn } from "node:child_process";
 import { chmodSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
+import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
@@ -172,5 +173,55 @@ describe("Ctrl-C on npm start", () => {
       assert.match(output, /"msg":"shutting down"/, `run ${run}: a graceful stop`);
       assert.doesNotMatch(output, /exiting now|took too long/, `run ${run}: no forced exit:\n${output}`);
     }
+  });
+});
+
+/**
+ * The devnet starts beside the database: when the database cannot open, the devnet's start is
+ * aborted at once (its week of history is never written) and its node does not outlive the
+ * command.
+ */
+describe("npm start with the embedded Postgres' port taken", () => {
+  const dataDir = mkdtempSync(path.join(tmpdir(), "tokenmarket-pg-taken-"));
+  chmodSync(dataDir, 0o755);
+  const blocker = createServer();
+  after(() => {
+    blocker.close();
+    rmSync(dataDir, { recursive: true, force: true });
+  });
+
+  it("fails naming the port, and stops the devnet that was starting beside it", async () => {
+    const [apiPort, pgPort, devnetPort] = [await freePort(), await freePort(), await freePort()];
+    await new Promise<void>((resolve) => blocker.listen(pgPort, "127.0.0.1", resolve));
+    const env: NodeJS.ProcessEnv = {
+      ...process.env,
+      TOKENMARKET__database__embedded__dataDir: path.join(dataDir, "postgres"),
+      TOKENMARKET__database__embedded__port: String(pgPort),
+      TOKENMARKET__api__port: String(apiPort),
+      TOKENMARKET__devnet__port: String(devnetPort),
+      LOG_LEVEL: "info",
+      LOG_FORMAT: "json",
+    };
+    delete env.DATABASE_URL;
+    delete env.TOKENMARKET_CONFIG;
+    const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "start"], {
+      cwd: projectRoot,
+      env,
+      stdio: ["ignore", "pipe", "pipe"],
+    });
+    let output = "";
+    child.stdout?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    child.stderr?.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+    });
+    const code = await new Promise<number | null>((resolve) => child.once("exit", resolve));
+    assert.equal(code, 1, output);
+    assert.match(output, new RegExp(`port ${pgPort} on 127\\.0\\.0\\.1 is taken`));
+    // Seven days of history take the node far longer than a refused port takes the database.
+    assert.doesNotMatch(output, /devnet history written/, "the devnet's start was aborted");
+    const anvil = processes().filter((p) => p.cmdline.includes(`--port ${devnetPort} `));
+    assert.deepEqual(anvil, [], "no devnet node is left");
   });
 });
