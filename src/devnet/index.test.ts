@@ -93,6 +93,13 @@ describe("startDevnet", () => {
           false,
         ]);
         assert.equal(again.hash, block1.hash, "the previous head is still there, same hash");
+        // A pruned node answers at recent blocks too: a read may name a head a new block followed.
+        const head2 = Number(await rpc2.request<Hex>("eth_blockNumber"));
+        await rpc2.request("evm_mine");
+        await rpc2.request("eth_getBalance", [
+          second.deployment.accounts.deployer,
+          `0x${head2.toString(16)}`,
+        ]);
         const logs2 = await rpc2.request<unknown[]>("eth_getLogs", [
           { fromBlock: "0x0", toBlock: `0x${head1.toString(16)}` },
         ]);

@@ -216,15 +216,19 @@ export type StartAnvilNodeOptions = StartHardhatNodeOptions & {
    */
   stateIntervalS?: number;
   /**
-   * Keep no state of past blocks (`--prune-history`): calls and balances are answered at the
-   * latest block only, while blocks, transactions and logs stay. A node that keeps every block's
-   * state holds a copy per block (a week of demo history: ~300 MB against ~100 MB) and spends a
-   * quarter more CPU mining; the service reads the devnet at its head.
+   * Keep the state of the last PRUNED_STATES_KEPT blocks only (`--prune-history N`): calls and
+   * balances are answered there, while blocks, transactions and logs all stay. A node that keeps
+   * every block's state holds a copy per block (a week of demo history: ~300 MB against ~100 MB)
+   * and spends a quarter more CPU mining; the service reads the devnet at its head (a balance
+   * read names the head block it saw, which a new block may follow before the call arrives).
    */
   pruneHistory?: boolean;
 };
 
 const require = createRequire(import.meta.url);
+
+/** Blocks whose state a pruned node keeps (about 0.6 MB each on the demo's market). */
+const PRUNED_STATES_KEPT = 8;
 
 /** The anvil binary of the npm package (Linux x64), else an `anvil` on the PATH. */
 export function anvilBinary(): string {
@@ -276,7 +280,7 @@ export async function startAnvilNode(options: StartAnvilNodeOptions): Promise<De
   const loading = options.statePath !== undefined && existsSync(options.statePath);
   if (options.initialDate !== undefined && !loading)
     args.push("--timestamp", String(Math.floor(options.initialDate.getTime() / 1000)));
-  if (options.pruneHistory === true) args.push("--prune-history");
+  if (options.pruneHistory === true) args.push("--prune-history", String(PRUNED_STATES_KEPT));
   if (options.statePath !== undefined) {
     args.push("--state", options.statePath);
     if (options.stateIntervalS !== undefined) args.push("--state-interval", String(options.stateIntervalS));
