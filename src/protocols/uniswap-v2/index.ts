@@ -1,8 +1,7 @@
 import { priceFromReserves, ratioFromReserves } from "../../decode/price.js";
 import type { Hex, PoolCreation, RawLog } from "../../decode/types.js";
 import { addressAt, topicAddress, uintAt, wordCount } from "../../decode/words.js";
-import type { PoolState } from "../../model/index.js";
-import { answerWord, balanceDepth } from "../shared.js";
+import { answerWord, balanceDepth, stateAfter, stateAt } from "../shared.js";
 import type { EventRecord, LogLike, ProtocolFamily } from "../types.js";
 import { v2Topics } from "./abi.js";
 import { uniswapV2Shape } from "./shape.js";
@@ -98,28 +97,10 @@ export const uniswapV2: ProtocolFamily<V2Event> = {
   swapTopics: [v2Topics.v2Swap],
   decodeLog: (log) => decodeV2Log(log),
 
-  createdState(block) {
-    return {
-      reserve0: 0n,
-      reserve1: 0n,
-      sqrtPriceX96: null,
-      liquidity: null,
-      tick: null,
-      block,
-      logIndex: null,
-    };
-  },
+  createdState: (block) => stateAt(block, { reserve0: 0n, reserve1: 0n }),
 
   nextState(before, event, log) {
-    const s: PoolState = {
-      reserve0: before.reserve0,
-      reserve1: before.reserve1,
-      sqrtPriceX96: before.sqrtPriceX96,
-      liquidity: before.liquidity,
-      tick: before.tick,
-      block: log.blockNumber,
-      logIndex: log.logIndex,
-    };
+    const s = stateAfter(before, log);
     // Reserves move only through Sync, which comes right before Swap, Mint and Burn.
     if (event.type === "v2-sync") {
       s.reserve0 = event.reserve0;
@@ -161,18 +142,8 @@ export const uniswapV2: ProtocolFamily<V2Event> = {
   },
 
   baseStateCalls: (pool) => [{ to: pool.address, data: GET_RESERVES }],
-  baseState(answers, block) {
-    const reserves = answers[0];
-    return {
-      reserve0: answerWord(reserves, 0),
-      reserve1: answerWord(reserves, 1),
-      sqrtPriceX96: null,
-      liquidity: null,
-      tick: null,
-      block,
-      logIndex: null,
-    };
-  },
+  baseState: (answers, block) =>
+    stateAt(block, { reserve0: answerWord(answers[0], 0), reserve1: answerWord(answers[0], 1) }),
 
   spotRatio0(state, decimals0, decimals1) {
     if (state.reserve0 === null || state.reserve1 === null || state.reserve1 === 0n) return null;

@@ -1,9 +1,16 @@
 import { encodeBalanceOf } from "../../decode/erc20.js";
-import { priceFromSqrtPriceX96, ratioFromSqrtPriceX96 } from "../../decode/price.js";
+import { priceFromSqrtPriceX96 } from "../../decode/price.js";
 import type { Hex, PoolCreation, RawLog, SwapEventLayout } from "../../decode/types.js";
 import { addressAt, intAt, topicAddress, topicInt, uintAt, wordCount } from "../../decode/words.js";
-import type { PoolState } from "../../model/index.js";
-import { answerWord, balanceDepth } from "../shared.js";
+import {
+  addKnown,
+  answerWord,
+  balanceDepth,
+  signedTrade,
+  sqrtPriceSpot,
+  stateAfter,
+  stateAt,
+} from "../shared.js";
 import type { EventRecord, LogLike, ProtocolFamily } from "../types.js";
 import { v3Topics } from "./abi.js";
 import { uniswapV3Shape } from "./shape.js";
@@ -176,8 +183,6 @@ export function decodeV3Creation(log: RawLog): PoolCreation | null {
   };
 }
 
-const add = (a: bigint | null, b: bigint): bigint | null => (a === null ? null : a + b);
-
 /**
  * Uniswap V3-style pools (Uniswap V3, and PancakeSwap V3 with its own Swap layout): balances
  * move with Mint (+), Collect and CollectProtocol (−), Flash (+ fees paid) and Swap (± signed
@@ -206,28 +211,10 @@ export const uniswapV3: ProtocolFamily<V3Event> = {
   swapTopics: [v3Topics.v3Swap, v3Topics.pancakeV3Swap],
   decodeLog: decodeV3Log,
 
-  createdState(block) {
-    return {
-      reserve0: 0n,
-      reserve1: 0n,
-      sqrtPriceX96: null,
-      liquidity: 0n,
-      tick: null,
-      block,
-      logIndex: null,
-    };
-  },
+  createdState: (block) => stateAt(block, { reserve0: 0n, reserve1: 0n, liquidity: 0n }),
 
   nextState(before, event, log) {
-    const s: PoolState = {
-      reserve0: before.reserve0,
-      reserve1: before.reserve1,
-      sqrtPriceX96: before.sqrtPriceX96,
-      liquidity: before.liquidity,
-      tick: before.tick,
-      block: log.blockNumber,
-      logIndex: log.logIndex,
-    };
+    const s = stateAfter(before, log);
     const inRange = (lower: number, upper: number) => s.tick !== null && lower <= s.tick && s.tick < upper;
     switch (event.type) {
       case "v3-initialize":
@@ -235,31 +222,32 @@ export const uniswapV3: ProtocolFamily<V3Event> = {
         s.tick = event.tick;
         break;
       case "v3-swap":
-        s.reserve0 = add(s.reserve0, event.amount0);
-        s.reserve1 = add(s.reserve1, event.amount1);
+        s.reserve0 = addKnown(s.reserve0, event.amount0);
+        s.reserve1 = addKnown(s.reserve1, event.amount1);
         s.sqrtPriceX96 = event.sqrtPriceX96;
         s.liquidity = event.liquidity;
         s.tick = event.tick;
         break;
       case "v3-mint":
-        s.reserve0 = add(s.reserve0, event.amount0);
-        s.reserve1 = add(s.reserve1, event.amount1);
+        s.reserve0 = addKnown(s.reserve0, event.amount0);
+        s.reserve1 = addKnown(s.reserve1, event.amount1);
         if (s.tick === null) s.liquidity = null;
-        else if (inRange(event.tickLower, event.tickUpper)) s.liquidity = add(s.liquidity, event.amount);
+        else if (inRange(event.tickLower, event.tickUpper)) s.liquidity = addKnown(s.liquidity, event.amount);
         break;
       case "v3-burn":
         // Burn only credits the position; the tokens leave the pool with Collect.
         if (s.tick === null) s.liquidity = null;
-        else if (inRange(event.tickLower, event.tickUpper)) s.liquidity = add(s.liquidity, -event.amount);
+        else if (inRange(event.tickLower, event.tickUpper))
+          s.liquidity = addKnown(s.liquidity, -event.amount);
         break;
       case "v3-collect":
       case "v3-collect-protocol":
-        s.reserve0 = add(s.reserve0, -event.amount0);
-        s.reserve1 = add(s.reserve1, -event.amount1);
+        s.reserve0 = addKnown(s.reserve0, -event.amount0);
+        s.reserve1 = addKnown(s.reserve1, -event.amount1);
         break;
       case "v3-flash":
-        s.reserve0 = add(s.reserve0, event.paid0);
-        s.reserve1 = add(s.reserve1, event.paid1);
+        s.reserve0 = addKnown(s.reserve0, event.paid0);
+        s.reserve1 = addKnown(s.reserve1, event.paid1);
         break;
     }
     return s;
@@ -271,17 +259,7 @@ export const uniswapV3: ProtocolFamily<V3Event> = {
         return {
           role: "swap",
           joinsPending: false,
-          trade: {
-            sender: event.sender,
-            recipient: event.recipient,
-            amount0In: event.amount0 > 0n ? event.amount0 : 0n,
-            amount1In: event.amount1 > 0n ? event.amount1 : 0n,
-            amount0Out: event.amount0 < 0n ? -event.amount0 : 0n,
-            amount1Out: event.amount1 < 0n ? -event.amount1 : 0n,
-            sqrtPriceX96: event.sqrtPriceX96,
-            liquidity: event.liquidity,
-            tick: event.tick,
-          },
+          trade: signedTrade({ ...event, into0: event.amount0, into1: event.amount1 }),
         };
       case "v3-initialize":
         return { role: "event", kind: "initialize", fields: {} };
@@ -350,10 +328,7 @@ export const uniswapV3: ProtocolFamily<V3Event> = {
     };
   },
 
-  spotRatio0(state, decimals0, decimals1) {
-    if (state.sqrtPriceX96 === null || state.sqrtPriceX96 === 0n) return null;
-    return ratioFromSqrtPriceX96(state.sqrtPriceX96, decimals0, decimals1);
-  },
+  spotRatio0: sqrtPriceSpot,
   depth: balanceDepth,
   shape: uniswapV3Shape,
 };

@@ -1,8 +1,8 @@
-import { priceFromSqrtPriceX96, ratioFromSqrtPriceX96 } from "../../decode/price.js";
+import { priceFromSqrtPriceX96 } from "../../decode/price.js";
 import type { Hex, PoolCreation, RawLog } from "../../decode/types.js";
 import { addressAt, intAt, topicAddress, uintAt, wordCount } from "../../decode/words.js";
 import type { PoolState } from "../../model/index.js";
-import { balanceDepth } from "../shared.js";
+import { addKnown, balanceDepth, signedTrade, sqrtPriceSpot, stateAfter, stateAt } from "../shared.js";
 import { liquidityAmounts } from "../tick-math.js";
 import type { EventRecord, LogLike, ProtocolFamily } from "../types.js";
 import { RETURN_DELTA_FLAGS, v4Topics } from "./abi.js";
@@ -129,8 +129,6 @@ export function hookRewritesAmounts(hooks: string | null | undefined): boolean {
   return hooks != null && (Number.parseInt(hooks.slice(-4), 16) & RETURN_DELTA_FLAGS) !== 0;
 }
 
-const add = (a: bigint | null, b: bigint): bigint | null => (a === null ? null : a + b);
-
 /** The amounts a ModifyLiquidity moves into the pool at the state before it; null while the price is unknown. */
 function modifyAmounts(
   before: PoolState,
@@ -164,36 +162,18 @@ export const uniswapV4: ProtocolFamily<V4Event> = {
   decodeLog: (log) => decodeV4Log(log),
   rewritesAmounts: (pool) => hookRewritesAmounts(pool.hooks),
 
-  createdState(block) {
-    return {
-      reserve0: 0n,
-      reserve1: 0n,
-      sqrtPriceX96: null,
-      liquidity: 0n,
-      tick: null,
-      block,
-      logIndex: null,
-    };
-  },
+  createdState: (block) => stateAt(block, { reserve0: 0n, reserve1: 0n, liquidity: 0n }),
 
   nextState(before, event, log) {
-    const s: PoolState = {
-      reserve0: before.reserve0,
-      reserve1: before.reserve1,
-      sqrtPriceX96: before.sqrtPriceX96,
-      liquidity: before.liquidity,
-      tick: before.tick,
-      block: log.blockNumber,
-      logIndex: log.logIndex,
-    };
+    const s = stateAfter(before, log);
     switch (event.type) {
       case "v4-initialize":
         s.sqrtPriceX96 = event.sqrtPriceX96;
         s.tick = event.tick;
         break;
       case "v4-swap":
-        s.reserve0 = add(s.reserve0, -event.amount0);
-        s.reserve1 = add(s.reserve1, -event.amount1);
+        s.reserve0 = addKnown(s.reserve0, -event.amount0);
+        s.reserve1 = addKnown(s.reserve1, -event.amount1);
         s.sqrtPriceX96 = event.sqrtPriceX96;
         s.liquidity = event.liquidity;
         s.tick = event.tick;
@@ -206,15 +186,15 @@ export const uniswapV4: ProtocolFamily<V4Event> = {
           s.liquidity = null;
           break;
         }
-        s.reserve0 = add(s.reserve0, amounts.amount0);
-        s.reserve1 = add(s.reserve1, amounts.amount1);
+        s.reserve0 = addKnown(s.reserve0, amounts.amount0);
+        s.reserve1 = addKnown(s.reserve1, amounts.amount1);
         if (s.tick !== null && event.tickLower <= s.tick && s.tick < event.tickUpper)
-          s.liquidity = add(s.liquidity, event.liquidityDelta);
+          s.liquidity = addKnown(s.liquidity, event.liquidityDelta);
         break;
       }
       case "v4-donate":
-        s.reserve0 = add(s.reserve0, event.amount0);
-        s.reserve1 = add(s.reserve1, event.amount1);
+        s.reserve0 = addKnown(s.reserve0, event.amount0);
+        s.reserve1 = addKnown(s.reserve1, event.amount1);
         break;
     }
     return s;
@@ -226,18 +206,13 @@ export const uniswapV4: ProtocolFamily<V4Event> = {
         return {
           role: "swap",
           joinsPending: false,
-          trade: {
-            sender: event.sender,
-            // The PoolManager's Swap names no recipient: the tokens settle with the caller.
+          // The PoolManager's Swap names no recipient: the tokens settle with the caller.
+          trade: signedTrade({
+            ...event,
             recipient: event.sender,
-            amount0In: event.amount0 < 0n ? -event.amount0 : 0n,
-            amount1In: event.amount1 < 0n ? -event.amount1 : 0n,
-            amount0Out: event.amount0 > 0n ? event.amount0 : 0n,
-            amount1Out: event.amount1 > 0n ? event.amount1 : 0n,
-            sqrtPriceX96: event.sqrtPriceX96,
-            liquidity: event.liquidity,
-            tick: event.tick,
-          },
+            into0: -event.amount0,
+            into1: -event.amount1,
+          }),
         };
       case "v4-initialize":
         return { role: "event", kind: "initialize", fields: {} };
@@ -266,22 +241,9 @@ export const uniswapV4: ProtocolFamily<V4Event> = {
   // The PoolManager holds every pool's tokens together: a pool's balances before the indexed
   // range cannot be read from the chain, they stay unknown (its price comes with its first swap).
   baseStateCalls: () => [],
-  baseState(_answers, block) {
-    return {
-      reserve0: null,
-      reserve1: null,
-      sqrtPriceX96: null,
-      liquidity: null,
-      tick: null,
-      block,
-      logIndex: null,
-    };
-  },
+  baseState: (_answers, block) => stateAt(block),
 
-  spotRatio0(state, decimals0, decimals1) {
-    if (state.sqrtPriceX96 === null || state.sqrtPriceX96 === 0n) return null;
-    return ratioFromSqrtPriceX96(state.sqrtPriceX96, decimals0, decimals1);
-  },
+  spotRatio0: sqrtPriceSpot,
   depth: balanceDepth,
   shape: uniswapV4Shape,
 };
