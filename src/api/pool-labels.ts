@@ -105,7 +105,7 @@ export function hookOf(pool: PoolTraitsRow): string | null {
 
 /** Whether the pool's hook may return deltas, as its family judges it. */
 export function hookMayRewriteAmounts(pool: PoolTraitsRow): boolean {
-  if (pool.protocol === undefined) return false;
+  if (!pool.protocol) return false;
   return familyOf(pool.protocol as ProtocolName).rewritesAmounts({
     hooks: pool.hooks ?? null,
     parameters: pool.parameters ?? null,

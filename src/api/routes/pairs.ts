@@ -1,6 +1,7 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { finite, type ProtocolName } from "../../model/index.js";
+import { uniswapV3 } from "../../protocols/index.js";
 import { findPoolsOfToken } from "../../store/pools.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
@@ -69,7 +70,7 @@ const pairExample = {
   token1_reserves: 12735.5,
   token0_symbol: "USDC",
   token1_symbol: "WETH",
-  protocol: "v3",
+  protocol: uniswapV3.name,
   name: "WETH/USDC",
   base_address: examples.wethId,
   quote_address: examples.usdcId,
