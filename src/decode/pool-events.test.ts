@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { encodeAbiParameters, encodeEventTopics, parseAbiItem } from "viem";
+import { encodeEventLog } from "../_test/encode-log.js";
 import { eventSignatures, topics } from "./abi.js";
 import { decodePoolCreation } from "./factory-events.js";
 import { decodePoolLog, decodeV2Log, decodeV3Log } from "./pool-events.js";
@@ -8,22 +8,6 @@ import type { Hex, RawLog } from "./types.js";
 
 const alice = "0x00000000000000000000000000000000000a11ce";
 const bob = "0x0000000000000000000000000000000000000b0b";
-
-/** Encodes an event log with viem, the independent encoder the hand-written decoders are checked against. */
-function encodeLog(signature: string, args: Record<string, unknown>): { topics: Hex[]; data: Hex } {
-  const event = parseAbiItem(`event ${signature}`) as {
-    type: "event";
-    name: string;
-    inputs: readonly { name?: string; type: string; indexed?: boolean }[];
-  };
-  const eventTopics = encodeEventTopics({ abi: [event], eventName: event.name, args } as never) as Hex[];
-  const dataInputs = event.inputs.filter((input) => !input.indexed);
-  const data = encodeAbiParameters(
-    dataInputs,
-    dataInputs.map((input, i) => args[input.name ?? `_${i}`]),
-  );
-  return { topics: eventTopics, data };
-}
 
 function rawLog(
   log: { topics: Hex[]; data: Hex },
@@ -42,7 +26,7 @@ function rawLog(
 
 describe("V2 pair events", () => {
   it("decodes Swap with indexed sender and to", () => {
-    const log = encodeLog(eventSignatures.v2Swap, {
+    const log = encodeEventLog(eventSignatures.v2Swap, {
       sender: alice,
       amount0In: 10n ** 30n,
       amount1In: 0n,
@@ -63,13 +47,16 @@ describe("V2 pair events", () => {
 
   it("decodes Sync, Mint and Burn", () => {
     const max112 = (1n << 112n) - 1n;
-    assert.deepEqual(decodeV2Log(encodeLog(eventSignatures.v2Sync, { reserve0: max112, reserve1: 7n })), {
-      type: "v2-sync",
-      reserve0: max112,
-      reserve1: 7n,
-    });
     assert.deepEqual(
-      decodeV2Log(encodeLog(eventSignatures.v2Mint, { sender: alice, amount0: 1n, amount1: 2n })),
+      decodeV2Log(encodeEventLog(eventSignatures.v2Sync, { reserve0: max112, reserve1: 7n })),
+      {
+        type: "v2-sync",
+        reserve0: max112,
+        reserve1: 7n,
+      },
+    );
+    assert.deepEqual(
+      decodeV2Log(encodeEventLog(eventSignatures.v2Mint, { sender: alice, amount0: 1n, amount1: 2n })),
       {
         type: "v2-mint",
         sender: alice,
@@ -78,13 +65,15 @@ describe("V2 pair events", () => {
       },
     );
     assert.deepEqual(
-      decodeV2Log(encodeLog(eventSignatures.v2Burn, { sender: alice, amount0: 3n, amount1: 4n, to: bob })),
+      decodeV2Log(
+        encodeEventLog(eventSignatures.v2Burn, { sender: alice, amount0: 3n, amount1: 4n, to: bob }),
+      ),
       { type: "v2-burn", sender: alice, to: bob, amount0: 3n, amount1: 4n },
     );
   });
 
   it("returns null for unknown topics and malformed logs", () => {
-    const sync = encodeLog(eventSignatures.v2Sync, { reserve0: 1n, reserve1: 2n });
+    const sync = encodeEventLog(eventSignatures.v2Sync, { reserve0: 1n, reserve1: 2n });
     assert.equal(decodeV2Log({ ...sync, data: `${sync.data}00` as Hex }), null, "data of the wrong length");
     assert.equal(decodeV2Log({ ...sync, topics: [topics.v3Swap] }), null, "a V3 topic on a V2 pair");
     assert.equal(decodeV2Log({ topics: [], data: "0x" }), null, "an anonymous log");
@@ -103,7 +92,7 @@ describe("V3 pool events", () => {
   };
 
   it("decodes Uniswap's 7-field Swap with signed amounts and a negative tick", () => {
-    const event = decodeV3Log(encodeLog(eventSignatures.v3Swap, swapArgs), "uniswap");
+    const event = decodeV3Log(encodeEventLog(eventSignatures.v3Swap, swapArgs), "uniswap");
     assert.deepEqual(event, {
       type: "v3-swap",
       ...swapArgs,
@@ -113,7 +102,7 @@ describe("V3 pool events", () => {
   });
 
   it("decodes PancakeSwap's 9-field Swap only when the DEX is configured with that layout", () => {
-    const log = encodeLog(eventSignatures.pancakeV3Swap, {
+    const log = encodeEventLog(eventSignatures.pancakeV3Swap, {
       ...swapArgs,
       protocolFeesToken0: 5n,
       protocolFeesToken1: 6n,
@@ -126,7 +115,7 @@ describe("V3 pool events", () => {
     });
     assert.equal(decodeV3Log(log, "uniswap"), null, "a Uniswap-layout pool does not emit the Pancake topic");
     assert.equal(
-      decodeV3Log(encodeLog(eventSignatures.v3Swap, swapArgs), "pancake"),
+      decodeV3Log(encodeEventLog(eventSignatures.v3Swap, swapArgs), "pancake"),
       null,
       "a Pancake-layout pool does not emit the Uniswap topic",
     );
@@ -135,7 +124,7 @@ describe("V3 pool events", () => {
   it("decodes Mint, Burn, Collect, CollectProtocol, Flash and Initialize", () => {
     assert.deepEqual(
       decodeV3Log(
-        encodeLog(eventSignatures.v3Mint, {
+        encodeEventLog(eventSignatures.v3Mint, {
           sender: alice,
           owner: bob,
           tickLower: -887270,
@@ -159,7 +148,7 @@ describe("V3 pool events", () => {
     );
     assert.deepEqual(
       decodeV3Log(
-        encodeLog(eventSignatures.v3Burn, {
+        encodeEventLog(eventSignatures.v3Burn, {
           owner: bob,
           tickLower: -60,
           tickUpper: 60,
@@ -173,7 +162,7 @@ describe("V3 pool events", () => {
     );
     assert.deepEqual(
       decodeV3Log(
-        encodeLog(eventSignatures.v3Collect, {
+        encodeEventLog(eventSignatures.v3Collect, {
           owner: bob,
           recipient: alice,
           tickLower: -60,
@@ -195,7 +184,7 @@ describe("V3 pool events", () => {
     );
     assert.deepEqual(
       decodeV3Log(
-        encodeLog(eventSignatures.v3CollectProtocol, {
+        encodeEventLog(eventSignatures.v3CollectProtocol, {
           sender: bob,
           recipient: alice,
           amount0: 1n,
@@ -207,7 +196,7 @@ describe("V3 pool events", () => {
     );
     assert.deepEqual(
       decodeV3Log(
-        encodeLog(eventSignatures.v3Flash, {
+        encodeEventLog(eventSignatures.v3Flash, {
           sender: bob,
           recipient: alice,
           amount0: 1n,
@@ -220,13 +209,16 @@ describe("V3 pool events", () => {
       { type: "v3-flash", sender: bob, recipient: alice, amount0: 1n, amount1: 2n, paid0: 3n, paid1: 4n },
     );
     assert.deepEqual(
-      decodeV3Log(encodeLog(eventSignatures.v3Initialize, { sqrtPriceX96: 2n ** 96n, tick: 0 }), "uniswap"),
+      decodeV3Log(
+        encodeEventLog(eventSignatures.v3Initialize, { sqrtPriceX96: 2n ** 96n, tick: 0 }),
+        "uniswap",
+      ),
       { type: "v3-initialize", sqrtPriceX96: 2n ** 96n, tick: 0 },
     );
   });
 
   it("dispatches on the pool's protocol", () => {
-    const sync = encodeLog(eventSignatures.v2Sync, { reserve0: 1n, reserve1: 2n });
+    const sync = encodeEventLog(eventSignatures.v2Sync, { reserve0: 1n, reserve1: 2n });
     assert.equal(decodePoolLog(sync, "v3", "uniswap"), null, "a V2 topic on a V3 pool is ignored");
     assert.equal(decodePoolLog(sync, "v2", "uniswap")?.type, "v2-sync");
   });
@@ -240,7 +232,7 @@ describe("factory events", () => {
 
   it("decodes PairCreated", () => {
     const log = rawLog(
-      encodeLog(eventSignatures.v2PairCreated, { token0, token1, pair: pool, _1: 7n }),
+      encodeEventLog(eventSignatures.v2PairCreated, { token0, token1, pair: pool, _1: 7n }),
       factory,
     );
     assert.deepEqual(decodePoolCreation(log, "v2"), {
@@ -257,7 +249,7 @@ describe("factory events", () => {
 
   it("decodes PoolCreated with its indexed fee", () => {
     const log = rawLog(
-      encodeLog(eventSignatures.v3PoolCreated, { token0, token1, fee: 500, tickSpacing: 10, pool }),
+      encodeEventLog(eventSignatures.v3PoolCreated, { token0, token1, fee: 500, tickSpacing: 10, pool }),
       factory,
     );
     assert.deepEqual(decodePoolCreation(log, "v3"), {

@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { encodeAbiParameters, encodeEventTopics, parseAbiItem } from "viem";
+import { logAt } from "../_test/encode-log.js";
 import { eventSignatures } from "../decode/abi.js";
 import type { Hex, RawLog } from "../decode/types.js";
 import type { Token } from "../model/index.js";
@@ -42,26 +42,8 @@ const tokens = new Map<Hex, Token>([
 let logIndex = 0;
 /** A log of `signature` at block 2 in transaction `tx`, encoded with viem. */
 function log(address: Hex, signature: string, args: Record<string, unknown>, tx = "0x01"): RawLog {
-  const event = parseAbiItem(`event ${signature}`) as {
-    name: string;
-    inputs: readonly { name?: string; type: string; indexed?: boolean }[];
-  };
-  const topics = encodeEventTopics({ abi: [event], eventName: event.name, args } as never) as Hex[];
-  const dataInputs = event.inputs.filter((i) => !i.indexed);
-  const data = encodeAbiParameters(
-    dataInputs,
-    dataInputs.map((i) => args[i.name as string]),
-  );
-  return {
-    address,
-    topics,
-    data,
-    blockNumber: 2,
-    blockHash: "0xb2",
-    transactionHash: tx.padEnd(66, "0") as Hex,
-    transactionIndex: 0,
-    logIndex: logIndex++,
-  };
+  const transactionHash = tx.padEnd(66, "0") as Hex;
+  return logAt(signature, args, { address, blockNumber: 2, logIndex: logIndex++, transactionHash });
 }
 
 function build(logs: RawLog[]) {

@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { encodeAbiParameters, encodeEventTopics, keccak256, parseAbiItem, stringToBytes } from "viem";
+import { keccak256, stringToBytes } from "viem";
+import { logAt } from "../../_test/encode-log.js";
 import type { Hex, RawLog } from "../../decode/types.js";
 import { familyOf } from "../index.js";
 import { algebraTopics } from "./abi.js";
@@ -34,27 +35,8 @@ const router = "0xf5b509bb0909a69b1c207e495f687a596c168e12" as Hex;
 const user = "0x00000000000000000000000000000000000000ee" as Hex;
 
 function encode(signature: string, args: Record<string, unknown>, address: Hex): RawLog {
-  const event = parseAbiItem(signature) as {
-    type: "event";
-    name: string;
-    inputs: readonly { name?: string; type: string; indexed?: boolean }[];
-  };
-  const topics = encodeEventTopics({ abi: [event], eventName: event.name, args } as never) as Hex[];
-  const dataInputs = event.inputs.filter((i) => !i.indexed);
-  const data = encodeAbiParameters(
-    dataInputs,
-    dataInputs.map((i) => args[i.name as string]),
-  );
-  return {
-    address,
-    topics,
-    data,
-    blockNumber: 32_610_700,
-    blockHash: "0xb2",
-    transactionHash: `0x${"01".repeat(32)}`,
-    transactionIndex: 0,
-    logIndex: 4,
-  };
+  const transactionHash = `0x${"01".repeat(32)}` as Hex;
+  return logAt(signature, args, { address, blockNumber: 32_610_700, logIndex: 4, transactionHash });
 }
 
 const swapArgs = {

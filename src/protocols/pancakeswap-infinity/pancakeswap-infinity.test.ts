@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { encodeAbiParameters, encodeEventTopics, keccak256, parseAbiItem, stringToBytes } from "viem";
+import { keccak256, stringToBytes } from "viem";
+import { logAt } from "../../_test/encode-log.js";
 import type { Hex, RawLog } from "../../decode/types.js";
 import { ratioToNumber } from "../../exact/ratio.js";
 import type { Token } from "../../model/index.js";
@@ -56,27 +57,8 @@ const word = (value: bigint) => `0x${value.toString(16).padStart(64, "0")}` as H
 
 let logIndex = 0;
 function encode(signature: string, args: Record<string, unknown>, address: Hex, tx = "0x01"): RawLog {
-  const event = parseAbiItem(signature) as {
-    type: "event";
-    name: string;
-    inputs: readonly { name?: string; type: string; indexed?: boolean }[];
-  };
-  const topics = encodeEventTopics({ abi: [event], eventName: event.name, args } as never) as Hex[];
-  const dataInputs = event.inputs.filter((i) => !i.indexed);
-  const data = encodeAbiParameters(
-    dataInputs,
-    dataInputs.map((i) => args[i.name as string]),
-  );
-  return {
-    address,
-    topics,
-    data,
-    blockNumber: 2,
-    blockHash: "0xb2",
-    transactionHash: tx.padEnd(66, "0") as Hex,
-    transactionIndex: 0,
-    logIndex: logIndex++,
-  };
+  const transactionHash = tx.padEnd(66, "0") as Hex;
+  return logAt(signature, args, { address, blockNumber: 2, logIndex: logIndex++, transactionHash });
 }
 
 describe("PancakeSwap Infinity CL", () => {

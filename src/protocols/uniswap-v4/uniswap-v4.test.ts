@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { encodeAbiParameters, encodeEventTopics, keccak256, parseAbiItem, stringToBytes } from "viem";
+import { keccak256, stringToBytes } from "viem";
+import { logAt } from "../../_test/encode-log.js";
 import { tradeRecord } from "../../api/trade-records.js";
 import type { Hex, RawLog } from "../../decode/types.js";
 import { NATIVE_COIN, nativeCoin, type Token } from "../../model/index.js";
@@ -53,27 +54,8 @@ function encode(
   address = manager,
   tx = "0x01",
 ): RawLog {
-  const event = parseAbiItem(published[name]) as {
-    type: "event";
-    name: string;
-    inputs: readonly { name?: string; type: string; indexed?: boolean }[];
-  };
-  const topics = encodeEventTopics({ abi: [event], eventName: event.name, args } as never) as Hex[];
-  const dataInputs = event.inputs.filter((i) => !i.indexed);
-  const data = encodeAbiParameters(
-    dataInputs,
-    dataInputs.map((i) => args[i.name as string]),
-  );
-  return {
-    address,
-    topics,
-    data,
-    blockNumber: 2,
-    blockHash: "0xb2",
-    transactionHash: tx.padEnd(66, "0") as Hex,
-    transactionIndex: 0,
-    logIndex: logIndex++,
-  };
+  const transactionHash = tx.padEnd(66, "0") as Hex;
+  return logAt(published[name], args, { address, blockNumber: 2, logIndex: logIndex++, transactionHash });
 }
 
 const initialize = (hooks: Hex = noHooks, id: Hex = poolId) =>
