@@ -1,59 +1,24 @@
-import { createRequire } from "node:module";
 import { Worker } from "node:worker_threads";
 import { backoffDelayMs } from "../internal/backoff.js";
 import { WriterLockLostError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { sleep } from "../rpc/retry.js";
 import type { Db, Queryable } from "../store/db.js";
+import { claimWriterEpoch, fenceWriterEpoch, WRITER_LOCK_NAMESPACE } from "../store/writer-lock.js";
 import {
-  claimWriterEpoch,
-  fenceWriterEpoch,
-  LOCK_SESSION_SQL,
-  WRITER_LOCK_NAMESPACE,
-} from "../store/writer-lock.js";
-import { WRITER_LOCK_THREAD } from "./writer-lock-thread.js";
+  type LockThreadData,
+  type LockThreadMessage,
+  lockThreadUrl,
+  type WriterLockOptions,
+} from "./writer-lock-thread.js";
 
-export type WriterLockOptions = {
-  /** How often a standby tries to take the lock (pg_try_advisory_lock). */
-  pollMs: number;
-  /** How often the holder checks, on its lock connection, that the lock is still its own. */
-  heartbeatMs: number;
-  /** A heartbeat unanswered for this long means the connection is gone: writing stops at once. */
-  heartbeatTimeoutMs: number;
-  /**
-   * Server side, on the lock session only: a client silent for this long (no heartbeat: killed
-   * host, network cut) has its session ended (`idle_session_timeout`), and with it the lock.
-   * Must be well above `heartbeatMs`; TCP keepalives and `tcp_user_timeout` usually end it sooner.
-   */
-  serverIdleTimeoutMs: number;
-  /**
-   * Waits before connecting again after the lock connection failed (a database outage): doubled
-   * at each failure in a row, up to `reconnectMaxMs`. The cap bounds how long after the database
-   * is back the chain stays without its writer (and /readyz not ready): kept at a few seconds.
-   */
-  reconnectMs: number;
-  reconnectMaxMs: number;
-  /**
-   * The indexer's thread silent this long (a hang, not a computation: pricing a large batch takes
-   * seconds to tens of seconds in one synchronous call) ends the lock session, so that a standby
-   * takes over from a hung process.
-   */
-  stallMs: number;
-};
-
-/** What the lock thread (writer-lock-thread.ts) tells. */
-type ThreadMessage =
-  | { type: "standby" }
-  | { type: "held"; pid: number }
-  | { type: "lost"; reason: string }
-  | { type: "connectFailed"; error: string; retryInMs: number }
-  | { type: "released" };
+export type { WriterLockOptions } from "./writer-lock-thread.js";
 
 /**
  * The connection settings of the pool, as plain values a worker thread can be given (the pool's
  * type parsers and any function stay behind: the lock session needs none).
  */
-function connectionOf(db: Db, role: string): Record<string, unknown> {
+function connectionOf(db: Db, role: string): LockThreadData["connection"] {
   const out: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(db.options)) {
     if (["string", "number", "boolean"].includes(typeof value)) out[key] = value;
@@ -92,6 +57,32 @@ export type Writer = {
    */
   fence(client: Queryable): Promise<void>;
 };
+
+/** The writer a chain's indexer holds, if any (`current`), and what it needs of it. */
+export type WriterSlot = {
+  current: Writer | null;
+  /** The writer's fence; refused with WriterLockLostError while there is none. */
+  fence(client: Queryable): Promise<void>;
+  /** Throws WriterLockLostError when there is no writer or its lock was lost. */
+  throwIfLost(): void;
+  /** True when there is no writer or its lock was lost. */
+  lost(): boolean;
+};
+
+export function createWriterSlot(chainId: number): WriterSlot {
+  const slot: WriterSlot = {
+    current: null,
+    fence: (client) =>
+      slot.current
+        ? slot.current.fence(client)
+        : Promise.reject(new WriterLockLostError(`chain ${chainId}: no writer lock`)),
+    throwIfLost: () => {
+      if (slot.lost()) throw new WriterLockLostError(`chain ${chainId}: writer lock lost`);
+    },
+    lost: () => slot.current?.lost.aborted !== false,
+  };
+  return slot;
+}
 
 export type WriterLock = {
   /**
@@ -145,7 +136,7 @@ export function createWriterLock(args: {
   let held: { lockPid: number; lost: AbortController } | null = null;
   let waiting = false;
   /** The acquire in progress: told of the thread's answers. */
-  let listener: ((message: ThreadMessage) => void) | null = null;
+  let listener: ((message: LockThreadMessage) => void) | null = null;
   let onReleased: (() => void) | null = null;
 
   const lose = (reason: string) => {
@@ -159,20 +150,18 @@ export function createWriterLock(args: {
 
   const start = (): Worker => {
     if (thread) return thread;
-    const t = new Worker(WRITER_LOCK_THREAD, {
-      eval: true,
-      workerData: {
-        pgPath: createRequire(import.meta.url).resolve("pg"),
-        connection: connectionOf(db, "writer-lock"),
-        chainId,
-        namespace: WRITER_LOCK_NAMESPACE,
-        sql: LOCK_SESSION_SQL,
-        options,
-      },
-    });
+
+    const workerData: LockThreadData = {
+      lockThread: true,
+      connection: connectionOf(db, "writer-lock"),
+      chainId,
+      namespace: WRITER_LOCK_NAMESPACE,
+      options,
+    };
+    const t = new Worker(lockThreadUrl(import.meta.url), { workerData });
     // The lock must not keep a stopping process alive; release() ends the thread anyway.
     t.unref();
-    t.on("message", (message: ThreadMessage) => {
+    t.on("message", (message: LockThreadMessage) => {
       if (message.type === "lost") lose(message.reason);
       else if (message.type === "released") onReleased?.();
       else listener?.(message);

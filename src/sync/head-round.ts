@@ -1,0 +1,111 @@
+/**
+ * One round of a chain's indexer loop: the node's head, then either a range to ingest (backfill)
+ * or, at the head, the checkpoint's check, the head recorded, the supply refresh and the wait for
+ * the next head. Its state is the run's view of the head: the highest the node answered, the one
+ * recorded last, and whether the backfill has caught up.
+ */
+import type { ChainConfig } from "../config/schema.js";
+import { InconsistentAnswerError, RetryableRpcError } from "../internal/errors.js";
+import type { Logger } from "../internal/logger.js";
+import type { Checkpoint } from "../model/index.js";
+import type { RpcClient } from "../rpc/client.js";
+import type { BlockHeader } from "../rpc/types.js";
+import { recordHead } from "../store/chain-state.js";
+import { type Db, type DbClient, withTransaction } from "../store/db.js";
+import { type HeadWait, headBehind } from "./head-wait.js";
+import type { Ingest } from "./ingest.js";
+import type { Progress } from "./progress.js";
+import type { SupplyRefresh } from "./supply-refresh.js";
+
+export type HeadRounds = {
+  /** "done" when caught up without `follow`; "again" otherwise. Throws what its steps throw. */
+  round(): Promise<"done" | "again">;
+};
+
+export function createHeadRounds(args: {
+  chain: ChainConfig;
+  db: Db;
+  rpc: RpcClient;
+  logger: Logger;
+  progress: Progress;
+  ingest: Pick<Ingest, "next">;
+  supplies: SupplyRefresh;
+  heads: HeadWait;
+  options: { follow: boolean; inconsistentFailoverAfter: number };
+  checkpoint(): Checkpoint;
+  verifyCheckpoint(head: BlockHeader): Promise<boolean>;
+  fence(client: DbClient): Promise<void>;
+  /** How many inconsistent answers in a row the node has given. */
+  inconsistentStreak(): number;
+  /** A whole round at the head worked (the restart backoff and the inconsistency streak start over). */
+  worked(): void;
+}): HeadRounds {
+  const { chain, rpc, logger, progress, options } = args;
+  /** The highest head the node has answered (a lower one later is inconsistent). */
+  let highestHead = -1;
+  let recordedHead = -1;
+  let caughtUp = false;
+
+  /** The node's head, checked against the highest it gave before. */
+  const latestHead = async (): Promise<BlockHeader> => {
+    const head = await rpc.getBlock("latest");
+    if (!head) throw new RetryableRpcError("the node has no latest block");
+    const behind = headBehind(
+      head.number,
+      highestHead,
+      args.inconsistentStreak(),
+      options.inconsistentFailoverAfter,
+    );
+    if (behind === "inconsistent") {
+      throw new InconsistentAnswerError(
+        "head_backwards",
+        [head.number, highestHead],
+        `the head went back from block ${highestHead} to block ${head.number}`,
+      );
+    }
+    if (behind === "follow") {
+      logger.warn(
+        { head_block: head.number, highest_head_block: highestHead, rpc_host: rpc.host() },
+        "the node keeps answering a lower head; following it",
+      );
+    }
+    highestHead = head.number;
+    return head;
+  };
+
+  return {
+    async round() {
+      const head = await latestHead();
+      progress.head(head.number, head.timestamp);
+      const target = head.number - chain.confirmations;
+      if (target > args.checkpoint().block) {
+        if (!caughtUp) progress.phase("backfill");
+        await args.ingest.next(target);
+        return "again";
+      }
+      if (!(await args.verifyCheckpoint(head))) return "again";
+      if (!caughtUp) {
+        caughtUp = true;
+        logger.info(
+          { indexed_block: args.checkpoint().block, head_block: head.number },
+          "caught up with the head",
+        );
+      }
+      progress.phase("following");
+      if (head.number !== recordedHead) {
+        const at = { block: head.number, time: new Date(head.timestamp * 1000) };
+        await withTransaction(args.db, async (client) => {
+          await args.fence(client);
+          await recordHead(client, chain.id, at);
+        });
+        recordedHead = head.number;
+      }
+      if (!options.follow) return "done";
+      args.worked();
+      await args.supplies.refresh();
+      // Until a new-head notification, the poll interval, or the next supply refresh.
+      await args.heads.wait(Math.min(chain.pollIntervalMs, args.supplies.untilDue(10)));
+      return "again";
+    },
+  };
+}
