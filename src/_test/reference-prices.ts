@@ -127,40 +127,34 @@ export async function referenceTrades(
   return (await referenceMarket(db, chainId, config)).trades;
 }
 
-/**
- * The reference over a chain's stored history: every swap valued (in key order) and every
- * token's price as of the last stored event (what `token_prices` holds at the head).
- */
-export async function referenceMarket(
-  db: Queryable,
-  chainId: number,
-  config: ReferenceConfig,
-): Promise<{ trades: ReferenceTrade[]; prices: Map<string, ReferencePrice> }> {
-  const lower = (a: string) => a.toLowerCase();
-  const anchors = new Set(config.stablecoins.map(lower));
-  const references = new Set([...anchors, ...config.references.map(lower)]);
+/** A chain's stored market as the reference reads it: tokens' decimals, pools, events in key order. */
+type StoredMarket = {
+  decimals: Map<string, number | null>;
+  pools: Map<string, Pool>;
+  /** The pools of each token. */
+  poolsOf: Map<string, Pool[]>;
+  events: Event[];
+};
+
+async function loadStoredMarket(db: Queryable, chainId: number): Promise<StoredMarket> {
   const decimals = new Map<string, number | null>();
-  for (const r of (
-    await db.query<{ address: string; decimals: number | null }>(
-      "SELECT address, decimals FROM tokens WHERE chain_id = $1",
-      [chainId],
-    )
-  ).rows) {
-    decimals.set(r.address, r.decimals);
-  }
+  const tokens = await db.query<{ address: string; decimals: number | null }>(
+    "SELECT address, decimals FROM tokens WHERE chain_id = $1",
+    [chainId],
+  );
+  for (const r of tokens.rows) decimals.set(r.address, r.decimals);
   const pools = new Map<string, Pool>();
   const poolsOf = new Map<string, Pool[]>();
-  for (const r of (
-    await db.query<{
-      address: string;
-      protocol: string;
-      token0: string;
-      token1: string;
-      hooks: string | null;
-    }>("SELECT address, protocol, token0, token1, hooks FROM pools WHERE chain_id = $1 ORDER BY address", [
-      chainId,
-    ])
-  ).rows) {
+  const stored = await db.query<{
+    address: string;
+    protocol: string;
+    token0: string;
+    token1: string;
+    hooks: string | null;
+  }>("SELECT address, protocol, token0, token1, hooks FROM pools WHERE chain_id = $1 ORDER BY address", [
+    chainId,
+  ]);
+  for (const r of stored.rows) {
     const pool: Pool = {
       ...r,
       reserve0: null,
@@ -220,177 +214,213 @@ export async function referenceMarket(
             out1: BigInt(r.out1 as string),
           },
   }));
+  return { decimals, pools, poolsOf, events };
+}
 
-  /** The exact spot price of token0 in token1; null when the pool has none. */
-  const spot0 = (pool: Pool): Exact | null => {
-    const d0 = decimals.get(pool.token0);
-    const d1 = decimals.get(pool.token1);
-    if (!pool.hasState || d0 == null || d1 == null) return null;
-    if (CONCENTRATED.has(pool.protocol)) {
-      if (pool.sqrtPriceX96 === null || pool.sqrtPriceX96 === 0n) return null;
-      return exact(pool.sqrtPriceX96 * pool.sqrtPriceX96 * 10n ** BigInt(d0), 2n ** 192n * 10n ** BigInt(d1));
-    }
-    if (pool.reserve0 === null || pool.reserve1 === null || pool.reserve0 === 0n || pool.reserve1 === 0n) {
-      return null;
-    }
-    return exact(pool.reserve1 * 10n ** BigInt(d0), pool.reserve0 * 10n ** BigInt(d1));
-  };
-  /** A side's depth in units (a double): min(balance now, balance before the latest block's first swap). */
-  const depth = (pool: Pool, side: 0 | 1): number | null => {
-    const d = decimals.get(side === 0 ? pool.token0 : pool.token1);
-    const now = side === 0 ? pool.reserve0 : pool.reserve1;
-    const before = side === 0 ? pool.before0 : pool.before1;
-    if (d == null || now === null) return null;
-    return unitsOf(pool.swapBlock !== null && before !== null && before < now ? before : now, d);
-  };
+/** The exact spot price of token0 in token1; null when the pool has none. */
+function spot0(pool: Pool, decimals: ReadonlyMap<string, number | null>): Exact | null {
+  const d0 = decimals.get(pool.token0);
+  const d1 = decimals.get(pool.token1);
+  if (!pool.hasState || d0 == null || d1 == null) return null;
+  if (CONCENTRATED.has(pool.protocol)) {
+    if (pool.sqrtPriceX96 === null || pool.sqrtPriceX96 === 0n) return null;
+    return exact(pool.sqrtPriceX96 * pool.sqrtPriceX96 * 10n ** BigInt(d0), 2n ** 192n * 10n ** BigInt(d1));
+  }
+  if (pool.reserve0 === null || pool.reserve1 === null || pool.reserve0 === 0n || pool.reserve1 === 0n) {
+    return null;
+  }
+  return exact(pool.reserve1 * 10n ** BigInt(d0), pool.reserve0 * 10n ** BigInt(d1));
+}
 
-  /** The prices of every token, as of the pools' current states. */
-  const priceAll = (): Map<string, ReferencePrice> => {
-    const priced = new Map<string, ReferencePrice>();
-    for (const anchor of anchors) {
-      if (poolsOf.has(anchor)) priced.set(anchor, { usd: exact(1n), usdDouble: 1, confidence: 1 });
-    }
-    const evaluate = (token: string, allowQuote: (quote: string) => boolean): ReferencePrice | null => {
-      if (decimals.get(token) == null) return null;
-      const quotes: (ReferenceQuote & { quoteConfidence: number })[] = [];
-      for (const pool of poolsOf.get(token) ?? []) {
-        const side = pool.token0 === token ? 0 : 1;
-        const quote = side === 0 ? pool.token1 : pool.token0;
-        if (quote === token || !allowQuote(quote)) continue;
-        // A V4 hook with a return-delta permission (bits 0-3 of its address) never prices.
-        if (
-          pool.protocol === "v4" &&
-          pool.hooks !== null &&
-          (Number.parseInt(pool.hooks.slice(-4), 16) & 0x0f) !== 0
-        ) {
-          continue;
-        }
-        const q = priced.get(quote);
-        if (!q) continue;
-        const s = spot0(pool);
-        if (s === null) continue;
-        const rounded = toDouble(s);
-        if (!(rounded > 0) || !Number.isFinite(rounded)) continue;
-        const quoteDepth = depth(pool, side === 0 ? 1 : 0);
-        if (quoteDepth === null) continue;
-        const liquidityUsd = 2 * quoteDepth * q.usdDouble;
-        if (!(liquidityUsd > 0) || liquidityUsd < config.liquidityFloorUsd) continue;
-        const price = side === 0 ? s : exact(s.den, s.num);
-        quotes.push({ price: exactMul(price, q.usd), liquidityUsd, quoteConfidence: q.confidence });
+/** A side's depth in units (a double): min(balance now, balance before the latest block's first swap). */
+function depth(pool: Pool, side: 0 | 1, decimals: ReadonlyMap<string, number | null>): number | null {
+  const d = decimals.get(side === 0 ? pool.token0 : pool.token1);
+  const now = side === 0 ? pool.reserve0 : pool.reserve1;
+  const before = side === 0 ? pool.before0 : pool.before1;
+  if (d == null || now === null) return null;
+  return unitsOf(pool.swapBlock !== null && before !== null && before < now ? before : now, d);
+}
+
+/** Who prices: the stablecoins (anchors) at 1 USD, then the references, then everything else. */
+type Tiers = { anchors: ReadonlySet<string>; references: ReadonlySet<string> };
+
+/** The prices of every token, as of the pools' current states. */
+function priceAll(market: StoredMarket, tiers: Tiers, config: ReferenceConfig): Map<string, ReferencePrice> {
+  const { poolsOf, decimals } = market;
+  const { anchors, references } = tiers;
+  const priced = new Map<string, ReferencePrice>();
+  for (const anchor of anchors) {
+    if (poolsOf.has(anchor)) priced.set(anchor, { usd: exact(1n), usdDouble: 1, confidence: 1 });
+  }
+  const evaluate = (token: string, allowQuote: (quote: string) => boolean): ReferencePrice | null => {
+    if (decimals.get(token) == null) return null;
+    const quotes: (ReferenceQuote & { quoteConfidence: number })[] = [];
+    for (const pool of poolsOf.get(token) ?? []) {
+      const side = pool.token0 === token ? 0 : 1;
+      const quote = side === 0 ? pool.token1 : pool.token0;
+      if (quote === token || !allowQuote(quote)) continue;
+      // A V4 hook with a return-delta permission (bits 0-3 of its address) never prices.
+      if (
+        pool.protocol === "v4" &&
+        pool.hooks !== null &&
+        (Number.parseInt(pool.hooks.slice(-4), 16) & 0x0f) !== 0
+      ) {
+        continue;
       }
-      const combined = referenceCombine(quotes, config.maxDeviation);
-      if (combined === null) return null;
-      const { price: usd, kept } = combined;
-      const keptLiquidity = kept.reduce((sum, q) => sum + q.liquidityUsd, 0);
-      const total = quotes.reduce((sum, q) => sum + q.liquidityUsd, 0);
-      const quoteConfidence =
-        kept.reduce((sum, q) => sum + q.quoteConfidence * q.liquidityUsd, 0) / keptLiquidity;
-      const depthFactor =
-        config.liquidityFloorUsd > 0 ? keptLiquidity / (keptLiquidity + config.liquidityFloorUsd) : 1;
-      const confidence = (keptLiquidity / total) * depthFactor * quoteConfidence;
-      return { usd, usdDouble: toDouble(usd), confidence: Math.round(confidence * 1e4) / 1e4 };
-    };
-    const rounds = (eligible: (token: string) => boolean, allowQuote: (quote: string) => boolean) => {
-      let frontier = [...priced.keys()];
-      while (frontier.length > 0) {
-        const candidates = new Set<string>();
-        for (const token of frontier) {
-          for (const pool of poolsOf.get(token) ?? []) {
-            const other = pool.token0 === token ? pool.token1 : pool.token0;
-            if (!priced.has(other) && eligible(other)) candidates.add(other);
-          }
-        }
-        const found = new Map<string, ReferencePrice>();
-        for (const token of candidates) {
-          const price = evaluate(token, allowQuote);
-          if (price) found.set(token, price);
-        }
-        for (const [token, price] of found) priced.set(token, price);
-        frontier = [...found.keys()];
-      }
-    };
-    rounds(
-      (token) => references.has(token),
-      (quote) => references.has(quote),
-    );
-    // The native coin (address zero) has the wrapped native token's price, never its own pools'.
-    const wrapped = priced.get(lower(config.references[0] ?? ""));
-    if (wrapped && poolsOf.has(NATIVE)) priced.set(NATIVE, wrapped);
-    rounds(
-      () => true,
-      () => true,
-    );
-    return priced;
+      const q = priced.get(quote);
+      if (!q) continue;
+      const s = spot0(pool, decimals);
+      if (s === null) continue;
+      const rounded = toDouble(s);
+      if (!(rounded > 0) || !Number.isFinite(rounded)) continue;
+      const quoteDepth = depth(pool, side === 0 ? 1 : 0, decimals);
+      if (quoteDepth === null) continue;
+      const liquidityUsd = 2 * quoteDepth * q.usdDouble;
+      if (!(liquidityUsd > 0) || liquidityUsd < config.liquidityFloorUsd) continue;
+      const price = side === 0 ? s : exact(s.den, s.num);
+      quotes.push({ price: exactMul(price, q.usd), liquidityUsd, quoteConfidence: q.confidence });
+    }
+    const combined = referenceCombine(quotes, config.maxDeviation);
+    if (combined === null) return null;
+    const { price: usd, kept } = combined;
+    const keptLiquidity = kept.reduce((sum, q) => sum + q.liquidityUsd, 0);
+    const total = quotes.reduce((sum, q) => sum + q.liquidityUsd, 0);
+    const quoteConfidence =
+      kept.reduce((sum, q) => sum + q.quoteConfidence * q.liquidityUsd, 0) / keptLiquidity;
+    const depthFactor =
+      config.liquidityFloorUsd > 0 ? keptLiquidity / (keptLiquidity + config.liquidityFloorUsd) : 1;
+    const confidence = (keptLiquidity / total) * depthFactor * quoteConfidence;
+    return { usd, usdDouble: toDouble(usd), confidence: Math.round(confidence * 1e4) / 1e4 };
   };
+  const rounds = (eligible: (token: string) => boolean, allowQuote: (quote: string) => boolean) => {
+    let frontier = [...priced.keys()];
+    while (frontier.length > 0) {
+      const candidates = new Set<string>();
+      for (const token of frontier) {
+        for (const pool of poolsOf.get(token) ?? []) {
+          const other = pool.token0 === token ? pool.token1 : pool.token0;
+          if (!priced.has(other) && eligible(other)) candidates.add(other);
+        }
+      }
+      const found = new Map<string, ReferencePrice>();
+      for (const token of candidates) {
+        const price = evaluate(token, allowQuote);
+        if (price) found.set(token, price);
+      }
+      for (const [token, price] of found) priced.set(token, price);
+      frontier = [...found.keys()];
+    }
+  };
+  rounds(
+    (token) => references.has(token),
+    (quote) => references.has(quote),
+  );
+  // The native coin (address zero) has the wrapped native token's price, never its own pools'.
+  const wrapped = priced.get((config.references[0] ?? "").toLowerCase());
+  if (wrapped && poolsOf.has(NATIVE)) priced.set(NATIVE, wrapped);
+  rounds(
+    () => true,
+    () => true,
+  );
+  return priced;
+}
 
-  const rank = (token: string) => (anchors.has(token) ? 0 : references.has(token) ? 1 : 2);
+/** A swap valued at `prices`: its USD volume from the side of the better-ranked (then more confident) priced token. */
+function valueTrade(
+  event: Event,
+  pool: Pool,
+  prices: ReadonlyMap<string, ReferencePrice>,
+  market: StoredMarket,
+  tiers: Tiers,
+): ReferenceTrade {
+  const rank = (token: string) => (tiers.anchors.has(token) ? 0 : tiers.references.has(token) ? 1 : 2);
+  const swap = event.swap as NonNullable<Event["swap"]>;
+  const abs = (v: bigint) => (v < 0n ? -v : v);
+  const raw0 = abs(swap.in0 - swap.out0);
+  const raw1 = abs(swap.in1 - swap.out1);
+  const usd0 = prices.get(pool.token0) ?? null;
+  const usd1 = prices.get(pool.token1) ?? null;
+  const d0 = market.decimals.get(pool.token0);
+  const d1 = market.decimals.get(pool.token1);
+  const can0 = usd0 !== null && d0 != null;
+  const can1 = usd1 !== null && d1 != null;
+  let side: 0 | 1 | null = can0 ? 0 : can1 ? 1 : null;
+  if (can0 && can1) {
+    const [r0, r1] = [rank(pool.token0), rank(pool.token1)];
+    side = r0 !== r1 ? (r0 < r1 ? 0 : 1) : usd0.confidence >= usd1.confidence ? 0 : 1;
+  }
+  const volumeUsd =
+    side === 0
+      ? exactMul(unitsExact(raw0, d0 as number), (usd0 as ReferencePrice).usd)
+      : side === 1
+        ? exactMul(unitsExact(raw1, d1 as number), (usd1 as ReferencePrice).usd)
+        : null;
+  const volumeUsdDouble = volumeUsd === null ? null : toDouble(volumeUsd);
+  return {
+    pool: pool.address,
+    block: event.block,
+    logIndex: event.logIndex,
+    time: event.time,
+    raw0,
+    raw1,
+    usd0,
+    usd1,
+    volumeUsd,
+    volumeUsdDouble,
+  };
+}
+
+/** Moves `pool` to the state after `event`, keeping its balances before its block's first swap. */
+function applyEvent(pool: Pool, event: Event): void {
+  if (event.swap && pool.swapBlock !== event.block) {
+    pool.swapBlock = event.block;
+    const before = (after: bigint | null, amountIn: bigint, amountOut: bigint) => {
+      if (after === null) return null;
+      const b = after - amountIn + amountOut;
+      return b < 0n ? 0n : b;
+    };
+    pool.before0 = before(event.reserve0, event.swap.in0, event.swap.out0);
+    pool.before1 = before(event.reserve1, event.swap.in1, event.swap.out1);
+  }
+  pool.reserve0 = event.reserve0;
+  pool.reserve1 = event.reserve1;
+  pool.sqrtPriceX96 = event.sqrtPriceX96;
+  pool.hasState = true;
+}
+
+/**
+ * The reference over a chain's stored history: every swap valued (in key order) and every
+ * token's price as of the last stored event (what `token_prices` holds at the head). A block's
+ * swaps are valued at the prices after the whole block.
+ */
+export async function referenceMarket(
+  db: Queryable,
+  chainId: number,
+  config: ReferenceConfig,
+): Promise<{ trades: ReferenceTrade[]; prices: Map<string, ReferencePrice> }> {
+  const lower = (a: string) => a.toLowerCase();
+  const anchors = new Set(config.stablecoins.map(lower));
+  const tiers: Tiers = { anchors, references: new Set([...anchors, ...config.references.map(lower)]) };
+  const market = await loadStoredMarket(db, chainId);
   const out: ReferenceTrade[] = [];
   let pending: { event: Event; pool: Pool }[] = [];
   const closeBlock = () => {
     if (pending.length === 0) return;
-    const prices = priceAll();
-    for (const { event, pool } of pending) {
-      const swap = event.swap as NonNullable<Event["swap"]>;
-      const abs = (v: bigint) => (v < 0n ? -v : v);
-      const raw0 = abs(swap.in0 - swap.out0);
-      const raw1 = abs(swap.in1 - swap.out1);
-      const usd0 = prices.get(pool.token0) ?? null;
-      const usd1 = prices.get(pool.token1) ?? null;
-      const d0 = decimals.get(pool.token0);
-      const d1 = decimals.get(pool.token1);
-      const can0 = usd0 !== null && d0 != null;
-      const can1 = usd1 !== null && d1 != null;
-      let side: 0 | 1 | null = can0 ? 0 : can1 ? 1 : null;
-      if (can0 && can1) {
-        const [r0, r1] = [rank(pool.token0), rank(pool.token1)];
-        side = r0 !== r1 ? (r0 < r1 ? 0 : 1) : usd0.confidence >= usd1.confidence ? 0 : 1;
-      }
-      const volumeUsd =
-        side === 0
-          ? exactMul(unitsExact(raw0, d0 as number), (usd0 as ReferencePrice).usd)
-          : side === 1
-            ? exactMul(unitsExact(raw1, d1 as number), (usd1 as ReferencePrice).usd)
-            : null;
-      const volumeUsdDouble = volumeUsd === null ? null : toDouble(volumeUsd);
-      out.push({
-        pool: pool.address,
-        block: event.block,
-        logIndex: event.logIndex,
-        time: event.time,
-        raw0,
-        raw1,
-        usd0,
-        usd1,
-        volumeUsd,
-        volumeUsdDouble,
-      });
-    }
+    const prices = priceAll(market, tiers, config);
+    for (const { event, pool } of pending) out.push(valueTrade(event, pool, prices, market, tiers));
     pending = [];
   };
   let block: number | null = null;
-  for (const event of events) {
+  for (const event of market.events) {
     if (event.block !== block) {
       closeBlock();
       block = event.block;
     }
-    const pool = pools.get(event.pool);
+    const pool = market.pools.get(event.pool);
     if (!pool) continue;
-    if (event.swap && pool.swapBlock !== event.block) {
-      pool.swapBlock = event.block;
-      const before = (after: bigint | null, amountIn: bigint, amountOut: bigint) => {
-        if (after === null) return null;
-        const b = after - amountIn + amountOut;
-        return b < 0n ? 0n : b;
-      };
-      pool.before0 = before(event.reserve0, event.swap.in0, event.swap.out0);
-      pool.before1 = before(event.reserve1, event.swap.in1, event.swap.out1);
-    }
-    pool.reserve0 = event.reserve0;
-    pool.reserve1 = event.reserve1;
-    pool.sqrtPriceX96 = event.sqrtPriceX96;
-    pool.hasState = true;
+    applyEvent(pool, event);
     if (event.swap) pending.push({ event, pool });
   }
   closeBlock();
-  return { trades: out, prices: priceAll() };
+  return { trades: out, prices: priceAll(market, tiers, config) };
 }
