@@ -79,11 +79,10 @@ export function createDb(options: {
     idle_in_transaction_session_timeout: t.idleInTransactionTimeoutMs,
     // A server that vanished without closing the connection is noticed by the kernel.
     keepAlive: true,
+    Client: boundClient(queryTimeout),
   });
   // An idle client's error (the server went away) must not crash the process; the next query fails instead.
   pool.on("error", () => {});
-  // Before the pool hands the new client out (or runs its own first query on it).
-  pool.on("connect", (client) => boundQueries(client, queryTimeout));
   boundCheckoutsByDeadline(pool);
   return pool;
 }
@@ -123,77 +122,90 @@ function boundCheckoutsByDeadline(pool: pg.Pool): void {
 }
 
 /**
- * Makes every query of `client` take its callback when it is created, and bounds it by
- * `timeoutMs` (0: unbounded; a query config's own `query_timeout` comes first).
+ * node-pg's Client whose queries take their callback when they are created and are bounded by
+ * `timeoutMs` (0: unbounded; a query config's own `query_timeout` comes first; within a
+ * request's deadline, no longer than the time it has left). The pool makes its connections of
+ * this class (pg-pool's `Client` option).
  *
  * node-pg's promise form (`client.query(text)` without a callback) and its `query_timeout` both
- * give a query its callback after the query object is made. Every such query's rows then outlived
- * two young-generation collections in V8 and were moved to the old generation, where only a full
- * collection frees them. Measured with 600 reads of 100 rows through one client: scavenges of
- * 5-25 ms against 0.1-0.7 ms, 1.3 against 0.74 ms a read, and a heap that grew until a full
- * collection (BENCHMARKS.md, "Scale"). With the callback given up front, nothing of a read
- * survives it.
+ * give a query its callback after the query object is made. Every such query's rows then
+ * outlived two young-generation collections in V8 and were moved to the old generation, where
+ * only a full collection frees them. Measured with 600 reads of 100 rows through one client:
+ * scavenges of 5-25 ms against 0.1-0.7 ms, 1.3 against 0.74 ms a read, and a heap that grew
+ * until a full collection (BENCHMARKS.md, "Scale"). With the callback given up front, nothing of
+ * a read survives it.
  *
- * The bound is node-pg's own `query_timeout`, done here: on expiry the query fails with "Query
- * read timeout" and leaves the client's queue if it was not sent yet (a pooled query's client is
- * then released with the error, so dropped; a checked-out client is released with the error by
- * its holder, see checkOut). Cursors and other submittable queries pass through unchanged.
+ * On expiry the query fails with "Query read timeout" (a pooled query's client is then released
+ * with the error, so dropped; a checked-out client is released with the error by its holder, see
+ * checkOut). A query not sent yet is never sent: when its turn comes, its submit answers the
+ * error instead, which node-pg takes as the query's failure before sending, and goes on with the
+ * next one. Cursors and other submittable queries pass through unchanged.
  */
-function boundQueries(client: pg.PoolClient, timeoutMs: number): void {
-  const submit = client.query.bind(client) as (query: pg.Query) => unknown;
-  const internals = client as unknown as { _queryQueue?: unknown[]; _pulseQueryQueue?: () => void };
-  type Callback = (error: Error | undefined, result?: pg.QueryResult) => void;
-  const query = (config: unknown, values?: unknown, callback?: unknown): unknown => {
-    if (typeof values === "function") return query(config, undefined, values);
-    if (typeof (config as { submit?: unknown } | null)?.submit === "function") {
-      return (submit as (...args: unknown[]) => unknown)(config, values, callback);
+function boundClient(timeoutMs: number): typeof pg.Client {
+  return class BoundClient extends pg.Client {
+    constructor(config?: string | pg.ClientConfig) {
+      super(config);
+      const submit = pg.Client.prototype.query.bind(this) as (...args: unknown[]) => unknown;
+      const query = (config: unknown, values?: unknown, callback?: unknown): unknown => {
+        if (typeof values === "function") return query(config, undefined, values);
+        if (typeof (config as { submit?: unknown } | null)?.submit === "function") {
+          return submit(config, values, callback);
+        }
+        const own = (config as { query_timeout?: unknown } | null)?.query_timeout;
+        const left = timeLeft();
+        const bound = typeof own === "number" ? own : timeoutMs;
+        // Within a request's deadline: no longer than the time it has left.
+        const ms = Number.isFinite(left) ? (bound > 0 ? Math.min(bound, left) : left) : bound;
+        if (typeof callback === "function") {
+          submit(boundedQuery(config, values, callback as QueryCallback, ms));
+          return undefined;
+        }
+        return new Promise((resolve, reject) =>
+          submit(
+            boundedQuery(config, values, (error, result) => (error ? reject(error) : resolve(result)), ms),
+          ),
+        ).catch((error: unknown) => {
+          // As node-pg does: the stack of the caller's await, not of the socket's read.
+          if (error instanceof Error) Error.captureStackTrace(error);
+          throw error;
+        });
+      };
+      this.query = query as typeof this.query;
     }
-    const own = (config as { query_timeout?: unknown } | null)?.query_timeout;
-    const left = timeLeft();
-    const bound = typeof own === "number" ? own : timeoutMs;
-    // Within a request's deadline: no longer than the time it has left.
-    const ms = Number.isFinite(left) ? (bound > 0 ? Math.min(bound, left) : left) : bound;
-    const run = (done: Callback) => {
-      let timer: NodeJS.Timeout | undefined;
-      let settled = false;
-      const made = new pg.Query(
-        config as pg.QueryConfig,
-        values as unknown[] | undefined,
-        (error: Error | undefined, result: pg.QueryResult) => {
-          if (settled) return;
-          settled = true;
-          if (timer) clearTimeout(timer);
-          done(error, result);
-        },
-      );
-      if (ms > 0) {
-        timer = setTimeout(() => {
-          if (settled) return;
-          settled = true;
-          const queue = internals._queryQueue;
-          const at = queue?.indexOf(made) ?? -1;
-          if (queue && at >= 0) {
-            queue.splice(at, 1);
-            internals._pulseQueryQueue?.();
-          }
-          done(new Error("Query read timeout"));
-        }, ms);
-      }
-      submit(made);
-    };
-    if (typeof callback === "function") {
-      run(callback as Callback);
-      return undefined;
-    }
-    return new Promise((resolve, reject) =>
-      run((error, result) => (error ? reject(error) : resolve(result))),
-    ).catch((error: unknown) => {
-      // As node-pg does: the stack of the caller's await, not of the socket's read.
-      if (error instanceof Error) Error.captureStackTrace(error);
-      throw error;
-    });
   };
-  client.query = query as typeof client.query;
+}
+
+type QueryCallback = (error: Error | undefined, result?: pg.QueryResult) => void;
+
+/** `config` as a query with `done` as its callback from the start, failed after `ms` (0: never). */
+function boundedQuery(config: unknown, values: unknown, done: QueryCallback, ms: number): pg.Query {
+  let timer: NodeJS.Timeout | undefined;
+  let settled = false;
+  let expired = false;
+  const made = new pg.Query(
+    config as pg.QueryConfig,
+    values as unknown[] | undefined,
+    (error: Error | undefined, result: pg.QueryResult) => {
+      if (settled) return;
+      settled = true;
+      if (timer) clearTimeout(timer);
+      done(error, result);
+    },
+  );
+  if (ms > 0) {
+    timer = setTimeout(() => {
+      if (settled) return;
+      settled = true;
+      expired = true;
+      done(new Error("Query read timeout"));
+    }, ms);
+    // Its turn came after its bound expired: not sent. node-pg fails a query whose submit returns
+    // an error (as its own checks before sending do) and goes on with the next one.
+    const send = made.submit.bind(made) as (connection: unknown) => Error | null;
+    (made as unknown as { submit: typeof send }).submit = (connection) =>
+      expired ? new Error("Query read timeout") : send(connection);
+  }
+  return made;
 }
 
 /**
