@@ -6,7 +6,7 @@
  *   npm run bench:shape -- [--pools N] [--tokens N] [--blocks N] [--range N]
  */
 import { parseArgs } from "node:util";
-import { poolTopics } from "../src/decode/abi.js";
+import { poolTopics } from "../src/protocols/abi.js";
 import { startShapeServer } from "../src/shape/server.js";
 
 const { values } = parseArgs({

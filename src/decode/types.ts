@@ -41,4 +41,3 @@ export type PoolCreation = {
 };
 
 /** A decoded pool event of any registered family (src/protocols); amounts are raw integers. */
-export type { PoolEvent } from "../protocols/index.js";

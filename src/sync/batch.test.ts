@@ -1,9 +1,9 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { logAt } from "../_test/encode-log.js";
-import { eventSignatures } from "../decode/abi.js";
 import type { Hex, RawLog } from "../decode/types.js";
 import type { Token } from "../model/index.js";
+import { eventSignatures } from "../protocols/abi.js";
 import { buildBatch, IncompleteRangeError } from "./batch.js";
 import { createdState, type Pool } from "./pools.js";
 

@@ -1,8 +1,8 @@
+import type { SwapEventLayout } from "../decode/types.js";
 import type { ProtocolName } from "../model/index.js";
-import { familyOf } from "../protocols/index.js";
-import { v2Signatures, v2Topics } from "../protocols/uniswap-v2/abi.js";
-import { v3Signatures, v3Topics } from "../protocols/uniswap-v3/abi.js";
-import type { SwapEventLayout } from "./types.js";
+import { familyOf } from "./index.js";
+import { v2Signatures, v2Topics } from "./uniswap-v2/abi.js";
+import { v3Signatures, v3Topics } from "./uniswap-v3/abi.js";
 
 /**
  * Event signatures of the Uniswap V2/V3-style contracts and their topic0, as the families in

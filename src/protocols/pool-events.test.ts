@@ -1,10 +1,10 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { encodeEventLog } from "../_test/encode-log.js";
+import type { Hex, RawLog } from "../decode/types.js";
 import { eventSignatures, topics } from "./abi.js";
 import { decodePoolCreation } from "./factory-events.js";
 import { decodePoolLog, decodeV2Log, decodeV3Log } from "./pool-events.js";
-import type { Hex, RawLog } from "./types.js";
 
 const alice = "0x00000000000000000000000000000000000a11ce";
 const bob = "0x0000000000000000000000000000000000000b0b";

@@ -1,5 +1,5 @@
-import { familyOf } from "../protocols/index.js";
-import type { PoolCreation, Protocol, RawLog } from "./types.js";
+import type { PoolCreation, Protocol, RawLog } from "../decode/types.js";
+import { familyOf } from "./index.js";
 
 /**
  * Decodes a factory's pool-creation log for the family `protocol` (V2 PairCreated, V3

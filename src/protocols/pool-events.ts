@@ -1,8 +1,8 @@
-import { familyOf, type PoolEvent } from "../protocols/index.js";
-import type { Protocol, RawLog, SwapEventLayout } from "./types.js";
+import type { Protocol, RawLog, SwapEventLayout } from "../decode/types.js";
+import { familyOf, type PoolEvent } from "./index.js";
 
-export { decodeV2Log } from "../protocols/uniswap-v2/index.js";
-export { decodeV3Log } from "../protocols/uniswap-v3/index.js";
+export { decodeV2Log } from "./uniswap-v2/index.js";
+export { decodeV3Log } from "./uniswap-v3/index.js";
 
 /**
  * Decodes a log emitted by a pool of the family `protocol`. Returns null for a log that is not
