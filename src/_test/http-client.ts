@@ -21,9 +21,17 @@ export async function createApiClient(app: FastifyInstance | string, options: { 
   ): Promise<ApiAnswer> => {
     const search = typeof query === "string" ? query : new URLSearchParams(stringify(query)).toString();
     const key = requestOptions.key === undefined ? options.key : requestOptions.key;
-    const response = await fetch(`${base}${path}${search ? `?${search}` : ""}`, {
+    const url = `${base}${path}${search ? `?${search}` : ""}`;
+    const init = (): RequestInit => ({
       headers: key === null || key === undefined ? {} : { "x-api-key": key },
-      signal: AbortSignal.timeout(10_000),
+      // A guard against a hung request only (a loaded machine may take seconds).
+      signal: AbortSignal.timeout(60_000),
+    });
+    // A GET sent on a kept-alive connection the server closed at that moment (its keep-alive
+    // timeout: a race a loaded machine can lose) is sent again once, as browsers do.
+    const response = await fetch(url, init()).catch((error: unknown) => {
+      if (!closedUnderUs(error)) throw error;
+      return fetch(url, init());
     });
     const text = await response.text();
     const isJson = (response.headers.get("content-type") ?? "").includes("application/json");
@@ -34,6 +42,12 @@ export async function createApiClient(app: FastifyInstance | string, options: { 
     return { status: response.status, headers: response.headers, body, text };
   };
   return { base, document, get };
+}
+
+/** fetch's error for a connection the other side closed before any answer. */
+function closedUnderUs(error: unknown): boolean {
+  const cause = error instanceof TypeError ? (error.cause as { code?: string } | undefined) : undefined;
+  return cause?.code === "UND_ERR_SOCKET" || cause?.code === "ECONNRESET";
 }
 
 function baseOf(app: FastifyInstance): string {
