@@ -1,13 +1,10 @@
 import {
   type Address,
   decodeAbiParameters,
-  encodeAbiParameters,
   encodeDeployData,
   encodeFunctionData,
-  encodePacked,
   getContractAddress,
   type Hex,
-  keccak256,
   stringToHex,
 } from "viem";
 import { LaunchError } from "../internal/errors.js";
@@ -22,13 +19,7 @@ import {
   v2RouterAbi,
   v3FactoryAbi,
 } from "./abis.js";
-import {
-  algebraCreatePoolTxs,
-  algebraDeployTxs,
-  algebraFactoryAbi,
-  algebraMintTx,
-  algebraPoolAddress,
-} from "./algebra.js";
+import { algebraDeployTxs } from "./algebra.js";
 import {
   initCodeHash,
   uniswapBytecode,
@@ -36,45 +27,24 @@ import {
   V3_POOL_INIT_CODE_HASH,
 } from "./artifacts.js";
 import { type CompiledContracts, compileDevnetContracts } from "./compile.js";
-import {
-  type Protocol,
-  poolSpecs,
-  type TokenKey,
-  type TokenMetadataKind,
-  tickSpacingByFee,
-  tokenSpecs,
-} from "./market.js";
+import { devnetFamilies, devnetFamilyOf, type PoolDeposit } from "./families/index.js";
+import { type Protocol, poolSpecs, type TokenKey, type TokenMetadataKind, tokenSpecs } from "./market.js";
 import {
   approveTx,
   gasLimits,
   noTokenDescriptor,
   type PeripheryAddresses,
-  v2AddLiquidityTx,
-  v3CreatePoolTx,
-  v3MintTx,
   wethDepositTx,
 } from "./periphery.js";
-import {
-  amountsForUsd,
-  fullRangeTicks,
-  rangeTicks,
-  rawPriceFromUsd,
-  sqrtPriceX96FromPrice,
-} from "./pool-math.js";
 import { createRandom } from "./random.js";
 import { createDevnetRpc, type DevnetRpc } from "./rpc.js";
 import { executeTransactions, readNonces, type TxRequest } from "./transactions.js";
 import {
   hookAddresses,
-  liquidityForUsd,
   nativeCurrency,
   type PoolKey,
-  poolIdOf,
-  poolStateSlots,
   v4DeployManagerTx,
   v4DeployRouterTx,
-  v4InitializeTx,
-  v4ModifyLiquidityTx,
   v4RuntimeCode,
 } from "./v4.js";
 
@@ -214,8 +184,17 @@ export function planDeployment(options: {
     poolDeployer: created(v4Nonce + 5),
     callee: created(v4Nonce + 6),
   };
-  const v2Factory = created(uniswapNonces.v2Factory);
-  const v3Factory = created(uniswapNonces.v3Factory);
+  const v2 = {
+    factory: created(uniswapNonces.v2Factory),
+    router: created(uniswapNonces.v2Router),
+    pairInitCodeHash: V2_PAIR_INIT_CODE_HASH,
+  };
+  const v3 = {
+    factory: created(uniswapNonces.v3Factory),
+    positionManager: created(uniswapNonces.positionManager),
+    swapRouter: created(uniswapNonces.swapRouter),
+    poolInitCodeHash: V3_POOL_INIT_CODE_HASH,
+  };
   const pools: DeployedPool[] = [];
   const positions: DeployedPosition[] = [];
   for (const spec of poolSpecs) {
@@ -223,49 +202,24 @@ export function planDeployment(options: {
     const side = (key: TokenKey) =>
       spec.native === true && key === "WETH" ? { ...tokens.WETH, address: nativeCurrency } : tokens[key];
     const [t0, t1] = sortTokens(side(spec.base), side(spec.quote));
-    const hooks =
-      spec.protocol === "v4" ? (spec.hooks === undefined ? nativeCurrency : hookAddresses[spec.hooks]) : null;
-    const tickSpacing =
-      spec.protocol === "v3"
-        ? (tickSpacingByFee[spec.fee] ?? null)
-        : spec.protocol === "v4" || spec.protocol === "algebra"
-          ? (spec.tickSpacing ?? null)
-          : null;
-    const address =
-      spec.protocol === "v2"
-        ? v2PairAddress(v2Factory, t0.address, t1.address)
-        : spec.protocol === "v3"
-          ? v3PoolAddress(v3Factory, t0.address, t1.address, spec.fee)
-          : spec.protocol === "algebra"
-            ? algebraPoolAddress(algebra.poolDeployer, t0.address, t1.address)
-            : (poolIdOf({
-                currency0: t0.address,
-                currency1: t1.address,
-                fee: spec.fee,
-                tickSpacing: tickSpacing ?? 0,
-                hooks: hooks ?? nativeCurrency,
-              }) as Address);
+    const family = devnetFamilyOf(spec.protocol);
+    const placement = family.placePool(spec, t0.address, t1.address, { v2, v3, v4, algebra });
     pools.push({
       key: spec.key,
-      address,
+      address: placement.address,
       protocol: spec.protocol,
       fee: spec.fee,
-      tickSpacing,
-      hooks,
-      poolManager: spec.protocol === "v4" ? v4.poolManager : null,
+      tickSpacing: placement.tickSpacing,
+      hooks: placement.hooks,
+      poolManager: placement.poolManager,
       token0: t0.address,
       token1: t1.address,
       token0Key: t0.key,
       token1Key: t1.key,
       initialLiquidityUsd: spec.fullRangeUsd + (spec.ranges ?? []).reduce((sum, r) => sum + r.usd, 0),
     });
-    if (spec.protocol === "v3" && tickSpacing !== null) {
-      const rawPrice = rawPriceFromUsd(usdUnit(t0), usdUnit(t1));
-      for (const range of [null, ...(spec.ranges ?? [])]) {
-        const ticks =
-          range === null ? fullRangeTicks(tickSpacing) : rangeTicks(rawPrice, range.widthPct, tickSpacing);
-        positions.push({ tokenId: positions.length + 1, poolKey: spec.key, owner: deployer, ...ticks });
-      }
+    for (const ticks of family.deployerPositions(spec, placement, t0, t1)) {
+      positions.push({ tokenId: positions.length + 1, poolKey: spec.key, owner: deployer, ...ticks });
     }
   }
 
@@ -279,17 +233,8 @@ export function planDeployment(options: {
     },
     weth: tokens.WETH.address,
     tokens,
-    v2: {
-      factory: v2Factory,
-      router: created(uniswapNonces.v2Router),
-      pairInitCodeHash: V2_PAIR_INIT_CODE_HASH,
-    },
-    v3: {
-      factory: v3Factory,
-      positionManager: created(uniswapNonces.positionManager),
-      swapRouter: created(uniswapNonces.swapRouter),
-      poolInitCodeHash: V3_POOL_INIT_CODE_HASH,
-    },
+    v2,
+    v3,
     v4,
     algebra,
     pools,
@@ -508,22 +453,20 @@ function fundingAndApprovals(plan: Deployment): TxRequest[] {
       });
     }
   }
-  const spenders = [plan.v2.router, plan.v3.swapRouter, plan.v3.positionManager];
-  // V4's routers take the tokens of V4 pools only (fewer approvals to mine).
-  const v4Spenders = [plan.v4.swapRouter, plan.v4.modifyLiquidityRouter, plan.v4.donateRouter];
-  const v4Tokens = new Set(
-    plan.pools.filter((p) => p.protocol === "v4").flatMap((p) => [p.token0, p.token1]),
-  );
-  // Algebra's callee takes the tokens of Algebra pools only.
-  const algebraTokens = new Set(
-    plan.pools.filter((p) => p.protocol === "algebra").flatMap((p) => [p.token0, p.token1]),
-  );
+  // Each family's spenders of every token, then those that take the tokens of its pools only
+  // (fewer approvals to mine), in registry order.
+  const families = devnetFamilies().map((family) => ({
+    spenders: family.spenders(plan),
+    tokens: new Set(
+      plan.pools.filter((p) => devnetFamilyOf(p.protocol) === family).flatMap((p) => [p.token0, p.token1]),
+    ),
+  }));
+  const everyToken = families.flatMap((f) => f.spenders.everyToken);
   for (const account of everyone) {
     for (const token of Object.values(plan.tokens)) {
       for (const spender of [
-        ...spenders,
-        ...(v4Tokens.has(token.address) ? v4Spenders : []),
-        ...(algebraTokens.has(token.address) ? [plan.algebra.callee] : []),
+        ...everyToken,
+        ...families.flatMap((f) => (f.tokens.has(token.address) ? f.spenders.ownTokens : [])),
       ]) {
         txs.push(
           approveTx({
@@ -551,214 +494,44 @@ function liquidityNeeds(plan: Deployment): Map<TokenKey, bigint> {
   return needs;
 }
 
-type PoolDeposit = {
-  pool: DeployedPool;
-  token0Key: TokenKey;
-  token1Key: TokenKey;
-  amount0: bigint;
-  amount1: bigint;
-  ticks?: { tickLower: number; tickUpper: number };
-  /** V4: the liquidity added (the amounts are then upper bounds of what it takes). */
-  liquidity?: bigint;
-};
-
 function poolDeposits(plan: Deployment): PoolDeposit[] {
-  const deposits: PoolDeposit[] = [];
-  for (const pool of plan.pools) {
+  return plan.pools.flatMap((pool) => {
     const spec = poolSpecs.find((p) => p.key === pool.key);
-    if (spec === undefined) continue;
-    const t0 = plan.tokens[pool.token0Key];
-    const t1 = plan.tokens[pool.token1Key];
-    const base = { pool, token0Key: t0.key, token1Key: t1.key };
-    if (pool.protocol === "v2") {
-      const amount0 = rawAmountForUsd(t0, spec.fullRangeUsd / 2);
-      const amount1 = rawAmountForUsd(t1, spec.fullRangeUsd / 2);
-      deposits.push({ ...base, amount0, amount1 });
-      continue;
-    }
-    if (pool.protocol === "v4" || pool.protocol === "algebra") {
-      const rawPrice = rawPriceFromUsd(usdUnit(t0), usdUnit(t1));
-      const sqrtPrice = Math.sqrt(rawPrice);
-      const liquidity = liquidityForUsd(spec.fullRangeUsd, sqrtPrice, usdUnit(t1));
-      // Full range: amount0 ≤ L/√P and amount1 ≤ L·√P; 1 % on top for the float rounding.
-      const amount0 = BigInt(Math.ceil((Number(liquidity) / sqrtPrice) * 1.01));
-      const amount1 = BigInt(Math.ceil(Number(liquidity) * sqrtPrice * 1.01));
-      deposits.push({ ...base, amount0, amount1, ticks: fullRangeTicks(pool.tickSpacing ?? 60), liquidity });
-      continue;
-    }
-    const rawPrice = rawPriceFromUsd(usdUnit(t0), usdUnit(t1));
-    const ranges = [{ usd: spec.fullRangeUsd, widthPct: null }, ...(spec.ranges ?? [])];
-    const positions = plan.positions.filter((p) => p.poolKey === pool.key);
-    ranges.forEach((range, i) => {
-      const position = positions[i];
-      if (position === undefined) return;
-      const ticks = { tickLower: position.tickLower, tickUpper: position.tickUpper };
-      const amounts = amountsForUsd({
-        usd: range.usd,
-        rawPrice,
-        ...ticks,
-        token0: usdUnit(t0),
-        token1: usdUnit(t1),
-      });
-      deposits.push({ ...base, ...amounts, ticks });
-    });
-  }
-  return deposits;
+    return spec === undefined ? [] : devnetFamilyOf(pool.protocol).deposits(pool, spec, plan);
+  });
 }
 
 function poolCreation(plan: Deployment): TxRequest[] {
-  const from = plan.accounts.deployer;
-  const txs: TxRequest[] = [];
+  // The pools created so far (a family that deposits more than once creates its pool on the first).
   const created = new Set<string>();
-  for (const deposit of poolDeposits(plan)) {
-    const { pool } = deposit;
-    if (pool.protocol === "v2") {
-      txs.push(
-        v2AddLiquidityTx({
-          periphery: peripheryOf(plan),
-          from,
-          tokenA: pool.token0,
-          tokenB: pool.token1,
-          amountA: deposit.amount0,
-          amountB: deposit.amount1,
-          newPair: true,
-        }),
-      );
-      continue;
-    }
-    if (pool.protocol === "algebra") {
-      const rawPrice = rawPriceFromUsd(
-        usdUnit(plan.tokens[pool.token0Key]),
-        usdUnit(plan.tokens[pool.token1Key]),
-      );
-      txs.push(
-        ...algebraCreatePoolTxs({
-          from,
-          factory: plan.algebra.factory,
-          pool: pool.address,
-          token0: pool.token0,
-          token1: pool.token1,
-          sqrtPriceX96: sqrtPriceX96FromPrice(rawPrice),
-        }),
-        algebraMintTx({
-          callee: plan.algebra.callee,
-          from,
-          pool: pool.address,
-          tickLower: deposit.ticks?.tickLower ?? 0,
-          tickUpper: deposit.ticks?.tickUpper ?? 0,
-          liquidity: deposit.liquidity ?? 0n,
-        }),
-      );
-      continue;
-    }
-    if (pool.protocol === "v4") {
-      const key = v4KeyOf(pool);
-      const rawPrice = rawPriceFromUsd(
-        usdUnit(plan.tokens[pool.token0Key]),
-        usdUnit(plan.tokens[pool.token1Key]),
-      );
-      txs.push(
-        v4InitializeTx({
-          from,
-          manager: plan.v4.poolManager,
-          key,
-          sqrtPriceX96: sqrtPriceX96FromPrice(rawPrice),
-        }),
-        v4ModifyLiquidityTx({
-          router: plan.v4.modifyLiquidityRouter,
-          from,
-          key,
-          tickLower: deposit.ticks?.tickLower ?? 0,
-          tickUpper: deposit.ticks?.tickUpper ?? 0,
-          liquidityDelta: deposit.liquidity ?? 0n,
-          salt: `0x${"0".repeat(64)}`,
-          ...(pool.token0 === nativeCurrency ? { value: deposit.amount0 } : {}),
-        }),
-      );
-      continue;
-    }
-    if (!created.has(pool.key)) {
-      created.add(pool.key);
-      const rawPrice = rawPriceFromUsd(
-        usdUnit(plan.tokens[pool.token0Key]),
-        usdUnit(plan.tokens[pool.token1Key]),
-      );
-      txs.push(
-        v3CreatePoolTx({
-          periphery: peripheryOf(plan),
-          from,
-          token0: pool.token0,
-          token1: pool.token1,
-          fee: pool.fee,
-          sqrtPriceX96: sqrtPriceX96FromPrice(rawPrice),
-        }),
-      );
-    }
-    if (deposit.ticks === undefined) continue;
-    txs.push(
-      v3MintTx({
-        periphery: peripheryOf(plan),
-        from,
-        token0: pool.token0,
-        token1: pool.token1,
-        fee: pool.fee,
-        ...deposit.ticks,
-        amount0: deposit.amount0,
-        amount1: deposit.amount1,
-      }),
-    );
-  }
-  return txs;
+  return poolDeposits(plan).flatMap((deposit) =>
+    devnetFamilyOf(deposit.pool.protocol).creationTxs(deposit, plan, created),
+  );
 }
 
 /** Reads the pools back from the factories: a planned address that differs is a bug to fail on. */
 async function verifyDeployment(rpc: DevnetRpc, plan: Deployment): Promise<void> {
-  // A V4 pool is initialised when the PoolManager holds a price for its PoolId.
-  const v4Pools = plan.pools.filter((pool) => pool.protocol === "v4");
+  const checks = plan.pools.map((pool) => ({
+    pool,
+    check: devnetFamilyOf(pool.protocol).deploymentCheck(pool, plan),
+  }));
+  // A pool inside a manager (V4) is initialised when the manager holds a price for its id.
+  const managed = checks.flatMap(({ pool, check }) => ("slot" in check ? [{ pool, ...check.slot }] : []));
   const slot0s = await rpc.batch<Hex>(
-    v4Pools.map((pool) => ({
-      method: "eth_getStorageAt",
-      params: [plan.v4.poolManager, poolStateSlots(pool.address).slot0, "latest"],
-    })),
+    managed.map(({ address, slot }) => ({ method: "eth_getStorageAt", params: [address, slot, "latest"] })),
   );
-  v4Pools.forEach((pool, i) => {
+  managed.forEach(({ pool, address }, i) => {
     if (BigInt(slot0s[i] ?? "0x0") === 0n) {
-      throw new LaunchError(`V4 pool ${pool.key} (${pool.address}) is not initialised in the PoolManager`);
+      throw new LaunchError(
+        `pool ${pool.key} (${pool.address}) is not initialised in its manager ${address}`,
+      );
     }
   });
-  const factoryPools = plan.pools.filter((pool) => pool.protocol !== "v4");
-  const calls = factoryPools.map((pool) => ({
-    method: "eth_call",
-    params: [
-      pool.protocol === "v2"
-        ? {
-            to: plan.v2.factory,
-            data: encodeFunctionData({
-              abi: v2FactoryAbi,
-              functionName: "getPair",
-              args: [pool.token0, pool.token1],
-            }),
-          }
-        : pool.protocol === "algebra"
-          ? {
-              to: plan.algebra.factory,
-              data: encodeFunctionData({
-                abi: algebraFactoryAbi,
-                functionName: "poolByPair",
-                args: [pool.token0, pool.token1],
-              }),
-            }
-          : {
-              to: plan.v3.factory,
-              data: encodeFunctionData({
-                abi: v3FactoryAbi,
-                functionName: "getPool",
-                args: [pool.token0, pool.token1, pool.fee],
-              }),
-            },
-      "latest",
-    ],
-  }));
+  // A pool of a factory is where the factory's lookup answers.
+  const factoryPools = checks.flatMap(({ pool, check }) =>
+    "lookup" in check ? [{ pool, lookup: check.lookup }] : [],
+  );
+  const calls = factoryPools.map(({ lookup }) => ({ method: "eth_call", params: [lookup, "latest"] }));
   calls.push({
     method: "eth_call",
     params: [
@@ -770,7 +543,7 @@ async function verifyDeployment(rpc: DevnetRpc, plan: Deployment): Promise<void>
     ],
   });
   const results = await rpc.batch<Hex>(calls);
-  factoryPools.forEach((pool, i) => {
+  factoryPools.forEach(({ pool }, i) => {
     const [actual] = decodeAbiParameters([{ type: "address" }], results[i] as Hex);
     if (actual.toLowerCase() !== pool.address) {
       throw new LaunchError(`pool ${pool.key} was deployed at ${actual}, not at the planned ${pool.address}`);
@@ -784,33 +557,6 @@ async function verifyDeployment(rpc: DevnetRpc, plan: Deployment): Promise<void>
 
 function sortTokens(a: DeployedToken, b: DeployedToken): [DeployedToken, DeployedToken] {
   return a.address.toLowerCase() < b.address.toLowerCase() ? [a, b] : [b, a];
-}
-
-function v2PairAddress(factory: Address, token0: Address, token1: Address): Address {
-  return getContractAddress({
-    opcode: "CREATE2",
-    from: factory,
-    salt: keccak256(encodePacked(["address", "address"], [token0, token1])),
-    bytecodeHash: V2_PAIR_INIT_CODE_HASH,
-  }).toLowerCase() as Address;
-}
-
-function v3PoolAddress(factory: Address, token0: Address, token1: Address, fee: number): Address {
-  return getContractAddress({
-    opcode: "CREATE2",
-    from: factory,
-    salt: keccak256(
-      encodeAbiParameters(
-        [{ type: "address" }, { type: "address" }, { type: "uint24" }],
-        [token0, token1, fee],
-      ),
-    ),
-    bytecodeHash: V3_POOL_INIT_CODE_HASH,
-  }).toLowerCase() as Address;
-}
-
-function usdUnit(token: DeployedToken): { priceUsd: number; decimals: number } {
-  return { priceUsd: token.initialPriceUsd, decimals: token.unitDecimals };
 }
 
 /** Four significant digits: prices that read like quotes, not like noise. */

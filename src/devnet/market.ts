@@ -18,6 +18,7 @@
  *   fee), its factory's `Pool` event. It trades on a random stream of its own (see planner.ts):
  *   the other pools' history does not depend on it.
  */
+import type { DevnetFamilyName } from "./families/index.js";
 import type { HookKind } from "./v4.js";
 
 export type TokenKey =
@@ -187,7 +188,8 @@ export const tokenSpecs: readonly TokenSpec[] = [
   },
 ];
 
-export type Protocol = "v2" | "v3" | "v4" | "algebra";
+/** A pool's DEX family, by its registry name (the devnet runs the families of ./families/). */
+export type Protocol = DevnetFamilyName;
 
 export type PoolSpec = {
   /** "v3:WETH/USDC:500", "v2:LINK/USDC". */

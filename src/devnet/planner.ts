@@ -3,6 +3,7 @@
 
 import type { Deployment } from "./deploy.js";
 import { peripheryOf } from "./deploy.js";
+import { devnetFamilyOf } from "./families/index.js";
 import {
   type LiquidityBook,
   type LiquidityContext,
@@ -96,11 +97,12 @@ export function createPlanner(options: { deployment: Deployment; random: Random 
     deployment,
     priceUsd: (key) => marketModel().priceUsd(key),
   });
-  // The Algebra pools trade on a random stream of their own, so that every other pool's history
-  // is the same with or without them; each of a block's random trades goes to them with their
-  // share of the activity.
-  const mainPools = deployment.pools.filter((pool) => pool.protocol !== "algebra");
-  const algebraPools = deployment.pools.filter((pool) => pool.protocol === "algebra");
+  // The pools of the families with a random stream of their own (Algebra) trade on it, so that
+  // every other pool's history is the same with or without them; each of a block's random trades
+  // goes to them with their share of the activity.
+  const ownStream = (pool: Deployment["pools"][number]) => devnetFamilyOf(pool.protocol).ownStream;
+  const mainPools = deployment.pools.filter((pool) => !ownStream(pool));
+  const algebraPools = deployment.pools.filter(ownStream);
   const algebraRandom = random.fork("algebra");
   const algebraKeys = new Set(algebraPools.map((pool) => pool.key));
   const weightsOf = (pools: readonly Deployment["pools"][number][]) =>

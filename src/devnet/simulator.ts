@@ -1,8 +1,8 @@
-import { encodeEventTopics, encodeFunctionData, type Hex, numberToHex } from "viem";
+import { encodeFunctionData, type Hex, numberToHex } from "viem";
 import type { Logger } from "../internal/logger.js";
-import { positionManagerAbi, v2PairAbi, v3PoolAbi } from "./abis.js";
-import { algebraPoolEventsAbi } from "./algebra.js";
-import { type Deployment, peripheryOf } from "./deploy.js";
+import { positionManagerAbi } from "./abis.js";
+import type { Deployment } from "./deploy.js";
+import { devnetFamilies, devnetFamilyOf } from "./families/index.js";
 import { approveTx } from "./periphery.js";
 import {
   createPlanner,
@@ -21,7 +21,6 @@ import {
   readNonces,
   sendTransactionCalls,
 } from "./transactions.js";
-import { poolManagerEventsAbi } from "./v4.js";
 
 /** What writeHistory wrote. */
 export type HistoryStats = {
@@ -49,13 +48,6 @@ export type Simulator = {
   stop(): Promise<void>;
 };
 
-const swapTopics = [
-  encodeEventTopics({ abi: v2PairAbi, eventName: "Swap" })[0],
-  encodeEventTopics({ abi: v3PoolAbi, eventName: "Swap" })[0],
-  encodeEventTopics({ abi: poolManagerEventsAbi, eventName: "Swap" })[0],
-  encodeEventTopics({ abi: algebraPoolEventsAbi, eventName: "Swap" })[0],
-] as Hex[];
-
 /** A planned block and the batch that mines it. */
 type BatchedBlock = { planned: PlannedBlock; calls: RpcCall[] };
 /** A planned block on its way: the batch's answers come back in `results`. */
@@ -75,7 +67,8 @@ export function createSimulator(options: {
   const rpc = createDevnetRpc(options.rpcUrl);
   const random = createRandom(options.seed).fork("simulator");
   const planner = createPlanner({ deployment, random });
-  const periphery = peripheryOf(deployment);
+  /** topic0 of every family's Swap: the swaps a history mined are counted by them. */
+  const swapTopics = devnetFamilies().map((family) => family.swapTopic);
   /** The pools' state reads: the same calls every time. */
   const poolReads = poolStateCalls(deployment.pools);
   const { traders, liquidityProviders } = deployment.accounts;
@@ -112,18 +105,15 @@ export function createSimulator(options: {
       startTimestamp: timestamp,
     });
     if (approved) return;
-    // Removing V2 liquidity through the router needs the pair's LP token approved to it.
+    // What the families need approved to remove liquidity (V2: the pair's LP token to the router).
     const approvals = liquidityProviders.flatMap((lp) =>
-      deployment.pools
-        .filter((pool) => pool.protocol === "v2")
-        .map((pool) =>
-          approveTx({
-            from: lp,
-            token: pool.address,
-            spender: periphery.v2Router,
-            label: `approve ${pool.key} LP tokens`,
-          }),
-        ),
+      deployment.pools.flatMap((pool) =>
+        devnetFamilyOf(pool.protocol)
+          .providerApprovals(pool, deployment)
+          .map(({ token, spender }) =>
+            approveTx({ from: lp, token, spender, label: `approve ${pool.key} LP tokens` }),
+          ),
+      ),
     );
     const ts = Math.max(timestamp, lastTimestamp + 1);
     await executeTransactions(rpc, nonces, approvals, { timestamp: ts });

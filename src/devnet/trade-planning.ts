@@ -1,14 +1,13 @@
 import type { Address } from "viem";
-import { algebraSwapTx } from "./algebra.js";
-import { type DeployedPool, type Deployment, v4KeyOf } from "./deploy.js";
+import type { DeployedPool, Deployment } from "./deploy.js";
+import { devnetFamilyOf, type TradeRouters } from "./families/index.js";
 import type { RouteSpec, TokenKey } from "./market.js";
 import type { Hop, MarketEstimates, Trade } from "./market-estimates.js";
-import { type PeripheryAddresses, v2SwapTx, v3SwapTx } from "./periphery.js";
+import type { PeripheryAddresses } from "./periphery.js";
 import { v2InputToReachPrice, v3InputToReachPrice } from "./pool-math.js";
 import { poolRawPrice } from "./pool-state.js";
 import type { Random } from "./random.js";
 import type { TxRequest } from "./transactions.js";
-import { v4SwapTx } from "./v4.js";
 
 /** Share of random trades that take a multi-hop route. */
 const routeShare = 0.07;
@@ -57,7 +56,7 @@ export function planArbitrage(context: TradeContext, rng: Random, maxTrades: num
     const fraction = arbFraction[0] + (arbFraction[1] - arbFraction[0]) * rng.next();
     const target = poolRawPrice(state) * Math.exp(-fraction * d);
     const move =
-      state.protocol === "v2"
+      "reserve0" in state
         ? v2InputToReachPrice(Number(state.reserve0), Number(state.reserve1), target)
         : v3InputToReachPrice(Number(state.liquidity), poolRawPrice(state), target);
     const tokenIn = move.zeroForOne ? pool.token0Key : pool.token1Key;
@@ -109,60 +108,29 @@ export function planRandomTrade(context: TradeContext, rng: Random): void {
   context.addTrade({ from, hops: [{ pool, zeroForOne }], amountIn });
 }
 
-/** The routers of the families outside the Uniswap periphery (see tradeTx). */
-export type TradeRouters = { v4SwapRouter: Address; algebraCallee: Address };
+export type { TradeRouters };
 
 /**
- * The transaction of a trade: an exact-input swap through the protocol's router (V4: v4-core's
- * PoolSwapTest at `v4SwapRouter`, one pool, the native coin sent as the transaction's value;
- * Algebra: the package's TestAlgebraCallee, one pool).
+ * The transaction of a trade: an exact-input swap through its first pool's family's router
+ * (`DevnetFamily.tradeTx`; V4 and Algebra cross one pool, the Uniswap routers a path).
  */
 export function tradeTx(periphery: PeripheryAddresses, trade: Trade, routers: TradeRouters): TxRequest {
   const first = trade.hops[0];
   if (first === undefined) throw new Error("a trade needs a pool");
-  if (first.pool.protocol === "algebra") {
-    if (trade.hops.length !== 1) throw new Error("an Algebra trade crosses one pool");
-    return algebraSwapTx({
-      callee: routers.algebraCallee,
-      from: trade.from,
-      pool: first.pool.address,
-      zeroForOne: first.zeroForOne,
-      amountIn: trade.amountIn,
-    });
-  }
-  if (first.pool.protocol === "v4") {
-    if (trade.hops.length !== 1) throw new Error("a V4 trade crosses one pool");
-    return v4SwapTx({
-      router: routers.v4SwapRouter,
-      from: trade.from,
-      key: v4KeyOf(first.pool),
-      zeroForOne: first.zeroForOne,
-      amountIn: trade.amountIn,
-    });
-  }
-  const path = [first.zeroForOne ? first.pool.token0 : first.pool.token1];
-  for (const hop of trade.hops) path.push(hop.zeroForOne ? hop.pool.token1 : hop.pool.token0);
-  return first.pool.protocol === "v2"
-    ? v2SwapTx({ periphery, from: trade.from, path, amountIn: trade.amountIn })
-    : v3SwapTx({
-        periphery,
-        from: trade.from,
-        path,
-        fees: trade.hops.map((h) => h.pool.fee),
-        amountIn: trade.amountIn,
-      });
+  return devnetFamilyOf(first.pool.protocol).tradeTx(periphery, trade, routers);
 }
 
 /** The pools of a route, in its direction. */
 export function routeHops(deployment: Deployment, route: RouteSpec): Hop[] {
   const hops: Hop[] = [];
+  const family = devnetFamilyOf(route.protocol);
   for (let i = 0; i + 1 < route.path.length; i++) {
     const tokenIn = deployment.tokens[route.path[i] as TokenKey].address;
     const tokenOut = deployment.tokens[route.path[i + 1] as TokenKey].address;
-    const fee = route.protocol === "v2" ? 3000 : route.fees?.[i];
+    const fee = family.routeFee?.(route, i) ?? route.fees?.[i];
     const pool = deployment.pools.find(
       (p: DeployedPool) =>
-        p.protocol === route.protocol &&
+        devnetFamilyOf(p.protocol) === family &&
         p.fee === fee &&
         ((p.token0 === tokenIn && p.token1 === tokenOut) || (p.token0 === tokenOut && p.token1 === tokenIn)),
     );
