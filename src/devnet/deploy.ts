@@ -14,12 +14,7 @@ import {
   devnetTokenAbi,
   positionManagerAbi,
   revertingDecimalsTokenAbi,
-  swapRouterAbi,
-  v2FactoryAbi,
-  v2RouterAbi,
-  v3FactoryAbi,
 } from "./abis.js";
-import { algebraDeployTxs } from "./algebra.js";
 import {
   initCodeHash,
   uniswapBytecode,
@@ -28,25 +23,13 @@ import {
 } from "./artifacts.js";
 import { type CompiledContracts, compileDevnetContracts } from "./compile.js";
 import { devnetFamilies, devnetFamilyOf, type PoolDeposit } from "./families/index.js";
+import { deployTx } from "./families/shared.js";
 import { type Protocol, poolSpecs, type TokenKey, type TokenMetadataKind, tokenSpecs } from "./market.js";
-import {
-  approveTx,
-  gasLimits,
-  noTokenDescriptor,
-  type PeripheryAddresses,
-  wethDepositTx,
-} from "./periphery.js";
+import { approveTx, gasLimits, type PeripheryAddresses, wethDepositTx } from "./periphery.js";
 import { createRandom } from "./random.js";
 import { createDevnetRpc, type DevnetRpc } from "./rpc.js";
 import { executeTransactions, readNonces, type TxRequest } from "./transactions.js";
-import {
-  hookAddresses,
-  nativeCurrency,
-  type PoolKey,
-  v4DeployManagerTx,
-  v4DeployRouterTx,
-  v4RuntimeCode,
-} from "./v4.js";
+import { nativeCurrency, type PoolKey } from "./v4.js";
 
 export type DeployedToken = {
   key: TokenKey;
@@ -288,9 +271,8 @@ export async function deployMarket(options: {
     // Contracts first, in the nonce order planDeployment assumed; everything else calls them, and
     // a call to an address without code would succeed silently.
     await executeTransactions(rpc, nonces, contractDeployments(plan, contracts));
-    // The hooks' code at addresses that carry their permissions (see v4.ts), before any pool names them.
-    const hookCode = v4RuntimeCode("EmptyTestHooks");
-    for (const hook of Object.values(hookAddresses)) await rpc.request("hardhat_setCode", [hook, hookCode]);
+    // What a family sets on the chain before any pool names it (V4: the hooks' code).
+    for (const family of devnetFamilies()) await family.prepareChain?.(rpc);
     const receipts = await executeTransactions(rpc, nonces, [
       ...fundingAndApprovals(plan),
       ...poolCreation(plan),
@@ -314,43 +296,12 @@ export async function deployMarket(options: {
 
 function contractDeployments(plan: Deployment, contracts: CompiledContracts): TxRequest[] {
   const from = plan.accounts.deployer;
-  const deploy = (data: Hex, label: string): TxRequest => ({
-    from,
-    data,
-    gas: 16_000_000n,
-    label: `deploy ${label}`,
-  });
+  // In the nonce order planDeployment assumed: WETH9, each family's contracts that come before the
+  // tokens, the tokens, then each family's other contracts.
+  const families = devnetFamilies().map((family) => family.contractTxs(plan));
   const txs: TxRequest[] = [
-    deploy(uniswapBytecode("weth9"), "WETH9"),
-    deploy(
-      encodeDeployData({ abi: v2FactoryAbi, bytecode: uniswapBytecode("v2Factory"), args: [from] }),
-      "UniswapV2Factory",
-    ),
-    deploy(
-      encodeDeployData({
-        abi: v2RouterAbi,
-        bytecode: uniswapBytecode("v2Router02"),
-        args: [plan.v2.factory, plan.weth],
-      }),
-      "UniswapV2Router02",
-    ),
-    deploy(uniswapBytecode("v3Factory"), "UniswapV3Factory"),
-    deploy(
-      encodeDeployData({
-        abi: positionManagerAbi,
-        bytecode: uniswapBytecode("positionManager"),
-        args: [plan.v3.factory, plan.weth, noTokenDescriptor],
-      }),
-      "NonfungiblePositionManager",
-    ),
-    deploy(
-      encodeDeployData({
-        abi: swapRouterAbi,
-        bytecode: uniswapBytecode("swapRouter"),
-        args: [plan.v3.factory, plan.weth],
-      }),
-      "SwapRouter",
-    ),
+    deployTx(from, uniswapBytecode("weth9"), "WETH9"),
+    ...families.flatMap((f) => f.beforeTokens),
   ];
   for (const spec of tokenSpecs) {
     if (spec.metadata === "weth9") continue;
@@ -376,23 +327,9 @@ function contractDeployments(plan: Deployment, contracts: CompiledContracts): Tx
               bytecode: contracts.DevnetToken.bytecode,
               args: [spec.name, spec.symbol, spec.decimals],
             });
-    txs.push(deploy(data, `token ${spec.key}`));
+    txs.push(deployTx(from, data, `token ${spec.key}`));
   }
-  // Fee tier 0.01 % (tick spacing 1), enabled by governance on mainnet in 2021; not in the factory's constructor.
-  txs.push({
-    from,
-    to: plan.v3.factory,
-    data: encodeFunctionData({ abi: v3FactoryAbi, functionName: "enableFeeAmount", args: [100, 1] }),
-    gas: 100_000n,
-    label: "enable the V3 fee tier 100",
-  });
-  txs.push(
-    v4DeployManagerTx(from, from),
-    v4DeployRouterTx(from, "PoolSwapTest", plan.v4.poolManager),
-    v4DeployRouterTx(from, "PoolModifyLiquidityTest", plan.v4.poolManager),
-    v4DeployRouterTx(from, "PoolDonateTest", plan.v4.poolManager),
-    ...algebraDeployTxs(from, plan.algebra),
-  );
+  txs.push(...families.flatMap((f) => f.afterTokens));
   return txs;
 }
 

@@ -5,6 +5,7 @@
 import { encodeEventTopics, encodeFunctionData, type Hex } from "viem";
 import {
   algebraCreatePoolTxs,
+  algebraDeployTxs,
   algebraFactoryAbi,
   algebraMintTx,
   algebraPoolAddress,
@@ -25,6 +26,10 @@ export const algebraDevnet = {
   // history what it was.
   ownStream: true,
 
+  contractTxs: (plan) => ({
+    beforeTokens: [],
+    afterTokens: algebraDeployTxs(plan.accounts.deployer, plan.algebra),
+  }),
   placePool: (spec, token0, token1, contracts) => ({
     address: algebraPoolAddress(contracts.algebra.poolDeployer, token0, token1),
     tickSpacing: spec.tickSpacing ?? null,

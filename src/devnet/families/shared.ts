@@ -1,10 +1,11 @@
 // What several families share on the devnet: prices from the tokens' initial USD prices, and the one
 // full-range position per pool that the deployer holds in V4 and Algebra pools.
-import type { Address } from "viem";
+import type { Address, Hex } from "viem";
 import type { DeployedPool, DeployedToken, Deployment } from "../deploy.js";
 import type { PoolSpec } from "../market.js";
 import type { Trade } from "../market-estimates.js";
 import { fullRangeTicks, rawPriceFromUsd } from "../pool-math.js";
+import type { TxRequest } from "../transactions.js";
 import { liquidityForUsd } from "../v4.js";
 import type { PoolDeposit } from "./types.js";
 
@@ -27,6 +28,11 @@ export function fullRangeDeposit(pool: DeployedPool, spec: PoolSpec, plan: Deplo
     ticks: fullRangeTicks(pool.tickSpacing ?? 60),
     liquidity,
   };
+}
+
+/** A contract's deployment by `from`. */
+export function deployTx(from: Address, data: Hex, label: string): TxRequest {
+  return { from, data, gas: 16_000_000n, label: `deploy ${label}` };
 }
 
 /** A token's initial USD price and the unit of its amounts. */

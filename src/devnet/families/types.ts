@@ -9,7 +9,7 @@ import type { Trade } from "../market-estimates.js";
 import type { PeripheryAddresses } from "../periphery.js";
 import type { PoolState } from "../pool-state.js";
 import type { Random } from "../random.js";
-import type { RpcCall } from "../rpc.js";
+import type { DevnetRpc, RpcCall } from "../rpc.js";
 import type { TxRequest } from "../transactions.js";
 
 /** Where a planned pool lives (planDeployment): the contracts of the families are planned first. */
@@ -51,6 +51,13 @@ export interface DevnetFamily {
   readonly ownStream: boolean;
 
   // Deployment (deploy.ts)
+  /**
+   * The deployment of its contracts by the deployer, in nonce order: those created before the
+   * tokens (planDeployment counts on their nonces) and after them.
+   */
+  contractTxs(plan: Deployment): { beforeTokens: TxRequest[]; afterTokens: TxRequest[] };
+  /** What it sets on the chain after the contracts, before any pool is created (V4: the hooks' code). */
+  prepareChain?(rpc: DevnetRpc): Promise<void>;
   /** The pool's address (CREATE2 of its factory, or its id in a manager) and its fixed fields. */
   placePool(spec: PoolSpec, token0: Address, token1: Address, contracts: PlacementContext): PoolPlacement;
   /** The positions the deployer mints at deployment with position-manager ids (their ticks), in order. */

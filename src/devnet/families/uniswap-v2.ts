@@ -3,6 +3,7 @@
 import {
   type Address,
   decodeFunctionResult,
+  encodeDeployData,
   encodeEventTopics,
   encodeFunctionData,
   encodePacked,
@@ -11,12 +12,12 @@ import {
   keccak256,
   numberToHex,
 } from "viem";
-import { v2FactoryAbi, v2PairAbi } from "../abis.js";
-import { V2_PAIR_INIT_CODE_HASH } from "../artifacts.js";
+import { v2FactoryAbi, v2PairAbi, v2RouterAbi } from "../abis.js";
+import { uniswapBytecode, V2_PAIR_INIT_CODE_HASH } from "../artifacts.js";
 import { type DeployedPool, peripheryOf, rawAmountForUsd } from "../deploy.js";
 import { beginLiquidityAdd, viewCall } from "../liquidity-planning.js";
 import { v2AddLiquidityTx, v2RemoveLiquidityTx, v2SwapTx } from "../periphery.js";
-import { tradePath } from "./shared.js";
+import { deployTx, tradePath } from "./shared.js";
 import { type ReservesState, reservesState } from "./states.js";
 import type { DevnetFamily } from "./types.js";
 
@@ -29,6 +30,28 @@ export const uniswapV2Devnet = {
   name: "v2" as const,
   ownStream: false,
 
+  contractTxs(plan) {
+    const from = plan.accounts.deployer;
+    return {
+      beforeTokens: [
+        deployTx(
+          from,
+          encodeDeployData({ abi: v2FactoryAbi, bytecode: uniswapBytecode("v2Factory"), args: [from] }),
+          "UniswapV2Factory",
+        ),
+        deployTx(
+          from,
+          encodeDeployData({
+            abi: v2RouterAbi,
+            bytecode: uniswapBytecode("v2Router02"),
+            args: [plan.v2.factory, plan.weth],
+          }),
+          "UniswapV2Router02",
+        ),
+      ],
+      afterTokens: [],
+    };
+  },
   placePool(_spec, token0, token1, contracts) {
     return {
       address: pairAddress(contracts.v2.factory, token0, token1),

@@ -5,6 +5,7 @@ import {
   type Address,
   decodeFunctionResult,
   encodeAbiParameters,
+  encodeDeployData,
   encodeEventTopics,
   encodeFunctionData,
   getContractAddress,
@@ -13,12 +14,12 @@ import {
   numberToHex,
   parseAbi,
 } from "viem";
-import { positionManagerAbi, v3FactoryAbi, v3PoolAbi } from "../abis.js";
-import { V3_POOL_INIT_CODE_HASH } from "../artifacts.js";
+import { positionManagerAbi, swapRouterAbi, v3FactoryAbi, v3PoolAbi } from "../abis.js";
+import { uniswapBytecode, V3_POOL_INIT_CODE_HASH } from "../artifacts.js";
 import { peripheryOf } from "../deploy.js";
 import { beginLiquidityAdd, viewCall } from "../liquidity-planning.js";
 import { tickSpacingByFee } from "../market.js";
-import { v3CreatePoolTx, v3MintTx, v3RemoveLiquidityTx, v3SwapTx } from "../periphery.js";
+import { noTokenDescriptor, v3CreatePoolTx, v3MintTx, v3RemoveLiquidityTx, v3SwapTx } from "../periphery.js";
 import {
   amountsForUsd,
   fullRangeTicks,
@@ -27,7 +28,7 @@ import {
   sqrtPriceX96FromPrice,
 } from "../pool-math.js";
 import { poolRawPrice } from "../pool-state.js";
-import { initialRawPrice, tradePath, usdUnit } from "./shared.js";
+import { deployTx, initialRawPrice, tradePath, usdUnit } from "./shared.js";
 import { concentratedFromWords } from "./states.js";
 import type { DevnetFamily } from "./types.js";
 
@@ -45,6 +46,42 @@ export const uniswapV3Devnet = {
   name,
   ownStream: false,
 
+  contractTxs(plan) {
+    const from = plan.accounts.deployer;
+    return {
+      beforeTokens: [
+        deployTx(from, uniswapBytecode("v3Factory"), "UniswapV3Factory"),
+        deployTx(
+          from,
+          encodeDeployData({
+            abi: positionManagerAbi,
+            bytecode: uniswapBytecode("positionManager"),
+            args: [plan.v3.factory, plan.weth, noTokenDescriptor],
+          }),
+          "NonfungiblePositionManager",
+        ),
+        deployTx(
+          from,
+          encodeDeployData({
+            abi: swapRouterAbi,
+            bytecode: uniswapBytecode("swapRouter"),
+            args: [plan.v3.factory, plan.weth],
+          }),
+          "SwapRouter",
+        ),
+      ],
+      afterTokens: [
+        // Fee tier 0.01 % (tick spacing 1), enabled by governance on mainnet in 2021; not in the factory's constructor.
+        {
+          from,
+          to: plan.v3.factory,
+          data: encodeFunctionData({ abi: v3FactoryAbi, functionName: "enableFeeAmount", args: [100, 1] }),
+          gas: 100_000n,
+          label: "enable the V3 fee tier 100",
+        },
+      ],
+    };
+  },
   placePool(spec, token0, token1, contracts) {
     return {
       address: poolAddress(contracts.v3.factory, token0, token1, spec.fee),

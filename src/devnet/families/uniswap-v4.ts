@@ -13,9 +13,12 @@ import {
   poolManagerEventsAbi,
   poolStateSlots,
   saltOf,
+  v4DeployManagerTx,
+  v4DeployRouterTx,
   v4DonateTx,
   v4InitializeTx,
   v4ModifyLiquidityTx,
+  v4RuntimeCode,
   v4SwapTx,
 } from "../v4.js";
 import { fullRangeDeposit, initialRawPrice, singleHop } from "./shared.js";
@@ -26,6 +29,23 @@ export const uniswapV4Devnet = {
   name: "v4" as const,
   ownStream: false,
 
+  contractTxs(plan) {
+    const from = plan.accounts.deployer;
+    return {
+      beforeTokens: [],
+      afterTokens: [
+        v4DeployManagerTx(from, from),
+        v4DeployRouterTx(from, "PoolSwapTest", plan.v4.poolManager),
+        v4DeployRouterTx(from, "PoolModifyLiquidityTest", plan.v4.poolManager),
+        v4DeployRouterTx(from, "PoolDonateTest", plan.v4.poolManager),
+      ],
+    };
+  },
+  // The hooks' code at addresses that carry their permissions (see ../v4.ts), before any pool names them.
+  async prepareChain(rpc) {
+    const hookCode = v4RuntimeCode("EmptyTestHooks");
+    for (const hook of Object.values(hookAddresses)) await rpc.request("hardhat_setCode", [hook, hookCode]);
+  },
   placePool(spec, token0, token1, contracts) {
     const hooks = spec.hooks === undefined ? nativeCurrency : hookAddresses[spec.hooks];
     const tickSpacing = spec.tickSpacing ?? null;
