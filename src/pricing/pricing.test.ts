@@ -121,7 +121,6 @@ describe("pricing over a scripted market", () => {
   );
   /** The trades' own prices, from the raw amounts that moved. */
   const usdcInWeth2 = tradePrice({ amount: 30_000n * E6, decimals: 6 }, { amount: wethOut2, decimals: 18 });
-  const wethInUsdc2 = tradePrice({ amount: wethOut2, decimals: 18 }, { amount: 30_000n * E6, decimals: 6 });
   const usdcInWeth3 = tradePrice({ amount: usdcOut3, decimals: 6 }, { amount: 2n * E18, decimals: 18 });
   const wethInUsdc3 = tradePrice({ amount: 2n * E18, decimals: 18 }, { amount: usdcOut3, decimals: 6 });
   const kiblInWeth3 = tradePrice({ amount: kiblOut3, decimals: 9 }, { amount: E18, decimals: 18 });
@@ -289,7 +288,11 @@ describe("pricing over a scripted market", () => {
     // trade p itself, p KIBL's USD price at the trade (the end of block 3), not the trade's own
     // price in WETH × WETH's USD price.
     exactly(chart.data[0], kiblUsd3, "KIBL's USD price at its one trade");
-    assert.notEqual(chart.data[0], toDouble(exactMul(kiblInWeth3, wethUsd3)), "not the trade's own USD price");
+    assert.notEqual(
+      chart.data[0],
+      toDouble(exactMul(kiblInWeth3, wethUsd3)),
+      "not the trade's own USD price",
+    );
     const weth = await getTokenLineChart(t.db, { chainId: 901, token: tok.WETH as string, days: 2, now });
     assert.equal(weth.labels.length, 26, "from the first trade (00:00 the day before) to the current hour");
     assert.equal(weth.data[1], weth.data[0], "an hour without trades carries the previous point");

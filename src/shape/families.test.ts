@@ -135,7 +135,7 @@ describe("each profile's mix of DEX families on the mainnet-shaped chain", () =>
         }),
       ),
     );
-    PROFILES.forEach((p, i) => servers.set(p, started[i] as ShapeServer));
+    for (const [i, p] of PROFILES.entries()) servers.set(p, started[i] as ShapeServer);
     testDb = await createTestDb();
   });
   after(async () => {
