@@ -15,7 +15,6 @@ import {
   type PairStatsMirror,
   type SeriesEndsMemo,
   type StatsChanges,
-  type StatsMarket,
 } from "./market-stats.js";
 import type { StepTimer } from "./step-timer.js";
 import type { TokenPrice } from "./usd-prices.js";
