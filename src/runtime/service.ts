@@ -137,7 +137,7 @@ export async function startService(options: {
       chains: config.chains.map((c) => (c.id === devnet.chainId ? { ...c, rpc: [devnet.rpcUrl] } : c)),
     };
     lines.push(
-      `devnet     ${devnet.rpcUrl} (chain ${devnet.chainId}, anvil with Uniswap V2, V3 and V4, ${devnet.resumed ? "the chain of the previous run" : "a new chain"}, simulator trading live)`,
+      `devnet     ${devnet.rpcUrl} (chain ${devnet.chainId}, anvil with Uniswap V2, V3, V4 and Algebra Integral, ${devnet.resumed ? "the chain of the previous run" : "a new chain"}, simulator trading live)`,
     );
   }
 
