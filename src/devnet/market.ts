@@ -226,7 +226,12 @@ export type PoolSpec = {
  * factory's default, 0.05 %, without a plugin that changes it; full-range liquidity), whose trades
  * draw from their own random stream. The order is part of the seeded history: keep it.
  */
-export const poolSpecs: readonly PoolSpec[] = market.pools as readonly PoolSpec[];
+export const poolSpecs: readonly PoolSpec[] = market.pools.map((pool) => {
+  // JSON types its names as plain strings: the token names are checked here, at load (a family
+  // name where it is used: devnetFamilyOf throws for an unknown one).
+  checkTokens(pool.key, [pool.base, pool.quote]);
+  return pool as PoolSpec;
+});
 
 /** Multi-hop routes traders take now and then (through the routers, one transaction). */
 export type RouteSpec = {
@@ -238,7 +243,16 @@ export type RouteSpec = {
   tradeUsd: number;
 };
 
-export const routeSpecs: readonly RouteSpec[] = market.routes as readonly RouteSpec[];
+export const routeSpecs: readonly RouteSpec[] = market.routes.map((route) => {
+  checkTokens(`route ${route.path.join(">")}`, route.path);
+  return route as RouteSpec;
+});
+
+/** Throws when `keys` name a token the market does not have. */
+function checkTokens(what: string, keys: readonly string[]): void {
+  const unknown = keys.filter((key) => !tokenSpecs.some((t) => t.key === key));
+  if (unknown.length > 0) throw new Error(`market.json: ${what} names unknown tokens ${unknown.join(", ")}`);
+}
 
 /** V3 tick spacing of each fee tier (100 is enabled by the deployment, as on mainnet since 2021). */
 export const tickSpacingByFee: Readonly<Record<number, number>> = { 100: 1, 500: 10, 3000: 60, 10000: 200 };
