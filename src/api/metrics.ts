@@ -1,6 +1,7 @@
-import { Counter, collectDefaultMetrics, Gauge, Histogram, Registry } from "prom-client";
+import { collectDefaultMetrics, Registry } from "prom-client";
 import type { Config } from "../config/schema.js";
-import type { Readiness } from "./readiness.js";
+import { metricsIn, perChainGauge } from "../internal/metrics.js";
+import type { ChainReadiness, Readiness } from "./readiness.js";
 import type { SyncWatch } from "./sync-watch.js";
 
 export type ApiMetrics = {
@@ -27,31 +28,6 @@ export type StreamMetrics = {
 };
 
 /**
- * A gauge labelled by `chain_id`, read at scrape time from `values` (chain id, value); a chain
- * whose value is absent or not finite is left out of the scrape. The API's and the indexer's
- * per-chain figures are all made so.
- */
-export function perChainGauge(
-  registry: Registry,
-  name: string,
-  help: string,
-  values: () => Iterable<readonly [chainId: number, value: number | null | undefined]>,
-): Gauge {
-  return new Gauge({
-    name,
-    help,
-    labelNames: ["chain_id"],
-    registers: [registry],
-    collect() {
-      this.reset();
-      for (const [chainId, v] of values()) {
-        if (typeof v === "number" && Number.isFinite(v)) this.set({ chain_id: String(chainId) }, v);
-      }
-    },
-  });
-}
-
-/**
  * Prometheus metrics of the API, in a registry of its own (no global state): requests by route
  * and status, latency in seconds, cache hits, and per chain the indexer's lag behind the head in
  * blocks and seconds, read from the sync watch at scrape time.
@@ -64,61 +40,51 @@ export function createApiMetrics(options: {
 }): ApiMetrics {
   const registry = new Registry();
   collectDefaultMetrics({ register: registry, prefix: "tokenmarket_" });
+  const { counter, histogram, readGauge } = metricsIn(registry);
   const labelNames = ["method", "route", "status_code"] as const;
-  const requests = new Counter({
-    name: "tokenmarket_http_requests_total",
-    help: "HTTP requests answered, by route pattern and status code.",
+  const requests = counter(
+    "tokenmarket_http_requests_total",
+    "HTTP requests answered, by route pattern and status code.",
     labelNames,
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: "tokenmarket_http_request_duration_seconds",
-    help: "Time from receiving a request to sending its answer, in seconds.",
+  );
+  const duration = histogram(
+    "tokenmarket_http_request_duration_seconds",
+    "Time from receiving a request to sending its answer, in seconds.",
     labelNames,
-    buckets: [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
-    registers: [registry],
-  });
-  const cache = new Counter({
-    name: "tokenmarket_api_cache_lookups_total",
-    help: "Look-ups of the API's answer cache, by result (hit or miss).",
-    labelNames: ["result"],
-    registers: [registry],
-  });
+    [0.0005, 0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10],
+  );
+  const cache = counter(
+    "tokenmarket_api_cache_lookups_total",
+    "Look-ups of the API's answer cache, by result (hit or miss).",
+    ["result"],
+  );
   let streamState = () => ({ connections: 0, subscriptions: 0 });
-  new Gauge({
-    name: "tokenmarket_stream_connections",
-    help: "Open WebSocket stream connections (authenticated or not yet).",
-    registers: [registry],
-    collect() {
-      this.set(streamState().connections);
-    },
-  });
-  new Gauge({
-    name: "tokenmarket_stream_subscriptions",
-    help: "Stream subscriptions held over all connections (each asset of a prices subscription counts).",
-    registers: [registry],
-    collect() {
-      this.set(streamState().subscriptions);
-    },
-  });
-  const streamSent = new Counter({
-    name: "tokenmarket_stream_messages_sent_total",
-    help: "Messages sent to stream clients, by type.",
-    labelNames: ["type"],
-    registers: [registry],
-  });
-  const streamClosed = new Counter({
-    name: "tokenmarket_stream_connections_closed_total",
-    help: "Stream connections closed, by reason (client, auth, limit, slow_consumer, too_big, shutdown, error).",
-    labelNames: ["reason"],
-    registers: [registry],
-  });
-  const streamDelay = new Histogram({
-    name: "tokenmarket_stream_commit_to_send_seconds",
-    help: "Seconds from hearing an indexer's commit (its notification, or the poll that saw it) to sending its data to a client.",
-    buckets: [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
-    registers: [registry],
-  });
+  readGauge(
+    "tokenmarket_stream_connections",
+    "Open WebSocket stream connections (authenticated or not yet).",
+    () => streamState().connections,
+  );
+  readGauge(
+    "tokenmarket_stream_subscriptions",
+    "Stream subscriptions held over all connections (each asset of a prices subscription counts).",
+    () => streamState().subscriptions,
+  );
+  const streamSent = counter(
+    "tokenmarket_stream_messages_sent_total",
+    "Messages sent to stream clients, by type.",
+    ["type"],
+  );
+  const streamClosed = counter(
+    "tokenmarket_stream_connections_closed_total",
+    "Stream connections closed, by reason (client, auth, limit, slow_consumer, too_big, shutdown, error).",
+    ["reason"],
+  );
+  const streamDelay = histogram(
+    "tokenmarket_stream_commit_to_send_seconds",
+    "Seconds from hearing an indexer's commit (its notification, or the poll that saw it) to sending its data to a client.",
+    [],
+    [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5],
+  );
   const chainIds = options.config.chains.map((c) => c.id);
   const perChain = (name: string, help: string, value: (chainId: number) => number | undefined) =>
     perChainGauge(registry, name, help, () => chainIds.map((id) => [id, value(id)]));
@@ -143,34 +109,31 @@ export function createApiMetrics(options: {
     "Seconds since the chain's node last answered the head (absent without an indexer in this process).",
     (id) => readinessOf(id)?.headAgeSeconds ?? undefined,
   );
-  perChain(
+  /** 1 or 0 by the chain's live readiness; absent without an indexer in this process. */
+  const readinessFlag = (name: string, help: string, holds: (r: ChainReadiness) => boolean) =>
+    perChain(name, help, (id) => {
+      const r = readinessOf(id);
+      return r === undefined ? undefined : holds(r) ? 1 : 0;
+    });
+  readinessFlag(
     "tokenmarket_chain_ready",
     "1 when the chain is ready (indexer running, node answering, lag within the limit), else 0; /readyz says why.",
-    (id) => {
-      const r = readinessOf(id);
-      return r === undefined ? undefined : r.ready ? 1 : 0;
-    },
+    (r) => r.ready,
   );
   perChain(
     "tokenmarket_indexer_factory_scan_ratio",
     "Share (0 to 1) of the scan of the factories for pools created before the start block, while it runs.",
     (id) => readinessOf(id)?.factoryScan ?? undefined,
   );
-  perChain(
+  readinessFlag(
     "tokenmarket_indexer_stopped",
     "1 when the chain's indexing has stopped on a fatal error (an operator must act), else 0.",
-    (id) => {
-      const r = readinessOf(id);
-      return r === undefined ? undefined : r.indexer === "stopped" ? 1 : 0;
-    },
+    (r) => r.indexer === "stopped",
   );
-  perChain(
+  readinessFlag(
     "tokenmarket_node_unreachable",
     "1 when the chain's node has not answered the head for longer than maxHeadAgeMs, else 0.",
-    (id) => {
-      const r = readinessOf(id);
-      return r === undefined ? undefined : r.indexer === "node-unreachable" ? 1 : 0;
-    },
+    (r) => r.indexer === "node-unreachable",
   );
   perChain(
     "tokenmarket_indexer_lag_seconds",

@@ -2,6 +2,7 @@ import { Gauge, type Registry } from "prom-client";
 import type { Config } from "../config/schema.js";
 import { HttpError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
+import { metricsIn } from "../internal/metrics.js";
 import type { CommitNotice } from "../store/commit-notify.js";
 import { createDb, type Db, type DbClient } from "../store/db.js";
 import { withReadSnapshot } from "../store/replication.js";
@@ -303,20 +304,15 @@ export function registerReadMetrics(registry: Registry, reads: ReadRouter): void
       for (const r of reads.replicas) if (r.lagSeconds !== null) this.set({ replica: r.name }, r.lagSeconds);
     },
   });
-  new Gauge({
-    name: "tokenmarket_db_reads_from_primary",
-    help: "1 when data reads go to the primary alone (no replica configured or usable).",
-    registers: [registry],
-    collect() {
-      this.set(reads.status().source === "primary" ? 1 : 0);
-    },
-  });
-  new Gauge({
-    name: "tokenmarket_db_commit_listener_up",
-    help: "1 while the LISTEN connection for the indexers' commit notifications is up.",
-    registers: [registry],
-    collect() {
-      this.set(reads.listening() ? 1 : 0);
-    },
-  });
+  const { readGauge } = metricsIn(registry);
+  readGauge(
+    "tokenmarket_db_reads_from_primary",
+    "1 when data reads go to the primary alone (no replica configured or usable).",
+    () => (reads.status().source === "primary" ? 1 : 0),
+  );
+  readGauge(
+    "tokenmarket_db_commit_listener_up",
+    "1 while the LISTEN connection for the indexers' commit notifications is up.",
+    () => (reads.listening() ? 1 : 0),
+  );
 }

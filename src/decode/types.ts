@@ -1,4 +1,4 @@
-import type { Hex, Protocol } from "../model/index.js";
+import type { Hex, PoolCreationFields, Protocol } from "../model/index.js";
 
 // The chain vocabulary is defined in src/model (the store needs it too); decoders keep importing it from here.
 export type { Hex, Protocol };
@@ -23,19 +23,9 @@ export type RawLog = {
  */
 export type SwapEventLayout = "uniswap" | "pancake" | "integral";
 
-/** A pool announced by a factory's PairCreated / PoolCreated event. */
-export type PoolCreation = {
-  factory: Hex;
+/** A pool announced by a factory's PairCreated / PoolCreated event, at the event's position. */
+export type PoolCreation = PoolCreationFields & {
   pool: Hex;
-  token0: Hex;
-  token1: Hex;
-  /** V3: the pool's fee in hundredths of a bip; V2: null (the DEX's configured fee applies). */
-  fee: number | null;
-  tickSpacing: number | null;
-  /** A pool inside a manager (Uniswap V4): its hook contract (zero: none); absent elsewhere. */
-  hooks?: Hex | null;
-  /** A pool inside a PancakeSwap Infinity manager: its packed parameters; absent elsewhere. */
-  parameters?: Hex | null;
   blockNumber: number;
   logIndex: number;
 };

@@ -1,6 +1,7 @@
 /** The rows one ingestion batch writes (src/sync builds them, the store inserts them, pricing reads them). */
 import type { Hex } from "./chain.js";
 import type { PoolInfo, PoolState, Protocol, Token } from "./pools.js";
+import type { SwapAmounts } from "./pricing.js";
 
 /** A token first stored by this batch, with its metadata (null where the contract gave none). */
 export type BatchToken = Token;
@@ -18,32 +19,29 @@ type PoolFacts = {
 };
 
 /** A swap inserted by this batch; keyed by (chainId, blockNumber, logIndex). Amounts are raw. */
-export type BatchSwap = PoolFacts & {
-  blockNumber: number;
-  logIndex: number;
-  /** Null only in replay (the recording has no block hashes). */
-  blockHash: Hex | null;
-  blockTime: Date;
-  txHash: Hex;
-  txIndex: number;
-  /** The transaction's sender and the contract it called; null in replay. */
-  maker: Hex | null;
-  exchange: Hex | null;
-  sender: Hex;
-  recipient: Hex;
-  amount0In: bigint;
-  amount1In: bigint;
-  amount0Out: bigint;
-  amount1Out: bigint;
-  /** The pool's balances after the swap; null when unknown. */
-  reserve0: bigint | null;
-  reserve1: bigint | null;
-  sqrtPriceX96: bigint | null;
-  liquidity: bigint | null;
-  tick: number | null;
-  /** Post-swap pool price of token0 in token1, decimal-adjusted; null when decimals are unknown. */
-  price: number | null;
-};
+export type BatchSwap = PoolFacts &
+  SwapAmounts & {
+    blockNumber: number;
+    logIndex: number;
+    /** Null only in replay (the recording has no block hashes). */
+    blockHash: Hex | null;
+    blockTime: Date;
+    txHash: Hex;
+    txIndex: number;
+    /** The transaction's sender and the contract it called; null in replay. */
+    maker: Hex | null;
+    exchange: Hex | null;
+    sender: Hex;
+    recipient: Hex;
+    /** The pool's balances after the swap; null when unknown. */
+    reserve0: bigint | null;
+    reserve1: bigint | null;
+    sqrtPriceX96: bigint | null;
+    liquidity: bigint | null;
+    tick: number | null;
+    /** Post-swap pool price of token0 in token1, decimal-adjusted; null when decimals are unknown. */
+    price: number | null;
+  };
 
 export type PoolEventKind = "sync" | "mint" | "burn" | "collect" | "initialize" | "flash" | "donate";
 

@@ -24,20 +24,25 @@ export type PoolState = {
   logIndex: number | null;
 };
 
-/** A pool as its factory created it: what is stored once and never changes. The base of every pool type. */
-export type PoolInfo = {
-  address: Hex;
-  dex: string;
-  protocol: Protocol;
+/** What a factory's creation event (PairCreated, PoolCreated, Initialize) says of a pool. */
+export type PoolCreationFields = {
   factory: Hex;
   token0: Hex;
   token1: Hex;
+  /** V3: the pool's fee in hundredths of a bip; V2: null (the DEX's configured fee applies). */
   fee: number | null;
   tickSpacing: number | null;
   /** A pool inside a manager (Uniswap V4): its hook contract (zero address: none); absent for other pools. */
   hooks?: Hex | null;
   /** A pool inside a PancakeSwap Infinity manager: its packed parameters; absent for other pools. */
   parameters?: Hex | null;
+};
+
+/** A pool as its factory created it: what is stored once and never changes. The base of every pool type. */
+export type PoolInfo = PoolCreationFields & {
+  address: Hex;
+  dex: string;
+  protocol: Protocol;
   createdBlock: number;
   createdLogIndex: number;
 };

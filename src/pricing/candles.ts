@@ -12,27 +12,22 @@ import type {
   UsdOhlcv,
 } from "../model/index.js";
 import { addExact, type ExactDecimal, exactOf, exactValue } from "./exact-sum.js";
+import type { Trade } from "./trade.js";
 
-/** A trade as the candles see it. `time` in ms since the epoch. */
-export type CandleTrade = {
+/**
+ * A trade as the candles see it: its rounded prices, volumes (exact and rounded) and side as
+ * trade.ts makes them (without the exact ratio), its ordering key, and its USD figures. `time`
+ * in ms since the epoch.
+ */
+export type CandleTrade = Omit<Trade, "ratio"> & {
   key: number;
   time: number;
-  /** Execution price of token0 in token1 (correctly rounded). */
-  price: number;
-  /** Execution price of token1 in token0, rounded from the exact ratio (not 1 / price). */
-  price1: number;
-  volume0: number;
-  volume1: number;
-  /** The volumes exactly: |net raw amount| / 10^decimals (trade.ts `exact0`, `exact1`). */
-  exact0: ExactDecimal;
-  exact1: ExactDecimal;
   /** The trade's USD value (0 when unknown). */
   volumeUsd: number;
   /** The stored USD price of token0 at the trade (`swaps.token0_usd`); null when unknown. */
   usd0: number | null;
   /** The stored USD price of token1 at the trade; null when unknown. */
   usd1: number | null;
-  buy0: boolean;
 };
 
 /** Which prices a candle of the API carries: the pair's other token, or US dollars. */

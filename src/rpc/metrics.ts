@@ -1,10 +1,11 @@
-import { Counter, Gauge, Histogram, Registry } from "prom-client";
+import { Registry } from "prom-client";
 import {
   type BaseError,
   type InconsistentKind,
   RangeTooLargeError,
   RetryableRpcError,
 } from "../internal/errors.js";
+import { metricsIn } from "../internal/metrics.js";
 import {
   CallRevertedError,
   MethodNotSupportedError,
@@ -49,61 +50,53 @@ export type RpcMetrics = {
 
 export function createRpcMetrics(): RpcMetrics {
   const registry = new Registry();
-  const calls = new Counter({
-    name: "tokenmarket_rpc_calls_total",
-    help: "JSON-RPC calls made, by chain and method (each call of a batch counts once; retries count again).",
-    labelNames: ["chain_id", "method"],
-    registers: [registry],
-  });
-  const errors = new Counter({
-    name: "tokenmarket_rpc_errors_total",
-    help: "JSON-RPC calls that failed, by chain, method and kind: timeout (no answer in time), overloaded (HTTP 429, 408, 413, 425 or 5xx), unavailable (connection failed or dropped, node-side transient error), range_too_large (eth_getLogs), response_too_large (an answer over the size cap, retried alone), reverted (eth_call), unsupported (the node does not serve the method), other.",
-    labelNames: ["chain_id", "method", "kind"],
-    registers: [registry],
-  });
-  const duration = new Histogram({
-    name: "tokenmarket_rpc_call_duration_seconds",
-    help: "Time from sending a JSON-RPC call to its answer or failure, in seconds (a batch's calls share its time).",
-    labelNames: ["chain_id", "method"],
-    buckets: [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
-    registers: [registry],
-  });
-  const retries = new Counter({
-    name: "tokenmarket_rpc_retries_total",
-    help: "Retries of failed or throttled JSON-RPC calls (a retried wave of a bulk read counts once), by chain and the provider's host (never its URL, which may carry a key).",
-    labelNames: ["chain_id", "host"],
-    registers: [registry],
-  });
-  const throttled = new Counter({
-    name: "tokenmarket_rpc_throttled_total",
-    help: "Throttled answers (HTTP 429, rate limit) that paused the client for the provider's Retry-After and halved its parallelism, by chain and the provider's host.",
-    labelNames: ["chain_id", "host"],
-    registers: [registry],
-  });
-  const share = new Gauge({
-    name: "tokenmarket_rpc_parallelism_share",
-    help: "The share (0 to 1) of the configured concurrency and batch size a provider is given after its last throttled answer; it grows back by 1/16 with each wave answered without throttling. By chain and the provider's host.",
-    labelNames: ["chain_id", "host"],
-    registers: [registry],
-  });
-  const failovers = new Counter({
-    name: "tokenmarket_rpc_failovers_total",
-    help: "Switches to the chain's next configured RPC URL after a retryable failure, by chain.",
-    labelNames: ["chain_id"],
-    registers: [registry],
-  });
-  const inconsistent = new Counter({
-    name: "tokenmarket_rpc_inconsistent_answers_total",
-    help: "Answers of a chain's node that contradict its other answers outside a real reorg, by chain and kind: unlinked_header (parentHash is not the previous block's hash), log_block_mismatch, log_outside_range, transaction_mismatch, head_backwards. Each is retried after a backoff.",
-    labelNames: ["chain_id", "kind"],
-    registers: [registry],
-  });
-  const sourceGauge = new Gauge({
-    name: "tokenmarket_indexer_transaction_source",
-    help: "How the indexer reads swaps' senders and targets, by chain: 1 for the source in use (blockReceipts: eth_getBlockReceipts; fullBlocks: eth_getBlockByNumber with transactions; transactions: eth_getTransactionByHash per swap), 0 for the others. Chosen by a probe at start, or configured (chains[].transactionSource).",
-    labelNames: ["chain_id", "source"],
-    registers: [registry],
-  });
+  const { counter, gauge, histogram } = metricsIn(registry);
+  const calls = counter(
+    "tokenmarket_rpc_calls_total",
+    "JSON-RPC calls made, by chain and method (each call of a batch counts once; retries count again).",
+    ["chain_id", "method"],
+  );
+  const errors = counter(
+    "tokenmarket_rpc_errors_total",
+    "JSON-RPC calls that failed, by chain, method and kind: timeout (no answer in time), overloaded (HTTP 429, 408, 413, 425 or 5xx), unavailable (connection failed or dropped, node-side transient error), range_too_large (eth_getLogs), response_too_large (an answer over the size cap, retried alone), reverted (eth_call), unsupported (the node does not serve the method), other.",
+    ["chain_id", "method", "kind"],
+  );
+  const duration = histogram(
+    "tokenmarket_rpc_call_duration_seconds",
+    "Time from sending a JSON-RPC call to its answer or failure, in seconds (a batch's calls share its time).",
+    ["chain_id", "method"],
+    [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30],
+  );
+  const retries = counter(
+    "tokenmarket_rpc_retries_total",
+    "Retries of failed or throttled JSON-RPC calls (a retried wave of a bulk read counts once), by chain and the provider's host (never its URL, which may carry a key).",
+    ["chain_id", "host"],
+  );
+  const throttled = counter(
+    "tokenmarket_rpc_throttled_total",
+    "Throttled answers (HTTP 429, rate limit) that paused the client for the provider's Retry-After and halved its parallelism, by chain and the provider's host.",
+    ["chain_id", "host"],
+  );
+  const share = gauge(
+    "tokenmarket_rpc_parallelism_share",
+    "The share (0 to 1) of the configured concurrency and batch size a provider is given after its last throttled answer; it grows back by 1/16 with each wave answered without throttling. By chain and the provider's host.",
+    ["chain_id", "host"],
+  );
+  const failovers = counter(
+    "tokenmarket_rpc_failovers_total",
+    "Switches to the chain's next configured RPC URL after a retryable failure, by chain.",
+    ["chain_id"],
+  );
+  const inconsistent = counter(
+    "tokenmarket_rpc_inconsistent_answers_total",
+    "Answers of a chain's node that contradict its other answers outside a real reorg, by chain and kind: unlinked_header (parentHash is not the previous block's hash), log_block_mismatch, log_outside_range, transaction_mismatch, head_backwards. Each is retried after a backoff.",
+    ["chain_id", "kind"],
+  );
+  const sourceGauge = gauge(
+    "tokenmarket_indexer_transaction_source",
+    "How the indexer reads swaps' senders and targets, by chain: 1 for the source in use (blockReceipts: eth_getBlockReceipts; fullBlocks: eth_getBlockByNumber with transactions; transactions: eth_getTransactionByHash per swap), 0 for the others. Chosen by a probe at start, or configured (chains[].transactionSource).",
+    ["chain_id", "source"],
+  );
   return {
     registry,
     call(chainId, method, seconds, error) {

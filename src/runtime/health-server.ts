@@ -1,6 +1,5 @@
 import Fastify, { type FastifyInstance } from "fastify";
 import { collectDefaultMetrics, Registry } from "prom-client";
-import { perChainGauge } from "../api/metrics.js";
 import {
   type DatabaseServerHealth,
   type DatabaseServerReadiness,
@@ -10,6 +9,7 @@ import {
 import type { Config } from "../config/schema.js";
 import { formatDuration } from "../internal/duration.js";
 import type { Logger } from "../internal/logger.js";
+import { perChainGauge } from "../internal/metrics.js";
 import type { ChainStatus } from "../sync/progress.js";
 
 export type HealthServer = { url: string; close(): Promise<void> };
