@@ -1,4 +1,4 @@
-import { toEventSelector } from "viem";
+import { eventTopics } from "../event-decoder.js";
 
 /**
  * Event signatures of Algebra's factory and pools (Algebra V1: QuickSwap V3, THENA Fusion; Algebra
@@ -16,9 +16,4 @@ export const algebraSignatures = {
 } as const;
 
 /** topic0 of each event, lowercase hex. */
-export const algebraTopics = {
-  algebraPool: toEventSelector(`event ${algebraSignatures.algebraPool}`),
-  integralSwap: toEventSelector(`event ${algebraSignatures.integralSwap}`),
-  integralBurn: toEventSelector(`event ${algebraSignatures.integralBurn}`),
-  algebraFee: toEventSelector(`event ${algebraSignatures.algebraFee}`),
-} as const;
+export const algebraTopics = eventTopics(algebraSignatures);

@@ -1,45 +1,37 @@
 import { encodeBalanceOf } from "../../decode/erc20.js";
 import type { Hex, PoolCreation, RawLog } from "../../decode/types.js";
-import { addressAt, intAt, topicAddress, uintAt, wordCount } from "../../decode/words.js";
-import type { ProtocolFamily } from "../types.js";
+import { wordCount } from "../../decode/words.js";
+import { argsDecoder } from "../event-decoder.js";
+import { creationAt } from "../shared.js";
+import type { LogLike, ProtocolFamily } from "../types.js";
 import { v3Topics } from "../uniswap-v3/abi.js";
 import { decodeV3Log, uniswapV3, type V3Event } from "../uniswap-v3/index.js";
-import { algebraTopics } from "./abi.js";
+import { algebraSignatures, algebraTopics } from "./abi.js";
 import { algebraShape } from "./shape.js";
+
+const poolEvent = argsDecoder(algebraSignatures.algebraPool);
 
 /** Decodes an Algebra factory's Pool event; null for another log or a malformed one. */
 export function decodeAlgebraCreation(log: RawLog): PoolCreation | null {
-  const { topics: t, data } = log;
-  if (t[0] !== algebraTopics.algebraPool || t.length !== 3 || wordCount(data) !== 1) return null;
-  return {
-    factory: log.address,
-    pool: addressAt(data, 0),
-    token0: topicAddress(t[1] as string),
-    token1: topicAddress(t[2] as string),
-    // The fee is the pool's own and changes by event (dynamic fee); the spacing is the pool's.
-    fee: null,
-    tickSpacing: null,
-    blockNumber: log.blockNumber,
-    logIndex: log.logIndex,
-  };
+  const created = poolEvent(log);
+  // The fee is the pool's own and changes by event (dynamic fee); the spacing is the pool's.
+  return created && creationAt(log, { ...created, fee: null, tickSpacing: null });
 }
+
+const integralSwap = argsDecoder(algebraSignatures.integralSwap);
 
 /**
  * An Algebra Integral 1.2 Swap: V3's fields then `overrideFee` and `pluginFee`, as a `v3-swap`
  * (the fees are not part of the pool's state).
  */
-export function decodeIntegralSwap(log: Pick<RawLog, "topics" | "data">): V3Event | null {
-  const { topics: t, data } = log;
-  if (t[0] !== algebraTopics.integralSwap || t.length !== 3 || wordCount(data) !== 7) return null;
+export function decodeIntegralSwap(log: LogLike): V3Event | null {
+  const swap = integralSwap(log);
+  if (!swap) return null;
+  const { price, overrideFee: _, pluginFee: __, ...fields } = swap;
   return {
     type: "v3-swap",
-    sender: topicAddress(t[1] as string),
-    recipient: topicAddress(t[2] as string),
-    amount0: intAt(data, 0),
-    amount1: intAt(data, 1),
-    sqrtPriceX96: uintAt(data, 2),
-    liquidity: uintAt(data, 3),
-    tick: Number(intAt(data, 4)),
+    ...fields,
+    sqrtPriceX96: price,
     protocolFeesToken0: null,
     protocolFeesToken1: null,
   };
@@ -50,7 +42,7 @@ export function decodeIntegralSwap(log: Pick<RawLog, "topics" | "data">): V3Even
  * (the amounts are what the position is credited, the fee already taken; the tokens leave the
  * pool with Collect, as in V3).
  */
-export function decodeIntegralBurn(log: Pick<RawLog, "topics" | "data">): V3Event | null {
+export function decodeIntegralBurn(log: LogLike): V3Event | null {
   const { topics: t, data } = log;
   if (t[0] !== algebraTopics.integralBurn || t.length !== 4 || wordCount(data) !== 4) return null;
   // V1's Burn, then the plugin's fee word.

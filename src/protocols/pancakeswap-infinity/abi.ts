@@ -1,4 +1,4 @@
-import { toEventSelector } from "viem";
+import { eventTopics } from "../event-decoder.js";
 
 /**
  * Event signatures of PancakeSwap Infinity's pool managers (BNB Chain): the CLPoolManager
@@ -23,15 +23,8 @@ export const infinitySignatures = {
   binBurn: "Burn(bytes32 indexed id, address indexed sender, uint256[] ids, bytes32 salt, bytes32[] amounts)",
 } as const;
 
-type Name = keyof typeof infinitySignatures;
-
 /** topic0 of each event, lowercase hex. */
-export const infinityTopics = Object.fromEntries(
-  Object.entries(infinitySignatures).map(([name, signature]) => [
-    name,
-    toEventSelector(`event ${signature}`),
-  ]),
-) as Record<Name, `0x${string}`>;
+export const infinityTopics = eventTopics(infinitySignatures);
 
 /**
  * Hook permissions are the low 16 bits of a pool's `parameters`; these let the hook return

@@ -1,16 +1,21 @@
 import type { Hex, PoolCreation, RawLog } from "../../decode/types.js";
-import { addressAt, intAt, topicAddress, uintAt, wordCount } from "../../decode/words.js";
+import { topicAddress, uintAt, wordCount } from "../../decode/words.js";
 import type { Ratio } from "../../exact/ratio.js";
 import { ratioValue } from "../../exact/ratio.js";
-import type { PoolState } from "../../model/index.js";
-import { balanceDepth } from "../shared.js";
+import { type TableEvent, tableDecoder } from "../event-decoder.js";
+import {
+  amountsEvent,
+  balanceDepth,
+  managerCreation,
+  managerTrade,
+  moveBalances,
+  stateAfter,
+  stateAt,
+} from "../shared.js";
 import type { EventRecord, LogLike, PoolTraits, ProtocolFamily } from "../types.js";
-import { decodeV4Log, uniswapV4, type V4Event } from "../uniswap-v4/index.js";
-import { INFINITY_SWAP_RETURNS_DELTA, infinityTopics } from "./abi.js";
+import { uniswapV4, type V4Event } from "../uniswap-v4/index.js";
+import { INFINITY_SWAP_RETURNS_DELTA, infinitySignatures, infinityTopics } from "./abi.js";
 import { infinityBinShape, infinityClShape } from "./shape.js";
-
-const poolIdOf = (topic: string): Hex => topic.toLowerCase() as Hex;
-const word = (data: string, i: number): Hex => `0x${data.slice(2 + i * 64, 2 + (i + 1) * 64)}` as Hex;
 
 /** A signed 24-bit field of a packed word. */
 const int24At = (value: bigint, offset: number): number => {
@@ -30,55 +35,30 @@ export function infinityRewritesAmounts(pool: PoolTraits): boolean {
   );
 }
 
+/** The CLPoolManager's events a CL pool is read from (their topics are fetched). */
+const clEvents = ["clInitialize", "clSwap", "clModifyLiquidity", "clDonate"] as const;
+const decodeClEvent = tableDecoder(infinitySignatures, clEvents);
+
 /**
  * Decodes a CLPoolManager log into the Uniswap V4 events it corresponds to (its Initialize
  * carries `parameters` instead of the tick spacing, its Swap a protocol fee, its Donate the
- * tick); ModifyLiquidity has V4's signature.
+ * tick, which the V4 events do not keep); ModifyLiquidity has V4's signature.
  */
 export function decodeClLog(log: LogLike): (V4Event & { parameters?: Hex }) | null {
-  const { topics: t, data } = log;
-  const words = wordCount(data);
-  switch (t[0]) {
-    case infinityTopics.clInitialize: {
-      if (t.length !== 4 || words !== 5) return null;
-      const parameters = word(data, 2);
-      return {
-        type: "v4-initialize",
-        id: poolIdOf(t[1] as string),
-        currency0: topicAddress(t[2] as string),
-        currency1: topicAddress(t[3] as string),
-        hooks: addressAt(data, 0),
-        fee: Number(uintAt(data, 1)),
-        tickSpacing: clTickSpacing(parameters),
-        parameters,
-        sqrtPriceX96: uintAt(data, 3),
-        tick: Number(intAt(data, 4)),
-      };
+  const event = decodeClEvent(log);
+  switch (event?.type) {
+    case "cl-initialize":
+      return { ...event, type: "v4-initialize", tickSpacing: clTickSpacing(event.parameters) };
+    case "cl-swap": {
+      const { protocolFee: _, ...swap } = event;
+      return { ...swap, type: "v4-swap" };
     }
-    case infinityTopics.clSwap:
-      if (t.length !== 3 || words !== 7) return null;
-      return {
-        type: "v4-swap",
-        id: poolIdOf(t[1] as string),
-        sender: topicAddress(t[2] as string),
-        amount0: intAt(data, 0),
-        amount1: intAt(data, 1),
-        sqrtPriceX96: uintAt(data, 2),
-        liquidity: uintAt(data, 3),
-        tick: Number(intAt(data, 4)),
-        fee: Number(uintAt(data, 5)),
-      };
-    case infinityTopics.clDonate:
-      if (t.length !== 3 || words !== 3) return null;
-      return {
-        type: "v4-donate",
-        id: poolIdOf(t[1] as string),
-        sender: topicAddress(t[2] as string),
-        amount0: uintAt(data, 0),
-        amount1: uintAt(data, 1),
-      };
-    case infinityTopics.clModifyLiquidity:
-      return decodeV4Log(log);
+    case "cl-modify-liquidity":
+      return { ...event, type: "v4-modify-liquidity" };
+    case "cl-donate": {
+      const { tick: _, ...donate } = event;
+      return { ...donate, type: "v4-donate" };
+    }
     default:
       return null;
   }
@@ -88,18 +68,10 @@ export function decodeClLog(log: LogLike): (V4Event & { parameters?: Hex }) | nu
 export function decodeClCreation(log: RawLog): PoolCreation | null {
   const event = decodeClLog(log);
   if (event?.type !== "v4-initialize") return null;
-  return {
-    factory: log.address,
-    pool: event.id,
-    token0: event.currency0,
-    token1: event.currency1,
-    fee: event.fee,
+  return managerCreation(log, event, {
     tickSpacing: event.tickSpacing,
-    hooks: event.hooks,
     parameters: event.parameters ?? null,
-    blockNumber: log.blockNumber,
-    logIndex: log.logIndex,
-  };
+  });
 }
 
 /**
@@ -113,41 +85,19 @@ export const pancakeswapInfinityCl: ProtocolFamily<V4Event> = {
   variants: [{ id: "pancakeswap-infinity-cl", layout: "uniswap", dexName: "PancakeSwap Infinity CL" }],
   creationTopic: infinityTopics.clInitialize,
   decodeCreation: decodeClCreation,
-  poolTopics: () => [
-    infinityTopics.clInitialize,
-    infinityTopics.clSwap,
-    infinityTopics.clModifyLiquidity,
-    infinityTopics.clDonate,
-  ],
+  poolTopics: () => clEvents.map((name) => infinityTopics[name]),
   swapTopics: [infinityTopics.clSwap],
   decodeLog: (log) => decodeClLog(log),
   rewritesAmounts: infinityRewritesAmounts,
   shape: infinityClShape,
 };
 
-/** A decoded BinPoolManager event; amounts raw, `ids` the bins, their amounts per bin unpacked. */
+/**
+ * A decoded BinPoolManager event; amounts raw, a Swap's the swapper's deltas as CL's (negative:
+ * paid into the pool); a Mint's or Burn's `bins` the bins' ids, its amounts their sums.
+ */
 export type BinEvent =
-  | {
-      type: "bin-initialize";
-      id: Hex;
-      currency0: Hex;
-      currency1: Hex;
-      hooks: Hex;
-      fee: number;
-      parameters: Hex;
-      activeId: number;
-    }
-  | {
-      type: "bin-swap";
-      id: Hex;
-      sender: Hex;
-      /** The swapper's balance deltas, as CL's: negative = paid into the pool. */
-      amount0: bigint;
-      amount1: bigint;
-      activeId: number;
-      fee: number;
-      protocolFee: number;
-    }
+  | TableEvent<typeof infinitySignatures, "binInitialize" | "binSwap">
   | { type: "bin-mint" | "bin-burn"; id: Hex; sender: Hex; bins: number[]; amount0: bigint; amount1: bigint };
 
 /** The low and high 128 bits of a packed amounts word: token0's and token1's amounts. */
@@ -164,79 +114,47 @@ function arrayAt(data: string, head: number): bigint[] | null {
   return Array.from({ length }, (_, i) => uintAt(data, start + 1 + i));
 }
 
-/** Decodes a BinPoolManager's Initialize, Swap, Mint or Burn. */
-export function decodeBinLog(log: LogLike): BinEvent | null {
+/** The BinPoolManager's events a Bin pool is read from (their topics are fetched). */
+const binEvents = ["binInitialize", "binSwap", "binMint", "binBurn"] as const;
+/** Its events of static arguments (Mint and Burn carry arrays). */
+const decodeBinStatic = tableDecoder(infinitySignatures, ["binInitialize", "binSwap"]);
+
+/** A BinPoolManager's Mint or Burn: the bins' amounts summed per token. */
+function decodeBinLiquidity(log: LogLike): BinEvent | null {
   const { topics: t, data } = log;
+  const mint = t[0] === infinityTopics.binMint;
+  if (!mint && t[0] !== infinityTopics.binBurn) return null;
   const words = wordCount(data);
-  switch (t[0]) {
-    case infinityTopics.binInitialize:
-      if (t.length !== 4 || words !== 4) return null;
-      return {
-        type: "bin-initialize",
-        id: poolIdOf(t[1] as string),
-        currency0: topicAddress(t[2] as string),
-        currency1: topicAddress(t[3] as string),
-        hooks: addressAt(data, 0),
-        fee: Number(uintAt(data, 1)),
-        parameters: word(data, 2),
-        activeId: Number(uintAt(data, 3)),
-      };
-    case infinityTopics.binSwap:
-      if (t.length !== 3 || words !== 5) return null;
-      return {
-        type: "bin-swap",
-        id: poolIdOf(t[1] as string),
-        sender: topicAddress(t[2] as string),
-        amount0: intAt(data, 0),
-        amount1: intAt(data, 1),
-        activeId: Number(uintAt(data, 2)),
-        fee: Number(uintAt(data, 3)),
-        protocolFee: Number(uintAt(data, 4)),
-      };
-    case infinityTopics.binMint:
-    case infinityTopics.binBurn: {
-      const mint = t[0] === infinityTopics.binMint;
-      if (t.length !== 3 || !Number.isInteger(words) || words < (mint ? 5 : 3)) return null;
-      const ids = arrayAt(data, 0);
-      const amounts = arrayAt(data, 2);
-      if (!ids || !amounts || ids.length !== amounts.length) return null;
-      let amount0 = 0n;
-      let amount1 = 0n;
-      for (const packed of amounts) {
-        const [a0, a1] = unpack(packed);
-        amount0 += a0;
-        amount1 += a1;
-      }
-      return {
-        type: mint ? "bin-mint" : "bin-burn",
-        id: poolIdOf(t[1] as string),
-        sender: topicAddress(t[2] as string),
-        bins: ids.map(Number),
-        amount0,
-        amount1,
-      };
-    }
-    default:
-      return null;
+  if (t.length !== 3 || !Number.isInteger(words) || words < (mint ? 5 : 3)) return null;
+  const ids = arrayAt(data, 0);
+  const amounts = arrayAt(data, 2);
+  if (!ids || !amounts || ids.length !== amounts.length) return null;
+  let amount0 = 0n;
+  let amount1 = 0n;
+  for (const packed of amounts) {
+    const [a0, a1] = unpack(packed);
+    amount0 += a0;
+    amount1 += a1;
   }
+  return {
+    type: mint ? "bin-mint" : "bin-burn",
+    id: (t[1] as string).toLowerCase() as Hex,
+    sender: topicAddress(t[2] as string),
+    bins: ids.map(Number),
+    amount0,
+    amount1,
+  };
 }
+
+/** Decodes a BinPoolManager's Initialize, Swap, Mint or Burn. */
+export const decodeBinLog = (log: LogLike): BinEvent | null =>
+  decodeBinStatic(log) ?? decodeBinLiquidity(log);
 
 /** A BinPoolManager's Initialize as a new pool. */
 export function decodeBinCreation(log: RawLog): PoolCreation | null {
   const event = decodeBinLog(log);
   if (event?.type !== "bin-initialize") return null;
-  return {
-    factory: log.address,
-    pool: event.id,
-    token0: event.currency0,
-    token1: event.currency1,
-    fee: event.fee,
-    tickSpacing: null,
-    hooks: event.hooks,
-    parameters: event.parameters,
-    blockNumber: log.blockNumber,
-    logIndex: log.logIndex,
-  };
+  return managerCreation(log, event, { tickSpacing: null, parameters: event.parameters });
 }
 
 /** The center bin id: its price is 1. */
@@ -305,8 +223,6 @@ export function binPriceValue(
   return a === b ? a : exact();
 }
 
-const add = (a: bigint | null, b: bigint): bigint | null => (a === null ? null : a + b);
-
 /**
  * PancakeSwap Infinity Bin pools: liquidity in discrete bins, the active bin's id kept as the
  * state's `tick`; balances tracked from Mint (+ the bins' amounts), Burn (−) and swaps (the
@@ -320,43 +236,27 @@ export const pancakeswapInfinityBin: ProtocolFamily<BinEvent> = {
   poolsInFactory: true,
   decodeCreation: decodeBinCreation,
   rewritesAmounts: infinityRewritesAmounts,
-  poolTopics: () => [
-    infinityTopics.binInitialize,
-    infinityTopics.binSwap,
-    infinityTopics.binMint,
-    infinityTopics.binBurn,
-  ],
+  poolTopics: () => binEvents.map((name) => infinityTopics[name]),
   swapTopics: [infinityTopics.binSwap],
   decodeLog: (log) => decodeBinLog(log),
 
-  createdState: (block) => ({
-    reserve0: 0n,
-    reserve1: 0n,
-    sqrtPriceX96: null,
-    liquidity: null,
-    tick: null,
-    block,
-    logIndex: null,
-  }),
+  createdState: (block) => stateAt(block, { reserve0: 0n, reserve1: 0n }),
 
   nextState(before, event, log) {
-    const s: PoolState = { ...before, block: log.blockNumber, logIndex: log.logIndex };
+    const s = stateAfter(before, log);
     switch (event.type) {
       case "bin-initialize":
         s.tick = event.activeId;
         break;
       case "bin-swap":
-        s.reserve0 = add(s.reserve0, -event.amount0);
-        s.reserve1 = add(s.reserve1, -event.amount1);
+        moveBalances(s, -event.amount0, -event.amount1);
         s.tick = event.activeId;
         break;
       case "bin-mint":
-        s.reserve0 = add(s.reserve0, event.amount0);
-        s.reserve1 = add(s.reserve1, event.amount1);
+        moveBalances(s, event.amount0, event.amount1);
         break;
       case "bin-burn":
-        s.reserve0 = add(s.reserve0, -event.amount0);
-        s.reserve1 = add(s.reserve1, -event.amount1);
+        moveBalances(s, -event.amount0, -event.amount1);
         break;
     }
     return s;
@@ -364,28 +264,16 @@ export const pancakeswapInfinityBin: ProtocolFamily<BinEvent> = {
 
   record(event): EventRecord {
     switch (event.type) {
-      case "bin-swap":
-        return {
-          role: "swap",
-          joinsPending: false,
-          trade: {
-            sender: event.sender,
-            recipient: event.sender,
-            amount0In: event.amount0 < 0n ? -event.amount0 : 0n,
-            amount1In: event.amount1 < 0n ? -event.amount1 : 0n,
-            amount0Out: event.amount0 > 0n ? event.amount0 : 0n,
-            amount1Out: event.amount1 > 0n ? event.amount1 : 0n,
-            sqrtPriceX96: null,
-            liquidity: null,
-            tick: event.activeId,
-          },
-        };
+      case "bin-swap": {
+        const trade = managerTrade(event, { sqrtPriceX96: null, liquidity: null, tick: event.activeId });
+        return { role: "swap", joinsPending: false, trade };
+      }
       case "bin-initialize":
         return { role: "event", kind: "initialize", fields: {} };
       case "bin-mint":
-        return { role: "event", kind: "mint", fields: { amount0: event.amount0, amount1: event.amount1 } };
+        return amountsEvent("mint", event);
       case "bin-burn":
-        return { role: "event", kind: "burn", fields: { amount0: event.amount0, amount1: event.amount1 } };
+        return amountsEvent("burn", event);
     }
   },
 
@@ -396,15 +284,7 @@ export const pancakeswapInfinityBin: ProtocolFamily<BinEvent> = {
 
   // The Vault holds every pool's tokens: balances before the indexed range stay unknown.
   baseStateCalls: () => [],
-  baseState: (_answers, block) => ({
-    reserve0: null,
-    reserve1: null,
-    sqrtPriceX96: null,
-    liquidity: null,
-    tick: null,
-    block,
-    logIndex: null,
-  }),
+  baseState: (_answers, block) => stateAt(block),
 
   // The pricing state keeps balances and a sqrt price, not the active bin: bin pools do not price
   // tokens (their trades carry the active bin's exact price).

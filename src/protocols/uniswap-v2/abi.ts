@@ -1,4 +1,4 @@
-import { toEventSelector } from "viem";
+import { eventTopics } from "../event-decoder.js";
 
 /** Event signatures of a Uniswap V2-style factory and pair. */
 export const v2Signatures = {
@@ -11,10 +11,4 @@ export const v2Signatures = {
 } as const;
 
 /** topic0 of each event, lowercase hex. */
-export const v2Topics = {
-  v2PairCreated: toEventSelector(`event ${v2Signatures.v2PairCreated}`),
-  v2Sync: toEventSelector(`event ${v2Signatures.v2Sync}`),
-  v2Swap: toEventSelector(`event ${v2Signatures.v2Swap}`),
-  v2Mint: toEventSelector(`event ${v2Signatures.v2Mint}`),
-  v2Burn: toEventSelector(`event ${v2Signatures.v2Burn}`),
-} as const;
+export const v2Topics = eventTopics(v2Signatures);

@@ -1,84 +1,28 @@
 import { priceFromReserves, ratioFromReserves } from "../../decode/price.js";
 import type { Hex, PoolCreation, RawLog } from "../../decode/types.js";
-import { addressAt, topicAddress, uintAt, wordCount } from "../../decode/words.js";
-import { answerWord, balanceDepth, stateAfter, stateAt } from "../shared.js";
-import type { EventRecord, LogLike, ProtocolFamily } from "../types.js";
-import { v2Topics } from "./abi.js";
+import { argsDecoder, tableDecoder } from "../event-decoder.js";
+import { amountsEvent, answerWord, balanceDepth, creationAt, stateAfter, stateAt } from "../shared.js";
+import type { EventRecord, ProtocolFamily } from "../types.js";
+import { v2Signatures, v2Topics } from "./abi.js";
 import { uniswapV2Shape } from "./shape.js";
-
-/** A decoded event of a Uniswap V2-style pair; amounts are raw integers. */
-export type V2Event =
-  | { type: "v2-sync"; reserve0: bigint; reserve1: bigint }
-  | {
-      type: "v2-swap";
-      sender: Hex;
-      to: Hex;
-      amount0In: bigint;
-      amount1In: bigint;
-      amount0Out: bigint;
-      amount1Out: bigint;
-    }
-  | { type: "v2-mint"; sender: Hex; amount0: bigint; amount1: bigint }
-  | { type: "v2-burn"; sender: Hex; to: Hex; amount0: bigint; amount1: bigint };
 
 /** getReserves() → (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast) */
 const GET_RESERVES = "0x0902f1ac" as Hex;
 
 /** Decodes a Uniswap V2 pair's Sync, Swap, Mint or Burn. */
-export function decodeV2Log(log: LogLike): V2Event | null {
-  const { topics: t, data } = log;
-  const words = wordCount(data);
-  switch (t[0]) {
-    case v2Topics.v2Sync:
-      if (t.length !== 1 || words !== 2) return null;
-      return { type: "v2-sync", reserve0: uintAt(data, 0), reserve1: uintAt(data, 1) };
-    case v2Topics.v2Swap:
-      if (t.length !== 3 || words !== 4) return null;
-      return {
-        type: "v2-swap",
-        sender: topicAddress(t[1] as string),
-        to: topicAddress(t[2] as string),
-        amount0In: uintAt(data, 0),
-        amount1In: uintAt(data, 1),
-        amount0Out: uintAt(data, 2),
-        amount1Out: uintAt(data, 3),
-      };
-    case v2Topics.v2Mint:
-      if (t.length !== 2 || words !== 2) return null;
-      return {
-        type: "v2-mint",
-        sender: topicAddress(t[1] as string),
-        amount0: uintAt(data, 0),
-        amount1: uintAt(data, 1),
-      };
-    case v2Topics.v2Burn:
-      if (t.length !== 3 || words !== 2) return null;
-      return {
-        type: "v2-burn",
-        sender: topicAddress(t[1] as string),
-        to: topicAddress(t[2] as string),
-        amount0: uintAt(data, 0),
-        amount1: uintAt(data, 1),
-      };
-    default:
-      return null;
-  }
-}
+export const decodeV2Log = tableDecoder(v2Signatures, ["v2Sync", "v2Swap", "v2Mint", "v2Burn"]);
+
+/** A decoded event of a Uniswap V2-style pair, its fields named as in its signature; amounts are raw integers. */
+export type V2Event = NonNullable<ReturnType<typeof decodeV2Log>>;
+
+const pairCreated = argsDecoder(v2Signatures.v2PairCreated);
 
 /** Decodes a factory's PairCreated; null for another log or a malformed one. */
 export function decodeV2Creation(log: RawLog): PoolCreation | null {
-  const { topics: t, data } = log;
-  if (t[0] !== v2Topics.v2PairCreated || t.length !== 3 || wordCount(data) !== 2) return null;
-  return {
-    factory: log.address,
-    blockNumber: log.blockNumber,
-    logIndex: log.logIndex,
-    token0: topicAddress(t[1] as string),
-    token1: topicAddress(t[2] as string),
-    pool: addressAt(data, 0),
-    fee: null,
-    tickSpacing: null,
-  };
+  const created = pairCreated(log);
+  if (!created) return null;
+  const { token0, token1, pair } = created;
+  return creationAt(log, { token0, token1, pool: pair, fee: null, tickSpacing: null });
 }
 
 /**
@@ -130,9 +74,9 @@ export const uniswapV2: ProtocolFamily<V2Event> = {
           },
         };
       case "v2-mint":
-        return { role: "event", kind: "mint", fields: { amount0: event.amount0, amount1: event.amount1 } };
+        return amountsEvent("mint", event);
       case "v2-burn":
-        return { role: "event", kind: "burn", fields: { amount0: event.amount0, amount1: event.amount1 } };
+        return amountsEvent("burn", event);
     }
   },
 

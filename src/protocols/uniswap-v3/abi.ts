@@ -1,4 +1,4 @@
-import { toEventSelector } from "viem";
+import { eventTopics } from "../event-decoder.js";
 
 /**
  * Event signatures of a Uniswap V3-style factory and pool. PancakeSwap V3's Swap has two more
@@ -25,9 +25,5 @@ export const v3Signatures = {
     "Flash(address indexed sender, address indexed recipient, uint256 amount0, uint256 amount1, uint256 paid0, uint256 paid1)",
 } as const;
 
-type V3EventName = keyof typeof v3Signatures;
-
 /** topic0 of each event, lowercase hex. */
-export const v3Topics = Object.fromEntries(
-  Object.entries(v3Signatures).map(([name, signature]) => [name, toEventSelector(`event ${signature}`)]),
-) as Record<V3EventName, `0x${string}`>;
+export const v3Topics = eventTopics(v3Signatures);

@@ -1,4 +1,4 @@
-import { toEventSelector } from "viem";
+import { eventTopics } from "../event-decoder.js";
 
 /** Event signatures of Uniswap V4's PoolManager (v4-core `src/interfaces/IPoolManager.sol`). */
 export const v4Signatures = {
@@ -12,12 +12,7 @@ export const v4Signatures = {
 } as const;
 
 /** topic0 of each event, lowercase hex. */
-export const v4Topics = {
-  v4Initialize: toEventSelector(`event ${v4Signatures.v4Initialize}`),
-  v4ModifyLiquidity: toEventSelector(`event ${v4Signatures.v4ModifyLiquidity}`),
-  v4Swap: toEventSelector(`event ${v4Signatures.v4Swap}`),
-  v4Donate: toEventSelector(`event ${v4Signatures.v4Donate}`),
-} as const;
+export const v4Topics = eventTopics(v4Signatures);
 
 /**
  * Hook permissions are the low 14 bits of the hook's address (v4-core `src/libraries/Hooks.sol`).

@@ -1,108 +1,40 @@
 import { priceFromSqrtPriceX96 } from "../../decode/price.js";
-import type { Hex, PoolCreation, RawLog } from "../../decode/types.js";
-import { addressAt, intAt, topicAddress, uintAt, wordCount } from "../../decode/words.js";
+import type { PoolCreation, RawLog } from "../../decode/types.js";
 import type { PoolState } from "../../model/index.js";
-import { addKnown, balanceDepth, signedTrade, sqrtPriceSpot, stateAfter, stateAt } from "../shared.js";
+import { type TableEvent, tableDecoder } from "../event-decoder.js";
+import {
+  amountsEvent,
+  balanceDepth,
+  concentratedCreatedState,
+  managerCreation,
+  managerTrade,
+  moveActiveLiquidity,
+  moveBalances,
+  positionEvent,
+  setInitialPrice,
+  setSwapPrice,
+  sqrtPriceSpot,
+  stateAfter,
+  stateAt,
+} from "../shared.js";
 import { liquidityAmounts } from "../tick-math.js";
 import type { EventRecord, LogLike, ProtocolFamily } from "../types.js";
-import { RETURN_DELTA_FLAGS, v4Topics } from "./abi.js";
+import { RETURN_DELTA_FLAGS, v4Signatures, v4Topics } from "./abi.js";
 import { uniswapV4Shape } from "./shape.js";
 
-/** A decoded PoolManager event; `id` is the 32-byte PoolId, amounts raw integers. */
-export type V4Event =
-  | {
-      type: "v4-initialize";
-      id: Hex;
-      currency0: Hex;
-      currency1: Hex;
-      fee: number;
-      tickSpacing: number;
-      hooks: Hex;
-      sqrtPriceX96: bigint;
-      tick: number;
-    }
-  | {
-      type: "v4-swap";
-      id: Hex;
-      sender: Hex;
-      /** The swapper's balance deltas: negative = paid by the swapper into the pool (V3's sign reversed). */
-      amount0: bigint;
-      amount1: bigint;
-      sqrtPriceX96: bigint;
-      liquidity: bigint;
-      tick: number;
-      /** The fee charged by this swap, in hundredths of a bip (dynamic-fee pools change it per swap). */
-      fee: number;
-    }
-  | {
-      type: "v4-modify-liquidity";
-      id: Hex;
-      sender: Hex;
-      tickLower: number;
-      tickUpper: number;
-      liquidityDelta: bigint;
-      salt: Hex;
-    }
-  | { type: "v4-donate"; id: Hex; sender: Hex; amount0: bigint; amount1: bigint };
-
-const word = (data: string, i: number): Hex => `0x${data.slice(2 + i * 64, 2 + (i + 1) * 64)}` as Hex;
-const id = (topic: string): Hex => topic.toLowerCase() as Hex;
+/**
+ * A decoded PoolManager event, its fields named as in its signature: `id` is the 32-byte PoolId,
+ * amounts raw integers. A Swap's amounts are the swapper's balance deltas (negative: paid by the
+ * swapper into the pool, V3's sign reversed) and its `fee` the fee this swap charged, in
+ * hundredths of a bip (dynamic-fee pools change it per swap).
+ */
+export type V4Event = TableEvent<typeof v4Signatures, keyof typeof v4Signatures>;
 
 /** Decodes a PoolManager's Initialize, Swap, ModifyLiquidity or Donate. */
-export function decodeV4Log(log: LogLike): V4Event | null {
-  const { topics: t, data } = log;
-  const words = wordCount(data);
-  switch (t[0]) {
-    case v4Topics.v4Initialize:
-      if (t.length !== 4 || words !== 5) return null;
-      return {
-        type: "v4-initialize",
-        id: id(t[1] as string),
-        currency0: topicAddress(t[2] as string),
-        currency1: topicAddress(t[3] as string),
-        fee: Number(uintAt(data, 0)),
-        tickSpacing: Number(intAt(data, 1)),
-        hooks: addressAt(data, 2),
-        sqrtPriceX96: uintAt(data, 3),
-        tick: Number(intAt(data, 4)),
-      };
-    case v4Topics.v4Swap:
-      if (t.length !== 3 || words !== 6) return null;
-      return {
-        type: "v4-swap",
-        id: id(t[1] as string),
-        sender: topicAddress(t[2] as string),
-        amount0: intAt(data, 0),
-        amount1: intAt(data, 1),
-        sqrtPriceX96: uintAt(data, 2),
-        liquidity: uintAt(data, 3),
-        tick: Number(intAt(data, 4)),
-        fee: Number(uintAt(data, 5)),
-      };
-    case v4Topics.v4ModifyLiquidity:
-      if (t.length !== 3 || words !== 4) return null;
-      return {
-        type: "v4-modify-liquidity",
-        id: id(t[1] as string),
-        sender: topicAddress(t[2] as string),
-        tickLower: Number(intAt(data, 0)),
-        tickUpper: Number(intAt(data, 1)),
-        liquidityDelta: intAt(data, 2),
-        salt: word(data, 3),
-      };
-    case v4Topics.v4Donate:
-      if (t.length !== 3 || words !== 2) return null;
-      return {
-        type: "v4-donate",
-        id: id(t[1] as string),
-        sender: topicAddress(t[2] as string),
-        amount0: uintAt(data, 0),
-        amount1: uintAt(data, 1),
-      };
-    default:
-      return null;
-  }
-}
+export const decodeV4Log: (log: LogLike) => V4Event | null = tableDecoder(
+  v4Signatures,
+  Object.keys(v4Signatures) as (keyof typeof v4Signatures)[],
+);
 
 /**
  * A PoolManager's Initialize as a new pool: the pool is its PoolId (`pool`, 32 bytes), its
@@ -111,17 +43,7 @@ export function decodeV4Log(log: LogLike): V4Event | null {
 export function decodeV4Creation(log: RawLog): PoolCreation | null {
   const event = decodeV4Log(log);
   if (event?.type !== "v4-initialize") return null;
-  return {
-    factory: log.address,
-    pool: event.id,
-    token0: event.currency0,
-    token1: event.currency1,
-    fee: event.fee,
-    tickSpacing: event.tickSpacing,
-    hooks: event.hooks,
-    blockNumber: log.blockNumber,
-    logIndex: log.logIndex,
-  };
+  return managerCreation(log, event, { tickSpacing: event.tickSpacing });
 }
 
 /** Whether a hook address carries a permission that lets it return deltas (amounts not as paid). */
@@ -162,21 +84,17 @@ export const uniswapV4: ProtocolFamily<V4Event> = {
   decodeLog: (log) => decodeV4Log(log),
   rewritesAmounts: (pool) => hookRewritesAmounts(pool.hooks),
 
-  createdState: (block) => stateAt(block, { reserve0: 0n, reserve1: 0n, liquidity: 0n }),
+  createdState: concentratedCreatedState,
 
   nextState(before, event, log) {
     const s = stateAfter(before, log);
     switch (event.type) {
       case "v4-initialize":
-        s.sqrtPriceX96 = event.sqrtPriceX96;
-        s.tick = event.tick;
+        setInitialPrice(s, event);
         break;
       case "v4-swap":
-        s.reserve0 = addKnown(s.reserve0, -event.amount0);
-        s.reserve1 = addKnown(s.reserve1, -event.amount1);
-        s.sqrtPriceX96 = event.sqrtPriceX96;
-        s.liquidity = event.liquidity;
-        s.tick = event.tick;
+        moveBalances(s, -event.amount0, -event.amount1);
+        setSwapPrice(s, event);
         break;
       case "v4-modify-liquidity": {
         const amounts = modifyAmounts(before, event);
@@ -186,15 +104,12 @@ export const uniswapV4: ProtocolFamily<V4Event> = {
           s.liquidity = null;
           break;
         }
-        s.reserve0 = addKnown(s.reserve0, amounts.amount0);
-        s.reserve1 = addKnown(s.reserve1, amounts.amount1);
-        if (s.tick !== null && event.tickLower <= s.tick && s.tick < event.tickUpper)
-          s.liquidity = addKnown(s.liquidity, event.liquidityDelta);
+        moveBalances(s, amounts.amount0, amounts.amount1);
+        moveActiveLiquidity(s, event, event.liquidityDelta);
         break;
       }
       case "v4-donate":
-        s.reserve0 = addKnown(s.reserve0, event.amount0);
-        s.reserve1 = addKnown(s.reserve1, event.amount1);
+        moveBalances(s, event.amount0, event.amount1);
         break;
     }
     return s;
@@ -203,34 +118,15 @@ export const uniswapV4: ProtocolFamily<V4Event> = {
   record(event, before): EventRecord {
     switch (event.type) {
       case "v4-swap":
-        return {
-          role: "swap",
-          joinsPending: false,
-          // The PoolManager's Swap names no recipient: the tokens settle with the caller.
-          trade: signedTrade({
-            ...event,
-            recipient: event.sender,
-            into0: -event.amount0,
-            into1: -event.amount1,
-          }),
-        };
+        return { role: "swap", joinsPending: false, trade: managerTrade(event, event) };
       case "v4-initialize":
         return { role: "event", kind: "initialize", fields: {} };
       case "v4-modify-liquidity": {
-        const amounts = modifyAmounts(before, event);
-        return {
-          role: "event",
-          kind: event.liquidityDelta < 0n ? "burn" : "mint",
-          fields: {
-            ...(amounts ?? {}),
-            liquidityDelta: event.liquidityDelta,
-            tickLower: event.tickLower,
-            tickUpper: event.tickUpper,
-          },
-        };
+        const kind = event.liquidityDelta < 0n ? "burn" : "mint";
+        return positionEvent(kind, modifyAmounts(before, event), event, event.liquidityDelta);
       }
       case "v4-donate":
-        return { role: "event", kind: "donate", fields: { amount0: event.amount0, amount1: event.amount1 } };
+        return amountsEvent("donate", event);
     }
   },
 
