@@ -1,21 +1,22 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { FastifyInstance } from "fastify";
 import { encodeFunctionData } from "viem";
-import { createTestDb, type TestDb } from "../_test/db.js";
+import { type ApiClient, type ApiPipeline, listenApi, startApiPipeline } from "../_test/api-server.js";
+import type { TestDb } from "../_test/db.js";
 import { toDouble, tradePrice, unitsOf } from "../_test/exact.js";
 import { freePort } from "../_test/free-port.js";
-import { type ApiAnswer, createApiClient } from "../_test/http-client.js";
+import type { ApiAnswer } from "../_test/http-client.js";
 import { exampleQuery, operationsOf } from "../_test/openapi-examples.js";
-import { type Pipeline, startPipeline } from "../_test/pipeline.js";
-import { referenceMarket } from "../_test/reference-prices.js";
+import type { Pipeline } from "../_test/pipeline.js";
+import { referenceConfigOf, referenceMarket } from "../_test/reference-prices.js";
 import type { Config } from "../config/schema.js";
 import { erc20Abi } from "../devnet/abis.js";
 import type { DeployedToken } from "../devnet/deploy.js";
 import { createDevnetRpc } from "../devnet/rpc.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createApiKey } from "../store/api-keys.js";
-import { createApiServer, startApi } from "./server.js";
+import type { CandleRecord as Candle } from "./candle-records.js";
+import { startApi } from "./server.js";
 
 /**
  * Acceptance through real HTTP: a devnet with two days of simulated trading on the real Uniswap
@@ -23,7 +24,6 @@ import { createApiServer, startApi } from "./server.js";
  * with fetch. Every answer is checked against the published /openapi.json by the client.
  */
 
-type Client = Awaited<ReturnType<typeof createApiClient>>;
 type Row = Record<string, unknown>;
 
 const isIso = (value: unknown) =>
@@ -94,8 +94,8 @@ function assertError(answer: ApiAnswer, status: number, message?: RegExp) {
 describe("HTTP API over the devnet pipeline", { timeout: 300_000 }, () => {
   let testDb: TestDb;
   let pipeline: Pipeline;
-  let app: FastifyInstance;
-  let api: Client;
+  let served: ApiPipeline | undefined;
+  let api: ApiClient;
   let key: string;
   let tokens: Record<string, DeployedToken>;
   const chain = 31337;
@@ -143,25 +143,14 @@ describe("HTTP API over the devnet pipeline", { timeout: 300_000 }, () => {
   ];
 
   before(async () => {
-    testDb = await createTestDb({ max: 10 });
-    pipeline = await startPipeline({ db: testDb.db });
-    tokens = pipeline.deployment.tokens;
-    ({ key } = await createApiKey(testDb.db, "acceptance"));
-    app = createApiServer({
-      config: pipeline.config,
-      db: testDb.db,
-      logger: createSilentLogger(),
-      keyCacheTtlMs: 300,
-      rpcMetrics: pipeline.rpcMetrics,
+    served = await startApiPipeline({
+      keyName: "acceptance",
+      server: (p) => ({ keyCacheTtlMs: 300, rpcMetrics: p.rpcMetrics }),
     });
-    await app.listen({ host: "127.0.0.1", port: 0 });
-    api = await createApiClient(app, { key });
+    ({ testDb, pipeline, api, key } = served);
+    tokens = pipeline.deployment.tokens;
   });
-  after(async () => {
-    await app?.close();
-    await pipeline?.close();
-    await testDb?.drop();
-  });
+  after(() => served?.close());
 
   it("answers 403 without a key, with a wrong key and with a revoked key", async () => {
     const { key: doomed } = await createApiKey(testDb.db, "doomed");
@@ -233,18 +222,7 @@ describe("HTTP API over the devnet pipeline", { timeout: 300_000 }, () => {
     // The reference (src/_test/reference-prices.ts) routes from the stored raw rows alone: WETH is
     // the weighted mean of its stablecoin pools, KIBL a two-hop route through WETH, DUST below the
     // floor, NODEC without decimals.
-    const config = pipeline.config.chains[0];
-    assert.ok(config, "the devnet chain");
-    const { prices } = await referenceMarket(testDb.db, chain, {
-      stablecoins: config.referenceTokens.stablecoins,
-      references: [
-        config.referenceTokens.wrappedNative,
-        ...config.referenceTokens.wrappedBtc,
-        ...config.referenceTokens.others,
-      ],
-      liquidityFloorUsd: pipeline.config.pricing.liquidityFloorUsd,
-      maxDeviation: pipeline.config.pricing.maxDeviation,
-    });
+    const { prices } = await referenceMarket(testDb.db, chain, referenceConfigOf(pipeline.config, chain));
     const all = Object.values(tokens);
     const answer = await api.get("/api/v1/assets", { asset_ids: all.map((t) => id(t.address)).join(",") });
     const rows = answer.body as Row[];
@@ -330,15 +308,6 @@ describe("HTTP API over the devnet pipeline", { timeout: 300_000 }, () => {
       from: new Date(pipeline.until.getTime() - 36 * 3_600_000).toISOString(),
       to: pipeline.until.toISOString(),
     });
-    type Candle = {
-      open: number;
-      high: number;
-      low: number;
-      close: number;
-      volume: number;
-      date: string;
-      time: number;
-    };
     const candles = async (asset: string, interval: string, r = range()) =>
       api.get("/api/v1/candles", { asset_id: id(asset), pair_id: id(pair().address), interval, ...r });
 
@@ -653,10 +622,11 @@ describe("HTTP API over the devnet pipeline", { timeout: 300_000 }, () => {
         ...pipeline.config,
         chains: pipeline.config.chains.map((c) => ({ ...c, rpc: [deadUrl] })),
       };
-      const dead = createApiServer({ config: deadConfig, db: testDb.db, logger: createSilentLogger() });
-      await dead.listen({ host: "127.0.0.1", port: 0 });
+      const { app: dead, api: client } = await listenApi(
+        { config: deadConfig, db: testDb.db, logger: createSilentLogger() },
+        key,
+      );
       try {
-        const client = await createApiClient(dead, { key });
         const answer = await client.get("/v1/wallets/token-balances", {
           contract: token("USDC").address,
           chain,

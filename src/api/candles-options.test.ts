@@ -2,17 +2,15 @@ import * as assert from "node:assert/strict";
 import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import type { FastifyInstance } from "fastify";
-import { createTestDb, type TestDb } from "../_test/db.js";
+import { type ApiClient, type ApiPipeline, startApiPipeline } from "../_test/api-server.js";
+import type { TestDb } from "../_test/db.js";
 import { exact, exactSum, roundedSum, toDouble, tradePrice } from "../_test/exact.js";
-import { type ApiAnswer, createApiClient } from "../_test/http-client.js";
-import { type Pipeline, startPipeline } from "../_test/pipeline.js";
-import { type ReferenceTrade, referenceTrades } from "../_test/reference-prices.js";
+import type { ApiAnswer } from "../_test/http-client.js";
+import type { Pipeline } from "../_test/pipeline.js";
+import { type ReferenceTrade, referenceConfigOf, referenceTrades } from "../_test/reference-prices.js";
 import { CANDLE_USD_COLUMNS, loadSwapsWithUsd, reapplyCandleUsdMigration } from "../_test/sql.js";
-import { createSilentLogger } from "../internal/logger.js";
 import { CANDLE_INTERVALS, type CandleInterval } from "../model/index.js";
-import { createApiKey } from "../store/api-keys.js";
-import { createApiServer } from "./server.js";
+import type { CandleRecord as Candle } from "./candle-records.js";
 
 /**
  * The options of /api/v1/candles beyond the specification, over real HTTP on devnet data (two
@@ -22,16 +20,6 @@ import { createApiServer } from "./server.js";
  * filling an upgraded database's history exactly as the ingest does.
  */
 
-type Client = Awaited<ReturnType<typeof createApiClient>>;
-type Candle = {
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-  date: string;
-  time: number;
-};
 type Swap = Awaited<ReturnType<typeof loadSwapsWithUsd>>[number];
 /** A trade of the candles with its reference figures and its decimals. */
 type Trade = ReferenceTrade & { swap: Swap };
@@ -109,34 +97,21 @@ function referenceUsdCandles(trades: readonly Trade[], side: 0 | 1, seconds: num
 describe("/api/v1/candles options: currency=usd, limit + before, unix seconds", { timeout: 600_000 }, () => {
   let testDb: TestDb;
   let pipeline: Pipeline;
-  let app: FastifyInstance;
-  let api: Client;
+  let served: ApiPipeline | undefined;
+  let api: ApiClient;
   /** Trades of the candles per pool, ascending, with their reference figures. */
   const tradesOf = new Map<string, Trade[]>();
   const pools: { address: string; token0: string; token1: string }[] = [];
   const id = (address: string) => `${address}:${CHAIN}`;
 
   before(async () => {
-    testDb = await createTestDb({ max: 10 });
-    pipeline = await startPipeline({ db: testDb.db });
-    // The history is written; nothing trades any more, so every answer below stays put.
-    await pipeline.stopIndexing();
-    const { key } = await createApiKey(testDb.db, "candles-options");
-    app = createApiServer({ config: pipeline.config, db: testDb.db, logger: createSilentLogger() });
-    await app.listen({ host: "127.0.0.1", port: 0 });
-    api = await createApiClient(app, { key });
-    const chain = pipeline.config.chains[0];
-    assert.ok(chain, "the devnet chain");
-    const reference = await referenceTrades(testDb.db, CHAIN, {
-      stablecoins: chain.referenceTokens.stablecoins,
-      references: [
-        chain.referenceTokens.wrappedNative,
-        ...chain.referenceTokens.wrappedBtc,
-        ...chain.referenceTokens.others,
-      ],
-      liquidityFloorUsd: pipeline.config.pricing.liquidityFloorUsd,
-      maxDeviation: pipeline.config.pricing.maxDeviation,
+    served = await startApiPipeline({
+      keyName: "candles-options",
+      // The history is written; nothing trades any more, so every answer below stays put.
+      ready: (p) => p.stopIndexing(),
     });
+    ({ testDb, pipeline, api } = served);
+    const reference = await referenceTrades(testDb.db, CHAIN, referenceConfigOf(pipeline.config, CHAIN));
     const swaps = await loadSwapsWithUsd(testDb.db, CHAIN);
     assert.equal(reference.length, swaps.length, "the reference values every stored swap");
     for (const [i, s] of swaps.entries()) {
@@ -154,11 +129,7 @@ describe("/api/v1/candles options: currency=usd, limit + before, unix seconds", 
       }
     }
   });
-  after(async () => {
-    await app?.close();
-    await pipeline?.close();
-    await testDb?.drop();
-  });
+  after(() => served?.close());
 
   const candles = (query: Record<string, string | number>) => api.get("/api/v1/candles", query);
   /**

@@ -17,10 +17,9 @@
  */
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { FastifyInstance } from "fastify";
 import type { Address, Hex } from "viem";
-import { createTestDb, type TestDb } from "../_test/db.js";
-import { createApiClient } from "../_test/http-client.js";
+import { type ApiClient, type ApiPipeline, startApiPipeline } from "../_test/api-server.js";
+import type { TestDb } from "../_test/db.js";
 import {
   type ChainPool,
   decodeSwaps,
@@ -31,19 +30,15 @@ import {
   jsonRpc,
   NATIVE_ADDRESS,
 } from "../_test/log-decoder.js";
-import { type Pipeline, startPipeline } from "../_test/pipeline.js";
+import type { Pipeline } from "../_test/pipeline.js";
 import { type ReferencePrice, referenceConfigOf, referenceMarket } from "../_test/reference-prices.js";
 import { v4KeyOf } from "../devnet/deploy.js";
 import { decodePoolStates, poolRawPrice, poolStateCalls } from "../devnet/pool-state.js";
 import { createDevnetRpc } from "../devnet/rpc.js";
 import { executeTransactions, readNonces } from "../devnet/transactions.js";
 import { v4SwapTx } from "../devnet/v4.js";
-import { createSilentLogger } from "../internal/logger.js";
-import { createApiKey } from "../store/api-keys.js";
-import { createApiServer } from "./server.js";
 
 type Row = Record<string, unknown>;
-type Client = Awaited<ReturnType<typeof createApiClient>>;
 
 const CHAIN = 31337;
 /** The end of the demo's history: a fixed instant, so that the same trades are written each run. */
@@ -56,28 +51,19 @@ const id = (address: string) => `${address}:${CHAIN}`;
 describe("every DEX family on the demo: trades and candles equal the node's logs, bit for bit", () => {
   let testDb: TestDb;
   let pipeline: Pipeline;
-  let app: FastifyInstance;
-  let api: Client;
+  let served: ApiPipeline | undefined;
+  let api: ApiClient;
   const rpc = () => jsonRpc(pipeline.rpcUrl);
 
   before(async () => {
-    testDb = await createTestDb({ max: 10 });
-    pipeline = await startPipeline({ db: testDb.db, historyDays: 1, until: new Date(UNTIL) });
-    const { key } = await createApiKey(testDb.db, "families");
-    app = createApiServer({
-      config: pipeline.config,
-      db: testDb.db,
-      logger: createSilentLogger(),
-      now: () => new Date(API_NOW),
+    served = await startApiPipeline({
+      keyName: "families",
+      pipeline: { historyDays: 1, until: new Date(UNTIL) },
+      server: () => ({ now: () => new Date(API_NOW) }),
     });
-    await app.listen({ host: "127.0.0.1", port: 0 });
-    api = await createApiClient(app, { key });
+    ({ testDb, pipeline, api } = served);
   });
-  after(async () => {
-    await app?.close();
-    await pipeline?.close();
-    await testDb?.drop();
-  });
+  after(() => served?.close());
 
   /** The chain as the node holds it now, decoded: pools and every swap, once the index is there. */
   const chainNow = async () => {

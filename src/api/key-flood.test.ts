@@ -5,6 +5,7 @@ import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { fixture, fixtureConfig, loadMarketFixture } from "../_test/market-fixture.js";
+import { suiteDb } from "../_test/suite-db.js";
 import { createSilentLogger } from "../internal/logger.js";
 import {
   createApiKey,
@@ -89,13 +90,7 @@ describe("wrong API keys", () => {
 });
 
 describe("stored key prefixes", () => {
-  let testDb: TestDb;
-  before(async () => {
-    testDb = await createTestDb();
-  });
-  after(async () => {
-    await testDb?.drop();
-  });
+  const testDb = suiteDb();
 
   it("keep at most a quarter of the key in clear; keys are at least 32 characters", async () => {
     const { key } = await createApiKey(testDb.db, "generated");

@@ -1,16 +1,16 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { FastifyInstance } from "fastify";
 import type { Address, Hex } from "viem";
-import { createTestDb, type TestDb } from "../_test/db.js";
-import { type ApiAnswer, createApiClient } from "../_test/http-client.js";
+import { type ApiClient, type ApiPipeline, startApiPipeline } from "../_test/api-server.js";
+import type { TestDb } from "../_test/db.js";
+import type { ApiAnswer } from "../_test/http-client.js";
 import {
   type ReferenceSwap,
   type ReferenceWindow,
   referenceSwaps,
   referenceWindows,
 } from "../_test/market-reference.js";
-import { type Pipeline, startPipeline } from "../_test/pipeline.js";
+import type { Pipeline } from "../_test/pipeline.js";
 import { loadSwapsForMarket } from "../_test/sql.js";
 import type { Config } from "../config/schema.js";
 import { type DeployedPool, peripheryOf } from "../devnet/deploy.js";
@@ -18,9 +18,6 @@ import type { TokenKey } from "../devnet/market.js";
 import { v2SwapTx, v3SwapTx } from "../devnet/periphery.js";
 import { createDevnetRpc } from "../devnet/rpc.js";
 import { executeTransactions, readNonces } from "../devnet/transactions.js";
-import { createSilentLogger } from "../internal/logger.js";
-import { createApiKey } from "../store/api-keys.js";
-import { createApiServer } from "./server.js";
 
 /**
  * Market statistics and discovery through real HTTP on the devnet: a day and a bit of simulated
@@ -31,7 +28,6 @@ import { createApiServer } from "./server.js";
  * The pricing's clock is pinned (and only moves forward); answers are not cached.
  */
 
-type Client = Awaited<ReturnType<typeof createApiClient>>;
 type Row = Record<string, unknown>;
 type Windows = Record<ReferenceWindow, Row>;
 
@@ -51,8 +47,8 @@ const byAddress = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 describe("market statistics and discovery over HTTP on the devnet", { timeout: 900_000 }, () => {
   let testDb: TestDb;
   let pipeline: Pipeline;
-  let app: FastifyInstance;
-  let api: Client;
+  let served: ApiPipeline | undefined;
+  let api: ApiClient;
   let config: Config;
   const clock = { now: Date.now() };
   /** The first instant the windows are checked at (the trades of our own lie just before it). */
@@ -62,33 +58,26 @@ describe("market statistics and discovery over HTTP on the devnet", { timeout: 9
   const poolOf = (key: string) => pipeline.deployment.pools.find((p) => p.key === key) as DeployedPool;
 
   before(async () => {
-    testDb = await createTestDb({ max: 10 });
-    pipeline = await startPipeline({ db: testDb.db, historyDays: 1.05, now: () => new Date(clock.now) });
-    const { key } = await createApiKey(testDb.db, "market");
-    config = {
-      ...pipeline.config,
-      pricing: { ...pipeline.config.pricing, circulatingSupply: { [id(token("WETH"))]: 1_000_000 } },
-      chains: pipeline.config.chains.map((c) => ({
-        ...c,
-        nativeSymbol: "ETH",
-        explorerUrl: "https://explorer.example",
-      })),
-    };
-    app = createApiServer({
-      config,
-      db: testDb.db,
-      logger: createSilentLogger(),
-      rpcMetrics: pipeline.rpcMetrics,
-      answerCacheTtlMs: 0,
+    served = await startApiPipeline({
+      keyName: "market",
+      pipeline: { historyDays: 1.05, now: () => new Date(clock.now) },
+      server: (p) => {
+        const weth = id(p.deployment.tokens.WETH.address);
+        config = {
+          ...p.config,
+          pricing: { ...p.config.pricing, circulatingSupply: { [weth]: 1_000_000 } },
+          chains: p.config.chains.map((c) => ({
+            ...c,
+            nativeSymbol: "ETH",
+            explorerUrl: "https://explorer.example",
+          })),
+        };
+        return { config, rpcMetrics: p.rpcMetrics, answerCacheTtlMs: 0 };
+      },
     });
-    await app.listen({ host: "127.0.0.1", port: 0 });
-    api = await createApiClient(app, { key });
+    ({ testDb, pipeline, api } = served);
   });
-  after(async () => {
-    await app?.close();
-    await pipeline?.close();
-    await testDb?.drop();
-  });
+  after(() => served?.close());
 
   /** Mines blocks at the given times (ms), each with swaps of `usd` dollars of `tokenIn` on a pool. */
   async function mine(
@@ -401,7 +390,7 @@ describe("market statistics and discovery over HTTP on the devnet", { timeout: 9
     const stats = new Map(
       (
         await testDb.db.query<{ token: string; liquidity_usd: number }>(
-          "SELECT token, liquidity_usd FROM token_stats WHERE chain_id = $1",
+          "SELECT token, liquidity_usd FROM token_windows WHERE chain_id = $1",
           [chain],
         )
       ).rows.map((r) => [r.token, r.liquidity_usd]),

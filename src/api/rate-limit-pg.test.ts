@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { createTestDb, type TestDb } from "../_test/db.js";
+import { describe, it } from "node:test";
+import { suiteDb } from "../_test/suite-db.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createDb, type Db } from "../store/db.js";
 import { createPostgresRateLimitStore } from "./rate-limit-pg.js";
@@ -14,13 +14,7 @@ const incr = (store: Store, key: string, windowMs: number, max = 10) =>
   );
 
 describe("createPostgresRateLimitStore", () => {
-  let testDb: TestDb;
-  before(async () => {
-    testDb = await createTestDb();
-  });
-  after(async () => {
-    await testDb?.drop();
-  });
+  const testDb = suiteDb();
 
   /** A pool that counts the statements it runs (the real pool underneath). */
   const counted = (db: Db) => {

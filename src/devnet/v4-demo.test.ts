@@ -5,14 +5,9 @@
  */
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { FastifyInstance } from "fastify";
 import type { Address, Hex } from "viem";
-import { createTestDb, type TestDb } from "../_test/db.js";
-import { createApiClient } from "../_test/http-client.js";
-import { type Pipeline, startPipeline } from "../_test/pipeline.js";
-import { createApiServer } from "../api/server.js";
-import { createSilentLogger } from "../internal/logger.js";
-import { createApiKey } from "../store/api-keys.js";
+import { type ApiClient, type ApiPipeline, startApiPipeline } from "../_test/api-server.js";
+import type { Pipeline } from "../_test/pipeline.js";
 import { v4KeyOf } from "./deploy.js";
 import { decodePoolStates, poolRawPrice, poolStateCalls } from "./pool-state.js";
 import { createDevnetRpc } from "./rpc.js";
@@ -23,10 +18,9 @@ type Row = Record<string, unknown>;
 const native = "0x0000000000000000000000000000000000000000";
 
 describe("Uniswap V4 on the demo, over HTTP", () => {
-  let testDb: TestDb;
   let pipeline: Pipeline;
-  let app: FastifyInstance;
-  let api: Awaited<ReturnType<typeof createApiClient>>;
+  let served: ApiPipeline | undefined;
+  let api: ApiClient;
   const chain = 31337;
   const id = (address: string) => `${address.toLowerCase()}:${chain}`;
   const pool = (key: string) => {
@@ -36,18 +30,10 @@ describe("Uniswap V4 on the demo, over HTTP", () => {
   };
 
   before(async () => {
-    testDb = await createTestDb({ max: 10 });
-    pipeline = await startPipeline({ db: testDb.db, historyDays: 1 });
-    const { key } = await createApiKey(testDb.db, "v4");
-    app = createApiServer({ config: pipeline.config, db: testDb.db, logger: createSilentLogger() });
-    await app.listen({ host: "127.0.0.1", port: 0 });
-    api = await createApiClient(app, { key });
+    served = await startApiPipeline({ keyName: "v4", pipeline: { historyDays: 1 } });
+    ({ pipeline, api } = served);
   });
-  after(async () => {
-    await app?.close();
-    await pipeline?.close();
-    await testDb?.drop();
-  });
+  after(() => served?.close());
 
   const usdPrices = async (addresses: readonly string[]) => {
     const answer = await api.get("/api/v1/assets", { asset_ids: addresses.map(id).join(",") });

@@ -1,6 +1,6 @@
 import * as assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { createTestDb, type TestDb } from "../_test/db.js";
+import { describe, it } from "node:test";
+import { suiteDb } from "../_test/suite-db.js";
 import { columnsOf, unnest } from "./unnest.js";
 
 type Row = {
@@ -59,13 +59,7 @@ const ROWS: Row[] = Array.from({ length: Math.max(TEXTS.length, FLOATS.length) +
 }));
 
 describe("unnest: one array literal per column, read back by Postgres as the values sent", () => {
-  let t: TestDb;
-  before(async () => {
-    t = await createTestDb();
-  });
-  after(async () => {
-    await t?.drop();
-  });
+  const t = suiteDb();
 
   it("round-trips texts, integers, doubles, numerics, times and nulls", async () => {
     const u = unnest("r", COLUMNS, ROWS, 1);

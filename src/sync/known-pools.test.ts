@@ -1,7 +1,7 @@
 import * as assert from "node:assert/strict";
-import { after, before, describe, it } from "node:test";
-import { createTestDb, type TestDb } from "../_test/db.js";
+import { describe, it } from "node:test";
 import { createCapturingLogger } from "../_test/indexer-wait.js";
+import { suiteDb } from "../_test/suite-db.js";
 import { dexSchema } from "../config/schema.js";
 import type { Hex } from "../decode/types.js";
 import type { Token } from "../model/index.js";
@@ -21,13 +21,7 @@ const token = (n: number): Token => ({
 });
 
 describe("known pools", () => {
-  let testDb: TestDb;
-  before(async () => {
-    testDb = await createTestDb();
-  });
-  after(async () => {
-    await testDb?.drop();
-  });
+  const testDb = suiteDb();
 
   it("loads the configured factories' pools and the tokens, ignores others loudly, and adds committed batches", async () => {
     const { db } = testDb;
