@@ -7,6 +7,7 @@
  */
 import type pg from "pg";
 import type { Queryable } from "../store/db.js";
+import type { RawAmountsRow } from "../store/swaps.js";
 
 // ---------------------------------------------------------------------------------------------
 // Test databases (run on a one-off admin client: CREATE/DROP DATABASE cannot run in a transaction)
@@ -90,21 +91,17 @@ export async function loadSwapsWithUsd(
   db: Queryable,
   chainId: number,
 ): Promise<
-  {
+  (RawAmountsRow & {
     pool: string;
     block_number: number;
     log_index: number;
     block_time: Date;
-    amount0_in: string;
-    amount1_in: string;
-    amount0_out: string;
-    amount1_out: string;
     decimals0: number | null;
     decimals1: number | null;
     token0_usd: number | null;
     token1_usd: number | null;
     volume_usd: number | null;
-  }[]
+  })[]
 > {
   const { rows } = await db.query(
     `SELECT s.pool, s.block_number, s.log_index, s.block_time, s.amount0_in, s.amount1_in, s.amount0_out, s.amount1_out,
@@ -131,7 +128,7 @@ export async function reapplyCandleUsdMigration(db: Queryable, sql: string): Pro
 
 /**
  * Every aggregate the pricing stage derives for a chain, as plain sorted rows: what "equal to a
- * fresh index" compares. Statistics leave out updated_at (when they were computed).
+ * fresh index" compares (of the market windows, the 24-hour figures and the liquidity).
  */
 export async function snapshotAggregates(db: Queryable, chainId: number): Promise<Record<string, unknown[]>> {
   const q = async (sql: string) => (await db.query(sql, [chainId])).rows;
@@ -157,12 +154,12 @@ export async function snapshotAggregates(db: Queryable, chainId: number): Promis
          state_block, state_log_index, state_time
        FROM pool_price_state WHERE chain_id = $1 ORDER BY pool`,
     ),
-    pair_stats: await q(
+    pair_windows: await q(
       `SELECT pool, volume_usd_24h, liquidity_usd, price_change_24h, buys_24h, sells_24h
-       FROM pair_stats WHERE chain_id = $1 ORDER BY pool`,
+       FROM pair_windows WHERE chain_id = $1 ORDER BY pool`,
     ),
-    token_stats: await q(
-      `SELECT token, price_change_24h, volume_usd_24h, liquidity_usd FROM token_stats WHERE chain_id = $1 ORDER BY token`,
+    token_windows: await q(
+      `SELECT token, price_change_24h, volume_usd_24h, liquidity_usd FROM token_windows WHERE chain_id = $1 ORDER BY token`,
     ),
   };
 }

@@ -17,38 +17,34 @@ export type CandleInterval = keyof typeof CANDLE_INTERVALS;
 /** An interval's length in seconds, as the candle queries take it. */
 export type CandleSeconds = (typeof CANDLE_INTERVALS)[CandleInterval];
 
+/** A bucket's first, highest, lowest and last price. */
+export type Ohlc = { open: number; high: number; low: number; close: number };
+
 /** A pool candle; `bucket` is the interval start in ms, aligned to the UTC epoch. */
-export type Candle = {
-  bucket: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
+export type Candle = Ohlc &
   /**
-   * Side 1 (token1 in token0), folded from each trade's own side-1 price: 1 / low0 would be the
-   * reciprocal of a rounded double, off in the last place.
+   * Side 1 (token1 in token0: open1, high1, low1, close1), folded from each trade's own side-1
+   * price: 1 / low0 would be the reciprocal of a rounded double, off in the last place.
    */
-  open1: number;
-  high1: number;
-  low1: number;
-  close1: number;
-  volume0: number;
-  volume1: number;
-  volumeUsd: number;
-  /**
-   * The USD candle of token0 (usd0) and of token1 (usd1): each trade's stored USD price of that
-   * token (`swaps.token0_usd` / `token1_usd`), volume Σ the trades' `volume_usd`; trades without a
-   * USD price of the token are left out, and a bucket without any has null (migration 010).
-   */
-  usd0: UsdOhlcv | null;
-  usd1: UsdOhlcv | null;
-  trades: number;
-  buys0: number;
-  firstKey: number;
-  lastKey: number;
-  /** The volumes exactly (volume0 … usd1's volume are their correctly rounded doubles). */
-  sums: CandleSums;
-};
+  Record<`${keyof Ohlc}1`, number> & {
+    bucket: number;
+    volume0: number;
+    volume1: number;
+    volumeUsd: number;
+    /**
+     * The USD candle of token0 (usd0) and of token1 (usd1): each trade's stored USD price of that
+     * token (`swaps.token0_usd` / `token1_usd`), volume Σ the trades' `volume_usd`; trades without a
+     * USD price of the token are left out, and a bucket without any has null (migration 010).
+     */
+    usd0: UsdOhlcv | null;
+    usd1: UsdOhlcv | null;
+    trades: number;
+    buys0: number;
+    firstKey: number;
+    lastKey: number;
+    /** The volumes exactly (volume0 … usd1's volume are their correctly rounded doubles). */
+    sums: CandleSums;
+  };
 
 /**
  * A candle's volumes as exact decimals: each token's Σ |net raw amount| / 10^decimals, and the
@@ -64,34 +60,17 @@ export type CandleSums = {
 };
 
 /** USD open/high/low/close of one token over a bucket's USD-priced trades, with their USD volume. */
-export type UsdOhlcv = {
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-};
+export type UsdOhlcv = Ohlc & { volume: number };
 
 /** A candle as the chart sees it: prices of one side, the volume of that side's token. */
-export type ChartCandle = {
-  time: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  volume: number;
-};
+export type ChartCandle = Ohlc & { time: number; volume: number };
 
 /** A chart candle with its volume exactly (the stored sum), as the roll-ups read it. */
 export type ExactChartCandle = ChartCandle & { exactVolume: ExactDecimal };
 
 /** A bucket of a token's USD series (table token_usd_candles). */
-export type SeriesCandle = {
+export type SeriesCandle = Ohlc & {
   bucket: number;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
   /** Token units: `volumeExact` correctly rounded. */
   volume: number;
   /** Σ |net raw amount| / 10^decimals of the bucket's trades, exactly (stored as numeric). */

@@ -4,47 +4,31 @@
  */
 import { type ExactDecimal, exactText, parseExact } from "../internal/exact-decimal.js";
 import type { Candle, ChartCandle, ExactChartCandle, UsdOhlcv } from "../model/index.js";
-import { chunks, iso, maxOf, minOf, type Queryable } from "./db.js";
-import { bulkInsert, columnsOf, setExcluded, unnest } from "./unnest.js";
+import { bucketRows } from "./bucket-rows.js";
+import { iso, type Queryable } from "./db.js";
+import { columnsOf } from "./unnest.js";
 
 export type CandleKey = { pool: string; resolution: number; bucket: number };
 export type CandleRow = Candle & { pool: string; resolution: number };
 
-type CandleDbRow = {
-  pool: string;
-  resolution: number;
-  bucket: Date;
-  open: number;
-  high: number;
-  low: number;
-  close: number;
-  open1: number;
-  high1: number;
-  low1: number;
-  close1: number;
-  volume0: number;
-  volume1: number;
-  volume_usd: number;
-  open_usd0: number | null;
-  high_usd0: number | null;
-  low_usd0: number | null;
-  close_usd0: number | null;
-  volume_usd0: number | null;
-  open_usd1: number | null;
-  high_usd1: number | null;
-  low_usd1: number | null;
-  close_usd1: number | null;
-  volume_usd1: number | null;
-  trades: number;
-  buys0: number;
-  first_key: number;
-  last_key: number;
-  volume0_exact: string;
-  volume1_exact: string;
-  volume_usd_exact: string;
-  volume_usd0_exact: string | null;
-  volume_usd1_exact: string | null;
-};
+/**
+ * A candles row as node-pg gives it: the candle's fields whose column has their name, the USD
+ * candles' columns (open_usd0 … volume_usd1), the exact sums as text.
+ */
+type CandleDbRow = Omit<Candle, "bucket" | "volumeUsd" | "usd0" | "usd1" | "firstKey" | "lastKey" | "sums"> &
+  Record<`${keyof UsdOhlcv}_usd${0 | 1}`, number | null> & {
+    pool: string;
+    resolution: number;
+    bucket: Date;
+    volume_usd: number;
+    first_key: number;
+    last_key: number;
+    volume0_exact: string;
+    volume1_exact: string;
+    volume_usd_exact: string;
+    volume_usd0_exact: string | null;
+    volume_usd1_exact: string | null;
+  };
 
 /** A side's USD candle from its five columns; null when the bucket had no USD-priced trade of it. */
 function usdOf(
@@ -88,43 +72,6 @@ const toCandleRow = (r: CandleDbRow): CandleRow => ({
   },
 });
 
-const KEY_COLUMNS = columnsOf<CandleKey>({
-  pool: ["text", (k) => k.pool],
-  resolution: ["int", (k) => k.resolution],
-  bucket: ["timestamptz", (k) => new Date(k.bucket)],
-});
-
-/**
- * The stored candles of the given keys. The statement's bucket bounds (the chunk's earliest and
- * latest) let the planner keep only the 1-minute partitions of those weeks.
- */
-export async function loadCandles(
-  db: Queryable,
-  chainId: number,
-  keys: readonly CandleKey[],
-): Promise<CandleRow[]> {
-  const out: CandleRow[] = [];
-  for (const part of chunks(keys)) {
-    const buckets = part.map((key) => key.bucket);
-    const k = unnest("k", KEY_COLUMNS, part, 4);
-    const { rows } = await db.query<CandleDbRow>(
-      `SELECT c.pool, c.resolution, c.bucket, c.open, c.high, c.low, c.close, c.open1, c.high1, c.low1, c.close1,
-         c.volume0, c.volume1, c.volume_usd,
-         c.open_usd0, c.high_usd0, c.low_usd0, c.close_usd0, c.volume_usd0,
-         c.open_usd1, c.high_usd1, c.low_usd1, c.close_usd1, c.volume_usd1,
-         c.trades, c.buys0, c.first_key, c.last_key,
-         c.volume0_exact::text, c.volume1_exact::text, c.volume_usd_exact::text,
-         c.volume_usd0_exact::text, c.volume_usd1_exact::text
-       FROM ${k.sql}
-       JOIN candles c ON c.chain_id = $1 AND c.pool = k.pool AND c.resolution = k.resolution AND c.bucket = k.bucket
-         AND c.bucket >= $2 AND c.bucket <= $3`,
-      [chainId, iso(minOf(buckets)), iso(maxOf(buckets)), ...k.params],
-    );
-    out.push(...rows.map(toCandleRow));
-  }
-  return out;
-}
-
 const CANDLE_COLUMNS = columnsOf<CandleRow>({
   pool: ["text", (c) => c.pool],
   resolution: ["int", (c) => c.resolution],
@@ -161,75 +108,26 @@ const CANDLE_COLUMNS = columnsOf<CandleRow>({
   volume_usd1_exact: ["decimal", (c) => (c.sums.usd1 === null ? null : exactText(c.sums.usd1))],
 });
 
-/** Inserts or replaces candles. */
-export async function saveCandles(
-  db: Queryable,
-  chainId: number,
-  candles: readonly CandleRow[],
-): Promise<void> {
-  await bulkInsert(
-    db,
-    {
-      table: "candles",
-      chainId,
-      columns: CANDLE_COLUMNS,
-      tail: `ON CONFLICT (chain_id, pool, resolution, bucket) DO UPDATE SET ${setExcluded(
-        "open",
-        "high",
-        "low",
-        "close",
-        "open1",
-        "high1",
-        "low1",
-        "close1",
-        "volume0",
-        "volume1",
-        "volume_usd",
-        "open_usd0",
-        "high_usd0",
-        "low_usd0",
-        "close_usd0",
-        "volume_usd0",
-        "open_usd1",
-        "high_usd1",
-        "low_usd1",
-        "close_usd1",
-        "volume_usd1",
-        "trades",
-        "buys0",
-        "first_key",
-        "last_key",
-        "volume0_exact",
-        "volume1_exact",
-        "volume_usd_exact",
-        "volume_usd0_exact",
-        "volume_usd1_exact",
-      )}`,
-    },
-    candles,
-  );
-}
+const candles = bucketRows({
+  table: "candles",
+  owner: "pool",
+  columns: CANDLE_COLUMNS,
+  select: `c.pool, c.resolution, c.bucket, c.open, c.high, c.low, c.close, c.open1, c.high1, c.low1, c.close1,
+    c.volume0, c.volume1, c.volume_usd,
+    c.open_usd0, c.high_usd0, c.low_usd0, c.close_usd0, c.volume_usd0,
+    c.open_usd1, c.high_usd1, c.low_usd1, c.close_usd1, c.volume_usd1,
+    c.trades, c.buys0, c.first_key, c.last_key,
+    c.volume0_exact::text, c.volume1_exact::text, c.volume_usd_exact::text,
+    c.volume_usd0_exact::text, c.volume_usd1_exact::text`,
+  rowOf: toCandleRow,
+});
 
-/** Deletes the candles of `pools` that hold a trade above `key`; returns what they were. */
-export async function deleteCandlesAbove(
-  db: Queryable,
-  chainId: number,
-  pools: readonly string[],
-  key: number,
-): Promise<{ pool: string; resolution: number; bucket: number; firstKey: number }[]> {
-  if (pools.length === 0) return [];
-  const { rows } = await db.query<{ pool: string; resolution: number; bucket: Date; first_key: number }>(
-    `DELETE FROM candles WHERE chain_id = $1 AND pool = ANY($2::text[]) AND last_key > $3
-     RETURNING pool, resolution, bucket, first_key`,
-    [chainId, [...pools], key],
-  );
-  return rows.map((r) => ({
-    pool: r.pool,
-    resolution: r.resolution,
-    bucket: r.bucket.getTime(),
-    firstKey: r.first_key,
-  }));
-}
+/** The stored candles of the given keys (the 1-minute partitions of their weeks only). */
+export const loadCandles = candles.load;
+/** Inserts or replaces candles. */
+export const saveCandles = candles.save;
+/** Deletes the candles of `pools` that hold a trade above `key`; returns where they were, with their first trade's key. */
+export const deleteCandlesAbove = candles.deleteAbove;
 
 /**
  * A bucket's start in ms as float8: date_part is float8 arithmetic, where extract() computes a

@@ -14,8 +14,8 @@ import {
   lagOf,
   type SyncFigures,
 } from "../model/index.js";
-import { chunks, type Queryable } from "./db.js";
-import { columnsOf, unnest } from "./unnest.js";
+import type { Queryable } from "./db.js";
+import { columnsOf, writeChunks } from "./unnest.js";
 
 const isoOf = (d: Date | null): string | null => (d === null ? null : d.toISOString());
 
@@ -237,16 +237,16 @@ export async function storeBlocks(
   keepFrom: number,
   hashesFrom: number = keepFrom,
 ): Promise<void> {
-  for (const part of chunks(blocks)) {
-    const b = unnest("b", BLOCK_COLUMNS, part, 2);
-    await client.query(
-      `INSERT INTO blocks (chain_id, number, hash, parent_hash, time)
-       SELECT $1, b.number, b.hash, b.parent_hash, to_timestamp(b.ts)
-       FROM ${b.sql}
+  await writeChunks(
+    client,
+    chainId,
+    BLOCK_COLUMNS,
+    blocks,
+    (r) => `INSERT INTO blocks (chain_id, number, hash, parent_hash, time)
+       SELECT $1, r.number, r.hash, r.parent_hash, to_timestamp(r.ts)
+       FROM ${r}
        ON CONFLICT (chain_id, number) DO UPDATE SET hash = EXCLUDED.hash, parent_hash = EXCLUDED.parent_hash, time = EXCLUDED.time`,
-      [chainId, ...b.params],
-    );
-  }
+  );
   // One round trip, as the plain DELETE it replaces: the main DELETE does not see the rows the
   // INSERT adds (one snapshot), which are all above hashesFrom.
   await client.query(

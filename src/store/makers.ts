@@ -4,7 +4,7 @@
  */
 import type { MakerLast } from "../model/index.js";
 import { chunks, iso, type Queryable } from "./db.js";
-import { columnsOf, unnest } from "./unnest.js";
+import { columnsOf, writeChunks } from "./unnest.js";
 
 export type MakerKind = "pool" | "token";
 
@@ -20,29 +20,38 @@ const MAKER_COLUMNS = columnsOf<MakerLast>({
   last_block: ["bigint", (m) => m.block],
 });
 
-/** Records makers' latest trades; a row only moves forward (a later block). Returns the rows written. */
-export async function saveMakerLasts(
+/**
+ * Writes makers' latest trades; `forwardOnly`: a stored row only moves to a later block. Returns
+ * the rows written.
+ */
+const upsertMakerLasts = (
   db: Queryable,
   chainId: number,
   kind: MakerKind,
   lasts: readonly MakerLast[],
-): Promise<number> {
+  forwardOnly: boolean,
+): Promise<number> => {
   const t = MAKER_TABLES[kind];
-  let written = 0;
-  for (const part of chunks(lasts)) {
-    const r = unnest("r", MAKER_COLUMNS, part, 2);
-    const result = await db.query(
-      `INSERT INTO ${t.table} AS m (chain_id, ${t.owner}, maker, last_time, last_block)
-       SELECT $1, r.owner, r.maker, r.last_time, r.last_block FROM ${r.sql}
+  return writeChunks(
+    db,
+    chainId,
+    MAKER_COLUMNS,
+    lasts,
+    (r) => `INSERT INTO ${t.table} AS m (chain_id, ${t.owner}, maker, last_time, last_block)
+       SELECT $1, r.owner, r.maker, r.last_time, r.last_block FROM ${r}
        ON CONFLICT (chain_id, ${t.owner}, maker) DO UPDATE SET
          last_time = EXCLUDED.last_time, last_block = EXCLUDED.last_block
-       WHERE EXCLUDED.last_block >= m.last_block`,
-      [chainId, ...r.params],
-    );
-    written += result.rowCount ?? 0;
-  }
-  return written;
-}
+       ${forwardOnly ? "WHERE EXCLUDED.last_block >= m.last_block" : ""}`,
+  );
+};
+
+/** Records makers' latest trades; a row only moves forward (a later block). Returns the rows written. */
+export const saveMakerLasts = (
+  db: Queryable,
+  chainId: number,
+  kind: MakerKind,
+  lasts: readonly MakerLast[],
+) => upsertMakerLasts(db, chainId, kind, lasts, true);
 
 /**
  * The rows of `owners` whose latest trade is above `ancestorBlock` (a rollback removed it), found
@@ -90,17 +99,7 @@ export async function replaceMakerLasts(
   kind: MakerKind,
   lasts: readonly MakerLast[],
 ): Promise<void> {
-  const t = MAKER_TABLES[kind];
-  for (const part of chunks(lasts)) {
-    const r = unnest("r", MAKER_COLUMNS, part, 2);
-    await db.query(
-      `INSERT INTO ${t.table} (chain_id, ${t.owner}, maker, last_time, last_block)
-       SELECT $1, r.owner, r.maker, r.last_time, r.last_block FROM ${r.sql}
-       ON CONFLICT (chain_id, ${t.owner}, maker) DO UPDATE SET
-         last_time = EXCLUDED.last_time, last_block = EXCLUDED.last_block`,
-      [chainId, ...r.params],
-    );
-  }
+  await upsertMakerLasts(db, chainId, kind, lasts, false);
 }
 
 /**

@@ -4,9 +4,10 @@
  */
 import type { WindowTrade } from "../model/index.js";
 import { iso, type Queryable } from "./db.js";
+import { type RawAmountsRow, swapAmountsOf } from "./swaps.js";
 import { columnsOf, unnest } from "./unnest.js";
 
-type Row = {
+type Row = RawAmountsRow & {
   pool: string;
   token0: string;
   token1: string;
@@ -18,10 +19,6 @@ type Row = {
   volume_usd: number | null;
   token0_series_usd: number | null;
   token1_series_usd: number | null;
-  amount0_in: string;
-  amount1_in: string;
-  amount0_out: string;
-  amount1_out: string;
 };
 
 const COLUMNS = `s.pool, p.token0, p.token1, s.block_number, s.log_index, s.block_time, s.maker, s.price,
@@ -39,10 +36,7 @@ const toTrade = (r: Row): WindowTrade => ({
   volumeUsd: r.volume_usd,
   series0Usd: r.token0_series_usd,
   series1Usd: r.token1_series_usd,
-  amount0In: BigInt(r.amount0_in),
-  amount1In: BigInt(r.amount1_in),
-  amount0Out: BigInt(r.amount0_out),
-  amount1Out: BigInt(r.amount1_out),
+  ...swapAmountsOf(r),
 });
 
 /** The swaps of blocks (fromExclusive, toBlock], ascending by block and log index. */

@@ -5,9 +5,8 @@
  */
 import type { BatchPoolEvent, Hex, MarketEvent, StateEvent, SwapAmounts } from "../model/index.js";
 import { fromNumeric, type Queryable } from "./db.js";
-import { bulkInsert, columnsOf } from "./unnest.js";
-
-const key = (blockNumber: number, logIndex: number) => `${blockNumber}:${logIndex}`;
+import { type RawAmountsRow, swapAmountsOf } from "./swaps.js";
+import { columnsOf, insertNewEvents } from "./unnest.js";
 
 const POOL_EVENT_COLUMNS = columnsOf<BatchPoolEvent>({
   block_number: ["bigint", (e) => e.blockNumber],
@@ -28,25 +27,18 @@ const POOL_EVENT_COLUMNS = columnsOf<BatchPoolEvent>({
   tick: ["int", (e) => e.tick],
 });
 
-/** Inserts pool events (ON CONFLICT DO NOTHING); returns those actually inserted. */
+/** Inserts pool events not stored yet; returns those inserted. */
 export async function insertPoolEvents(
   client: Queryable,
   chainId: number,
   events: readonly BatchPoolEvent[],
 ): Promise<BatchPoolEvent[]> {
-  const rows = await bulkInsert<BatchPoolEvent, { block_number: number; log_index: number }>(
+  return insertNewEvents(
     client,
-    {
-      table: "pool_events",
-      chainId,
-      columns: POOL_EVENT_COLUMNS,
-      tail: "ON CONFLICT DO NOTHING RETURNING block_number, log_index",
-    },
+    { table: "pool_events", chainId, columns: POOL_EVENT_COLUMNS },
     events,
+    (e) => e,
   );
-  if (rows.length === events.length) return [...events];
-  const inserted = new Set(rows.map((r) => key(r.block_number, r.log_index)));
-  return events.filter((e) => inserted.has(key(e.blockNumber, e.logIndex)));
 }
 
 /** Deletes the pool events above `block`; returns the pool of each deleted event. */
@@ -85,22 +77,20 @@ export async function loadPoolStatesAt(
   pools: readonly string[],
   block: number,
 ): Promise<Map<string, PoolStateAt>> {
-  const { rows } = await db.query<{
-    pool: string;
-    block_number: number | null;
-    log_index: number | null;
-    block_time: Date | null;
-    reserve0: string | null;
-    reserve1: string | null;
-    sqrt_price_x96: string | null;
-    swap_block: number | null;
-    swap_reserve0: string | null;
-    swap_reserve1: string | null;
-    amount0_in: string | null;
-    amount1_in: string | null;
-    amount0_out: string | null;
-    amount1_out: string | null;
-  }>(
+  const { rows } = await db.query<
+    {
+      pool: string;
+      block_number: number | null;
+      log_index: number | null;
+      block_time: Date | null;
+      reserve0: string | null;
+      reserve1: string | null;
+      sqrt_price_x96: string | null;
+      swap_block: number | null;
+      swap_reserve0: string | null;
+      swap_reserve1: string | null;
+    } & { [column in keyof RawAmountsRow]: string | null }
+  >(
     `SELECT a.pool, l.block_number, l.log_index, l.block_time, l.reserve0, l.reserve1, l.sqrt_price_x96,
        f.block_number AS swap_block, f.reserve0 AS swap_reserve0, f.reserve1 AS swap_reserve1,
        f.amount0_in, f.amount1_in, f.amount0_out, f.amount1_out
@@ -159,10 +149,8 @@ export async function loadPoolStatesAt(
                 blockNumber: r.swap_block,
                 reserve0: fromNumeric(r.swap_reserve0),
                 reserve1: fromNumeric(r.swap_reserve1),
-                amount0In: BigInt(r.amount0_in as string),
-                amount1In: BigInt(r.amount1_in as string),
-                amount0Out: BigInt(r.amount0_out as string),
-                amount1Out: BigInt(r.amount1_out as string),
+                // The first swap's columns are all set when it exists.
+                ...swapAmountsOf(r as RawAmountsRow),
               },
       },
     ]),
@@ -198,9 +186,7 @@ export async function loadMarketEvents(
   fromBlockExclusive: number,
   toBlock: number,
 ): Promise<MarketEvent[]> {
-  const swaps = await db.query<
-    StoredEventRow & { amount0_in: string; amount1_in: string; amount0_out: string; amount1_out: string }
-  >(
+  const swaps = await db.query<StoredEventRow & RawAmountsRow>(
     `SELECT block_number, log_index, block_time, pool, amount0_in, amount1_in, amount0_out, amount1_out,
        reserve0, reserve1, sqrt_price_x96
      FROM swaps WHERE chain_id = $1 AND block_number > $2 AND block_number <= $3
@@ -214,14 +200,7 @@ export async function loadMarketEvents(
     [chainId, fromBlockExclusive, toBlock],
   );
   const out: MarketEvent[] = [
-    ...swaps.rows.map((r) =>
-      toMarketEvent(r, {
-        amount0In: BigInt(r.amount0_in),
-        amount1In: BigInt(r.amount1_in),
-        amount0Out: BigInt(r.amount0_out),
-        amount1Out: BigInt(r.amount1_out),
-      }),
-    ),
+    ...swaps.rows.map((r) => toMarketEvent(r, swapAmountsOf(r))),
     ...events.rows.map((r) => toMarketEvent(r, null)),
   ];
   return out.sort((a, b) => a.blockNumber - b.blockNumber || a.logIndex - b.logIndex);

@@ -1,8 +1,9 @@
 /** Table `token_usd_candles`: the USD series of tokens (5 min, 1 h) over their qualifying pools. */
 import { type ExactDecimal, exactText, parseExact } from "../internal/exact-decimal.js";
 import type { SeriesCandle } from "../model/index.js";
-import { chunks, iso, maxOf, minOf, type Queryable } from "./db.js";
-import { bulkInsert, columnsOf, setExcluded, unnest } from "./unnest.js";
+import { bucketRows } from "./bucket-rows.js";
+import { iso, type Queryable } from "./db.js";
+import { columnsOf } from "./unnest.js";
 
 export type SeriesKey = { token: string; resolution: number; bucket: number };
 export type SeriesRow = SeriesCandle & { token: string; resolution: number };
@@ -49,35 +50,6 @@ const toSeriesRow = (r: SeriesDbRow): SeriesRow => ({
   ...toSeriesCandle(r),
 });
 
-const KEY_COLUMNS = columnsOf<SeriesKey>({
-  token: ["text", (k) => k.token],
-  resolution: ["int", (k) => k.resolution],
-  bucket: ["timestamptz", (k) => new Date(k.bucket)],
-});
-
-/** The stored series candles of the given keys (bucket-bounded, as `loadCandles`). */
-export async function loadSeriesCandles(
-  db: Queryable,
-  chainId: number,
-  keys: readonly SeriesKey[],
-): Promise<SeriesRow[]> {
-  const out: SeriesRow[] = [];
-  for (const part of chunks(keys)) {
-    const buckets = part.map((key) => key.bucket);
-    const k = unnest("k", KEY_COLUMNS, part, 4);
-    const { rows } = await db.query<SeriesDbRow>(
-      `SELECT c.token, c.resolution, c.bucket, c.open, c.high, c.low, c.close, c.volume, c.volume_exact::text, c.sum_pv, c.sum_v,
-         c.sum_pv_exact::text, c.sum_v_exact::text, c.first_key, c.last_key
-       FROM ${k.sql}
-       JOIN token_usd_candles c ON c.chain_id = $1 AND c.token = k.token AND c.resolution = k.resolution
-         AND c.bucket = k.bucket AND c.bucket >= $2 AND c.bucket <= $3`,
-      [chainId, iso(minOf(buckets)), iso(maxOf(buckets)), ...k.params],
-    );
-    out.push(...rows.map(toSeriesRow));
-  }
-  return out;
-}
-
 const SERIES_COLUMNS = columnsOf<SeriesRow>({
   token: ["text", (c) => c.token],
   resolution: ["int", (c) => c.resolution],
@@ -96,55 +68,21 @@ const SERIES_COLUMNS = columnsOf<SeriesRow>({
   last_key: ["bigint", (c) => c.lastKey],
 });
 
-export async function saveSeriesCandles(
-  db: Queryable,
-  chainId: number,
-  candles: readonly SeriesRow[],
-): Promise<void> {
-  await bulkInsert(
-    db,
-    {
-      table: "token_usd_candles",
-      chainId,
-      columns: SERIES_COLUMNS,
-      tail: `ON CONFLICT (chain_id, token, resolution, bucket) DO UPDATE SET ${setExcluded(
-        "open",
-        "high",
-        "low",
-        "close",
-        "volume",
-        "volume_exact",
-        "sum_pv",
-        "sum_v",
-        "sum_pv_exact",
-        "sum_v_exact",
-        "first_key",
-        "last_key",
-      )}`,
-    },
-    candles,
-  );
-}
+const series = bucketRows({
+  table: "token_usd_candles",
+  owner: "token",
+  columns: SERIES_COLUMNS,
+  select: `c.token, c.resolution, c.bucket, c.open, c.high, c.low, c.close, c.volume, c.volume_exact::text,
+    c.sum_pv, c.sum_v, c.sum_pv_exact::text, c.sum_v_exact::text, c.first_key, c.last_key`,
+  rowOf: toSeriesRow,
+});
 
-export async function deleteSeriesAbove(
-  db: Queryable,
-  chainId: number,
-  tokens: readonly string[],
-  key: number,
-): Promise<{ token: string; resolution: number; bucket: number; firstKey: number }[]> {
-  if (tokens.length === 0) return [];
-  const { rows } = await db.query<{ token: string; resolution: number; bucket: Date; first_key: number }>(
-    `DELETE FROM token_usd_candles WHERE chain_id = $1 AND token = ANY($2::text[]) AND last_key > $3
-     RETURNING token, resolution, bucket, first_key`,
-    [chainId, [...tokens], key],
-  );
-  return rows.map((r) => ({
-    token: r.token,
-    resolution: r.resolution,
-    bucket: r.bucket.getTime(),
-    firstKey: r.first_key,
-  }));
-}
+/** The stored series candles of the given keys (bucket-bounded, as `loadCandles`). */
+export const loadSeriesCandles = series.load;
+/** Inserts or replaces series candles. */
+export const saveSeriesCandles = series.save;
+/** Deletes the series candles of `tokens` that hold a trade above `key`; returns where they were, with their first trade's key. */
+export const deleteSeriesAbove = series.deleteAbove;
 
 /** A token's stored series buckets of one resolution with bucket in [from, to] (ms), ascending. */
 export async function loadSeriesRange(

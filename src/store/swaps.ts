@@ -5,9 +5,7 @@
 import { type BatchSwap, finite, type Hex, type SwapAmounts, type SwapUsd } from "../model/index.js";
 import { chunks, iso, maxOf, minOf, type Queryable } from "./db.js";
 import { loadRetainedFrom } from "./partitions.js";
-import { bulkInsert, columnsOf, unnest } from "./unnest.js";
-
-const key = (blockNumber: number, logIndex: number) => `${blockNumber}:${logIndex}`;
+import { columnsOf, insertNewEvents, unnest } from "./unnest.js";
 
 const SWAP_COLUMNS = columnsOf<BatchSwap>({
   block_number: ["bigint", (s) => s.blockNumber],
@@ -33,7 +31,6 @@ const SWAP_COLUMNS = columnsOf<BatchSwap>({
   price: ["float8", (s) => s.price],
 });
 
-/** Inserts swaps (ON CONFLICT DO NOTHING on the natural key); returns those actually inserted. */
 type SwapWithUsd = BatchSwap & { usd: SwapUsd | undefined };
 
 const SWAP_WITH_USD_COLUMNS = columnsOf<SwapWithUsd>({
@@ -55,30 +52,13 @@ export async function insertSwaps(
   swaps: readonly BatchSwap[],
   usd?: ((swap: BatchSwap) => SwapUsd | undefined) | null,
 ): Promise<BatchSwap[]> {
-  const rows = usd
-    ? await bulkInsert<SwapWithUsd, { block_number: number; log_index: number }>(
-        client,
-        {
-          table: "swaps",
-          chainId,
-          columns: SWAP_WITH_USD_COLUMNS,
-          tail: "ON CONFLICT DO NOTHING RETURNING block_number, log_index",
-        },
-        swaps.map((swap) => ({ ...swap, usd: usd(swap) })),
-      )
-    : await bulkInsert<BatchSwap, { block_number: number; log_index: number }>(
-        client,
-        {
-          table: "swaps",
-          chainId,
-          columns: SWAP_COLUMNS,
-          tail: "ON CONFLICT DO NOTHING RETURNING block_number, log_index",
-        },
-        swaps,
-      );
-  if (rows.length === swaps.length) return [...swaps];
-  const inserted = new Set(rows.map((r) => key(r.block_number, r.log_index)));
-  return swaps.filter((s) => inserted.has(key(s.blockNumber, s.logIndex)));
+  const table = { table: "swaps", chainId };
+  return usd
+    ? insertNewEvents(client, { ...table, columns: SWAP_WITH_USD_COLUMNS }, swaps, (swap) => ({
+        ...swap,
+        usd: usd(swap),
+      }))
+    : insertNewEvents(client, { ...table, columns: SWAP_COLUMNS }, swaps, (swap) => swap);
 }
 
 /** Deletes the swaps above `block`; returns the pool of each deleted swap. */
@@ -125,7 +105,23 @@ export type StoredTrade = SwapAmounts &
     time: number;
   };
 
-type StoredTradeRow = {
+/** The raw amount columns of a swaps row (numeric, as text). */
+export type RawAmountsRow = {
+  amount0_in: string;
+  amount1_in: string;
+  amount0_out: string;
+  amount1_out: string;
+};
+
+/** The amounts of a swaps row. */
+export const swapAmountsOf = (r: RawAmountsRow): SwapAmounts => ({
+  amount0In: BigInt(r.amount0_in),
+  amount1In: BigInt(r.amount1_in),
+  amount0Out: BigInt(r.amount0_out),
+  amount1Out: BigInt(r.amount1_out),
+});
+
+type StoredTradeRow = RawAmountsRow & {
   pool: string;
   token0: string;
   token1: string;
@@ -134,10 +130,6 @@ type StoredTradeRow = {
   block_number: number;
   log_index: number;
   block_time: Date;
-  amount0_in: string;
-  amount1_in: string;
-  amount0_out: string;
-  amount1_out: string;
   token0_usd: number | null;
   token1_usd: number | null;
   volume_usd: number | null;
@@ -163,10 +155,7 @@ function toStoredTrade(r: StoredTradeRow): StoredTrade {
     blockNumber: r.block_number,
     logIndex: r.log_index,
     time: r.block_time.getTime(),
-    amount0In: BigInt(r.amount0_in),
-    amount1In: BigInt(r.amount1_in),
-    amount0Out: BigInt(r.amount0_out),
-    amount1Out: BigInt(r.amount1_out),
+    ...swapAmountsOf(r),
     token0Usd: r.token0_usd,
     token1Usd: r.token1_usd,
     volumeUsd: r.volume_usd,
@@ -278,17 +267,13 @@ export async function saveSwapUsd(
 // API reads
 
 /** A swap as the trade records need it; raw amounts and reserves are numeric text. */
-export type SwapRow = {
+export type SwapRow = RawAmountsRow & {
   block_number: number;
   log_index: number;
   block_time: Date;
   tx_hash: string;
   maker: string | null;
   exchange: string | null;
-  amount0_in: string;
-  amount1_in: string;
-  amount0_out: string;
-  amount1_out: string;
   reserve0: string | null;
   reserve1: string | null;
   token0_usd: number | null;

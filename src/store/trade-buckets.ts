@@ -4,8 +4,9 @@
  * the market windows are summed from.
  */
 import type { BucketPartial } from "../model/index.js";
-import { chunks, type Queryable } from "./db.js";
-import { columnsOf, unnest } from "./unnest.js";
+import { type BucketPlace, deleteBucketRowsAbove } from "./bucket-rows.js";
+import type { Queryable } from "./db.js";
+import { columnsOf, writeChunks } from "./unnest.js";
 
 export type BucketKind = "pool" | "token";
 
@@ -42,15 +43,16 @@ export async function addToBuckets(
   partials: readonly BucketPartial[],
 ): Promise<number> {
   const t = BUCKET_TABLES[kind];
-  let written = 0;
-  for (const part of chunks(partials)) {
-    const r = unnest("r", PARTIAL_COLUMNS, part, 2);
-    const result = await db.query(
-      `INSERT INTO ${t.table} AS b (chain_id, ${t.owner}, resolution, bucket, volume_usd, trades, buys,
+  return writeChunks(
+    db,
+    chainId,
+    PARTIAL_COLUMNS,
+    partials,
+    (r) => `INSERT INTO ${t.table} AS b (chain_id, ${t.owner}, resolution, bucket, volume_usd, trades, buys,
          first_key, last_key, first_time, ${t.open}, ${t.close})
        SELECT $1, r.owner, r.resolution, r.bucket, r.volume::numeric, r.trades, r.buys,
          r.first_key, r.last_key, r.first_time, r.open, r.close
-       FROM ${r.sql}
+       FROM ${r}
        ON CONFLICT (chain_id, ${t.owner}, resolution, bucket) DO UPDATE SET
          volume_usd = trim_scale(b.volume_usd + EXCLUDED.volume_usd),
          trades = b.trades + EXCLUDED.trades,
@@ -59,38 +61,21 @@ export async function addToBuckets(
          ${t.open} = COALESCE(b.${t.open}, EXCLUDED.${t.open}),
          ${t.close} = COALESCE(EXCLUDED.${t.close}, b.${t.close})
        WHERE EXCLUDED.first_key > b.last_key`,
-      [chainId, ...r.params],
-    );
-    written += result.rowCount ?? 0;
-  }
-  return written;
+  );
 }
 
 /**
  * Deletes the buckets of `owners` that hold a trade with a key above `lastKey` (a rollback removed
  * it); returns them with the key of their first trade, from which they are rebuilt.
  */
-export async function deleteBucketsAbove(
+export const deleteBucketsAbove = (
   db: Queryable,
   chainId: number,
   kind: BucketKind,
   owners: readonly string[],
   lastKey: number,
-): Promise<{ owner: string; resolution: number; bucket: number; firstKey: number }[]> {
-  if (owners.length === 0) return [];
-  const t = BUCKET_TABLES[kind];
-  const { rows } = await db.query<{ owner: string; resolution: number; bucket: Date; first_key: number }>(
-    `DELETE FROM ${t.table} WHERE chain_id = $1 AND ${t.owner} = ANY($2::text[]) AND last_key > $3
-     RETURNING ${t.owner} AS owner, resolution, bucket, first_key`,
-    [chainId, [...owners], lastKey],
-  );
-  return rows.map((r) => ({
-    owner: r.owner,
-    resolution: r.resolution,
-    bucket: r.bucket.getTime(),
-    firstKey: r.first_key,
-  }));
-}
+): Promise<(BucketPlace & { firstKey: number })[]> =>
+  deleteBucketRowsAbove(db, chainId, BUCKET_TABLES[kind], owners, lastKey);
 
 /** Which of `owners` have at least one bucket (a trade). */
 export async function ownersWithBuckets(

@@ -86,10 +86,33 @@ export const setExcluded = (...names: string[]): string =>
   names.map((name) => `${name} = EXCLUDED.${name}`).join(", ");
 
 /**
+ * Runs a statement of a chain's rows for every 5000 of them: `statement` is given the unnest of
+ * the chunk's columns as `r` (placeholders from $2 on; $1 is the chain id). Returns the number of
+ * rows the statements wrote.
+ */
+export async function writeChunks<R>(
+  db: Queryable,
+  chainId: number,
+  columns: Columns<R>,
+  rows: readonly R[],
+  statement: (unnested: string) => string,
+): Promise<number> {
+  let written = 0;
+  for (const part of chunks(rows)) {
+    const r = unnest("r", columns, part, 2);
+    const result = await db.query(statement(r.sql), [chainId, ...r.params]);
+    written += result.rowCount ?? 0;
+  }
+  return written;
+}
+
+/**
  * Inserts rows of a chain into `table`, at most 5000 per statement:
  * `INSERT INTO table (chain_id, columns…, computed…) SELECT $1, r.columns…, computed… FROM unnest(…) AS r(…) tail`.
- * `computed`: columns set from SQL expressions (of the unnested row `r`, or now()). `tail`: the
- * ON CONFLICT and RETURNING clauses. Returns the RETURNING rows of every statement.
+ * `computed`: columns set from SQL expressions (of the unnested row `r`, or now()). `replaceOn`:
+ * the conflict key after chain_id; a row whose key is stored replaces every other column of it.
+ * `tail`: the ON CONFLICT (without `replaceOn`) and RETURNING clauses. Returns the RETURNING rows
+ * of every statement.
  */
 export async function bulkInsert<R, Returned = Record<string, unknown>>(
   db: Queryable,
@@ -98,6 +121,7 @@ export async function bulkInsert<R, Returned = Record<string, unknown>>(
     chainId: number;
     columns: Columns<R>;
     computed?: Readonly<Record<string, string>>;
+    replaceOn?: readonly string[];
     tail?: string;
   },
   rows: readonly R[],
@@ -108,15 +132,42 @@ export async function bulkInsert<R, Returned = Record<string, unknown>>(
     ...Object.keys(statement.columns).map((name) => `r.${name}`),
     ...computed.map(([, sql]) => sql),
   ];
+  const key = statement.replaceOn;
+  const replace = key
+    ? `ON CONFLICT (chain_id, ${key.join(", ")}) DO UPDATE SET ${setExcluded(...names.filter((name) => !key.includes(name)))}`
+    : "";
   const out: Returned[] = [];
   for (const part of chunks(rows)) {
     const u = unnest("r", statement.columns, part, 2);
     const result = await db.query(
       `INSERT INTO ${statement.table} (chain_id, ${names.join(", ")})
-       SELECT $1, ${values.join(", ")} FROM ${u.sql} ${statement.tail ?? ""}`,
+       SELECT $1, ${values.join(", ")} FROM ${u.sql} ${replace} ${statement.tail ?? ""}`,
       [statement.chainId, ...u.params],
     );
     out.push(...(result.rows as Returned[]));
   }
   return out;
+}
+
+/** Where an event stands in a chain's log: the natural key of swaps and pool_events. */
+type LogPosition = { blockNumber: number; logIndex: number };
+
+/**
+ * Inserts the events not stored yet into a table keyed by (chain_id, block_number, log_index),
+ * each as the row `rowOf` makes of it; returns the events inserted, in their order.
+ */
+export async function insertNewEvents<E extends LogPosition, R>(
+  db: Queryable,
+  statement: { table: string; chainId: number; columns: Columns<R> },
+  events: readonly E[],
+  rowOf: (event: E) => R,
+): Promise<E[]> {
+  const rows = await bulkInsert<R, { block_number: number; log_index: number }>(
+    db,
+    { ...statement, tail: "ON CONFLICT DO NOTHING RETURNING block_number, log_index" },
+    events.map(rowOf),
+  );
+  if (rows.length === events.length) return [...events];
+  const inserted = new Set(rows.map((r) => `${r.block_number}:${r.log_index}`));
+  return events.filter((e) => inserted.has(`${e.blockNumber}:${e.logIndex}`));
 }
