@@ -1,17 +1,15 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { logAt } from "../_test/encode-log.js";
+import { buildBlock, logWriter, testToken, user } from "../_test/family-logs.js";
 import type { Hex, RawLog } from "../decode/types.js";
-import type { Token } from "../model/index.js";
 import { eventSignatures } from "../protocols/abi.js";
-import { buildBatch, IncompleteRangeError } from "./batch.js";
+import { IncompleteRangeError } from "./batch.js";
 import { createdState, type Pool } from "./pools.js";
 
 const v2Pool = "0x00000000000000000000000000000000000000a2" as Hex;
 const v3Pool = "0x00000000000000000000000000000000000000a3" as Hex;
 const token0 = "0x0000000000000000000000000000000000000010" as Hex;
 const token1 = "0x0000000000000000000000000000000000000011" as Hex;
-const user = "0x00000000000000000000000000000000000000ee" as Hex;
 const router = "0x00000000000000000000000000000000000000ff" as Hex;
 
 function pool(address: Hex, protocol: "v2" | "v3"): Pool {
@@ -34,37 +32,19 @@ function pool(address: Hex, protocol: "v2" | "v3"): Pool {
   };
 }
 
-const tokens = new Map<Hex, Token>([
-  [token0, { address: token0, name: "A", symbol: "A", decimals: 18, totalSupply: null }],
-  [token1, { address: token1, name: "B", symbol: "B", decimals: 6, totalSupply: null }],
-]);
+const tokens = new Map([testToken(token0, "A", 18), testToken(token1, "B", 6)]);
 
-let logIndex = 0;
+const writeLog = logWriter();
 /** A log of `signature` at block 2 in transaction `tx`, encoded with viem. */
-function log(address: Hex, signature: string, args: Record<string, unknown>, tx = "0x01"): RawLog {
-  const transactionHash = tx.padEnd(66, "0") as Hex;
-  return logAt(signature, args, { address, blockNumber: 2, logIndex: logIndex++, transactionHash });
-}
+const log = (address: Hex, signature: string, args: Record<string, unknown>, tx = "0x01"): RawLog =>
+  writeLog(signature, args, address, tx);
 
 function build(logs: RawLog[]) {
-  return buildBatch({
-    logs,
-    pools: new Map([
-      [v2Pool, pool(v2Pool, "v2")],
-      [v3Pool, pool(v3Pool, "v3")],
-    ]),
-    tokens,
-    blocks: new Map([[2, { hash: "0xb2" as Hex, timestamp: 1_700_000_000 }]]),
-    transactions: new Map(
-      ["0x01", "0x02", "0x03"].map((h) => {
-        const hash = h.padEnd(66, "0") as Hex;
-        return [
-          hash,
-          { hash, from: user, to: router, blockHash: "0xb2" as Hex, blockNumber: 2, transactionIndex: 0 },
-        ];
-      }),
-    ),
-  });
+  const pools = new Map([
+    [v2Pool, pool(v2Pool, "v2")],
+    [v3Pool, pool(v3Pool, "v3")],
+  ]);
+  return buildBlock({ logs, pools, tokens, txs: ["0x01", "0x02", "0x03"], from: user, to: router });
 }
 
 describe("buildBatch, V2", () => {

@@ -1,11 +1,17 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { keccak256, stringToBytes } from "viem";
 import { logAt } from "../../_test/encode-log.js";
+import { publishedTopic, user } from "../../_test/family-logs.js";
 import type { Hex, RawLog } from "../../decode/types.js";
 import { familyOf } from "../index.js";
 import { algebraTopics } from "./abi.js";
 import { decodeAlgebraCreation } from "./index.js";
+
+const factory = "0x411b0facc3489691f28ad58c47006af5e3ab3a28" as Hex;
+const pool = "0xa374094527e1673a86de625aa59517c5de346d32" as Hex;
+const wmatic = "0x0d500b1d8e8ef31e21c99d1db9a6444d3adf1270" as Hex;
+const usdc = "0x3c499c542cef5e3811e1192ce70d8cc03d5c3359" as Hex;
+const router = "0xf5b509bb0909a69b1c207e495f687a596c168e12" as Hex;
 
 /** Algebra's events as its contracts publish them (IAlgebraFactory, IAlgebraPoolEvents), names included. */
 const published = {
@@ -19,20 +25,6 @@ const published = {
   BurnV1:
     "event Burn(address indexed owner, int24 indexed bottomTick, int24 indexed topTick, uint128 liquidityAmount, uint256 amount0, uint256 amount1)",
 } as const;
-const canonical = {
-  Pool: "Pool(address,address,address)",
-  SwapV1: "Swap(address,address,int256,int256,uint160,uint128,int24)",
-  SwapIntegral: "Swap(address,address,int256,int256,uint160,uint128,int24,uint24,uint24)",
-  BurnIntegral: "Burn(address,int24,int24,uint128,uint256,uint256,uint24)",
-} as const;
-const topicOf = (text: string) => keccak256(stringToBytes(text));
-
-const factory = "0x411b0facc3489691f28ad58c47006af5e3ab3a28" as Hex;
-const pool = "0xa374094527e1673a86de625aa59517c5de346d32" as Hex;
-const wmatic = "0x0d500b1d8e8ef31e21c99d1db9a6444d3adf1270" as Hex;
-const usdc = "0x3c499c542cef5e3811e1192ce70d8cc03d5c3359" as Hex;
-const router = "0xf5b509bb0909a69b1c207e495f687a596c168e12" as Hex;
-const user = "0x00000000000000000000000000000000000000ee" as Hex;
 
 function encode(signature: string, args: Record<string, unknown>, address: Hex): RawLog {
   const transactionHash = `0x${"01".repeat(32)}` as Hex;
@@ -53,17 +45,20 @@ describe("Algebra", () => {
   const family = familyOf("algebra");
 
   it("has the topics of the published signature texts; V1's Swap is Uniswap V3's topic", () => {
-    assert.equal(family.creationTopic, topicOf(canonical.Pool));
-    assert.equal(algebraTopics.integralSwap, topicOf(canonical.SwapIntegral));
+    assert.equal(family.creationTopic, publishedTopic(published.Pool));
+    assert.equal(algebraTopics.integralSwap, publishedTopic(published.SwapIntegral));
     assert.equal(
-      topicOf(canonical.SwapIntegral),
+      publishedTopic(published.SwapIntegral),
       "0x121cb44ee54098b1a04743c487e7460d8dd429b27f88b1f4d4767396e1a59f79",
       "Integral 1.2's Swap topic0 as its pools log it",
     );
-    assert.equal(topicOf(canonical.SwapV1), familyOf("v3").swapTopics[0]);
-    assert.ok(family.poolTopics("uniswap").includes(topicOf(canonical.SwapV1)));
-    assert.ok(family.poolTopics("integral").includes(topicOf(canonical.SwapIntegral)));
-    assert.deepEqual(family.swapTopics, [topicOf(canonical.SwapV1), topicOf(canonical.SwapIntegral)]);
+    assert.equal(publishedTopic(published.SwapV1), familyOf("v3").swapTopics[0]);
+    assert.ok(family.poolTopics("uniswap").includes(publishedTopic(published.SwapV1)));
+    assert.ok(family.poolTopics("integral").includes(publishedTopic(published.SwapIntegral)));
+    assert.deepEqual(family.swapTopics, [
+      publishedTopic(published.SwapV1),
+      publishedTopic(published.SwapIntegral),
+    ]);
   });
 
   it("decodes the factory's Pool event as a new pool", () => {
@@ -119,9 +114,9 @@ describe("Algebra", () => {
   });
 
   it("decodes an Integral 1.2 Burn (with the plugin's fee) as V1's Burn; a V1-layout DEX skips it", () => {
-    assert.equal(algebraTopics.integralBurn, topicOf(canonical.BurnIntegral));
-    assert.ok(family.poolTopics("integral").includes(topicOf(canonical.BurnIntegral)));
-    assert.ok(!family.poolTopics("uniswap").includes(topicOf(canonical.BurnIntegral)));
+    assert.equal(algebraTopics.integralBurn, publishedTopic(published.BurnIntegral));
+    assert.ok(family.poolTopics("integral").includes(publishedTopic(published.BurnIntegral)));
+    assert.ok(!family.poolTopics("uniswap").includes(publishedTopic(published.BurnIntegral)));
     const args = {
       owner: user,
       bottomTick: -887_220,

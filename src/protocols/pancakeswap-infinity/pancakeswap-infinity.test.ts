@@ -1,11 +1,8 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { keccak256, stringToBytes } from "viem";
-import { logAt } from "../../_test/encode-log.js";
-import type { Hex, RawLog } from "../../decode/types.js";
+import { buildBlock, logWriter, publishedTopic, testToken, user } from "../../_test/family-logs.js";
+import type { Hex } from "../../decode/types.js";
 import { ratioToNumber } from "../../exact/ratio.js";
-import type { Token } from "../../model/index.js";
-import { buildBatch } from "../../sync/batch.js";
 import { poolFromCreation } from "../../sync/pools.js";
 import { familyOf } from "../index.js";
 import { infinityTopics } from "./abi.js";
@@ -19,6 +16,16 @@ import {
   decodeClLog,
   infinityRewritesAmounts,
 } from "./index.js";
+
+const clManager = "0xa0ffb9c1ce1fe56963b0321b32e7a0302114058b" as Hex;
+const binManager = "0xc697d2898e0d09264376196696c51d7abbbaa4a9" as Hex;
+const native = "0x0000000000000000000000000000000000000000" as Hex;
+const usdt = "0x55d398326f99059ff775485246999027b3197955" as Hex;
+const router = "0x1b81d678ffb9c0263b24a97847620c99d213eb14" as Hex;
+const poolId = `0x${"5a".repeat(32)}` as Hex;
+/** No hook (the zero address). */
+const hooks = native;
+const word = (value: bigint) => `0x${value.toString(16).padStart(64, "0")}` as Hex;
 
 /** PancakeSwap Infinity's manager events as its interfaces (ICLPoolManager, IBinPoolManager) declare them. */
 const published = {
@@ -35,36 +42,13 @@ const published = {
   binBurn:
     "event Burn(bytes32 indexed id, address indexed sender, uint256[] ids, bytes32 salt, bytes32[] amounts)",
 } as const;
-const canonical = {
-  clInitialize: "Initialize(bytes32,address,address,address,uint24,bytes32,uint160,int24)",
-  clSwap: "Swap(bytes32,address,int128,int128,uint160,uint128,int24,uint24,uint16)",
-  binInitialize: "Initialize(bytes32,address,address,address,uint24,bytes32,uint24)",
-  binSwap: "Swap(bytes32,address,int128,int128,uint24,uint24,uint16)",
-  binMint: "Mint(bytes32,address,uint256[],bytes32,bytes32[],bytes32,bytes32)",
-  binBurn: "Burn(bytes32,address,uint256[],bytes32,bytes32[])",
-} as const;
-const topicOf = (text: string) => keccak256(stringToBytes(text));
 
-const clManager = "0xa0ffb9c1ce1fe56963b0321b32e7a0302114058b" as Hex;
-const binManager = "0xc697d2898e0d09264376196696c51d7abbbaa4a9" as Hex;
-const native = "0x0000000000000000000000000000000000000000" as Hex;
-const usdt = "0x55d398326f99059ff775485246999027b3197955" as Hex;
-const router = "0x1b81d678ffb9c0263b24a97847620c99d213eb14" as Hex;
-const user = "0x00000000000000000000000000000000000000ee" as Hex;
-const hooks = "0x0000000000000000000000000000000000000000" as Hex;
-const poolId = `0x${"5a".repeat(32)}` as Hex;
-const word = (value: bigint) => `0x${value.toString(16).padStart(64, "0")}` as Hex;
-
-let logIndex = 0;
-function encode(signature: string, args: Record<string, unknown>, address: Hex, tx = "0x01"): RawLog {
-  const transactionHash = tx.padEnd(66, "0") as Hex;
-  return logAt(signature, args, { address, blockNumber: 2, logIndex: logIndex++, transactionHash });
-}
+const encode = logWriter();
 
 describe("PancakeSwap Infinity CL", () => {
   it("has the topics of the published signature texts and decodes Initialize and Swap", () => {
-    assert.equal(infinityTopics.clInitialize, topicOf(canonical.clInitialize));
-    assert.equal(infinityTopics.clSwap, topicOf(canonical.clSwap));
+    assert.equal(infinityTopics.clInitialize, publishedTopic(published.clInitialize));
+    assert.equal(infinityTopics.clSwap, publishedTopic(published.clSwap));
     // Hook permissions 0x0c00 (before/after swap return delta), tick spacing 10 at bits 16–39.
     const parameters = word((10n << 16n) | 0x0c00n);
     const init = encode(
@@ -100,23 +84,7 @@ describe("PancakeSwap Infinity CL", () => {
       false,
       "before/after swap without deltas",
     );
-    const swap = encode(
-      published.clSwap,
-      {
-        id: poolId,
-        sender: router,
-        amount0: -(10n ** 18n),
-        amount1: 620n * 10n ** 18n,
-        sqrtPriceX96: 2n ** 96n * 24n,
-        liquidity: 10n ** 22n,
-        tick: 63_565,
-        fee: 2500,
-        protocolFee: 320,
-      },
-      clManager,
-    );
-    assert.deepEqual(decodeClLog(swap), {
-      type: "v4-swap",
+    const swapArgs = {
       id: poolId,
       sender: router,
       amount0: -(10n ** 18n),
@@ -125,7 +93,9 @@ describe("PancakeSwap Infinity CL", () => {
       liquidity: 10n ** 22n,
       tick: 63_565,
       fee: 2500,
-    });
+    };
+    const swap = encode(published.clSwap, { ...swapArgs, protocolFee: 320 }, clManager);
+    assert.deepEqual(decodeClLog(swap), { type: "v4-swap", ...swapArgs }, "the protocol fee is not kept");
     assert.equal(familyOf("v4").decodeLog(swap, "uniswap"), null, "not a Uniswap V4 Swap");
   });
 });
@@ -137,7 +107,7 @@ describe("PancakeSwap Infinity Bin", () => {
 
   it("has the topics of the published signature texts and decodes Initialize, Swap, Mint and Burn", () => {
     for (const name of ["binInitialize", "binSwap", "binMint", "binBurn"] as const) {
-      assert.equal(infinityTopics[name], topicOf(canonical[name]), name);
+      assert.equal(infinityTopics[name], publishedTopic(published[name]), name);
     }
     const init = encode(
       published.binInitialize,
@@ -192,29 +162,16 @@ describe("PancakeSwap Infinity Bin", () => {
       amount0: 2n,
       amount1: 3n,
     });
-    const swap = encode(
-      published.binSwap,
-      {
-        id: poolId,
-        sender: router,
-        amount0: 4n,
-        amount1: -9n,
-        activeId: activeId - 1,
-        fee: 1000,
-        protocolFee: 0,
-      },
-      binManager,
-    );
-    assert.deepEqual(decodeBinLog(swap), {
-      type: "bin-swap",
+    const swapArgs = {
       id: poolId,
       sender: router,
       amount0: 4n,
       amount1: -9n,
       activeId: activeId - 1,
       fee: 1000,
-      protocolFee: 0,
-    });
+    };
+    const swap = encode(published.binSwap, { ...swapArgs, protocolFee: 0 }, binManager);
+    assert.deepEqual(decodeBinLog(swap), { type: "bin-swap", ...swapArgs, protocolFee: 0 });
   });
 
   it("prices a bin exactly: (1 + binStep / 10,000)^(activeId − 2^23), decimal-adjusted", () => {
@@ -226,10 +183,7 @@ describe("PancakeSwap Infinity Bin", () => {
   });
 
   it("through buildBatch: balances from Mint and swaps, a trade at its active bin's price", () => {
-    const tokens = new Map<Hex, Token>([
-      [native, { address: native, name: "BNB", symbol: "BNB", decimals: 18, totalSupply: null }],
-      [usdt, { address: usdt, name: "Tether USD", symbol: "USDT", decimals: 18, totalSupply: null }],
-    ]);
+    const tokens = new Map([testToken(native, "BNB", 18), testToken(usdt, "USDT", 18, "Tether USD")]);
     const dex = {
       name: "PancakeSwap Infinity Bin",
       protocol: "infinity-bin",
@@ -246,7 +200,7 @@ describe("PancakeSwap Infinity Bin", () => {
       dex,
       null,
     );
-    const built = buildBatch({
+    const built = buildBlock({
       logs: [
         init,
         encode(
@@ -270,20 +224,9 @@ describe("PancakeSwap Infinity Bin", () => {
       ],
       pools: new Map([[poolId, pool]]),
       tokens,
-      blocks: new Map([[2, { hash: "0xb2" as Hex, timestamp: 1_700_000_000 }]]),
-      transactions: new Map([
-        [
-          "0x01".padEnd(66, "0") as Hex,
-          {
-            hash: "0x01".padEnd(66, "0") as Hex,
-            from: user,
-            to: router,
-            blockHash: "0xb2" as Hex,
-            blockNumber: 2,
-            transactionIndex: 0,
-          },
-        ],
-      ]),
+      txs: ["0x01"],
+      from: user,
+      to: router,
     });
     assert.deepEqual(
       built.poolEvents.map((e) => [e.kind, e.amount0, e.amount1]),

@@ -1,20 +1,24 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { keccak256, stringToBytes } from "viem";
-import { logAt } from "../../_test/encode-log.js";
+import { buildBlock, logWriter, publishedTopic, testToken, user } from "../../_test/family-logs.js";
 import { tradeRecord } from "../../api/trade-records.js";
 import type { Hex, RawLog } from "../../decode/types.js";
-import { NATIVE_COIN, nativeCoin, type Token } from "../../model/index.js";
-import { updateGraphPool } from "../../pricing/pool-state.js";
-import type { GraphPool } from "../../pricing/usd-prices.js";
+import { NATIVE_COIN, nativeCoin } from "../../model/index.js";
+import { graphPoolOf } from "../../pricing/market-state.js";
 import type { RpcClient } from "../../rpc/client.js";
-import { buildBatch } from "../../sync/batch.js";
 import { poolFromCreation } from "../../sync/pools.js";
 import { readTokens } from "../../sync/tokens.js";
 import { familyOf } from "../index.js";
 import { liquidityAmounts, MAX_TICK, MIN_TICK, sqrtPriceAtTick } from "../tick-math.js";
 import { v4Topics } from "./abi.js";
 import { decodeV4Creation, decodeV4Log, hookRewritesAmounts, uniswapV4 } from "./index.js";
+
+const manager = "0x000000000004444c5dc75cb358380d2e3de08a90" as Hex;
+const native = "0x0000000000000000000000000000000000000000" as Hex;
+const usdc = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48" as Hex;
+const router = "0x66a9893cc07d91d95644aedd05d03f95e1dba8af" as Hex;
+const poolId = "0x21c67e77068de97969ba93d4aab21826d33ca12bb9f565d8496e8fda8a82ca27" as Hex;
+const noHooks = native;
 
 /**
  * The PoolManager's events as v4-core publishes them (`src/interfaces/IPoolManager.sol`), written
@@ -29,80 +33,50 @@ const published = {
   Donate: "event Donate(bytes32 indexed id, address indexed sender, uint256 amount0, uint256 amount1)",
 } as const;
 
-/** topic0 = keccak-256 of the canonical signature text (types only, no names, no spaces). */
-const canonical = {
-  Initialize: "Initialize(bytes32,address,address,uint24,int24,address,uint160,int24)",
-  ModifyLiquidity: "ModifyLiquidity(bytes32,address,int24,int24,int256,bytes32)",
-  Swap: "Swap(bytes32,address,int128,int128,uint160,uint128,int24,uint24)",
-  Donate: "Donate(bytes32,address,uint256,uint256)",
-} as const;
-const topicOf = (text: string) => keccak256(stringToBytes(text));
-
-const manager = "0x000000000004444c5dc75cb358380d2e3de08a90" as Hex;
-const native = "0x0000000000000000000000000000000000000000" as Hex;
-const usdc = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48" as Hex;
-const router = "0x66a9893cc07d91d95644aedd05d03f95e1dba8af" as Hex;
-const user = "0x00000000000000000000000000000000000000ee" as Hex;
-const poolId = "0x21c67e77068de97969ba93d4aab21826d33ca12bb9f565d8496e8fda8a82ca27" as Hex;
-const noHooks = native;
-
-let logIndex = 0;
+const writeLog = logWriter();
 /** A log of one of the published events, encoded with viem's ABI encoder. */
-function encode(
+const encode = (
   name: keyof typeof published,
   args: Record<string, unknown>,
   address = manager,
   tx = "0x01",
-): RawLog {
-  const transactionHash = tx.padEnd(66, "0") as Hex;
-  return logAt(published[name], args, { address, blockNumber: 2, logIndex: logIndex++, transactionHash });
-}
+) => writeLog(published[name], args, address, tx);
 
-const initialize = (hooks: Hex = noHooks, id: Hex = poolId) =>
-  encode("Initialize", {
-    id,
-    currency0: native,
-    currency1: usdc,
-    fee: 0x800000,
-    tickSpacing: 60,
-    hooks,
-    sqrtPriceX96: 2n ** 96n,
-    tick: 0,
-  });
+/** An Initialize's arguments: a dynamic-fee pool of ETH and USDC at price 1 (raw). */
+const initArgs = (hooks: Hex = noHooks, id: Hex = poolId) => ({
+  id,
+  currency0: native,
+  currency1: usdc,
+  fee: 0x800000,
+  tickSpacing: 60,
+  hooks,
+  sqrtPriceX96: 2n ** 96n,
+  tick: 0,
+});
+const initialize = (hooks: Hex = noHooks, id: Hex = poolId) => encode("Initialize", initArgs(hooks, id));
 
 describe("Uniswap V4 decoding", () => {
   it("has the topics of the published signature texts", () => {
-    assert.equal(v4Topics.v4Initialize, topicOf(canonical.Initialize));
-    assert.equal(v4Topics.v4ModifyLiquidity, topicOf(canonical.ModifyLiquidity));
-    assert.equal(v4Topics.v4Swap, topicOf(canonical.Swap));
-    assert.equal(v4Topics.v4Donate, topicOf(canonical.Donate));
+    for (const name of ["Initialize", "ModifyLiquidity", "Swap", "Donate"] as const) {
+      assert.equal(v4Topics[`v4${name}`], publishedTopic(published[name]), name);
+    }
     assert.equal(
-      topicOf(canonical.Swap),
+      publishedTopic(published.Swap),
       "0x40e9cecb9f5f1f1c5b9c97dec2917b7ee92e57ba5563708daca94dd84ad7112f",
       "the Swap topic0 that mainnet's PoolManager logs carry",
     );
     assert.deepEqual(uniswapV4.poolTopics("uniswap"), [
-      topicOf(canonical.Initialize),
-      topicOf(canonical.Swap),
-      topicOf(canonical.ModifyLiquidity),
-      topicOf(canonical.Donate),
+      publishedTopic(published.Initialize),
+      publishedTopic(published.Swap),
+      publishedTopic(published.ModifyLiquidity),
+      publishedTopic(published.Donate),
     ]);
   });
 
   it("decodes Initialize as a new pool named by its PoolId, the manager its factory, native ETH a currency", () => {
     const hooks = "0x0000000000000000000000000000000000001088" as Hex;
     const log = initialize(hooks);
-    assert.deepEqual(decodeV4Log(log), {
-      type: "v4-initialize",
-      id: poolId,
-      currency0: native,
-      currency1: usdc,
-      fee: 0x800000,
-      tickSpacing: 60,
-      hooks,
-      sqrtPriceX96: 2n ** 96n,
-      tick: 0,
-    });
+    assert.deepEqual(decodeV4Log(log), { type: "v4-initialize", ...initArgs(hooks) });
     assert.deepEqual(decodeV4Creation(log), {
       factory: manager,
       pool: poolId,
@@ -123,7 +97,7 @@ describe("Uniswap V4 decoding", () => {
   });
 
   it("decodes Swap (negative int128 amounts, dynamic fee), ModifyLiquidity and Donate", () => {
-    const swap = encode("Swap", {
+    const swapArgs = {
       id: poolId,
       sender: router,
       amount0: -(10n ** 18n),
@@ -132,50 +106,23 @@ describe("Uniswap V4 decoding", () => {
       liquidity: 10n ** 20n,
       tick: -887_000 + 12_345,
       fee: 3000,
-    });
-    assert.deepEqual(decodeV4Log(swap), {
-      type: "v4-swap",
+    };
+    const swap = encode("Swap", swapArgs);
+    assert.deepEqual(decodeV4Log(swap), { type: "v4-swap", ...swapArgs });
+    const modify = {
       id: poolId,
       sender: router,
-      amount0: -(10n ** 18n),
-      amount1: 3_000_000_000n,
-      sqrtPriceX96: 4_339_505_179_874_779_489_431_521n,
-      liquidity: 10n ** 20n,
-      tick: -887_000 + 12_345,
-      fee: 3000,
+      tickLower: -120,
+      tickUpper: 60,
+      liquidityDelta: -(10n ** 15n),
+      salt: `0x${"ab".repeat(32)}` as Hex,
+    };
+    assert.deepEqual(decodeV4Log(encode("ModifyLiquidity", modify)), {
+      type: "v4-modify-liquidity",
+      ...modify,
     });
-    const salt = `0x${"ab".repeat(32)}` as Hex;
-    assert.deepEqual(
-      decodeV4Log(
-        encode("ModifyLiquidity", {
-          id: poolId,
-          sender: router,
-          tickLower: -120,
-          tickUpper: 60,
-          liquidityDelta: -(10n ** 15n),
-          salt,
-        }),
-      ),
-      {
-        type: "v4-modify-liquidity",
-        id: poolId,
-        sender: router,
-        tickLower: -120,
-        tickUpper: 60,
-        liquidityDelta: -(10n ** 15n),
-        salt,
-      },
-    );
-    assert.deepEqual(
-      decodeV4Log(encode("Donate", { id: poolId, sender: router, amount0: 5n, amount1: 7n })),
-      {
-        type: "v4-donate",
-        id: poolId,
-        sender: router,
-        amount0: 5n,
-        amount1: 7n,
-      },
-    );
+    const donate = { id: poolId, sender: router, amount0: 5n, amount1: 7n };
+    assert.deepEqual(decodeV4Log(encode("Donate", donate)), { type: "v4-donate", ...donate });
     const truncated = { ...swap, data: swap.data.slice(0, -64) as Hex };
     assert.equal(decodeV4Log(truncated), null, "a Swap without its last word is not decoded");
   });
@@ -235,30 +182,14 @@ describe("tick math", () => {
 });
 
 describe("buildBatch with a V4 pool", () => {
-  const tokens = new Map<Hex, Token>([
-    [native, { address: native, name: "Ether", symbol: "ETH", decimals: 18, totalSupply: null }],
-    [usdc, { address: usdc, name: "USD Coin", symbol: "USDC", decimals: 6, totalSupply: null }],
-  ]);
+  const tokens = new Map([testToken(native, "ETH", 18, "Ether"), testToken(usdc, "USDC", 6, "USD Coin")]);
   const dex = { name: "Uniswap V4", protocol: "v4", factory: manager, swapEvent: "uniswap" } as const;
 
   function build(logs: RawLog[], hooks: Hex = noHooks) {
     const creation = decodeV4Creation(initialize(hooks)) as NonNullable<ReturnType<typeof decodeV4Creation>>;
     const pool = poolFromCreation({ ...creation, blockNumber: 1 }, dex, null);
-    return buildBatch({
-      logs,
-      pools: new Map([[poolId, pool]]),
-      tokens,
-      blocks: new Map([[2, { hash: "0xb2" as Hex, timestamp: 1_700_000_000 }]]),
-      transactions: new Map(
-        ["0x01", "0x02"].map((h) => {
-          const hash = h.padEnd(66, "0") as Hex;
-          return [
-            hash,
-            { hash, from: user, to: router, blockHash: "0xb2" as Hex, blockNumber: 2, transactionIndex: 0 },
-          ];
-        }),
-      ),
-    });
+    const pools = new Map([[poolId, pool]]);
+    return buildBlock({ logs, pools, tokens, txs: ["0x01", "0x02"], from: user, to: router });
   }
 
   it("finds the pool by its PoolId, tracks its balances from its own events and lists swaps from the swapper's deltas", () => {
@@ -340,21 +271,19 @@ describe("pricing of a V4 pool", () => {
       stateLogIndex: 1,
       stateTime: 1_700_000_000_000,
     };
-    const graphPool = (): GraphPool => ({
+    const pool = {
       address: poolId,
       dex: "Uniswap V4",
+      protocol: "v4",
       token0: native,
       token1: usdc,
-      price0: null,
-      ratio0: null,
-      depth0: null,
-      depth1: null,
-      stateBlock: null,
-      stateTime: null,
-      version: 0,
-    });
-    const plain = graphPool();
-    updateGraphPool(plain, { protocol: "v4", hooks: noHooks }, state, 18, 6);
+      state,
+    } as const;
+    const decimals = new Map([
+      [native, 18],
+      [usdc, 6],
+    ]);
+    const plain = graphPoolOf({ ...pool, hooks: noHooks, parameters: null }, decimals);
     assert.equal(
       plain.price0,
       9e12,
@@ -362,8 +291,7 @@ describe("pricing of a V4 pool", () => {
     );
     assert.equal(plain.depth0, 1000);
     assert.equal(plain.depth1, 3_000_000);
-    const hooked = graphPool();
-    updateGraphPool(hooked, { protocol: "v4", hooks: `0x${"00".repeat(19)}0c` }, state, 18, 6);
+    const hooked = graphPoolOf({ ...pool, hooks: `0x${"00".repeat(19)}0c`, parameters: null }, decimals);
     assert.deepEqual([hooked.price0, hooked.ratio0, hooked.depth0, hooked.depth1], [null, null, null, null]);
   });
 });
