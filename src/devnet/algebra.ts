@@ -2,8 +2,6 @@
 // `@cryptoalgebra/integral-core` (compiled by Algebra, hardhat artifacts with bytecode and ABI: no
 // solc here), and its test callee (TestAlgebraCallee, the package's own router for mints and
 // swaps). Pure: these only read the npm artifacts and encode; deploy.ts and the simulator send.
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import {
   type Address,
   encodeAbiParameters,
@@ -16,29 +14,18 @@ import {
   numberToHex,
   parseAbi,
 } from "viem";
+import { npmArtifact } from "./artifacts.js";
 import type { TxRequest } from "./transactions.js";
+import { MAX_SQRT_PRICE, MIN_SQRT_PRICE } from "./v4.js";
 
-const require = createRequire(import.meta.url);
-
-/** The contracts of `@cryptoalgebra/integral-core` the devnet deploys, by their artifact's path under `artifacts/contracts/`. */
-const artifactPaths = {
-  AlgebraFactory: "AlgebraFactory.sol/AlgebraFactory.json",
-  AlgebraPoolDeployer: "AlgebraPoolDeployer.sol/AlgebraPoolDeployer.json",
-  AlgebraPool: "AlgebraPool.sol/AlgebraPool.json",
-  TestAlgebraCallee: "test/TestAlgebraCallee.sol/TestAlgebraCallee.json",
-} as const;
-
-export type AlgebraArtifact = keyof typeof artifactPaths;
+/** The contracts of `@cryptoalgebra/integral-core` the devnet deploys (artifacts under `artifacts/contracts/`). */
+export type AlgebraArtifact = "AlgebraFactory" | "AlgebraPoolDeployer" | "AlgebraPool" | "TestAlgebraCallee";
 
 /** Creation code of an Algebra Integral contract as published on npm. */
 export function algebraBytecode(name: AlgebraArtifact): Hex {
-  const artifact = JSON.parse(
-    readFileSync(
-      require.resolve(`@cryptoalgebra/integral-core/artifacts/contracts/${artifactPaths[name]}`),
-      "utf8",
-    ),
-  ) as { bytecode: Hex };
-  return artifact.bytecode;
+  const folder = name === "TestAlgebraCallee" ? "test/" : "";
+  const path = `@cryptoalgebra/integral-core/artifacts/contracts/${folder}${name}.sol/${name}.json`;
+  return npmArtifact<{ bytecode: Hex }>(path).bytecode;
 }
 
 export const algebraFactoryAbi = parseAbi([
@@ -79,10 +66,6 @@ export const algebraGasLimits = {
   burn: 400_000n,
   collect: 300_000n,
 } as const;
-
-// TickMath's bounds of Algebra (the same as Uniswap's).
-const MIN_SQRT_PRICE = 4295128739n;
-const MAX_SQRT_PRICE = 1461446703485210103287273052203988822378723970342n;
 
 /** Hash of the pool's creation code: the CREATE2 init code hash of every pool of the deployer. */
 export function algebraPoolInitCodeHash(): Hex {

@@ -4,6 +4,14 @@ import { type Hex, keccak256 } from "viem";
 
 const require = createRequire(import.meta.url);
 
+/** A contract artifact published in an npm package (`path` from the package's name), parsed. */
+export function npmArtifact<T>(path: string): T {
+  return JSON.parse(readFileSync(require.resolve(path), "utf8")) as T;
+}
+
+/** Code from an artifact's hex field, with its 0x (waffle builds leave it out, hardhat and foundry keep it). */
+export const artifactHex = (code: string): Hex => (code.startsWith("0x") ? code : `0x${code}`) as Hex;
+
 /** Where each official Uniswap contract's npm artifact lives. */
 const artifactPaths = {
   weth9: "@uniswap/v2-periphery/build/WETH9.json",
@@ -21,12 +29,7 @@ export type UniswapArtifact = keyof typeof artifactPaths;
 
 /** The creation bytecode of an official Uniswap contract, as published on npm. */
 export function uniswapBytecode(name: UniswapArtifact): Hex {
-  // The v2 builds (waffle) keep it under "bytecode" without 0x; the v3 ones (hardhat) with 0x.
-  const artifact = JSON.parse(readFileSync(require.resolve(artifactPaths[name]), "utf8")) as {
-    bytecode: string;
-  };
-  const hex = artifact.bytecode.startsWith("0x") ? artifact.bytecode.slice(2) : artifact.bytecode;
-  return `0x${hex}`;
+  return artifactHex(npmArtifact<{ bytecode: string }>(artifactPaths[name]).bytecode);
 }
 
 /**

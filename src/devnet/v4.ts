@@ -2,8 +2,6 @@
 // `@uniswap/v4-core` (compiled by Uniswap: solc 0.8.26, via-IR, EVM cancun), the hooks the demo's
 // pools use, and the transactions that initialise, trade and provide liquidity. Pure: these only
 // read the npm artifacts and encode; deploy.ts and the simulator send.
-import { readFileSync } from "node:fs";
-import { createRequire } from "node:module";
 import {
   type Address,
   encodeAbiParameters,
@@ -16,9 +14,8 @@ import {
   parseAbi,
   zeroAddress,
 } from "viem";
+import { artifactHex, npmArtifact } from "./artifacts.js";
 import type { TxRequest } from "./transactions.js";
-
-const require = createRequire(import.meta.url);
 
 /** The contracts of `@uniswap/v4-core` the devnet deploys, by their artifact's name under `out/`. */
 export type V4Artifact =
@@ -29,11 +26,13 @@ export type V4Artifact =
   | "EmptyTestHooks";
 
 function readArtifact(name: V4Artifact): { bytecode: Hex; deployedBytecode: Hex } {
-  const artifact = JSON.parse(
-    readFileSync(require.resolve(`@uniswap/v4-core/out/${name}.sol/${name}.json`), "utf8"),
-  ) as { bytecode: { object: string }; deployedBytecode: { object: string } };
-  const hex = (s: string): Hex => (s.startsWith("0x") ? s : `0x${s}`) as Hex;
-  return { bytecode: hex(artifact.bytecode.object), deployedBytecode: hex(artifact.deployedBytecode.object) };
+  const artifact = npmArtifact<{ bytecode: { object: string }; deployedBytecode: { object: string } }>(
+    `@uniswap/v4-core/out/${name}.sol/${name}.json`,
+  );
+  return {
+    bytecode: artifactHex(artifact.bytecode.object),
+    deployedBytecode: artifactHex(artifact.deployedBytecode.object),
+  };
 }
 
 /** Creation code of a v4-core contract as published on npm. */
@@ -132,8 +131,9 @@ export const v4GasLimits = {
   donate: 500_000n,
 } as const;
 
-const MIN_SQRT_PRICE = 4295128739n;
-const MAX_SQRT_PRICE = 1461446703485210103287273052203988822378723970342n;
+/** TickMath's bounds of the sqrt price (Uniswap's; Algebra's are the same). */
+export const MIN_SQRT_PRICE = 4295128739n;
+export const MAX_SQRT_PRICE = 1461446703485210103287273052203988822378723970342n;
 
 export function v4DeployManagerTx(from: Address, owner: Address): TxRequest {
   return {

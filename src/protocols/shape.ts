@@ -59,13 +59,8 @@ export type ShapeActor = { trader: Hex; router: Hex };
  * with the beforeSwap and afterSwap permissions only (low bits 0x00c0), which tells apart pools
  * of the same currencies, fee and spacing.
  */
-export type ShapePoolKey = {
-  token0: Hex;
-  token1: Hex;
-  fee: number;
-  spacing: number;
+export type ShapePoolKey = Pick<ShapePool, "token0" | "token1" | "fee" | "spacing" | "hooks"> & {
   manager: Hex;
-  hooks: Hex;
 };
 
 /** The low 16 bits of a hook with the beforeSwap (bit 7) and afterSwap (bit 6) permissions only. */

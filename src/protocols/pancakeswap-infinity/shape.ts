@@ -1,13 +1,10 @@
 import type { Hex } from "../../decode/types.js";
+import type { ShapeGenerator, ShapeLog, ShapePool, ShapePoolKey } from "../shape.js";
 import {
   addressTopic,
   addrWord,
   dataOf,
   hashWords,
-  type ShapeGenerator,
-  type ShapeLog,
-  type ShapePool,
-  type ShapePoolKey,
   SWAP_HOOK_FLAGS,
   settleSwap,
   topicOf,
