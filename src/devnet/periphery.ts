@@ -1,4 +1,12 @@
-import { type Address, encodeFunctionData, encodePacked, maxUint128, maxUint256, zeroAddress } from "viem";
+import {
+  type Address,
+  encodeFunctionData,
+  encodePacked,
+  type Hex,
+  maxUint128,
+  maxUint256,
+  zeroAddress,
+} from "viem";
 import { erc20Abi, positionManagerAbi, swapRouterAbi, v2RouterAbi, weth9Abi } from "./abis.js";
 import type { TxRequest } from "./transactions.js";
 
@@ -31,6 +39,16 @@ export const gasLimits = {
 
 /** No deadline: history blocks are dated in the past and live ones by the wall clock. */
 const deadline = maxUint256;
+
+/** A call of `from` to one of the periphery's contracts. */
+const peripheryTx = (
+  options: { periphery: PeripheryAddresses; from: Address },
+  contract: keyof PeripheryAddresses,
+  call: { data: Hex; gas: bigint; label: string },
+): TxRequest => ({ from: options.from, to: options.periphery[contract], ...call });
+
+/** A V2 pair's liquidity change through Router02, by its two tokens in either order. */
+type V2PairOptions = { periphery: PeripheryAddresses; from: Address; tokenA: Address; tokenB: Address };
 
 export function approveTx(options: {
   from: Address;
@@ -168,117 +186,79 @@ export function encodeV3Path(tokens: readonly Address[], fees: readonly number[]
 }
 
 /** Adds liquidity to a V2 pair through Router02 (creating the pair if it does not exist). */
-export function v2AddLiquidityTx(options: {
-  periphery: PeripheryAddresses;
-  from: Address;
-  tokenA: Address;
-  tokenB: Address;
-  amountA: bigint;
-  amountB: bigint;
-  newPair?: boolean;
-}): TxRequest {
-  return {
-    from: options.from,
-    to: options.periphery.v2Router,
-    data: encodeFunctionData({
-      abi: v2RouterAbi,
-      functionName: "addLiquidity",
-      args: [
-        options.tokenA,
-        options.tokenB,
-        options.amountA,
-        options.amountB,
-        0n,
-        0n,
-        options.from,
-        deadline,
-      ],
-    }),
-    gas: options.newPair ? gasLimits.v2AddLiquidityNewPair : gasLimits.v2AddLiquidity,
-    label: `V2 add liquidity ${options.amountA} ${options.tokenA} + ${options.amountB} ${options.tokenB}`,
-  };
+export function v2AddLiquidityTx(
+  options: V2PairOptions & { amountA: bigint; amountB: bigint; newPair?: boolean },
+): TxRequest {
+  const { tokenA, tokenB, amountA, amountB, from } = options;
+  const data = encodeFunctionData({
+    abi: v2RouterAbi,
+    functionName: "addLiquidity",
+    args: [tokenA, tokenB, amountA, amountB, 0n, 0n, from, deadline],
+  });
+  const gas = options.newPair ? gasLimits.v2AddLiquidityNewPair : gasLimits.v2AddLiquidity;
+  return peripheryTx(options, "v2Router", {
+    data,
+    gas,
+    label: `V2 add liquidity ${amountA} ${tokenA} + ${amountB} ${tokenB}`,
+  });
 }
 
 /** Burns `liquidity` LP tokens of a V2 pair through Router02 (the pair must be approved to it). */
-export function v2RemoveLiquidityTx(options: {
-  periphery: PeripheryAddresses;
-  from: Address;
-  tokenA: Address;
-  tokenB: Address;
-  liquidity: bigint;
-}): TxRequest {
-  return {
-    from: options.from,
-    to: options.periphery.v2Router,
-    data: encodeFunctionData({
-      abi: v2RouterAbi,
-      functionName: "removeLiquidity",
-      args: [options.tokenA, options.tokenB, options.liquidity, 0n, 0n, options.from, deadline],
-    }),
-    gas: gasLimits.v2RemoveLiquidity,
-    label: `V2 remove ${options.liquidity} liquidity of ${options.tokenA}/${options.tokenB}`,
-  };
+export function v2RemoveLiquidityTx(options: V2PairOptions & { liquidity: bigint }): TxRequest {
+  const { tokenA, tokenB, liquidity, from } = options;
+  const data = encodeFunctionData({
+    abi: v2RouterAbi,
+    functionName: "removeLiquidity",
+    args: [tokenA, tokenB, liquidity, 0n, 0n, from, deadline],
+  });
+  const label = `V2 remove ${liquidity} liquidity of ${tokenA}/${tokenB}`;
+  return peripheryTx(options, "v2Router", { data, gas: gasLimits.v2RemoveLiquidity, label });
 }
 
-/** Creates and initialises a V3 pool through the position manager. token0 < token1. */
-export function v3CreatePoolTx(options: {
+/** A V3 pool by its tokens and fee tier: token0 < token1. */
+type V3PoolOptions = {
   periphery: PeripheryAddresses;
   from: Address;
   token0: Address;
   token1: Address;
   fee: number;
-  sqrtPriceX96: bigint;
-}): TxRequest {
-  return {
-    from: options.from,
-    to: options.periphery.positionManager,
-    data: encodeFunctionData({
-      abi: positionManagerAbi,
-      functionName: "createAndInitializePoolIfNecessary",
-      args: [options.token0, options.token1, options.fee, options.sqrtPriceX96],
-    }),
-    gas: gasLimits.v3CreatePool,
-    label: `V3 create pool ${options.token0}/${options.token1} fee ${options.fee}`,
-  };
+};
+
+/** Creates and initialises a V3 pool through the position manager. */
+export function v3CreatePoolTx(options: V3PoolOptions & { sqrtPriceX96: bigint }): TxRequest {
+  const { token0, token1, fee } = options;
+  const data = encodeFunctionData({
+    abi: positionManagerAbi,
+    functionName: "createAndInitializePoolIfNecessary",
+    args: [token0, token1, fee, options.sqrtPriceX96],
+  });
+  const label = `V3 create pool ${token0}/${token1} fee ${fee}`;
+  return peripheryTx(options, "positionManager", { data, gas: gasLimits.v3CreatePool, label });
 }
 
 /** Mints a V3 position through the position manager; it takes what the range needs of each amount. */
-export function v3MintTx(options: {
-  periphery: PeripheryAddresses;
-  from: Address;
-  token0: Address;
-  token1: Address;
-  fee: number;
-  tickLower: number;
-  tickUpper: number;
-  amount0: bigint;
-  amount1: bigint;
-}): TxRequest {
-  return {
-    from: options.from,
-    to: options.periphery.positionManager,
-    data: encodeFunctionData({
-      abi: positionManagerAbi,
-      functionName: "mint",
-      args: [
-        {
-          token0: options.token0,
-          token1: options.token1,
-          fee: options.fee,
-          tickLower: options.tickLower,
-          tickUpper: options.tickUpper,
-          amount0Desired: options.amount0,
-          amount1Desired: options.amount1,
-          amount0Min: 0n,
-          amount1Min: 0n,
-          recipient: options.from,
-          deadline,
-        },
-      ],
-    }),
-    gas: gasLimits.v3Mint,
-    label: `V3 mint [${options.tickLower}, ${options.tickUpper}] in ${options.token0}/${options.token1} fee ${options.fee}`,
-  };
+export function v3MintTx(
+  options: V3PoolOptions & { tickLower: number; tickUpper: number; amount0: bigint; amount1: bigint },
+): TxRequest {
+  const { token0, token1, fee, tickLower, tickUpper } = options;
+  const position = { token0, token1, fee, tickLower, tickUpper };
+  const data = encodeFunctionData({
+    abi: positionManagerAbi,
+    functionName: "mint",
+    args: [
+      {
+        ...position,
+        amount0Desired: options.amount0,
+        amount1Desired: options.amount1,
+        amount0Min: 0n,
+        amount1Min: 0n,
+        recipient: options.from,
+        deadline,
+      },
+    ],
+  });
+  const label = `V3 mint [${tickLower}, ${tickUpper}] in ${token0}/${token1} fee ${fee}`;
+  return peripheryTx(options, "positionManager", { data, gas: gasLimits.v3Mint, label });
 }
 
 /**
