@@ -1,13 +1,5 @@
 import type { Hex } from "../decode/types.js";
-import type {
-  BatchToken,
-  BlockRow,
-  Checkpoint,
-  IngestBatch,
-  PoolInfo,
-  SyncFigures,
-  Token,
-} from "../model/index.js";
+import type { BlockRow, Checkpoint, IngestBatch, PoolInfo, SyncFigures, Token } from "../model/index.js";
 import { advanceCheckpoint, storeBlocks } from "../store/chain-state.js";
 import { notifyCommit } from "../store/commit-notify.js";
 import { type Db, type DbClient, maxOf, minOf, withTransaction } from "../store/db.js";
@@ -65,6 +57,7 @@ export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrit
       figures: write.figures,
     });
     const insertedTokens = new Set<Hex>(await insertTokens(client, chainId, write.newTokens));
+    const newTokens = write.newTokens.filter((t) => insertedTokens.has(t.address));
     const insertedPools = new Set<Hex>(await insertPools(client, chainId, write.newPools));
     await updatePoolBases(client, chainId, write.basedPools);
     // Priced once, before the swaps are inserted: each row is written once, with its USD figures.
@@ -75,7 +68,7 @@ export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrit
       headBlock: write.headBlock,
       swaps: write.built.swaps,
       poolEvents: write.built.poolEvents,
-      newTokens: write.newTokens.filter((t) => insertedTokens.has(t.address)).map(toBatchToken),
+      newTokens,
     });
     const swaps = await insertSwaps(client, chainId, write.built.swaps, priced.usdOf);
     const poolEvents = await insertPoolEvents(client, chainId, write.built.poolEvents);
@@ -92,7 +85,7 @@ export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrit
       headBlock: write.headBlock,
       source: write.source,
       newPools: write.newPools.filter((p) => insertedPools.has(p.address)).map(toBatchPool),
-      newTokens: write.newTokens.filter((t) => insertedTokens.has(t.address)).map(toBatchToken),
+      newTokens,
       swaps,
       poolEvents,
       poolStates: [...write.built.states].map(([pool, s]) => ({ pool, ...s })),
@@ -116,15 +109,5 @@ function toBatchPool(p: Pool): PoolInfo {
     tickSpacing: p.tickSpacing,
     createdBlock: p.createdBlock,
     createdLogIndex: p.createdLogIndex,
-  };
-}
-
-function toBatchToken(t: Token): BatchToken {
-  return {
-    address: t.address,
-    name: t.name,
-    symbol: t.symbol,
-    decimals: t.decimals,
-    totalSupply: t.totalSupply,
   };
 }
