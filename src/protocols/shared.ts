@@ -3,7 +3,7 @@ import type { Hex, PoolCreation, RawLog } from "../decode/types.js";
 import { uintAt, wordCount } from "../decode/words.js";
 import { type Ratio, toUnits } from "../exact/ratio.js";
 import type { PoolEventKind, PoolPriceState, PoolState } from "../model/index.js";
-import type { EventRecord, SwapTrade } from "./types.js";
+import type { CallRequest, EventRecord, SwapTrade } from "./types.js";
 
 /**
  * Depth of one side from the pool's balances, decimal-adjusted: the smaller of its balance now
@@ -206,3 +206,16 @@ export const managerTrade = (
     into0: -swap.amount0,
     into1: -swap.amount1,
   });
+
+/**
+ * What every family of pools inside a manager (Uniswap V4, PancakeSwap Infinity) shares: its
+ * pools' events come from the manager, and the manager (or its vault) holds every pool's tokens
+ * together, so a pool's balances before the indexed range cannot be read from the chain: they
+ * stay unknown (its price comes with its first swap), and are tracked from its own events.
+ */
+export const managerPools = {
+  poolsInFactory: true,
+  baseStateCalls: (): CallRequest[] => [],
+  baseState: (_answers: readonly (Hex | null)[], block: number): PoolState => stateAt(block),
+  depth: balanceDepth,
+} as const;

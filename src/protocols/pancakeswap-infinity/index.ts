@@ -5,8 +5,8 @@ import { ratioValue } from "../../exact/ratio.js";
 import { type TableEvent, tableDecoder } from "../event-decoder.js";
 import {
   amountsEvent,
-  balanceDepth,
   managerCreation,
+  managerPools,
   managerTrade,
   moveBalances,
   stateAfter,
@@ -232,8 +232,8 @@ export function binPriceValue(
 export const pancakeswapInfinityBin: ProtocolFamily<BinEvent> = {
   name: "infinity-bin",
   variants: [{ id: "pancakeswap-infinity-bin", layout: "uniswap", dexName: "PancakeSwap Infinity Bin" }],
+  ...managerPools,
   creationTopic: infinityTopics.binInitialize,
-  poolsInFactory: true,
   decodeCreation: decodeBinCreation,
   rewritesAmounts: infinityRewritesAmounts,
   poolTopics: () => binEvents.map((name) => infinityTopics[name]),
@@ -282,13 +282,8 @@ export const pancakeswapInfinityBin: ProtocolFamily<BinEvent> = {
     return binPriceValue(event.activeId, binStepOf(pool.parameters as Hex), decimals0, decimals1);
   },
 
-  // The Vault holds every pool's tokens: balances before the indexed range stay unknown.
-  baseStateCalls: () => [],
-  baseState: (_answers, block) => stateAt(block),
-
   // The pricing state keeps balances and a sqrt price, not the active bin: bin pools do not price
   // tokens (their trades carry the active bin's exact price).
   spotRatio0: () => null,
-  depth: balanceDepth,
   shape: infinityBinShape,
 };

@@ -4,9 +4,9 @@ import type { PoolState } from "../../model/index.js";
 import { type TableEvent, tableDecoder } from "../event-decoder.js";
 import {
   amountsEvent,
-  balanceDepth,
   concentratedCreatedState,
   managerCreation,
+  managerPools,
   managerTrade,
   moveActiveLiquidity,
   moveBalances,
@@ -15,7 +15,6 @@ import {
   setSwapPrice,
   sqrtPriceSpot,
   stateAfter,
-  stateAt,
 } from "../shared.js";
 import { liquidityAmounts } from "../tick-math.js";
 import type { EventRecord, LogLike, ProtocolFamily } from "../types.js";
@@ -76,8 +75,8 @@ function modifyAmounts(
 export const uniswapV4: ProtocolFamily<V4Event> = {
   name: "v4",
   variants: [{ id: "uniswap-v4", layout: "uniswap", dexName: "Uniswap V4" }],
+  ...managerPools,
   creationTopic: v4Topics.v4Initialize,
-  poolsInFactory: true,
   decodeCreation: decodeV4Creation,
   poolTopics: () => [v4Topics.v4Initialize, v4Topics.v4Swap, v4Topics.v4ModifyLiquidity, v4Topics.v4Donate],
   swapTopics: [v4Topics.v4Swap],
@@ -134,12 +133,6 @@ export const uniswapV4: ProtocolFamily<V4Event> = {
     return event.type === "v4-swap" ? priceFromSqrtPriceX96(event.sqrtPriceX96, decimals0, decimals1) : null;
   },
 
-  // The PoolManager holds every pool's tokens together: a pool's balances before the indexed
-  // range cannot be read from the chain, they stay unknown (its price comes with its first swap).
-  baseStateCalls: () => [],
-  baseState: (_answers, block) => stateAt(block),
-
   spotRatio0: sqrtPriceSpot,
-  depth: balanceDepth,
   shape: uniswapV4Shape,
 };
