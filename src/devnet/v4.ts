@@ -157,6 +157,14 @@ export function v4DeployRouterTx(
   };
 }
 
+/** The PoolManager (owned by its deployer) and the test routers that trade and provide through it, in nonce order. */
+export const v4DeployTxs = (from: Address, manager: Address): TxRequest[] => [
+  v4DeployManagerTx(from, from),
+  ...(["PoolSwapTest", "PoolModifyLiquidityTest", "PoolDonateTest"] as const).map((name) =>
+    v4DeployRouterTx(from, name, manager),
+  ),
+];
+
 export function v4InitializeTx(options: {
   from: Address;
   manager: Address;

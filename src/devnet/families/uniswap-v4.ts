@@ -13,8 +13,7 @@ import {
   poolManagerEventsAbi,
   poolStateSlots,
   saltOf,
-  v4DeployManagerTx,
-  v4DeployRouterTx,
+  v4DeployTxs,
   v4DonateTx,
   v4InitializeTx,
   v4ModifyLiquidityTx,
@@ -29,18 +28,10 @@ export const uniswapV4Devnet = {
   name: "v4" as const,
   ownStream: false,
 
-  contractTxs(plan) {
-    const from = plan.accounts.deployer;
-    return {
-      beforeTokens: [],
-      afterTokens: [
-        v4DeployManagerTx(from, from),
-        v4DeployRouterTx(from, "PoolSwapTest", plan.v4.poolManager),
-        v4DeployRouterTx(from, "PoolModifyLiquidityTest", plan.v4.poolManager),
-        v4DeployRouterTx(from, "PoolDonateTest", plan.v4.poolManager),
-      ],
-    };
-  },
+  contractTxs: (plan) => ({
+    beforeTokens: [],
+    afterTokens: v4DeployTxs(plan.accounts.deployer, plan.v4.poolManager),
+  }),
   // The hooks' code at addresses that carry their permissions (see ../v4.ts), before any pool names them.
   async prepareChain(rpc) {
     const hookCode = v4RuntimeCode("EmptyTestHooks");
