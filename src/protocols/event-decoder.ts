@@ -24,18 +24,25 @@ export type EventArgs<S extends string> = {
 
 type Reader = (topics: readonly Hex[], data: Hex) => unknown;
 
-/** Whether a Solidity integer type is read as a number (up to 48 bits, as viem does). */
-const isSmallInt = (type: string): boolean => /^u?int(8|16|24|32|40|48)$/.test(type);
+/** A Solidity integer type's sign and width (`int24`: signed, 24 bits); null for any other type. */
+function integerType(type: string): { signed: boolean; bits: number } | null {
+  const match = /^(u?)int(\d+)$/.exec(type);
+  return match ? { signed: match[1] === "", bits: Number(match[2]) } : null;
+}
+
+/** Integers of up to 48 bits are read as numbers (as viem types them), wider ones as bigints. */
+const NUMBER_BITS = 48;
 
 /** The reader of an indexed argument in topic `i`. */
 function topicReader(type: string, i: number): Reader {
   if (type === "address") return (t) => topicAddress(t[i] as string);
   // A PoolId: compared and stored as lowercase hex.
   if (type === "bytes32") return (t) => (t[i] as string).toLowerCase() as Hex;
-  // Indexed ticks and fees (int24, uint24) are read as signed: both fit in 24 bits.
-  if (isSmallInt(type)) return (t) => Number(topicInt(t[i] as string));
-  if (type.startsWith("int")) return (t) => topicInt(t[i] as string);
-  if (type.startsWith("uint")) return (t) => BigInt(t[i] as string);
+  const int = integerType(type);
+  // Read as signed: a well-formed topic of a narrow integer, signed or not, reads the same.
+  if (int && int.bits <= NUMBER_BITS) return (t) => Number(topicInt(t[i] as string));
+  if (int?.signed) return (t) => topicInt(t[i] as string);
+  if (int) return (t) => BigInt(t[i] as string);
   throw new Error(`indexed ${type} is not decoded`);
 }
 
@@ -43,11 +50,12 @@ function topicReader(type: string, i: number): Reader {
 function wordReader(type: string, i: number): Reader {
   if (type === "address") return (_t, data) => addressAt(data, i);
   if (type === "bytes32") return (_t, data) => `0x${data.slice(2 + i * 64, 2 + (i + 1) * 64)}` as Hex;
-  const signed = type.startsWith("int");
-  if (isSmallInt(type)) return signed ? (_t, d) => Number(intAt(d, i)) : (_t, d) => Number(uintAt(d, i));
-  if (signed) return (_t, data) => intAt(data, i);
-  if (type.startsWith("uint")) return (_t, data) => uintAt(data, i);
-  throw new Error(`${type} is not decoded`);
+  const int = integerType(type);
+  if (!int) throw new Error(`${type} is not decoded (static arguments only)`);
+  if (int.bits <= NUMBER_BITS) {
+    return int.signed ? (_t, data) => Number(intAt(data, i)) : (_t, data) => Number(uintAt(data, i));
+  }
+  return int.signed ? (_t, data) => intAt(data, i) : (_t, data) => uintAt(data, i);
 }
 
 /**
