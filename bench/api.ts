@@ -113,7 +113,7 @@ export async function pickTargets(
     token1: string;
   }>(
     `SELECT p.chain_id, p.address, p.token0, p.token1
-     FROM pools p LEFT JOIN pair_stats s ON s.chain_id = p.chain_id AND s.pool = p.address
+     FROM pools p LEFT JOIN pair_windows s ON s.chain_id = p.chain_id AND s.pool = p.address
      WHERE EXISTS (SELECT 1 FROM swaps w WHERE w.chain_id = p.chain_id AND w.pool = p.address)
      ORDER BY COALESCE(s.volume_usd_24h, 0) DESC, p.address LIMIT 4`,
   );

@@ -313,10 +313,10 @@ export async function loadScaleDatabase(db: Db, options: LoadOptions): Promise<L
         [CHAIN, usedBlocks, iso(end)],
       );
       await q(
-        `INSERT INTO pair_stats (chain_id, pool, token0, token1, volume_usd_24h, liquidity_usd, price_change_24h, buys_24h, sells_24h, volume_usd_24h_exact, liquidity_usd_exact)
+        `INSERT INTO pair_windows (chain_id, pool, token0, token1, volume_usd_24h, liquidity_usd, price_change_24h, buys_24h, sells_24h, liquidity_usd_exact, first_trade_at)
        SELECT $1, lp.address, lp.token0, lp.token1, COALESCE(d.volume, 0)::float8, lp.liquidity,
          CASE WHEN d.open > 0 THEN (d.close / d.open - 1) * 100 END, COALESCE(d.buys, 0), COALESCE(d.trades - d.buys, 0),
-         COALESCE(d.volume, 0), lp.liquidity::numeric
+         lp.liquidity::numeric, CASE WHEN d.trades > 0 THEN $2::timestamptz END
        FROM lp LEFT JOIN (
          SELECT pool, sum(volume_usd_exact) AS volume, (min(ARRAY[first_key::float8, open]))[2] AS open,
            (max(ARRAY[last_key::float8, close]))[2] AS close, sum(buys0)::int AS buys, sum(trades)::int AS trades
@@ -325,14 +325,14 @@ export async function loadScaleDatabase(db: Db, options: LoadOptions): Promise<L
         [CHAIN, dayAgo],
       );
       await q(
-        `INSERT INTO token_stats (chain_id, token, price_change_24h, volume_usd_24h, liquidity_usd)
+        `INSERT INTO token_windows (chain_id, token, price_change_24h, volume_usd_24h, liquidity_usd)
        SELECT $1, t.token, CASE WHEN c.open > 0 THEN (c.close / c.open - 1) * 100 END, COALESCE(v.volume, 0), COALESCE(v.liquidity, 0)
        FROM (SELECT token0 AS token FROM lp UNION SELECT token1 FROM lp) t
        LEFT JOIN (
-         SELECT token, sum(volume_usd_24h_exact)::float8 AS volume, sum(liquidity_usd) AS liquidity FROM (
-           SELECT lp.token0 AS token, s.volume_usd_24h_exact, s.liquidity_usd FROM lp JOIN pair_stats s ON s.chain_id = $1 AND s.pool = lp.address
+         SELECT token, sum(volume_usd_24h) AS volume, sum(liquidity_usd) AS liquidity FROM (
+           SELECT lp.token0 AS token, s.volume_usd_24h, s.liquidity_usd FROM lp JOIN pair_windows s ON s.chain_id = $1 AND s.pool = lp.address
            UNION ALL
-           SELECT lp.token1, s.volume_usd_24h_exact, s.liquidity_usd FROM lp JOIN pair_stats s ON s.chain_id = $1 AND s.pool = lp.address
+           SELECT lp.token1, s.volume_usd_24h, s.liquidity_usd FROM lp JOIN pair_windows s ON s.chain_id = $1 AND s.pool = lp.address
          ) x GROUP BY token
        ) v ON v.token = t.token
        LEFT JOIN (

@@ -1,10 +1,10 @@
 import { parseConfig } from "../config/load.js";
 import type { Config } from "../config/schema.js";
-import { EXACT_ZERO } from "../internal/exact-decimal.js";
 import type { BatchSwap, Hex, NewPool, Token } from "../model/index.js";
 import { createApiKey, revokeApiKey } from "../store/api-keys.js";
 import { advanceCheckpoint, initSyncState, insertChainRow } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
+import { saveWindows } from "../store/market-windows.js";
 import { insertPools } from "../store/pools.js";
 import { saveTokenPrices } from "../store/prices.js";
 import { savePairStats, saveTokenStats } from "../store/stats.js";
@@ -190,46 +190,33 @@ export async function loadMarketFixture(db: Db): Promise<{ key: string; revokedK
       provenance: { method: usd === 1 ? "anchor" : "pools", pools: [], confidence: usd === null ? 0 : 1 },
     })),
   );
+  await saveTokenStats(db, chainId, [
+    { token: f.usdc, priceChange: 0.01, liquidityUsd: 80_000_000 },
+    { token: f.weth, priceChange: -2.5, liquidityUsd: 80_000_000 },
+    { token: f.fakeUsdc, priceChange: null, liquidityUsd: 0 },
+  ]);
+  await savePairStats(db, chainId, [
+    {
+      pool: f.pair,
+      token0: f.usdc,
+      token1: f.weth,
+      liquidityUsd: 80_000_000,
+      liquidityExact: { digits: 80_000_000n, scale: 0 },
+    },
+    { pool: f.fakePair, token0: f.fakeUsdc, token1: f.weth, liquidityUsd: null, liquidityExact: null },
+  ]);
+  // The real pair's 24 hours: $750,000 traded, its price up 1.5 %; nothing in the shorter windows.
   const now = Date.now();
-  await saveTokenStats(
-    db,
-    chainId,
-    [
-      { token: f.usdc, priceChange: 0.01, volumeUsd: 0, liquidityUsd: 80_000_000 },
-      { token: f.weth, priceChange: -2.5, volumeUsd: 0, liquidityUsd: 80_000_000 },
-      { token: f.fakeUsdc, priceChange: null, volumeUsd: 0, liquidityUsd: 0 },
-    ],
-    now,
-  );
-  await savePairStats(
-    db,
-    chainId,
-    [
-      {
-        pool: f.pair,
-        token0: f.usdc,
-        token1: f.weth,
-        liquidityUsd: 80_000_000,
-        liquidityExact: { digits: 80_000_000n, scale: 0 },
-        window: {
-          volumeUsd: 750_000,
-          volumeExact: { digits: 750_000n, scale: 0 },
-          priceChange: 1.5,
-          buys: 0,
-          sells: 0,
-        },
-      },
-      {
-        pool: f.fakePair,
-        token0: f.fakeUsdc,
-        token1: f.weth,
-        liquidityUsd: null,
-        liquidityExact: null,
-        window: { volumeUsd: 0, volumeExact: EXACT_ZERO, priceChange: null, buys: 0, sells: 0 },
-      },
-    ],
-    now,
-  );
+  const none = { priceChange: null, volumeUsd: 0, buys: 0, sells: 0, makers: 0 };
+  await saveWindows(db, chainId, "pool", [
+    {
+      owner: f.pair,
+      minute: now,
+      windows: [none, none, none, { priceChange: 1.5, volumeUsd: 750_000, buys: 0, sells: 0, makers: 0 }],
+      last: null,
+      firstTradeAt: null,
+    },
+  ]);
   const { key } = await createApiKey(db, "test");
   const { key: revokedKey } = await createApiKey(db, "revoked");
   await revokeApiKey(db, "revoked");

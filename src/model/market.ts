@@ -80,5 +80,6 @@ export type WindowsRow = {
   /** In the order of WINDOW_NAMES: 5m, 1h, 6h, 24h. */
   windows: WindowFigures[];
   last: number | null;
-  firstTradeAt: number;
+  /** ms; null when the owner has no trade (its figures are 0). */
+  firstTradeAt: number | null;
 };

@@ -162,14 +162,12 @@ describe("aggregates equal those of a fresh index", () => {
       "SELECT address FROM pools WHERE chain_id = $1",
       [CHAIN],
     );
-    const pairStats = (s: Record<string, unknown[]>) => s.pair_stats;
+    const pairStats = (s: Record<string, unknown[]>) => s.pair_windows;
     assert.ok((pairStats(snapshot)?.length ?? 0) >= 8, "pair statistics");
     await refreshPairStats(
       a.db,
       CHAIN,
       allPools.map((p) => p.address),
-      now.getTime(),
-      false,
     );
     assert.deepEqual(
       pairStats(await snapshotAggregates(a.db, CHAIN)),
@@ -363,7 +361,7 @@ describe("aggregates equal those of a fresh index: figures deferred or shared", 
     const behind = await snapshotAggregates(a.db, CHAIN);
     const whole = await fresh(tradedTo);
     assert.notDeepEqual(behind.token_prices, whole.token_prices, "prices behind");
-    assert.notDeepEqual(behind.pair_stats, whole.pair_stats, "liquidity behind");
+    assert.notDeepEqual(behind.pair_windows, whole.pair_windows, "liquidity behind");
     await ingestSyntheticChain(a.db, pricing, market.chain, { batchSize: () => 1 });
     assert.deepEqual(await snapshotAggregates(a.db, CHAIN), await fresh(), "every share came round");
   });
@@ -387,8 +385,8 @@ describe("aggregates equal those of a fresh index: the minute's slide", () => {
     const pricing = pricingOf(market, new Date(Math.max(last, first) + 60_000));
     await ingestSyntheticChain(t.db, pricing, market.chain);
     const stats = async () => {
-      const { pair_stats, token_stats } = await snapshotAggregates(t.db, CHAIN);
-      return { pair_stats, token_stats };
+      const { pair_windows, token_windows } = await snapshotAggregates(t.db, CHAIN);
+      return { pair_windows, token_windows };
     };
     // 150 slides a minute apart from where the first trades leave the window: trades leave, hours
     // turn whole and the first hour turns partial (later trades, if any, stay in it throughout).
@@ -403,11 +401,11 @@ describe("aggregates equal those of a fresh index: the minute's slide", () => {
       if (JSON.stringify(incremental) !== JSON.stringify(before)) moved += 1;
       // A pricing that never slid recomputes every pool with trades in the window.
       const whole = await pricingOf(market, new Date(at)).refreshStats(t.db, CHAIN, new Date(at));
-      if (slid.pools < whole.pools) fewer += 1;
+      if (slid.tokens < whole.tokens) fewer += 1;
       assert.deepEqual(await stats(), incremental, `slide ${i} at ${new Date(at).toISOString()}`);
       before = incremental;
     }
-    assert.ok(fewer > 100, `slides that recomputed fewer pools than the whole: ${fewer}`);
+    assert.ok(fewer > 100, `slides that recomputed fewer tokens than the whole: ${fewer}`);
     assert.ok(moved > 10, `slides that moved a figure: ${moved}`);
   });
 
@@ -447,24 +445,31 @@ describe("aggregates equal those of a fresh index: the minute's slide", () => {
     }
     const slid = await slide;
     assert.ok(between >= 2, `batches that ran while the slide was in flight: ${between}`);
-    assert.ok(slid.pools >= 5 && slid.tokens >= 5, `slid ${slid.pools} pools, ${slid.tokens} tokens`);
-    // Fifty minutes later, a slide alone: then a batch of one block reads the copy of pair_stats the
+    assert.ok(
+      slid.windows.pools >= 5 && slid.tokens >= 5,
+      `slid ${slid.windows.pools} pools, ${slid.tokens} tokens`,
+    );
+    // Fifty minutes later, a slide alone: then a batch of one block reads the copy of the liquidity the
     // chunks kept up to date for its tokens' statistics (sums over their pools, most untraded in it).
     const later2 = new Date(later.getTime() + 50 * 60_000);
     clock.now = later2;
-    assert.ok((await pricing.refreshStats(a.db, CHAIN, later2)).pools >= 3, "pools whose trades left");
+    assert.ok(
+      (await pricing.refreshStats(a.db, CHAIN, later2)).windows.pools >= 3,
+      "pools whose trades left",
+    );
     const next = blocks.find((b) => b.number > at(4).number && b.swaps.length > 0) as (typeof blocks)[number];
     await ingestSyntheticChain(a.db, pricing, market.chain, { toBlock: next.number });
-    const stored = (await snapshotAggregates(a.db, CHAIN)).token_stats;
+    const stored = (await snapshotAggregates(a.db, CHAIN)).token_windows;
     await refreshTokenStats(a.db, CHAIN, Object.values(market.tokens), later2.getTime(), 10_000);
     assert.deepEqual(
-      (await snapshotAggregates(a.db, CHAIN)).token_stats,
+      (await snapshotAggregates(a.db, CHAIN)).token_windows,
       stored,
       "token statistics after the slide",
     );
     await ingestSyntheticChain(a.db, pricing, market.chain, { batchSize });
     // Nothing moved since: this slide recomputes nothing.
-    assert.equal((await pricing.refreshStats(a.db, CHAIN, later2)).pools, 0);
+    const again = await pricing.refreshStats(a.db, CHAIN, later2);
+    assert.deepEqual([again.tokens, again.windows.pools, again.windows.tokens], [0, 0, 0]);
 
     const b = await createTestDb();
     dbs.push(b);

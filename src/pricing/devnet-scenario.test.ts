@@ -332,7 +332,7 @@ describe("pricing on the devnet: a scripted scenario", () => {
         price_change_24h: number;
         buys_24h: number;
         sells_24h: number;
-      }>("SELECT * FROM pair_stats WHERE chain_id = $1 AND pool = $2", [CHAIN, pool.address])
+      }>("SELECT * FROM pair_windows WHERE chain_id = $1 AND pool = $2", [CHAIN, pool.address])
     ).rows[0];
     exactly(
       stats?.volume_usd_24h,
@@ -346,16 +346,16 @@ describe("pricing on the devnet: a scripted scenario", () => {
       "USDC + SCRPT at its price: twice the USDC",
     );
     const scrptIs0 = pool.token0 === scrpt.toLowerCase();
-    // Execution prices of token0 in token1, exact from the raw amounts and rounded once; the
-    // change is the documented percentage of the two doubles, (p2 / p1 − 1) × 100.
-    const token0Price = (scrptAmount: bigint, usdcAmount: bigint) =>
+    // The pool's prices of token0 in token1 after each trade, exact from the reserves and rounded
+    // once; the change is the documented percentage of the two doubles, (p2 / p1 − 1) × 100.
+    const token0Price = (scrptReserve: bigint, usdcReserve: bigint) =>
       toDouble(
         scrptIs0
-          ? tradePrice({ amount: scrptAmount, decimals: 18 }, { amount: usdcAmount, decimals: 6 })
-          : tradePrice({ amount: usdcAmount, decimals: 6 }, { amount: scrptAmount, decimals: 18 }),
+          ? reservesPrice({ reserve: scrptReserve, decimals: 18 }, { reserve: usdcReserve, decimals: 6 })
+          : reservesPrice({ reserve: usdcReserve, decimals: 6 }, { reserve: scrptReserve, decimals: 18 }),
       );
-    const p1 = token0Price(scrptOut1, 1000n * E6);
-    const p2 = token0Price(500n * E18, usdcOut2);
+    const p1 = token0Price(scrpt1, usdc1);
+    const p2 = token0Price(scrpt2, usdc2);
     exactly(stats?.price_change_24h, (p2 / p1 - 1) * 100, "token0 in token1, t2 against t1");
     assert.deepEqual(
       [stats?.buys_24h, stats?.sells_24h],

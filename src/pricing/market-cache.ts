@@ -1,6 +1,6 @@
 /**
  * Each chain's market kept in memory between batches (docs/PRICING.md, *The market in memory*),
- * with the pricing_sync row it is current for, and each chain's copy of pair_stats. A batch takes
+ * with the pricing_sync row it is current for, and each chain's copy of its pools' liquidity. A batch takes
  * its chain's market out while it moves it and puts it back once pricing_sync holds its new
  * block, so that a batch that fails half-way leaves nothing half-moved behind.
  */
@@ -55,9 +55,9 @@ export type MarketCache = {
   put(chainId: number, market: Market): void;
   /** The kept market, left in the cache (null: none). */
   peek(chainId: number): Market | null;
-  /** Forgets the chain's market and its copy of pair_stats (a rollback). */
+  /** Forgets the chain's market and its copy of the pools' liquidity (a rollback). */
   drop(chainId: number): void;
-  /** The chain's copy of pair_stats (market-stats.ts), shared with the minute slide. */
+  /** The chain's copy of the pools' liquidity (market-stats.ts), shared with the minute slide. */
   pairStatsMirror(chainId: number): PairStatsMirror;
 };
 
@@ -78,7 +78,7 @@ export function createMarketCache(step: StepTimer["step"]): MarketCache {
       const kept = markets.get(chainId);
       markets.delete(chainId);
       if (kept && !reload && sync && kept.block === sync.block && kept.writer === sync.writer) return kept;
-      // What the copy of pair_stats holds may be a failed batch's: read again too.
+      // What the copy of the liquidity holds may be a failed batch's: read again too.
       pairStatsMirror(chainId).pairs = null;
       const { pools, decimals } = await step("load", () => loadMarketPools(client, chainId));
       return {

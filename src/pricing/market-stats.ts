@@ -1,6 +1,8 @@
 /**
- * 24-hour statistics of pairs and tokens, recomputed for the pools and tokens a batch touched
- * and, as the window slides, for those with trades in it. Never per request.
+ * The USD liquidity of pairs and tokens and the 24-hour change of tokens' USD prices (stored in
+ * pair_windows and token_windows beside the windows' figures made of trades), recomputed for the
+ * pools and tokens a batch touched and, as the window slides, for the tokens whose change the
+ * clock moved. Never per request.
  */
 
 import type { Ratio } from "../exact/ratio.js";
@@ -17,11 +19,11 @@ import {
   lockChainStats,
   type PairStatsFigures,
   type PairStatsRow,
-  poolsWithTradesInWindow,
   savePairStats,
   saveTokenStats,
   type TokenSeriesEnds,
   type TokenStatsRow,
+  tokensWithTradesInWindow,
 } from "../store/stats.js";
 import { addExact, EXACT_ZERO, type ExactDecimal, exactOf, exactValue } from "./exact-sum.js";
 import { usdSeriesToken } from "./native-coin.js";
@@ -36,22 +38,18 @@ const withExact = (liquidityUsd: number | null) => ({
 });
 
 /**
- * Recomputes pair statistics at `now` (ms). `withWindow`: the 24-hour figures too (volume,
- * change, buys, sells); otherwise only the USD liquidity (prices moved, trades did not).
+ * Recomputes the USD liquidity of pools (a pool without any event has none to update, and gets
+ * its figure with its first event).
  */
 export async function refreshPairStats(
   db: Queryable,
   chainId: number,
   pools: readonly string[],
-  now: number,
-  withWindow: boolean,
 ): Promise<PairStatsRow[]> {
   if (pools.length === 0) return [];
-  const window = statsWindow(now);
-  const inputs = await loadPairStatsInputs(db, chainId, [...pools].sort(), window, withWindow);
-  // A pool without any event has no liquidity to update (and gets its row with its first event).
+  const inputs = await loadPairStatsInputs(db, chainId, [...pools].sort());
   const rows: PairStatsRow[] = inputs
-    .filter((r) => withWindow || r.state !== null)
+    .filter((r) => r.state !== null)
     .map((r) => {
       const [reserve0, reserve1] = r.state
         ? exactBalancesOf(r.state, r.decimals0, r.decimals1)
@@ -70,19 +68,9 @@ export async function refreshPairStats(
             usd1: usdRatioOf(r.usd1),
           }),
         ),
-        window: r.window
-          ? {
-              volumeUsd: r.window.volumeUsd,
-              volumeExact: r.window.volumeExact,
-              buys: r.window.buys,
-              sells: r.window.sells,
-              // Token0 in token1: the last trade's price against the last one before the window.
-              priceChange: percentChange(r.closeBefore ?? r.openIn, r.closeLast),
-            }
-          : null,
       };
     });
-  await savePairStats(db, chainId, rows, now);
+  await savePairStats(db, chainId, rows);
   return rows;
 }
 
@@ -98,7 +86,8 @@ function withNativeCoin(tokens: Iterable<string>, wrappedNative: string | undefi
 }
 
 /**
- * Recomputes token statistics at `now` (ms) from their pools' pair statistics, prices and series.
+ * Recomputes tokens' liquidity and 24-hour change at `now` (ms) from their pools' liquidity, their
+ * prices and series.
  * `wrappedNative`: the chain's wrapped native token, whose USD series the native coin's change is
  * measured against (its price is the wrapped token's: so is its change).
  */
@@ -134,16 +123,14 @@ export async function refreshTokenStats(
         token: r.token,
         // The USD price now against the token's USD series when the window starts.
         priceChange: percentChange(r.closeBefore ?? r.openIn, r.usdPrice),
-        volumeUsd: r.volumeUsd,
         liquidityUsd: r.liquidityUsd,
       })),
-    now,
   );
 }
 
 /** What a batch or a rollback changed, for the statistics. */
 export type StatsChanges = {
-  /** Pools with trades added or removed: their 24-hour figures. */
+  /** Pools with trades added or removed: their liquidity (their trades moved their state). */
   tradedPools: Set<string>;
   /** Pools whose state moved without trades (liquidity events): their liquidity. */
   movedPools: Set<string>;
@@ -168,15 +155,15 @@ export type StatsMarket = {
   graphPools: ReadonlyMap<string, GraphPool>;
   poolsOf: ReadonlyMap<string, readonly GraphPool[]>;
   usd: ReadonlyMap<string, number | null>;
-  /** The chain's pair_stats figures as stored (shared with the minute slide). */
+  /** The chain's pools' liquidity as stored (shared with the minute slide). */
   pairStats: PairStatsMirror;
   /** Per token, its USD series at the window's start as last read (see SeriesEndsMemo). */
   series: Map<string, SeriesEndsMemo>;
 };
 
 /**
- * The pricing's copy of each `pair_stats` row's volume and liquidity, so that a batch computes
- * its tokens' statistics (sums over each token's pools: thousands for WETH) in memory instead of
+ * The pricing's copy of each `pair_windows` row's liquidity, so that a batch computes its tokens'
+ * liquidity (sums over each token's pools: thousands for WETH) in memory instead of
  * re-reading every pool of every repriced token. `pairs` null: not loaded, or dropped because it
  * may differ from the database (a batch or slide whose transaction failed, a rollback); loaded
  * again under the statistics lock by the next batch. `slides`: minute slides in flight. A slide
@@ -205,27 +192,17 @@ const asStored = (value: number | null): number | null => {
   return f === null ? null : f + 0;
 };
 
-/** Applies saved pair_stats rows to the copy (as `savePairStats` writes them). */
+/** Applies saved liquidity rows to the copy (as `savePairStats` writes them). */
 export function applyPairStats(pairs: Map<string, PairStatsFigures>, rows: readonly PairStatsRow[]): void {
-  for (const row of rows) {
-    const liquidityUsd = asStored(row.liquidityUsd);
-    if (row.window) {
-      pairs.set(row.pool, { volumeExact: row.window.volumeExact, liquidityUsd });
-      continue;
-    }
-    // A liquidity-only upsert: the stored volume stays; a new row takes the column's default (0).
-    const stored = pairs.get(row.pool);
-    pairs.set(row.pool, { volumeExact: stored ? stored.volumeExact : EXACT_ZERO, liquidityUsd });
-  }
+  for (const row of rows) pairs.set(row.pool, { liquidityUsd: asStored(row.liquidityUsd) });
 }
 
 /**
- * Token statistics from the market in memory and the copy of pair_stats, as `refreshTokenStats`
- * computes them from the database (loadTokenStatsInputs): per token, over its pools in address
- * order (each once), the exact sum of their 24-hour volumes and the exact sum of the liquidity of
- * those at or above the floor whose both tokens have a USD price (each pool's liquidity double as
- * the decimal it denotes), each rounded once; its stored USD price against its series at the
- * window's start.
+ * Token liquidity and change from the market in memory and the copy of the pools' liquidity, as
+ * `refreshTokenStats` computes them from the database (loadTokenStatsInputs): per token, over its
+ * pools in address order (each once), the exact sum of the liquidity of those at or above the
+ * floor whose both tokens have a USD price (each pool's liquidity double as the decimal it
+ * denotes), rounded once; its stored USD price against its series at the window's start.
  */
 export function memoryTokenStats(
   market: Pick<StatsMarket, "poolsOf" | "usd">,
@@ -236,17 +213,13 @@ export function memoryTokenStats(
 ): TokenStatsRow[] {
   const priced = (token: string) => (market.usd.get(token) ?? null) !== null;
   return tokens.map((token) => {
-    let volume = EXACT_ZERO;
     let liquidity: ExactDecimal | null = null;
     let last: string | null = null;
     for (const pool of market.poolsOf.get(token) ?? []) {
       // A pool of the token on both sides is listed twice, next to itself.
       if (pool.address === last) continue;
       last = pool.address;
-      const figures = pairs.get(pool.address);
-      if (!figures) continue;
-      volume = addExact(volume, figures.volumeExact);
-      const l = figures.liquidityUsd;
+      const l = pairs.get(pool.address)?.liquidityUsd ?? null;
       if (l !== null && l >= liquidityFloorUsd && priced(pool.token0) && priced(pool.token1)) {
         liquidity = addExact(liquidity ?? EXACT_ZERO, exactOf(l));
       }
@@ -255,7 +228,6 @@ export function memoryTokenStats(
     return {
       token,
       priceChange: percentChange(end?.closeBefore ?? end?.openIn ?? null, market.usd.get(token) ?? null),
-      volumeUsd: exactValue(volume),
       liquidityUsd: liquidity === null ? 0 : exactValue(liquidity),
     };
   });
@@ -371,8 +343,8 @@ export async function refreshChangedStats(
     );
     for (const p of repricedPools) liquidityPools.add(p.pool);
   }
-  for (const pool of changes.tradedPools) liquidityPools.delete(pool);
-  const touchedPools = [...changes.tradedPools, ...liquidityPools];
+  for (const pool of changes.tradedPools) liquidityPools.add(pool);
+  const touchedPools = [...liquidityPools];
   if (touchedPools.length === 0 && changes.repricedTokens.size === 0) return;
   await lockChainStats(client, chainId);
   if (market && market.pairStats.slides === 0 && !market.pairStats.pairs) {
@@ -380,10 +352,6 @@ export async function refreshChangedStats(
   }
   // Kept up to date by every batch; read only while no slide is in flight (PairStatsMirror).
   const pairs = market?.pairStats.pairs ?? null;
-  const traded = await step("stats_traded", () =>
-    refreshPairStats(client, chainId, [...changes.tradedPools], now, true),
-  );
-  if (pairs) applyPairStats(pairs, traded);
   const tokens = new Set(changes.repricedTokens);
   if (market) {
     await step("stats_liquidity", async () => {
@@ -398,7 +366,6 @@ export async function refreshChangedStats(
             token0: tokens.token0,
             token1: tokens.token1,
             ...withExact(liquidityUsd),
-            window: null,
           });
         }
       }
@@ -410,7 +377,7 @@ export async function refreshChangedStats(
             return !stored || stored.liquidityUsd !== asStored(row.liquidityUsd);
           })
         : rows;
-      await savePairStats(client, chainId, changed, now);
+      await savePairStats(client, chainId, changed);
       if (pairs) applyPairStats(pairs, changed);
     });
     for (const address of touchedPools) {
@@ -420,7 +387,7 @@ export async function refreshChangedStats(
       tokens.add(pool.token1);
     }
   } else {
-    await step("stats_liquidity", () => refreshPairStats(client, chainId, [...liquidityPools], now, false));
+    await step("stats_liquidity", () => refreshPairStats(client, chainId, touchedPools));
     for (const p of await step("stats_tokens_of", () => tokensOfPools(client, chainId, touchedPools))) {
       tokens.add(p.token0);
       tokens.add(p.token1);
@@ -442,7 +409,7 @@ export async function refreshChangedStats(
     const rows = await step("stats_tokens_sums", async () =>
       memoryTokenStats(market, pairs, sorted, ends, liquidityFloorUsd),
     );
-    await step("stats_tokens", () => saveTokenStats(client, chainId, rows, now));
+    await step("stats_tokens", () => saveTokenStats(client, chainId, rows));
     return;
   }
   await step("stats_tokens", () =>
@@ -451,7 +418,7 @@ export async function refreshChangedStats(
 }
 
 /**
- * The chain's pair_stats figures, to keep in memory; null when a row's pool is not in the
+ * The chain's pools' liquidity as stored, to keep in memory; null when a row's pool is not in the
  * market (its tokens' sums would miss it: they are then read from the database).
  */
 async function pairStatsCopy(
@@ -471,72 +438,47 @@ async function pairStatsCopy(
 }
 
 /**
- * What sliding the 24-hour window to `now` recomputes: the pools and tokens whose figures the
- * clock moved since the last slide at `since` (ms, by this process: `slidSince`), or, when that
- * is unknown, an hour or more ago or later than `now`, every pool with trades in the window and
- * their tokens. Pools first, then tokens (a token's figures sum its pools'). The runtime's slide
- * recomputes them in short transactions (pricing/slide.ts).
+ * What sliding the 24-hour window to `now` recomputes: the tokens whose 24-hour change the clock
+ * moved since the last slide at `since` (ms, by this process: `slidSince`), or, when that is
+ * unknown, an hour or more ago or later than `now`, every token with trades in the window as its
+ * windows were last computed. The liquidity of pools and tokens does not move with the clock; the
+ * figures made of trades slide with the market windows (market-windows.ts `planMarketSlide`). The
+ * runtime's slide recomputes them in short transactions (pricing/slide.ts).
  */
 export async function planStatsSlide(
   db: Queryable,
   chainId: number,
   now: Date,
   since?: number,
-): Promise<{ pools: string[]; tokens: string[] }> {
+): Promise<{ tokens: string[] }> {
   if (!Number.isFinite(now.getTime())) throw new Error(`statistics slid to an invalid time: ${now}`);
-  const moved =
-    since !== undefined && since <= now.getTime() && now.getTime() - since < HOUR_MS
-      ? await slidSince(db, chainId, since, now.getTime())
-      : null;
-  if (moved) return moved;
-  const pools = await poolsWithTradesInWindow(db, chainId);
-  const tokens = new Set<string>();
-  for (const p of await tokensOfPools(db, chainId, pools)) {
-    tokens.add(p.token0);
-    tokens.add(p.token1);
+  if (since !== undefined && since <= now.getTime() && now.getTime() - since < HOUR_MS) {
+    return { tokens: await slidSince(db, chainId, since, now.getTime()) };
   }
-  return { pools, tokens: [...tokens].sort() };
+  return { tokens: await tokensWithTradesInWindow(db, chainId) };
 }
 
 const HOUR_MS = 3_600_000;
 const SERIES_5M_MS = 300_000;
 
 /**
- * What the clock moved between two slides of the 24-hour window (`statsWindow`), from `from` to
- * `to` (ms), from the trades of the spans in question (market-trades.ts `poolsTradedIn`, as the
- * market windows' slide): the pools that traded in the minutes that left the window (their
- * volume, counts and price change) or in an hour the window reads differently now (the first hour,
- * read from minute candles once partly out; the last one, read as its hourly candle once whole:
- * the same trades summed in another order), and their tokens; and the tokens of the pools that
- * traded in the 5-minute USD series buckets that left it (their price change: the last 5-minute
- * close before the window's start). A superset of what changed; every other figure is what it was.
+ * The tokens whose 24-hour change the clock moved between two slides of the window
+ * (`statsWindow`), from `from` to `to` (ms): the tokens of the pools that traded in the 5-minute
+ * USD series buckets that left it (their change is measured from the last 5-minute close before
+ * the window's start, else the first open in it), found from the trades of that span
+ * (market-trades.ts `poolsTradedIn`, as the market windows' slide). A superset of what changed;
+ * every other token's change is what it was.
  */
-async function slidSince(
-  db: Queryable,
-  chainId: number,
-  from: number,
-  to: number,
-): Promise<{ pools: string[]; tokens: string[] }> {
+async function slidSince(db: Queryable, chainId: number, from: number, to: number): Promise<string[]> {
   const w0 = statsWindow(from);
   const w1 = statsWindow(to);
-  const span = (start: number, end: number) => (end > start ? [{ from: start, to: end }] : []);
-  const pools = new Set<string>();
   const tokens = new Set<string>();
-  const traded = await poolsTradedIn(db, chainId, [
-    ...span(w0.start, w1.start),
-    ...(w1.fullHoursFrom !== w0.fullHoursFrom ? span(w0.fullHoursFrom, w1.fullHoursFrom) : []),
-    ...(w1.fullHoursTo !== w0.fullHoursTo ? span(w0.fullHoursTo, w1.fullHoursTo) : []),
-  ]);
-  for (const p of traded) {
-    pools.add(p.pool);
-    tokens.add(p.token0);
-    tokens.add(p.token1);
-  }
   // The 5-minute buckets in [w0.start, w1.start) hold the trades of [up5(w0.start), up5(w1.start)).
   const up5 = (t: number) => Math.ceil(t / SERIES_5M_MS) * SERIES_5M_MS;
-  for (const p of await poolsTradedIn(db, chainId, span(up5(w0.start), up5(w1.start)))) {
+  const [start, end] = [up5(w0.start), up5(w1.start)];
+  for (const p of await poolsTradedIn(db, chainId, end > start ? [{ from: start, to: end }] : [])) {
     tokens.add(p.token0);
     tokens.add(p.token1);
   }
-  return { pools: [...pools].sort(), tokens: [...tokens].sort() };
+  return [...tokens].sort();
 }

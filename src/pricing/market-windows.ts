@@ -34,7 +34,6 @@ import {
   poolsTradedIn,
 } from "../store/market-trades.js";
 import {
-  deleteWindows,
   getMarketSync,
   loadWindowInputs,
   saveWindows,
@@ -50,6 +49,7 @@ import {
   bucketPartials,
   bucketRanges,
   countedFrom,
+  emptyWindowFigures,
   expiringRanges,
   makerLasts,
   windowFigures,
@@ -138,7 +138,7 @@ export async function updateMarketWindows(
 
 /**
  * Recomputes the windows of `pools` and `tokens` at now and stores them (a pool or token left
- * without any trade loses its row). Now is the clock's, read under the stats lock, and never
+ * without any trade keeps its row, its figures those of no trade). Now is the clock's, read under the stats lock, and never
  * before the minute the windows were last slid to: a row is never older than the slide.
  */
 export async function refreshMarketWindows(
@@ -168,17 +168,14 @@ async function recompute(
   const spans = windowSpans(now);
   const minute = windowMinute(now);
   const inputs = await loadWindowInputs(db, chainId, kind, owners, spans, bucketRanges(spans));
-  const rows = inputs.flatMap((i) =>
-    i.firstTradeAt === null
-      ? []
-      : [{ owner: i.owner, minute, windows: windowFigures(i), last: i.last, firstTradeAt: i.firstTradeAt }],
-  );
-  await deleteWindows(
-    db,
-    chainId,
-    kind,
-    inputs.filter((i) => i.firstTradeAt === null).map((i) => i.owner),
-  );
+  // An owner left without any trade (a rollback): its figures are those of no trade.
+  const rows = inputs.map((i) => ({
+    owner: i.owner,
+    minute,
+    windows: i.firstTradeAt === null ? emptyWindowFigures() : windowFigures(i),
+    last: i.last,
+    firstTradeAt: i.firstTradeAt,
+  }));
   return saveWindows(db, chainId, kind, rows);
 }
 

@@ -1,6 +1,6 @@
 /**
- * The batches compute their tokens' 24-hour statistics from the market in memory and a copy of
- * pair_stats (market-stats.ts `memoryTokenStats`): the very figures the database's own inputs give
+ * The batches compute their tokens' liquidity and 24-hour change from the market in memory and a
+ * copy of the pools' liquidity (market-stats.ts `memoryTokenStats`): the very figures the database's own inputs give
  * (`refreshTokenStats`), bit for bit, after batches of every size, a minute slide and a failed slide.
  */
 import * as assert from "node:assert/strict";
@@ -92,12 +92,12 @@ describe("token statistics from memory", () => {
     const { db } = test;
     await prepareSyntheticChain(db, CHAIN, 1);
 
-    /** token_stats as stored, then as the database's inputs give them at the same clock. */
+    /** The token figures as stored, then as the database's inputs give them at the same clock. */
     const compare = async (db: Db, label: string) => {
-      const stored = (await snapshotAggregates(db, CHAIN)).token_stats;
+      const stored = (await snapshotAggregates(db, CHAIN)).token_windows;
       assert.ok((stored?.length ?? 0) >= 4, `${label}: token statistics`);
       await refreshTokenStats(db, CHAIN, Object.values(tokens), clock.now.getTime(), FLOOR);
-      assert.deepEqual((await snapshotAggregates(db, CHAIN)).token_stats, stored, label);
+      assert.deepEqual((await snapshotAggregates(db, CHAIN)).token_windows, stored, label);
     };
 
     const middle = chain.blocks[Math.floor(chain.blocks.length / 2)]?.number as number;

@@ -121,7 +121,6 @@ describe("pricing over a scripted market", () => {
   );
   /** The trades' own prices, from the raw amounts that moved. */
   const usdcInWeth2 = tradePrice({ amount: 30_000n * E6, decimals: 6 }, { amount: wethOut2, decimals: 18 });
-  const usdcInWeth3 = tradePrice({ amount: usdcOut3, decimals: 6 }, { amount: 2n * E18, decimals: 18 });
   const wethInUsdc3 = tradePrice({ amount: 2n * E18, decimals: 18 }, { amount: usdcOut3, decimals: 6 });
   const kiblInWeth3 = tradePrice({ amount: kiblOut3, decimals: 9 }, { amount: E18, decimals: 18 });
 
@@ -243,7 +242,7 @@ describe("pricing over a scripted market", () => {
         price_change_24h: number;
         buys_24h: number;
         sells_24h: number;
-      }>("SELECT * FROM pair_stats WHERE chain_id = 901 AND pool = $1", [pool.UW])
+      }>("SELECT * FROM pair_windows WHERE chain_id = 901 AND pool = $1", [pool.UW])
     ).rows[0];
     exactly(pair?.volume_usd_24h, unitsOf(usdcOut3, 6), "only block 3's trade is in the last 24 hours");
     assert.equal(pair?.buys_24h, 1, "one buy of token0");
@@ -254,17 +253,13 @@ describe("pricing over a scripted market", () => {
       exactMul(exact(2n), exact(usdcAfter3, E6)),
       "USDC + WETH at its price: twice the USDC",
     );
-    // A percentage of two prices, (latest / before − 1) × 100 in doubles, from the exact prices.
-    const before = toDouble(usdcInWeth2);
-    const latest = toDouble(usdcInWeth3);
-    exactly(
-      pair?.price_change_24h,
-      (latest / before - 1) * 100,
-      "token0 in token1 against the trade 25 hours ago",
-    );
+    // The change is the pool's price after the trades (swaps.price), which the synthetic chain's
+    // swaps do not carry (the indexer's decoding sets it): none here. Measured exactly on decoded
+    // trades in devnet-scenario.test.ts.
+    assert.equal(pair?.price_change_24h, null, "no pool price after the trades");
     const weth = (
       await t.db.query<{ volume_usd_24h: number; price_change_24h: number; liquidity_usd: number }>(
-        "SELECT * FROM token_stats WHERE chain_id = 901 AND token = $1",
+        "SELECT * FROM token_windows WHERE chain_id = 901 AND token = $1",
         [tok.WETH],
       )
     ).rows[0];

@@ -40,7 +40,7 @@ export type Pricing = DerivedData & {
     now?: Date,
     /** Aborted: the slide ends after its current chunk, rejecting with the signal's reason. */
     signal?: AbortSignal,
-  ): Promise<{ pools: number; tokens: number; windows: MarketWork }>;
+  ): Promise<{ tokens: number; windows: MarketWork }>;
 };
 
 export function createPricing(options: {

@@ -1,8 +1,9 @@
 /**
- * The minute's slide of a chain's 24-hour statistics and market windows, in short transactions.
+ * The minute's slide of a chain's market windows and tokens' 24-hour changes, in short
+ * transactions.
  *
  * What the clock moved is planned first (market-stats.ts `planStatsSlide`, market-windows.ts
- * `planMarketSlide`); then the pools' and tokens' figures are recomputed a chunk at a time, each
+ * `planMarketSlide`); then the tokens' changes and the pools' and tokens' windows are recomputed a chunk at a time, each
  * chunk in its own transaction under the chain's statistics lock, so that a batch waits for one
  * chunk (about 50 ms) rather than for the whole slide (seconds on a chain of 300,000 pools).
  * A batch in between recomputes the pools and tokens it touched at its own, later, clock; a chunk
@@ -18,22 +19,17 @@ import type { Logger } from "../internal/logger.js";
 import { type Db, type DbClient, withTransaction } from "../store/db.js";
 import { setMarketMinute } from "../store/market-windows.js";
 import { lockChainStats } from "../store/stats.js";
-import {
-  applyPairStats,
-  type PairStatsMirror,
-  planStatsSlide,
-  refreshPairStats,
-  refreshTokenStats,
-} from "./market-stats.js";
+import { type PairStatsMirror, planStatsSlide, refreshTokenStats } from "./market-stats.js";
 import { type MarketWork, planMarketSlide, refreshMarketWindows } from "./market-windows.js";
 
-export type SlideResult = { pools: number; tokens: number; windows: MarketWork };
+/** `tokens`: the tokens whose 24-hour change was recomputed; `windows`: the market windows' slide. */
+export type SlideResult = { tokens: number; windows: MarketWork };
 
 export type SlideOptions = {
   liquidityFloorUsd: number;
   /** The chain's wrapped native token (market-stats.ts refreshTokenStats). */
   wrappedNative?: string | undefined;
-  /** The pricing's copy of pair_stats: each chunk's rows are applied to it (under the lock). */
+  /** The pricing's copy of the pools' liquidity: dropped when a chunk fails (under the lock). */
   mirror: PairStatsMirror;
   /** When this process last finished a slide of the chain (ms), if it did. */
   since?: number | undefined;
@@ -56,7 +52,7 @@ export type SlideOptions = {
 const CHUNKS = { first: 64, ms: 50, rest: 1 };
 const MAX_CHUNK = 8192;
 
-/** Slides a chain's statistics and market windows to `now`, a chunk per transaction. */
+/** Slides a chain's market windows and tokens' changes to `now`, a chunk per transaction. */
 export async function slideChainStats(
   db: Db,
   chainId: number,
@@ -128,16 +124,12 @@ export async function slideChainStats(
   };
 
   options.signal?.throwIfAborted();
-  // The plan reads committed rows only (trades' time index, pair_stats, market_sync): no lock.
+  // The plan reads committed rows only (trades' time index, token_windows, market_sync): no lock.
   const { stats, windows } = await withTransaction(db, async (client) => ({
     stats: await planStatsSlide(client, chainId, now, options.since),
     windows: await planMarketSlide(client, chainId, time),
   }));
 
-  await inChunks("pools", stats.pools, async (client, pools) => {
-    const rows = await refreshPairStats(client, chainId, pools, time, true);
-    if (mirror.pairs) applyPairStats(mirror.pairs, rows);
-  });
   await inChunks("tokens", stats.tokens, (client, tokens) =>
     refreshTokenStats(client, chainId, tokens, time, options.liquidityFloorUsd, options.wrappedNative),
   );
@@ -157,7 +149,6 @@ export async function slideChainStats(
   options.logger?.debug(
     {
       chain_id: chainId,
-      pools: stats.pools.length,
       tokens: stats.tokens.length,
       window_pools: work.pools,
       window_tokens: work.tokens,
@@ -167,5 +158,5 @@ export async function slideChainStats(
     },
     "slid statistics",
   );
-  return { pools: stats.pools.length, tokens: stats.tokens.length, windows: work };
+  return { tokens: stats.tokens.length, windows: work };
 }

@@ -98,12 +98,12 @@ describe("the indexer on a mainnet-shaped synthetic Ethereum", () => {
     // Set by an ANALYZE statement only (autovacuum's own sets last_autoanalyze).
     const { rows } = await testDb.db.query<{ relname: string; analyzed: boolean }>(
       `SELECT relname, last_analyze IS NOT NULL AS analyzed FROM pg_stat_user_tables
-       WHERE relname IN ('pools', 'tokens', 'pair_stats', 'token_prices') ORDER BY relname`,
+       WHERE relname IN ('pools', 'tokens', 'pair_windows', 'token_prices') ORDER BY relname`,
     );
     assert.deepEqual(
       rows.map((r) => [r.relname, r.analyzed]),
       [
-        ["pair_stats", true],
+        ["pair_windows", true],
         ["pools", true],
         ["token_prices", true],
         ["tokens", true],

@@ -1,6 +1,6 @@
 /**
  * Tables `pair_windows`, `token_windows` and `market_sync`: the stored figures of the market
- * windows (5m, 1h, 6h, 24h) of pairs and tokens, what they are made from (reads of the trade
+ * windows (5m, 1h, 6h, 24h) of pairs and tokens (beside their liquidity, stats.ts), what they are made from (reads of the trade
  * buckets and maker rows), how far they are built, and the API's reads of them.
  */
 import {
@@ -146,18 +146,36 @@ const ROW_COLUMNS = columnsOf<WindowsRow>({
   minute: ["timestamptz", (r) => new Date(r.minute)],
   ...figureColumns(),
   last: ["float8", (r) => finite(r.last)],
-  first_trade_at: ["timestamptz", (r) => new Date(r.firstTradeAt)],
+  first_trade_at: ["timestamptz", (r) => (r.firstTradeAt === null ? null : new Date(r.firstTradeAt))],
 });
 
-const FIGURE_NAMES = WINDOW_SUFFIXES.flatMap((s) => [
-  `price_change_${s}`,
-  `volume_usd_${s}`,
-  `buys_${s}`,
-  `sells_${s}`,
-  `makers_${s}`,
-]);
+/**
+ * The figure columns each kind's windows write. A token's 24-hour change is not one of them: it is
+ * the change of its USD price (the price the API shows, which moves with reference tokens without a
+ * trade of its own), kept by the token statistics (stats.ts saveTokenStats).
+ */
+const FIGURE_NAMES = {
+  pool: WINDOW_SUFFIXES.flatMap((s) => [
+    `price_change_${s}`,
+    `volume_usd_${s}`,
+    `buys_${s}`,
+    `sells_${s}`,
+    `makers_${s}`,
+  ]),
+  token: WINDOW_SUFFIXES.flatMap((s) => [
+    ...(s === "24h" ? [] : [`price_change_${s}`]),
+    `volume_usd_${s}`,
+    `buys_${s}`,
+    `sells_${s}`,
+    `makers_${s}`,
+  ]),
+} as const;
 
-/** Upserts the windows of pools or tokens. Returns the rows written. */
+/**
+ * Upserts the windows of pools or tokens (an owner left without any trade by a rollback: its
+ * figures 0, its first trade null; its liquidity stays). A pool's new row takes its tokens from
+ * `pools` (the per-token rank indexes). Returns the rows written.
+ */
 export async function saveWindows(
   db: Queryable,
   chainId: number,
@@ -165,35 +183,29 @@ export async function saveWindows(
   rows: readonly WindowsRow[],
 ): Promise<number> {
   const t = WINDOW_TABLES[kind];
+  const figures = FIGURE_NAMES[kind];
   let written = 0;
   for (const part of chunks(rows)) {
     const r = unnest("r", ROW_COLUMNS, part, 2);
-    const columns = ["minute", ...FIGURE_NAMES, t.last, "first_trade_at"];
-    const values = ["minute", ...FIGURE_NAMES, "last", "first_trade_at"].map((c) => `r.${c}`);
+    const columns = ["minute", ...figures, t.last, "first_trade_at"];
+    const values = ["minute", ...figures, "last", "first_trade_at"].map((c) => `r.${c}`);
+    const tokens =
+      kind === "pool"
+        ? {
+            columns: ", token0, token1",
+            values: ", p.token0, p.token1",
+            join: "LEFT JOIN pools p ON p.chain_id = $1 AND p.address = r.owner",
+          }
+        : { columns: "", values: "", join: "" };
     const result = await db.query(
-      `INSERT INTO ${t.table} (chain_id, ${t.owner}, ${columns.join(", ")})
-       SELECT $1, r.owner, ${values.join(", ")} FROM ${r.sql}
+      `INSERT INTO ${t.table} (chain_id, ${t.owner}, ${columns.join(", ")}${tokens.columns})
+       SELECT $1, r.owner, ${values.join(", ")}${tokens.values} FROM ${r.sql} ${tokens.join}
        ON CONFLICT (chain_id, ${t.owner}) DO UPDATE SET ${columns.map((c) => `${c} = EXCLUDED.${c}`).join(", ")}`,
       [chainId, ...r.params],
     );
     written += result.rowCount ?? 0;
   }
   return written;
-}
-
-/** Deletes the windows of `owners` (pools or tokens left without any trade by a rollback). */
-export async function deleteWindows(
-  db: Queryable,
-  chainId: number,
-  kind: BucketKind,
-  owners: readonly string[],
-): Promise<void> {
-  if (owners.length === 0) return;
-  const t = WINDOW_TABLES[kind];
-  await db.query(`DELETE FROM ${t.table} WHERE chain_id = $1 AND ${t.owner} = ANY($2::text[])`, [
-    chainId,
-    [...owners],
-  ]);
 }
 
 /**
@@ -259,7 +271,7 @@ const windowSelect = (alias: string) =>
     ["price_change", "volume_usd", "buys", "sells", "makers"].map((f) => `${alias}.${f}_${s}`),
   ).join(", ");
 
-/** The windows of a row read with windowSelect; null when the pool or token has no trade (no row). */
+/** The windows of a row read with windowSelect; null when the pool or token has no trade. */
 function windowsOf(r: WindowDbColumns, present: boolean): StoredWindow[] | null {
   if (!present) return null;
   return WINDOW_SUFFIXES.map((s) => ({
@@ -328,7 +340,7 @@ export async function findPairMarkets(
   >(
     `SELECT p.address, p.dex, p.factory, p.protocol, p.hooks, p.parameters, p.token0, p.token1, p.created_block,
        t0.symbol AS symbol0, t1.symbol AS symbol1, tp0.usd_price AS usd0, tp1.usd_price AS usd1,
-       ps.liquidity_usd, w.pool IS NOT NULL AS has_windows, w.last_price, w.first_trade_at, ${windowSelect("w")},
+       w.liquidity_usd, w.first_trade_at IS NOT NULL AS has_windows, w.last_price, w.first_trade_at, ${windowSelect("w")},
        COALESCE(
          (SELECT time FROM blocks b WHERE b.chain_id = p.chain_id AND b.number = p.created_block),
          (SELECT block_time FROM swaps s WHERE s.chain_id = p.chain_id AND s.block_number = p.created_block LIMIT 1),
@@ -340,7 +352,6 @@ export async function findPairMarkets(
      LEFT JOIN tokens t1 ON t1.chain_id = p.chain_id AND t1.address = p.token1
      LEFT JOIN token_prices tp0 ON tp0.chain_id = p.chain_id AND tp0.token = p.token0
      LEFT JOIN token_prices tp1 ON tp1.chain_id = p.chain_id AND tp1.token = p.token1
-     LEFT JOIN pair_stats ps ON ps.chain_id = p.chain_id AND ps.pool = p.address
      LEFT JOIN pair_windows w ON w.chain_id = p.chain_id AND w.pool = p.address`,
     [chainId, [...pools]],
   );
@@ -409,14 +420,13 @@ export async function findTokenMarkets(
       first_trade_at: Date | null;
     }
   >(
-    `SELECT t.address, t.name, t.symbol, t.decimals, t.total_supply, tp.usd_price, ts.liquidity_usd,
+    `SELECT t.address, t.name, t.symbol, t.decimals, t.total_supply, tp.usd_price, w.liquidity_usd,
        (SELECT count(*) FROM pools p WHERE p.chain_id = t.chain_id AND p.token0 = t.address)
          + (SELECT count(*) FROM pools p WHERE p.chain_id = t.chain_id AND p.token1 = t.address) AS pools,
-       w.token IS NOT NULL AS has_windows, w.first_trade_at, ${windowSelect("w")}
+       w.first_trade_at IS NOT NULL AS has_windows, w.first_trade_at, ${windowSelect("w")}
      FROM unnest($2::text[]) AS q(address)
      JOIN tokens t ON t.chain_id = $1 AND t.address = q.address
      LEFT JOIN token_prices tp ON tp.chain_id = t.chain_id AND tp.token = t.address
-     LEFT JOIN token_stats ts ON ts.chain_id = t.chain_id AND ts.token = t.address
      LEFT JOIN token_windows w ON w.chain_id = t.chain_id AND w.token = t.address`,
     [chainId, [...tokens]],
   );
@@ -443,7 +453,8 @@ export async function findTokenMarkets(
 /** Pools with a trade, by 24-hour USD volume (highest first), then address. */
 export async function poolsByVolume(db: Queryable, chainId: number, limit: number): Promise<string[]> {
   const { rows } = await db.query<{ pool: string }>(
-    "SELECT pool FROM pair_windows WHERE chain_id = $1 ORDER BY volume_usd_24h DESC, pool LIMIT $2",
+    `SELECT pool FROM pair_windows WHERE chain_id = $1 AND first_trade_at IS NOT NULL
+     ORDER BY volume_usd_24h DESC, pool LIMIT $2`,
     [chainId, limit],
   );
   return rows.map((r) => r.pool);
@@ -452,7 +463,7 @@ export async function poolsByVolume(db: Queryable, chainId: number, limit: numbe
 /** Pools with a known USD liquidity, highest first, then address. */
 export async function poolsByLiquidity(db: Queryable, chainId: number, limit: number): Promise<string[]> {
   const { rows } = await db.query<{ pool: string }>(
-    `SELECT pool FROM pair_stats WHERE chain_id = $1 AND liquidity_usd IS NOT NULL
+    `SELECT pool FROM pair_windows WHERE chain_id = $1 AND liquidity_usd IS NOT NULL
      ORDER BY liquidity_usd DESC NULLS LAST, pool LIMIT $2`,
     [chainId, limit],
   );
@@ -463,7 +474,9 @@ export async function poolsByLiquidity(db: Queryable, chainId: number, limit: nu
 export async function newestTradedPools(db: Queryable, chainId: number, limit: number): Promise<string[]> {
   const { rows } = await db.query<{ address: string }>(
     `SELECT p.address FROM pools p
-     WHERE p.chain_id = $1 AND EXISTS (SELECT 1 FROM pair_windows w WHERE w.chain_id = p.chain_id AND w.pool = p.address)
+     WHERE p.chain_id = $1 AND EXISTS (
+       SELECT 1 FROM pair_windows w WHERE w.chain_id = p.chain_id AND w.pool = p.address AND w.first_trade_at IS NOT NULL
+     )
      ORDER BY p.created_block DESC, p.address LIMIT $2`,
     [chainId, limit],
   );
@@ -511,7 +524,7 @@ export async function trendingCandidates(
      LEFT JOIN token_prices tp0 ON tp0.chain_id = p.chain_id AND tp0.token = p.token0
      LEFT JOIN token_prices tp1 ON tp1.chain_id = p.chain_id AND tp1.token = p.token1
      ${poolStateJoin}
-     WHERE w.chain_id = $1 AND w.volume_usd_1h >= $2`,
+     WHERE w.chain_id = $1 AND w.volume_usd_1h >= $2 AND w.first_trade_at IS NOT NULL`,
     [chainId, minVolumeUsd1h],
   );
   return rows.map((r) => ({

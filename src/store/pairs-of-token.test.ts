@@ -3,6 +3,7 @@ import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import type { Hex } from "../model/index.js";
 import { insertChainRow } from "./chain-state.js";
+import { saveWindows } from "./market-windows.js";
 import { migrate } from "./migrate.js";
 import { findPoolsOfToken, insertPools } from "./pools.js";
 import { type PairStatsRow, savePairStats } from "./stats.js";
@@ -19,7 +20,7 @@ const POOLS = Array.from({ length: 80 }, (_, i) => {
 });
 
 /** Statistics with ties (the same volume, the same liquidity), unknown liquidity and zero volume. */
-function statsOf(i: number): PairStatsRow | null {
+function statsOf(i: number): (PairStatsRow & { volume: number }) | null {
   if (i % 10 === 9) return null; // no statistics row: ranks (0, unknown), by address
   const volume = i % 7 === 0 ? 0 : [500, 120, 120, 40][i % 4];
   const liquidity = i % 5 === 0 ? null : [9e6, 3e5, 3e5][i % 3];
@@ -31,13 +32,7 @@ function statsOf(i: number): PairStatsRow | null {
     liquidityUsd: liquidity ?? null,
     liquidityExact:
       liquidity === undefined || liquidity === null ? null : { digits: BigInt(liquidity), scale: 0 },
-    window: {
-      volumeUsd: volume ?? 0,
-      volumeExact: { digits: BigInt(volume ?? 0), scale: 0 },
-      priceChange: null,
-      buys: 1,
-      sells: 1,
-    },
+    volume: volume ?? 0,
   };
 }
 
@@ -45,7 +40,7 @@ function statsOf(i: number): PairStatsRow | null {
 function expected(limit: number): string[] {
   const rank = (i: number) => {
     const s = statsOf(i);
-    return { volume: s?.window?.volumeUsd ?? 0, liquidity: s?.liquidityUsd ?? null };
+    return { volume: s?.volume ?? 0, liquidity: s?.liquidityUsd ?? null };
   };
   const mine = POOLS.map((p, i) => ({ ...p, ...rank(i) })).filter(
     (p) => p.token0 === TOKEN || p.token1 === TOKEN,
@@ -62,7 +57,7 @@ function expected(limit: number): string[] {
   return [...ranked, ...rest].slice(0, limit).map((p) => p.address);
 }
 
-describe("the pairs of a token (findPoolsOfToken, migration 018's per-token rank indexes)", () => {
+describe("the pairs of a token (findPoolsOfToken, migration 052's per-token rank indexes)", () => {
   let t: TestDb;
   before(async () => {
     t = await createTestDb();
@@ -82,23 +77,32 @@ describe("the pairs of a token (findPoolsOfToken, migration 018's per-token rank
         base: null,
       })),
     );
-    // Statistics as the pricing writes them: a whole row, then a liquidity-only update.
-    const rows = POOLS.map((_, i) => statsOf(i)).filter((r): r is PairStatsRow => r !== null);
-    await savePairStats(t.db, CHAIN, rows, Date.parse("2026-11-27T00:00:00Z"));
-    await savePairStats(
+    // Figures as the pricing writes them: the windows, then the liquidity.
+    const rows = POOLS.map((_, i) => statsOf(i)).filter((r) => r !== null);
+    const minute = Date.parse("2026-11-27T00:00:00Z");
+    const none = { priceChange: null, volumeUsd: 0, buys: 0, sells: 0, makers: 0 };
+    const day = (volumeUsd: number) => ({ priceChange: null, volumeUsd, buys: 1, sells: 1, makers: 1 });
+    await saveWindows(
       t.db,
       CHAIN,
-      rows.map((r) => ({ ...r, window: null })),
-      Date.parse("2026-11-27T00:01:00Z"),
+      "pool",
+      rows.map((r) => ({
+        owner: r.pool,
+        minute,
+        windows: [none, none, none, day(r.volume)],
+        last: null,
+        firstTradeAt: minute,
+      })),
     );
+    await savePairStats(t.db, CHAIN, rows);
   });
   after(async () => {
     await t?.drop();
   });
 
-  it("stores each statistics row with its pool's tokens", async () => {
+  it("stores each pair's row with its pool's tokens", async () => {
     const { rows } = await t.db.query<{ pool: string; token0: string; token1: string }>(
-      "SELECT pool, token0, token1 FROM pair_stats WHERE chain_id = $1 ORDER BY pool",
+      "SELECT pool, token0, token1 FROM pair_windows WHERE chain_id = $1 ORDER BY pool",
       [CHAIN],
     );
     assert.equal(rows.length, POOLS.filter((_, i) => statsOf(i) !== null).length);
@@ -122,7 +126,7 @@ describe("the pairs of a token (findPoolsOfToken, migration 018's per-token rank
 
   it("keeps a rank index for each side of the pair, in the answer's order", async () => {
     const { rows: indexes } = await t.db.query<{ def: string }>(
-      "SELECT pg_get_indexdef(indexrelid) AS def FROM pg_index WHERE indrelid = 'pair_stats'::regclass",
+      "SELECT pg_get_indexdef(indexrelid) AS def FROM pg_index WHERE indrelid = 'pair_windows'::regclass",
     );
     for (const side of ["token0", "token1"]) {
       assert.ok(

@@ -317,7 +317,7 @@ const POOL_SELECT = `
   LEFT JOIN tokens t1 ON t1.chain_id = p.chain_id AND t1.address = p.token1
   LEFT JOIN token_prices tp0 ON tp0.chain_id = p.chain_id AND tp0.token = p.token0
   LEFT JOIN token_prices tp1 ON tp1.chain_id = p.chain_id AND tp1.token = p.token1
-  LEFT JOIN pair_stats ps ON ps.chain_id = p.chain_id AND ps.pool = p.address`;
+  LEFT JOIN pair_windows ps ON ps.chain_id = p.chain_id AND ps.pool = p.address`;
 
 /**
  * The columns of a pool `p` with its tokens' facts, each looked up on its own (subqueries and the
@@ -352,7 +352,7 @@ export async function findPool(
     text: `SELECT ${POOL_FACTS}, ps.volume_usd_24h, ps.liquidity_usd, ps.price_change_24h
        FROM pools p ${TOKEN_LOOKUPS}
        LEFT JOIN LATERAL (
-         SELECT volume_usd_24h, liquidity_usd, price_change_24h FROM pair_stats
+         SELECT volume_usd_24h, liquidity_usd, price_change_24h FROM pair_windows
          WHERE chain_id = p.chain_id AND pool = p.address OFFSET 0
        ) ps ON true
        WHERE p.chain_id = $1 AND p.address = $2`,
@@ -365,7 +365,7 @@ export async function findPool(
  * The pools holding `token`, by 24 h USD volume, then USD liquidity, then address (a pool without
  * statistics ranks as volume 0, liquidity unknown). Read in two steps so that a token in hundreds
  * of thousands of pools (WETH) does not sort them all: first the pools whose statistics rank them
- * above (0, unknown), from the token's own rank indexes (migration 018: one for the pools where it
+ * above (0, unknown), from the token's own rank indexes (migration 052: one for the pools where it
  * is token0, one where it is token1), each walked in the answer's order and stopped at `limit`,
  * the two merged; only when those are fewer than `limit`, the rest, all ranked (0, unknown), by
  * address.
@@ -377,7 +377,7 @@ export async function findPoolsOfToken(
   // The page's pools first (the index walks), then their facts for those rows only (POOL_FACTS):
   // POOL_SELECT's six-table join took longer to plan than the walk to run (2.6 against 0.5 ms).
   const side = (column: "token0" | "token1") =>
-    `(SELECT pool, volume_usd_24h, liquidity_usd, price_change_24h FROM pair_stats
+    `(SELECT pool, volume_usd_24h, liquidity_usd, price_change_24h FROM pair_windows
       WHERE chain_id = $1 AND ${column} = $2 AND (volume_usd_24h <> 0 OR liquidity_usd IS NOT NULL)
       ORDER BY volume_usd_24h DESC, liquidity_usd DESC NULLS LAST, pool
       LIMIT $3)`;
@@ -422,12 +422,12 @@ export async function firstStoredEventBlock(
 
 /**
  * Refreshes the planner's statistics of the tables that grow by a row per pool or token (the
- * indexer's pools and tokens, the pricing's pair_stats and token_prices). On a fresh index they
+ * indexer's pools and tokens, the market's pair_windows and the pricing's token_prices). On a fresh index they
  * grow by thousands of rows a second, faster than autovacuum's first analyze (a minute's naptime):
  * planned on an empty table's statistics (92 pools estimated for 14,500), the token statistics'
  * statement joined pools by a nested loop that discarded 253 million rows, 36–114 s instead of
  * 0.4 s (BENCHMARKS.md, "Scale"). ANALYZE samples at most 30,000 rows a table: tenths of a second.
  */
 export async function analyzeGrowingTables(db: Queryable): Promise<void> {
-  await db.query("ANALYZE pools, tokens, pair_stats, token_prices");
+  await db.query("ANALYZE pools, tokens, pair_windows, token_prices");
 }

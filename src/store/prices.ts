@@ -111,7 +111,7 @@ export async function getTokenMarkets(
        s.volume_usd_24h, s.liquidity_usd
      FROM unnest($2::text[]) AS q(token)
      LEFT JOIN token_prices p ON p.chain_id = $1 AND p.token = q.token
-     LEFT JOIN token_stats s ON s.chain_id = $1 AND s.token = q.token
+     LEFT JOIN token_windows s ON s.chain_id = $1 AND s.token = q.token
      WHERE p.token IS NOT NULL OR s.token IS NOT NULL`,
     [chainId, tokens.map((t) => t.toLowerCase())],
   );

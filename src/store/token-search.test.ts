@@ -66,7 +66,7 @@ describe("token search by text (searchTokensByText)", () => {
       const tokens = tokensOf(chain);
       await insertTokens(t.db, chain, tokens);
       for (const token of tokens.filter((x) => x.liquidity !== null)) {
-        await t.db.query("INSERT INTO token_stats (chain_id, token, liquidity_usd) VALUES ($1, $2, $3)", [
+        await t.db.query("INSERT INTO token_windows (chain_id, token, liquidity_usd) VALUES ($1, $2, $3)", [
           chain,
           token.address,
           token.liquidity,

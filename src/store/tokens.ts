@@ -116,7 +116,7 @@ const TOKEN_ROW_COLUMNS = `
   p.usd_price, s.price_change_24h AS price_change, s.liquidity_usd`;
 const TOKEN_ROW_JOINS = `
   LEFT JOIN token_prices p ON p.chain_id = t.chain_id AND p.token = t.address
-  LEFT JOIN token_stats s ON s.chain_id = t.chain_id AND s.token = t.address`;
+  LEFT JOIN token_windows s ON s.chain_id = t.chain_id AND s.token = t.address`;
 
 const ID_COLUMNS = columnsOf<{ chainId: number; address: string }>({
   chain_id: ["int", (i) => i.chainId],
@@ -259,7 +259,7 @@ function fewMatches(sizes: { dense: number }, anyMatch: string): string {
  * of its own, run only while the parts before it have not filled the page, and each part finds
  * its page in one of two ways (`rankedPart`):
  * - up to `sizes.dense` matches: all of them, each with its liquidity looked up, ranked;
- * - more: the tokens walked in liquidity order (migration 019's index), each checked against the
+ * - more: the tokens walked in liquidity order (migration 052's index), each checked against the
  *   text, until the page is full: a text inside many names fills it within the first few hundred
  *   or thousand. When the walk's `sizes.walk` tokens do not fill the page (the matches are all
  *   among the least liquid), every match is ranked.
@@ -354,7 +354,7 @@ const WALKED_TOKENS = 10_000;
  * A token's liquidity, looked up (a subquery each: with the statistics joined over every match,
  * the planner hashed all 200,000 of them).
  */
-const LIQUIDITY = "SELECT liquidity_usd FROM token_stats WHERE chain_id = t.chain_id AND token = t.address";
+const LIQUIDITY = "SELECT liquidity_usd FROM token_windows WHERE chain_id = t.chain_id AND token = t.address";
 
 /** The columns of a token that a part gives, before its liquidity and rank. */
 const PART_COLUMNS = "t.chain_id, t.address, t.name, t.symbol, t.decimals, t.total_supply";
@@ -364,8 +364,8 @@ const PART_COLUMNS = "t.chain_id, t.address, t.name, t.symbol, t.decimals, t.tot
  * `match`, in the answer's order, with their rank and liquidity; nothing unless `when` holds.
  * - `<name>_found`: up to DENSE_MATCHES matches, through the text's indexes;
  * - fewer than that: they are all the matches, ranked (each one's LIQUIDITY looked up);
- * - else `<name>_walked`: token_stats in the answer's order (liquidity, chain, address; migration
- *   019), each token checked against `match`, up to `$4` matches among the first WALKED_TOKENS.
+ * - else `<name>_walked`: token_windows in the answer's order (liquidity, chain, address; migration
+ *   052), each token checked against `match`, up to `$4` matches among the first WALKED_TOKENS.
  *   A token without statistics comes after every token with them (NULLS LAST), so a page filled
  *   by the walk is the answer's;
  * - else every match, ranked.
@@ -397,7 +397,7 @@ function rankedPart(
      ${name}_walked AS MATERIALIZED (
        SELECT t.*, s.liquidity_usd AS liquidity
        FROM (
-         SELECT chain_id, token, liquidity_usd FROM token_stats
+         SELECT chain_id, token, liquidity_usd FROM token_windows
          WHERE ${many} AND chain_id = ANY($3::int[])
          ORDER BY liquidity_usd DESC, chain_id, token
          LIMIT ${sizes.walk}

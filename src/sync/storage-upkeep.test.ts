@@ -17,6 +17,7 @@ import { createSilentLogger } from "../internal/logger.js";
 import type { BatchSwap } from "../model/index.js";
 import { CANDLE_INTERVALS } from "../model/index.js";
 import { refreshPairStats, refreshTokenStats } from "../pricing/market-stats.js";
+import { refreshMarketWindows } from "../pricing/market-windows.js";
 import type { Pricing } from "../pricing/pricing.js";
 import { createApiKey } from "../store/api-keys.js";
 import { saveCandles } from "../store/candles.js";
@@ -224,7 +225,8 @@ describe("partition upkeep and retention over 24 days of a synthetic market", ()
       ),
     ];
     for (const t of [kept, full]) {
-      await refreshPairStats(t.db, CHAIN, allPools, END, true);
+      await refreshPairStats(t.db, CHAIN, allPools);
+      await refreshMarketWindows(t.db, CHAIN, { pools: allPools, tokens }, () => END);
       await refreshTokenStats(t.db, CHAIN, tokens, END, 10_000);
     }
 
@@ -246,8 +248,8 @@ describe("partition upkeep and retention over 24 days of a synthetic market", ()
         (quietState.rows[0]?.swap_block ?? 0) < BLOCKS_PER_DAY,
       "its state is that of its first-day trades, whose partition was dropped",
     );
-    for (const table of ["pair_stats", "token_stats"]) {
-      const q = `SELECT (to_jsonb(t) - 'updated_at')::text AS row FROM ${table} t WHERE chain_id = $1 ORDER BY 1`;
+    for (const table of ["pair_windows", "token_windows"]) {
+      const q = `SELECT to_jsonb(t)::text AS row FROM ${table} t WHERE chain_id = $1 ORDER BY 1`;
       const a = (await kept.db.query<{ row: string }>(q, [CHAIN])).rows.map((r) => r.row);
       const b = (await full.db.query<{ row: string }>(q, [CHAIN])).rows.map((r) => r.row);
       assert.ok(a.length > 10, `${a.length} ${table} rows`);
