@@ -40,21 +40,41 @@ export async function deleteBucketRowsAbove(
 /** A row's place with its owner under the name of the owner column (`pool: …` or `token: …`). */
 type Place<O extends string> = Record<O, string> & { resolution: number; bucket: number };
 
+/** The columns of a row's place: its owner (as column `owner`), resolution and bucket. */
+export const placeColumns = <O extends string>(owner: O) =>
+  columnsOf<Place<O>>({
+    [owner]: ["text", (k) => k[owner]],
+    resolution: ["int", (k) => k.resolution],
+    bucket: ["timestamptz", (k) => new Date(k.bucket)],
+  });
+
+/** A candle's price fields (OHLC) and those with its volume (OHLCV): the stems of its column names. */
+export const OHLC = ["open", "high", "low", "close"] as const;
+export const OHLCV = [...OHLC, "volume"] as const;
+
+/** The float8 columns `${field}${suffix}` of `fields`, a row's value of each given by `value`. */
+export function float8Columns<R, F extends string>(
+  fields: readonly F[],
+  suffix: string,
+  value: (row: R, field: F) => number | null,
+): Columns<R> {
+  return Object.fromEntries(
+    fields.map((field) => [`${field}${suffix}`, ["float8", (row: R) => value(row, field)] as const]),
+  );
+}
+
 /**
  * The keyed reads, replacing writes and rollback deletes of one per-bucket table whose rows (R,
  * read as DbRow through `select`, of table alias `c`) carry their place under the owner column's
- * own name.
+ * own name. `columns`: the rows' columns besides their place.
  */
 export function bucketRows<
   O extends string,
   R extends Place<O>,
   DbRow extends Record<string, unknown>,
 >(spec: { table: string; owner: O; columns: Columns<R>; select: string; rowOf: (row: DbRow) => R }) {
-  const keyColumns = columnsOf<Place<O>>({
-    [spec.owner]: ["text", (k) => k[spec.owner]],
-    resolution: ["int", (k) => k.resolution],
-    bucket: ["timestamptz", (k) => new Date(k.bucket)],
-  });
+  const keyColumns = placeColumns(spec.owner);
+  const columns = columnsOf<R>({ ...keyColumns, ...spec.columns });
   return {
     /**
      * The stored rows at the given places. The statement's bucket bounds (the chunk's earliest
@@ -79,7 +99,7 @@ export function bucketRows<
     /** Inserts rows, or replaces the stored ones at their places. */
     async save(db: Queryable, chainId: number, rows: readonly R[]): Promise<void> {
       const replaceOn = [spec.owner, "resolution", "bucket"];
-      await bulkInsert(db, { table: spec.table, chainId, columns: spec.columns, replaceOn }, rows);
+      await bulkInsert(db, { table: spec.table, chainId, columns, replaceOn }, rows);
     },
     /** deleteBucketRowsAbove, the owner of each deleted row under the owner column's name. */
     async deleteAbove(

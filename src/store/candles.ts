@@ -4,7 +4,7 @@
  */
 import { type ExactDecimal, exactText, parseExact } from "../internal/exact-decimal.js";
 import type { Candle, ChartCandle, ExactChartCandle, UsdOhlcv } from "../model/index.js";
-import { bucketRows } from "./bucket-rows.js";
+import { bucketRows, float8Columns, OHLC, OHLCV } from "./bucket-rows.js";
 import { iso, type Queryable } from "./db.js";
 import { columnsOf } from "./unnest.js";
 
@@ -72,31 +72,15 @@ const toCandleRow = (r: CandleDbRow): CandleRow => ({
   },
 });
 
+/** The columns of a candle besides its place. */
 const CANDLE_COLUMNS = columnsOf<CandleRow>({
-  pool: ["text", (c) => c.pool],
-  resolution: ["int", (c) => c.resolution],
-  bucket: ["timestamptz", (c) => new Date(c.bucket)],
-  open: ["float8", (c) => c.open],
-  high: ["float8", (c) => c.high],
-  low: ["float8", (c) => c.low],
-  close: ["float8", (c) => c.close],
-  open1: ["float8", (c) => c.open1],
-  high1: ["float8", (c) => c.high1],
-  low1: ["float8", (c) => c.low1],
-  close1: ["float8", (c) => c.close1],
+  ...float8Columns(OHLC, "", (c: CandleRow, field) => c[field]),
+  ...float8Columns(OHLC, "1", (c: CandleRow, field) => c[`${field}1`]),
   volume0: ["float8", (c) => c.volume0],
   volume1: ["float8", (c) => c.volume1],
   volume_usd: ["float8", (c) => c.volumeUsd],
-  open_usd0: ["float8", (c) => c.usd0?.open ?? null],
-  high_usd0: ["float8", (c) => c.usd0?.high ?? null],
-  low_usd0: ["float8", (c) => c.usd0?.low ?? null],
-  close_usd0: ["float8", (c) => c.usd0?.close ?? null],
-  volume_usd0: ["float8", (c) => c.usd0?.volume ?? null],
-  open_usd1: ["float8", (c) => c.usd1?.open ?? null],
-  high_usd1: ["float8", (c) => c.usd1?.high ?? null],
-  low_usd1: ["float8", (c) => c.usd1?.low ?? null],
-  close_usd1: ["float8", (c) => c.usd1?.close ?? null],
-  volume_usd1: ["float8", (c) => c.usd1?.volume ?? null],
+  ...float8Columns(OHLCV, "_usd0", (c: CandleRow, field) => c.usd0?.[field] ?? null),
+  ...float8Columns(OHLCV, "_usd1", (c: CandleRow, field) => c.usd1?.[field] ?? null),
   trades: ["int", (c) => c.trades],
   buys0: ["int", (c) => c.buys0],
   first_key: ["bigint", (c) => c.firstKey],

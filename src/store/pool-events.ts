@@ -5,26 +5,18 @@
  */
 import type { BatchPoolEvent, Hex, MarketEvent, StateEvent, SwapAmounts } from "../model/index.js";
 import { fromNumeric, type Queryable } from "./db.js";
+import { EVENT_COLUMNS, insertNewEvents } from "./log-events.js";
 import { type RawAmountsRow, swapAmountsOf } from "./swaps.js";
-import { columnsOf, insertNewEvents } from "./unnest.js";
+import { columnsOf } from "./unnest.js";
 
 const POOL_EVENT_COLUMNS = columnsOf<BatchPoolEvent>({
-  block_number: ["bigint", (e) => e.blockNumber],
-  log_index: ["int", (e) => e.logIndex],
-  block_time: ["timestamptz", (e) => e.blockTime],
-  tx_hash: ["text", (e) => e.txHash],
-  pool: ["text", (e) => e.pool],
+  ...EVENT_COLUMNS,
   kind: ["text", (e) => e.kind],
   amount0: ["numeric", (e) => e.amount0],
   amount1: ["numeric", (e) => e.amount1],
   liquidity_delta: ["numeric", (e) => e.liquidityDelta],
   tick_lower: ["int", (e) => e.tickLower],
   tick_upper: ["int", (e) => e.tickUpper],
-  reserve0: ["numeric", (e) => e.reserve0],
-  reserve1: ["numeric", (e) => e.reserve1],
-  liquidity: ["numeric", (e) => e.liquidity],
-  sqrt_price_x96: ["numeric", (e) => e.sqrtPriceX96],
-  tick: ["int", (e) => e.tick],
 });
 
 /** Inserts pool events not stored yet; returns those inserted. */

@@ -1,7 +1,7 @@
 /** Table `token_usd_candles`: the USD series of tokens (5 min, 1 h) over their qualifying pools. */
 import { type ExactDecimal, exactText, parseExact } from "../internal/exact-decimal.js";
 import type { SeriesCandle } from "../model/index.js";
-import { bucketRows } from "./bucket-rows.js";
+import { bucketRows, float8Columns, OHLCV } from "./bucket-rows.js";
 import { iso, type Queryable } from "./db.js";
 import { columnsOf } from "./unnest.js";
 
@@ -50,15 +50,9 @@ const toSeriesRow = (r: SeriesDbRow): SeriesRow => ({
   ...toSeriesCandle(r),
 });
 
+/** The columns of a series candle besides its place. */
 const SERIES_COLUMNS = columnsOf<SeriesRow>({
-  token: ["text", (c) => c.token],
-  resolution: ["int", (c) => c.resolution],
-  bucket: ["timestamptz", (c) => new Date(c.bucket)],
-  open: ["float8", (c) => c.open],
-  high: ["float8", (c) => c.high],
-  low: ["float8", (c) => c.low],
-  close: ["float8", (c) => c.close],
-  volume: ["float8", (c) => c.volume],
+  ...float8Columns(OHLCV, "", (c: SeriesRow, field) => c[field]),
   volume_exact: ["decimal", (c) => exactText(c.volumeExact)],
   sum_pv: ["float8", (c) => c.sumPv],
   sum_v: ["float8", (c) => c.sumV],

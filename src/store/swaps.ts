@@ -4,17 +4,14 @@
  */
 import { type BatchSwap, finite, type Hex, type SwapAmounts, type SwapUsd } from "../model/index.js";
 import { chunks, iso, maxOf, minOf, type Queryable } from "./db.js";
+import { EVENT_COLUMNS, insertNewEvents } from "./log-events.js";
 import { loadRetainedFrom } from "./partitions.js";
-import { columnsOf, insertNewEvents, unnest } from "./unnest.js";
+import { columnsOf, unnest } from "./unnest.js";
 
 const SWAP_COLUMNS = columnsOf<BatchSwap>({
-  block_number: ["bigint", (s) => s.blockNumber],
-  log_index: ["int", (s) => s.logIndex],
+  ...EVENT_COLUMNS,
   block_hash: ["text", (s) => s.blockHash],
-  block_time: ["timestamptz", (s) => s.blockTime],
-  tx_hash: ["text", (s) => s.txHash],
   tx_index: ["int", (s) => s.txIndex],
-  pool: ["text", (s) => s.pool],
   maker: ["text", (s) => s.maker],
   exchange: ["text", (s) => s.exchange],
   sender: ["text", (s) => s.sender],
@@ -23,11 +20,6 @@ const SWAP_COLUMNS = columnsOf<BatchSwap>({
   amount1_in: ["numeric", (s) => s.amount1In],
   amount0_out: ["numeric", (s) => s.amount0Out],
   amount1_out: ["numeric", (s) => s.amount1Out],
-  reserve0: ["numeric", (s) => s.reserve0],
-  reserve1: ["numeric", (s) => s.reserve1],
-  sqrt_price_x96: ["numeric", (s) => s.sqrtPriceX96],
-  liquidity: ["numeric", (s) => s.liquidity],
-  tick: ["int", (s) => s.tick],
   price: ["float8", (s) => s.price],
 });
 

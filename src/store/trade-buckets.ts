@@ -4,7 +4,7 @@
  * the market windows are summed from.
  */
 import type { BucketPartial } from "../model/index.js";
-import { type BucketPlace, deleteBucketRowsAbove } from "./bucket-rows.js";
+import { type BucketPlace, deleteBucketRowsAbove, placeColumns } from "./bucket-rows.js";
 import type { Queryable } from "./db.js";
 import { columnsOf, writeChunks } from "./unnest.js";
 
@@ -17,9 +17,7 @@ export const BUCKET_TABLES = {
 } as const;
 
 const PARTIAL_COLUMNS = columnsOf<BucketPartial>({
-  owner: ["text", (p) => p.owner],
-  resolution: ["int", (p) => p.resolution],
-  bucket: ["timestamptz", (p) => new Date(p.bucket)],
+  ...placeColumns("owner"),
   volume: ["text", (p) => p.volumeUsd],
   trades: ["int", (p) => p.trades],
   buys: ["int", (p) => p.buys],

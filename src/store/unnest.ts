@@ -148,26 +148,3 @@ export async function bulkInsert<R, Returned = Record<string, unknown>>(
   }
   return out;
 }
-
-/** Where an event stands in a chain's log: the natural key of swaps and pool_events. */
-type LogPosition = { blockNumber: number; logIndex: number };
-
-/**
- * Inserts the events not stored yet into a table keyed by (chain_id, block_number, log_index),
- * each as the row `rowOf` makes of it; returns the events inserted, in their order.
- */
-export async function insertNewEvents<E extends LogPosition, R>(
-  db: Queryable,
-  statement: { table: string; chainId: number; columns: Columns<R> },
-  events: readonly E[],
-  rowOf: (event: E) => R,
-): Promise<E[]> {
-  const rows = await bulkInsert<R, { block_number: number; log_index: number }>(
-    db,
-    { ...statement, tail: "ON CONFLICT DO NOTHING RETURNING block_number, log_index" },
-    events.map(rowOf),
-  );
-  if (rows.length === events.length) return [...events];
-  const inserted = new Set(rows.map((r) => `${r.block_number}:${r.log_index}`));
-  return events.filter((e) => inserted.has(`${e.blockNumber}:${e.logIndex}`));
-}
