@@ -10,6 +10,7 @@ import { createDb } from "../store/db.js";
 import { noDerivedData } from "../sync/derived.js";
 import { createIndexer } from "../sync/indexer.js";
 import type { IndexerOptions } from "../sync/options.js";
+import { runChildToEnd } from "./indexer-run.js";
 
 type ChildInput = { databaseUrl: string; chains: unknown[]; options?: Partial<IndexerOptions> };
 
@@ -23,9 +24,4 @@ const indexer = createIndexer({
   derived: noDerivedData,
   options: { ...input.options, follow: false, progressBar: false },
 });
-await indexer.start();
-await indexer.done();
-const failed = indexer.status().filter((s) => s.phase === "failed");
-logger.info({ done: true, failed: failed.length }, "indexer child done");
-await db.end();
-process.exit(failed.length > 0 ? 1 : 0);
+await runChildToEnd(indexer, db, logger, "indexer child");

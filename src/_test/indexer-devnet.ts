@@ -1,3 +1,4 @@
+import * as assert from "node:assert/strict";
 import { encodeEventTopics, type Hex, numberToHex } from "viem";
 import { type ChainConfig, chainSchema } from "../config/schema.js";
 import { v2PairAbi, v3PoolAbi } from "../devnet/abis.js";
@@ -8,11 +9,13 @@ import { createSimulator, type HistoryStats } from "../devnet/simulator.js";
 import { poolManagerEventsAbi } from "../devnet/v4.js";
 import { createSilentLogger, type Logger } from "../internal/logger.js";
 import type { Db } from "../store/db.js";
-import { noDerivedData } from "../sync/derived.js";
-import { createIndexer } from "../sync/indexer.js";
+import { createTestDb } from "./db.js";
 import { startTestDevnet, type TestDevnet } from "./devnet.js";
+import { devnetDexes } from "./devnet-config.js";
 import { type FamilyEvents, type MinedFamilyEvents, mineFamilyEvents } from "./family-events.js";
-import type { PoolRef } from "./indexer-receipts.js";
+import { assertSameDump, dumpIndexedData } from "./indexer-dump.js";
+import { type ExpectedSwap, type PoolRef, readSwapsFromReceipts } from "./indexer-receipts.js";
+import { indexOnce } from "./indexer-run.js";
 
 /** A test devnet (startTestDevnet) with a traded history, as the indexer's tests use it. */
 export type IndexerDevnet = {
@@ -148,21 +151,7 @@ export async function startIndexerDevnet(
           confirmations: 0,
           startBlock: 0,
           pollIntervalMs: 100,
-          dexes: [
-            { name: "Uniswap V2", protocol: "v2", factory: deployment.v2.factory, fee: 3000 },
-            { name: "Uniswap V3", protocol: "v3", factory: deployment.v3.factory },
-            ...(allFamilies
-              ? [
-                  { name: "Uniswap V4", protocol: "v4", factory: deployment.v4.poolManager },
-                  {
-                    name: "Algebra Integral",
-                    protocol: "algebra",
-                    factory: deployment.algebra.factory,
-                    swapEvent: "integral",
-                  },
-                ]
-              : []),
-          ],
+          dexes: devnetDexes(deployment, allFamilies),
           referenceTokens: {
             stablecoins: [deployment.tokens.USDC.address],
             wrappedNative: deployment.tokens.WETH.address,
@@ -205,16 +194,44 @@ export async function startIndexerDevnet(
   }
 }
 
-/** Indexes `chain` once, up to its head (no following, no derived data); its status at the end. */
-export async function indexOnce(db: Db, chain: ChainConfig, logger: Logger = createSilentLogger()) {
-  const indexer = createIndexer({
-    config: { chains: [chain] },
-    db,
-    logger,
-    derived: noDerivedData,
-    options: { follow: false, progressBar: false },
+/**
+ * Asserts that `db` holds what a fresh index of the node's current (canonical) chain stores:
+ * nothing lost, doubled, or left of an abandoned branch. `chain`: the configuration to index it with.
+ */
+export async function assertEqualsFreshIndex(
+  db: Db,
+  devnet: Pick<IndexerDevnet, "chainId" | "chain">,
+  label: string,
+  chain: ChainConfig = devnet.chain(),
+): Promise<void> {
+  const fresh = await createTestDb();
+  try {
+    await indexOnce(fresh.db, chain);
+    assertSameDump(
+      await dumpIndexedData(db, [devnet.chainId]),
+      await dumpIndexedData(fresh.db, [devnet.chainId]),
+      label,
+    );
+  } finally {
+    await fresh.drop();
+  }
+}
+
+/**
+ * The swaps of the indexed pools' receipts from block 0 to `head`: every swap the history wrote
+ * (a count of its own: how busy the simulated hours were varies with the hour and weekday they
+ * fall on), and the deployment's before them.
+ */
+export async function historyReceiptSwaps(devnet: IndexerDevnet, head: number): Promise<ExpectedSwap[]> {
+  const expected = await readSwapsFromReceipts({
+    rpcUrl: devnet.rpcUrl,
+    pools: devnet.pools,
+    fromBlock: 0,
+    toBlock: head,
   });
-  await indexer.start();
-  await indexer.done();
-  return indexer.status()[0];
+  assert.ok(
+    devnet.history.swaps > 0 && expected.length >= devnet.history.swaps,
+    `${expected.length} swaps, the history's ${devnet.history.swaps} among them`,
+  );
+  return expected;
 }

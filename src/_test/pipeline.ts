@@ -20,6 +20,7 @@ import { createRpcMetrics, type RpcMetrics } from "../rpc/metrics.js";
 import { getSyncStatus } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
 import { createIndexer } from "../sync/indexer.js";
+import { devnetDexes, devnetReferenceTokens } from "./devnet-config.js";
 
 export const PIPELINE_CHAIN_ID = 31337;
 
@@ -75,22 +76,8 @@ export function pipelineConfig(deployment: Deployment, rpcUrl: string): Config {
         startBlock: 0,
         maxLagBlocks: 20,
         pollIntervalMs: 100,
-        dexes: [
-          { name: "Uniswap V2", protocol: "v2", factory: deployment.v2.factory, fee: 3000 },
-          { name: "Uniswap V3", protocol: "v3", factory: deployment.v3.factory },
-          { name: "Uniswap V4", protocol: "v4", factory: deployment.v4.poolManager },
-          {
-            name: "Algebra Integral",
-            protocol: "algebra",
-            factory: deployment.algebra.factory,
-            swapEvent: "integral",
-          },
-        ],
-        referenceTokens: {
-          stablecoins: [t.USDC.address, t.USDT.address, t.DAI.address],
-          wrappedNative: t.WETH.address,
-          wrappedBtc: [t.WBTC.address],
-        },
+        dexes: devnetDexes(deployment, true),
+        referenceTokens: devnetReferenceTokens(deployment),
       },
     ],
   });

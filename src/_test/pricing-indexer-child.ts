@@ -15,6 +15,7 @@ import { createPricing } from "../pricing/pricing.js";
 import { createDb } from "../store/db.js";
 import { createIndexer } from "../sync/indexer.js";
 import type { IndexerOptions } from "../sync/options.js";
+import { runChildToEnd } from "./indexer-run.js";
 
 type ChildInput = {
   databaseUrl: string;
@@ -56,10 +57,5 @@ if (follow) {
   });
   await indexer.start();
 } else {
-  await indexer.start();
-  await indexer.done();
-  const failed = indexer.status().filter((s) => s.phase === "failed");
-  logger.info({ done: true, failed: failed.length }, "pricing child done");
-  await db.end();
-  process.exit(failed.length > 0 ? 1 : 0);
+  await runChildToEnd(indexer, db, logger, "pricing child");
 }

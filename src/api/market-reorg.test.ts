@@ -1,20 +1,17 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { FastifyInstance } from "fastify";
+import { createAnswerServers } from "../_test/answer-servers.js";
 import { createTestDb, type TestDb } from "../_test/db.js";
-import { createApiClient } from "../_test/http-client.js";
+import { devnetReferenceTokens } from "../_test/devnet-config.js";
 import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
+import { indexOnce, startIndexer, waitIndexed } from "../_test/indexer-run.js";
 import { referenceSwaps, referenceWindows } from "../_test/market-reference.js";
 import { loadSwapsForMarket } from "../_test/sql.js";
 import { parseConfig } from "../config/load.js";
 import type { ChainConfig, Config } from "../config/schema.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createPricing, type Pricing } from "../pricing/pricing.js";
-import { createApiKey } from "../store/api-keys.js";
-import { getSyncStatus } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
-import { createIndexer } from "../sync/indexer.js";
-import { createApiServer } from "./server.js";
 
 /**
  * After a reorg on the devnet (evm_revert, then another branch), the market statistics the API
@@ -25,16 +22,6 @@ import { createApiServer } from "./server.js";
 
 const CHAIN = 31337;
 const pricingOptions = { liquidityFloorUsd: 10_000, maxDeviation: 0.1 };
-
-async function waitIndexed(db: Db, block: number, hash?: string, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [status] = await getSyncStatus(db, [CHAIN]);
-    if (status && status.indexedBlock >= block && (!hash || status.indexedBlockHash === hash)) return;
-    if (Date.now() > deadline) throw new Error(`not indexed up to ${block} (at ${status?.indexedBlock})`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** The market tables of a chain as plain sorted rows (the windows without the minute they were computed at). */
 async function marketTables(db: Db): Promise<Record<string, unknown[]>> {
@@ -68,19 +55,11 @@ describe("market statistics after a devnet reorg equal those of a fresh index", 
   let pricing: Pricing;
   const clock = { now: 0 };
   const dbs: TestDb[] = [];
-  const apps: FastifyInstance[] = [];
+  const servers = createAnswerServers(() => config);
 
   before(async () => {
     devnet = await startIndexerDevnet({ chainId: CHAIN, historyDays: 0.3, seed: 11 });
-    const t = devnet.deployment.tokens;
-    chain = devnet.chain({
-      maxBlockRange: 25,
-      referenceTokens: {
-        stablecoins: [t.USDC.address, t.USDT.address, t.DAI.address],
-        wrappedNative: t.WETH.address,
-        wrappedBtc: [t.WBTC.address],
-      },
-    });
+    chain = devnet.chain({ maxBlockRange: 25, referenceTokens: devnetReferenceTokens(devnet.deployment) });
     config = parseConfig({
       api: { host: "127.0.0.1", port: 0 },
       devnet: { enabled: false },
@@ -92,30 +71,16 @@ describe("market statistics after a devnet reorg equal those of a fresh index", 
     pricing = createPricing({ config, logger: createSilentLogger(), now: () => new Date(clock.now) });
   });
   after(async () => {
-    for (const app of apps) await app.close();
+    await servers.close();
     await devnet?.stop();
     for (const t of dbs) await t.drop();
   });
 
-  async function serve(db: Db) {
-    // Active key names are unique: one name per server made here.
-    const { key } = await createApiKey(db, `reorg-${apps.length}`);
-    const app = createApiServer({ config, db, logger: createSilentLogger(), answerCacheTtlMs: 0 });
-    apps.push(app);
-    await app.listen({ host: "127.0.0.1", port: 0 });
-    return createApiClient(app, { key });
-  }
-
   /** Everything the market endpoints answer about the chain. */
   async function answers(db: Db) {
-    const api = await serve(db);
+    const get = await servers.serve(db);
     const tokenIds = Object.values(devnet.deployment.tokens).map((t) => `${t.address}:${CHAIN}`);
     const pairIds = devnet.deployment.pools.map((p) => `${p.address}:${CHAIN}`);
-    const get = async (path: string, query: Record<string, string | number>) => {
-      const answer = await api.get(path, query);
-      assert.equal(answer.status, 200, `${path}: ${answer.text}`);
-      return answer.body as Record<string, unknown>[];
-    };
     return {
       tokens: await get("/v1/tokens/market", { tokenId: tokenIds.join(",") }),
       pairs: await get("/api/v1/pairs/market", { pair_id: pairIds.join(",") }),
@@ -132,17 +97,13 @@ describe("market statistics after a devnet reorg equal those of a fresh index", 
     dbs.push(followed);
     const snapshot = await devnet.snapshot();
     await devnet.mineSwaps({ blocks: 6, swapsPerBlock: 4, seed: 1 });
-    const indexer = createIndexer({
-      config: { chains: [chain] },
-      db: followed.db,
-      logger: createSilentLogger(),
+    const indexer = await startIndexer(followed.db, chain, {
       derived: pricing,
-      options: { progressBar: false, follow: true, initialBlockRange: 10 },
+      options: { initialBlockRange: 10 },
     });
-    await indexer.start();
     let before: Awaited<ReturnType<typeof answers>>;
     try {
-      await waitIndexed(followed.db, await devnet.head());
+      await waitIndexed(followed.db, CHAIN, await devnet.head());
       clock.now = (await devnet.devnet.latestBlock()).timestamp * 1000 + 20_000;
       await pricing.refreshStats(followed.db, CHAIN, new Date(clock.now));
       before = await answers(followed.db);
@@ -150,7 +111,7 @@ describe("market statistics after a devnet reorg equal those of a fresh index", 
       await devnet.revert(snapshot);
       await devnet.mineSwaps({ blocks: 8, swapsPerBlock: 3, seed: 2 });
       const latest = await devnet.devnet.latestBlock();
-      await waitIndexed(followed.db, latest.number, latest.hash);
+      await waitIndexed(followed.db, CHAIN, latest.number, latest.hash);
     } finally {
       await indexer.stop();
     }
@@ -159,15 +120,7 @@ describe("market statistics after a devnet reorg equal those of a fresh index", 
 
     const fresh = await createTestDb();
     dbs.push(fresh);
-    const once = createIndexer({
-      config: { chains: [chain] },
-      db: fresh.db,
-      logger: createSilentLogger(),
-      derived: pricing,
-      options: { progressBar: false, follow: false },
-    });
-    await once.start();
-    await once.done();
+    await indexOnce(fresh.db, chain, { derived: pricing });
     await pricing.refreshStats(fresh.db, CHAIN, new Date(clock.now));
 
     const after = await answers(followed.db);

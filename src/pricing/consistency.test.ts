@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { after, describe, it } from "node:test";
-import { createTestDb, type TestDb } from "../_test/db.js";
+import { assertSameAggregates } from "../_test/aggregates.js";
+import type { TestDb } from "../_test/db.js";
 import { seededRandom } from "../_test/random.js";
 import { snapshotAggregates } from "../_test/sql.js";
 import {
@@ -10,6 +11,7 @@ import {
   rollbackSyntheticChain,
   type SyntheticChain,
 } from "../_test/synthetic-chain.js";
+import { createTestDbs } from "../_test/test-dbs.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
 import type { DerivedData } from "../sync/derived.js";
@@ -109,12 +111,25 @@ function trade(market: Market, random: () => number, blocks: number) {
   }
 }
 
-describe("aggregates equal those of a fresh index", () => {
-  const dbs: TestDb[] = [];
-  after(async () => {
-    for (const db of dbs) await db.drop();
-  });
+/** The market with `blocks` blocks of random trades, drawn from `seed`. */
+function tradedMarket(seed: number, blocks: number): Market {
+  const market = createMarket();
+  trade(market, seededRandom(seed), blocks);
+  return market;
+}
 
+/** The file's test databases, dropped once its tests have run. */
+const dbs = createTestDbs();
+after(() => dbs.drop());
+
+/** A new database, prepared for the synthetic chain. */
+async function preparedDb(): Promise<TestDb> {
+  const testDb = await dbs.create();
+  await prepareSyntheticChain(testDb.db, CHAIN, 1);
+  return testDb;
+}
+
+describe("aggregates equal those of a fresh index", () => {
   it("whatever the batches, after a reorg rollback and on the new branch", async () => {
     const random = seededRandom(7);
     const market = createMarket();
@@ -129,16 +144,12 @@ describe("aggregates equal those of a fresh index", () => {
     const now = new Date((lastTime + 90) * 1000);
     const pricing = pricingOf(market, now);
     const fresh = async (chain: SyntheticChain, toBlock?: number) => {
-      const t = await createTestDb();
-      dbs.push(t);
-      await prepareSyntheticChain(t.db, CHAIN, 1);
+      const t = await preparedDb();
       await ingestSyntheticChain(t.db, pricing, chain, { ...(toBlock ? { toBlock } : {}) });
       return t;
     };
 
-    const a = await createTestDb();
-    dbs.push(a);
-    await prepareSyntheticChain(a.db, CHAIN, 1);
+    const a = await preparedDb();
     const batchRandom = seededRandom(3);
     await ingestSyntheticChain(a.db, pricing, market.chain, {
       batchSize: () => 1 + Math.floor(batchRandom() * 12),
@@ -176,13 +187,7 @@ describe("aggregates equal those of a fresh index", () => {
     );
 
     const later = new Date(now.getTime() + 5 * 3600_000);
-    await pricing.refreshStats(a.db, CHAIN, later);
-    await pricing.refreshStats(whole.db, CHAIN, later);
-    assert.deepEqual(
-      await snapshotAggregates(a.db, CHAIN),
-      await snapshotAggregates(whole.db, CHAIN),
-      "the window slid the same way",
-    );
+    await assertSameAggregates(pricing, [a.db, whole.db], CHAIN, later, "the window slid the same way");
     await pricing.refreshStats(a.db, CHAIN, now);
 
     await rollbackSyntheticChain(a.db, pricing, market.chain, forkPoint);
@@ -205,15 +210,12 @@ describe("aggregates equal those of a fresh index", () => {
   });
 
   it("after a batch whose transaction failed once priced: the market kept in memory is not ahead", async () => {
-    const market = createMarket();
-    trade(market, seededRandom(11), 80);
+    const market = tradedMarket(11, 80);
     const blocks = market.chain.blocks;
     const now = new Date(((blocks[blocks.length - 1]?.timestamp as number) + 90) * 1000);
     const makePricing = () => pricingOf(market, now);
     const pricing = makePricing();
-    const a = await createTestDb();
-    dbs.push(a);
-    await prepareSyntheticChain(a.db, CHAIN, 1);
+    const a = await preparedDb();
     const middle = blocks[Math.floor(blocks.length / 2)]?.number as number;
     await ingestSyntheticChain(a.db, pricing, market.chain, { toBlock: middle, batchSize: () => 5 });
 
@@ -240,9 +242,7 @@ describe("aggregates equal those of a fresh index", () => {
     assert.equal(priced, 1, "the failed batch was priced before its swaps were inserted");
     await ingestSyntheticChain(a.db, pricing, market.chain, { batchSize: () => 7 });
 
-    const whole = await createTestDb();
-    dbs.push(whole);
-    await prepareSyntheticChain(whole.db, CHAIN, 1);
+    const whole = await preparedDb();
     await ingestSyntheticChain(whole.db, makePricing(), market.chain);
     const snapshot = await snapshotAggregates(a.db, CHAIN);
     assert.ok((snapshot.swaps?.length ?? 0) > 50, `${snapshot.swaps?.length} swaps`);
@@ -251,21 +251,13 @@ describe("aggregates equal those of a fresh index", () => {
 });
 
 describe("aggregates equal those of a fresh index: figures deferred or shared", () => {
-  const dbs: TestDb[] = [];
-  after(async () => {
-    for (const db of dbs) await db.drop();
-  });
-
   it("with the market-wide figures deferred in a backfill, and after a restart while they were", async () => {
-    const market = createMarket();
-    trade(market, seededRandom(21), 160);
+    const market = tradedMarket(21, 160);
     const blocks = market.chain.blocks;
     const head = blocks[blocks.length - 1]?.number as number;
     const now = new Date(((blocks[blocks.length - 1]?.timestamp as number) + 90) * 1000);
     const deferring = { minBlocks: 20, maxAgeMs: 3_600_000 };
-    const whole = await createTestDb();
-    dbs.push(whole);
-    await prepareSyntheticChain(whole.db, CHAIN, 1);
+    const whole = await preparedDb();
     await ingestSyntheticChain(whole.db, pricingOf(market, now), market.chain);
     // The market windows too (pricing.ts defers them with the figures).
     const snapshot = async (t: TestDb) => {
@@ -293,9 +285,7 @@ describe("aggregates equal those of a fresh index: figures deferred or shared", 
       ).rows[0];
 
     // In batches of up to 12 blocks heading for the last block: those more than 20 below it defer.
-    const a = await createTestDb();
-    dbs.push(a);
-    await prepareSyntheticChain(a.db, CHAIN, 1);
+    const a = await preparedDb();
     const sizes = seededRandom(5);
     const middle = blocks[Math.floor(blocks.length / 2)]?.number as number;
     const pricing = pricingOf(market, now, deferring);
@@ -311,9 +301,7 @@ describe("aggregates equal those of a fresh index: figures deferred or shared", 
     assert.deepEqual(await snapshot(a), expected, "deferred, then brought up to date");
 
     // A new process (its market loaded afresh) finds the figures behind: every pool is refreshed.
-    const b = await createTestDb();
-    dbs.push(b);
-    await prepareSyntheticChain(b.db, CHAIN, 1);
+    const b = await preparedDb();
     await ingestSyntheticChain(b.db, pricingOf(market, now, deferring), market.chain, {
       toBlock: middle,
       headBlock: head,
@@ -327,8 +315,7 @@ describe("aggregates equal those of a fresh index: figures deferred or shared", 
   });
 
   it("with a large chain's figures a share per batch: behind while trading, equal once every share came round", async () => {
-    const market = createMarket();
-    trade(market, seededRandom(33), 120);
+    const market = tradedMarket(33, 120);
     // Last, WETH's price alone moves (a push in USDC/WETH): the USD price of every token priced
     // through WETH moves with it, in a batch that stores only USDC's and WETH's.
     const [usdcWeth] = market.pools as [Hex];
@@ -342,16 +329,12 @@ describe("aggregates equal those of a fresh index: figures deferred or shared", 
     const blocks = market.chain.blocks;
     const now = new Date(((blocks.at(-1)?.timestamp as number) + 90) * 1000);
     const fresh = async (toBlock?: number) => {
-      const t = await createTestDb();
-      dbs.push(t);
-      await prepareSyntheticChain(t.db, CHAIN, 1);
+      const t = await preparedDb();
       await ingestSyntheticChain(t.db, pricingOf(market, now), market.chain, toBlock ? { toBlock } : {});
       return snapshotAggregates(t.db, CHAIN);
     };
     const share = { tokens: 1, pools: 2, fromPools: 0 };
-    const a = await createTestDb();
-    dbs.push(a);
-    await prepareSyntheticChain(a.db, CHAIN, 1);
+    const a = await preparedDb();
     const pricing = pricingOf(market, now, false, share);
     const sizes = seededRandom(8);
     const batchSize = () => 1 + Math.floor(sizes() * 6);
@@ -368,20 +351,12 @@ describe("aggregates equal those of a fresh index: figures deferred or shared", 
 });
 
 describe("aggregates equal those of a fresh index: the minute's slide", () => {
-  const dbs: TestDb[] = [];
-  after(async () => {
-    for (const db of dbs) await db.drop();
-  });
-
   it("statistics slid a minute at a time (only what the clock moved) equal those recomputed whole", async () => {
-    const market = createMarket();
-    trade(market, seededRandom(55), 150);
+    const market = tradedMarket(55, 150);
     const blocks = market.chain.blocks;
     const first = (blocks[1]?.timestamp as number) * 1000;
     const last = (blocks.at(-1)?.timestamp as number) * 1000;
-    const t = await createTestDb();
-    dbs.push(t);
-    await prepareSyntheticChain(t.db, CHAIN, 1);
+    const t = await preparedDb();
     const pricing = pricingOf(market, new Date(Math.max(last, first) + 60_000));
     await ingestSyntheticChain(t.db, pricing, market.chain);
     const stats = async () => {
@@ -410,16 +385,13 @@ describe("aggregates equal those of a fresh index: the minute's slide", () => {
   });
 
   it("a slide in chunks of one pool or token, batches running between them, ends as a fresh index", async () => {
-    const market = createMarket();
-    trade(market, seededRandom(61), 90);
+    const market = tradedMarket(61, 90);
     const blocks = market.chain.blocks;
     const now = new Date(((blocks.at(-1)?.timestamp as number) + 90) * 1000);
     const at = (i: number) => blocks[Math.floor((blocks.length * i) / 6)] as (typeof blocks)[number];
     // From the second third on, the clock is a day after the first sixth: those trades left the window.
     const later = new Date((at(1).timestamp + 86_400) * 1000);
-    const a = await createTestDb();
-    dbs.push(a);
-    await prepareSyntheticChain(a.db, CHAIN, 1);
+    const a = await preparedDb();
     const clock = { now };
     // One pool or token a transaction: a batch can take the statistics lock between any two.
     const pricing = pricingOf(market, () => clock.now, false, undefined, { first: 1, ms: 0 });
@@ -471,9 +443,7 @@ describe("aggregates equal those of a fresh index: the minute's slide", () => {
     const again = await pricing.refreshStats(a.db, CHAIN, later2);
     assert.deepEqual([again.tokens, again.windows.pools, again.windows.tokens], [0, 0, 0]);
 
-    const b = await createTestDb();
-    dbs.push(b);
-    await prepareSyntheticChain(b.db, CHAIN, 1);
+    const b = await preparedDb();
     const wholeClock = { now };
     const whole = pricingOf(market, () => wholeClock.now);
     await ingestSyntheticChain(b.db, whole, market.chain, { toBlock: at(2).number });

@@ -2,29 +2,20 @@ import * as assert from "node:assert/strict";
 import { spawn } from "node:child_process";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { createTestDb, type TestDb } from "../_test/db.js";
+import { assertSameAggregates } from "../_test/aggregates.js";
+import type { TestDb } from "../_test/db.js";
+import { devnetReferenceTokens } from "../_test/devnet-config.js";
 import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
+import { indexOnce, startIndexer, waitIndexed } from "../_test/indexer-run.js";
 import { snapshotAggregates } from "../_test/sql.js";
+import { createTestDbs } from "../_test/test-dbs.js";
 import type { ChainConfig } from "../config/schema.js";
 import { createSilentLogger } from "../internal/logger.js";
-import { getSyncStatus } from "../store/chain-state.js";
-import type { Db } from "../store/db.js";
-import { createIndexer } from "../sync/indexer.js";
 import { createPricing, type Pricing } from "./pricing.js";
 
 const CHAIN = 31337;
 const pricingOptions = { liquidityFloorUsd: 10_000, maxDeviation: 0.1 };
 const childScript = path.join(import.meta.dirname, "../_test/pricing-indexer-child.ts");
-
-async function waitIndexed(db: Db, block: number, hash?: string, timeoutMs = 120_000): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [status] = await getSyncStatus(db, [CHAIN]);
-    if (status && status.indexedBlock >= block && (!hash || status.indexedBlockHash === hash)) return;
-    if (Date.now() > deadline) throw new Error(`not indexed up to ${block} (at ${status?.indexedBlock})`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-}
 
 /** Runs the indexer with pricing in a child process; kills it after `killAfter` priced batches (and a few ms). */
 function runChild(
@@ -59,26 +50,12 @@ describe("aggregates after a devnet reorg and after crashes equal those of a fre
   let chain: ChainConfig;
   let pricing: Pricing;
   let now: Date;
-  const dbs: TestDb[] = [];
+  const dbs = createTestDbs();
   let fresh: TestDb;
-
-  const newDb = async () => {
-    const t = await createTestDb();
-    dbs.push(t);
-    return t;
-  };
 
   before(async () => {
     devnet = await startIndexerDevnet({ chainId: CHAIN, historyDays: 0.5, seed: 7 });
-    const t = devnet.deployment.tokens;
-    chain = devnet.chain({
-      maxBlockRange: 25,
-      referenceTokens: {
-        stablecoins: [t.USDC.address, t.USDT.address, t.DAI.address],
-        wrappedNative: t.WETH.address,
-        wrappedBtc: [t.WBTC.address],
-      },
-    });
+    chain = devnet.chain({ maxBlockRange: 25, referenceTokens: devnetReferenceTokens(devnet.deployment) });
     now = new Date(Date.now() + 2 * 3600_000);
     pricing = createPricing({
       config: { pricing: pricingOptions, chains: [chain] },
@@ -88,24 +65,20 @@ describe("aggregates after a devnet reorg and after crashes equal those of a fre
   });
   after(async () => {
     await devnet?.stop();
-    for (const t of dbs) await t.drop();
+    await dbs.drop();
   });
 
   it("after a reorg: the rolled-back and re-indexed database equals a fresh index of the new branch", async () => {
-    const followed = await newDb();
+    const followed = await dbs.create();
     const snapshot = await devnet.snapshot();
     await devnet.mineSwaps({ blocks: 6, swapsPerBlock: 4, seed: 1 });
-    const indexer = createIndexer({
-      config: { chains: [chain] },
-      db: followed.db,
-      logger: createSilentLogger(),
+    const indexer = await startIndexer(followed.db, chain, {
       derived: pricing,
-      options: { progressBar: false, follow: true, initialBlockRange: 10 },
+      options: { initialBlockRange: 10 },
     });
-    await indexer.start();
     try {
       const before = await devnet.head();
-      await waitIndexed(followed.db, before);
+      await waitIndexed(followed.db, CHAIN, before);
       const swaps = async () =>
         (
           await followed.db.query<{ txs: string }>(
@@ -121,22 +94,14 @@ describe("aggregates after a devnet reorg and after crashes equal those of a fre
         `0x${head.toString(16)}`,
         false,
       ]);
-      await waitIndexed(followed.db, head, block.hash);
+      await waitIndexed(followed.db, CHAIN, head, block.hash);
       assert.notEqual(await swaps(), swapsBefore, "the branch replaced the swaps above the snapshot");
     } finally {
       await indexer.stop();
     }
 
-    fresh = await newDb();
-    const once = createIndexer({
-      config: { chains: [chain] },
-      db: fresh.db,
-      logger: createSilentLogger(),
-      derived: pricing,
-      options: { progressBar: false, follow: false },
-    });
-    await once.start();
-    await once.done();
+    fresh = await dbs.create();
+    await indexOnce(fresh.db, chain, { derived: pricing });
 
     await pricing.refreshStats(followed.db, CHAIN, now);
     await pricing.refreshStats(fresh.db, CHAIN, now);
@@ -149,7 +114,7 @@ describe("aggregates after a devnet reorg and after crashes equal those of a fre
 
   it("after SIGKILLs at random moments and restarts: equal to a fresh index", async () => {
     assert.ok(fresh, "the fresh index of the previous test");
-    const crashed = await newDb();
+    const crashed = await dbs.create();
     const input = {
       databaseUrl: crashed.url,
       chains: [chain],
@@ -167,12 +132,6 @@ describe("aggregates after a devnet reorg and after crashes equal those of a fre
     assert.equal(last.code, 0, "the last run finishes");
     assert.ok(kills >= 2, `killed ${kills} times mid-way`);
 
-    await pricing.refreshStats(crashed.db, CHAIN, now);
-    await pricing.refreshStats(fresh.db, CHAIN, now);
-    assert.deepEqual(
-      await snapshotAggregates(crashed.db, CHAIN),
-      await snapshotAggregates(fresh.db, CHAIN),
-      "every aggregate table",
-    );
+    await assertSameAggregates(pricing, [crashed.db, fresh.db], CHAIN, now, "every aggregate table");
   });
 });

@@ -2,10 +2,10 @@ import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { assertSwapsMatch, readSwapsFromReceipts } from "../_test/indexer-receipts.js";
+import { indexOnce } from "../_test/indexer-run.js";
 import { chainSchema } from "../config/schema.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
-import { createIndexer } from "../sync/indexer.js";
 import { shapeChainConfig } from "./profiles.js";
 import { type ShapeServer, startShapeServer } from "./server.js";
 
@@ -41,20 +41,11 @@ describe("the indexer on a mainnet-shaped synthetic Ethereum", () => {
     const logger = process.env.SHAPE_DEBUG
       ? (await import("../internal/logger.js")).createLogger({ level: "debug" })
       : createSilentLogger();
-    const indexer = createIndexer({
-      config,
-      db: testDb.db,
-      logger,
-      derived: createPricing({ config, logger }),
-      // The indexer's default ranges: the first 100-block eth_getLogs answer is over viem's 10 MB
-      // cap and is halved, without failing the eth_calls in flight (see docs/SHAPE.md, findings).
-      options: { follow: false, progressBar: false },
-    });
     const started = performance.now();
-    await indexer.start();
-    await indexer.done();
+    // The indexer's default ranges: the first 100-block eth_getLogs answer is over viem's 10 MB
+    // cap and is halved, without failing the eth_calls in flight (see docs/SHAPE.md, findings).
+    const status = await indexOnce(testDb.db, chain, { logger, derived: createPricing({ config, logger }) });
     seconds = (performance.now() - started) / 1000;
-    const [status] = indexer.status();
     assert.equal(status?.phase, "stopped", `the run ended cleanly (${status?.error ?? "no error"})`);
   });
   after(async () => {

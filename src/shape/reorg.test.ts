@@ -1,18 +1,15 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { FastifyInstance } from "fastify";
+import { createAnswerServers } from "../_test/answer-servers.js";
 import { createTestDb, type TestDb } from "../_test/db.js";
-import { createApiClient } from "../_test/http-client.js";
+import { indexOnce, startIndexer } from "../_test/indexer-run.js";
 import { snapshotAggregates } from "../_test/sql.js";
-import { createApiServer } from "../api/server.js";
 import { parseConfig } from "../config/load.js";
 import { type ChainConfig, type Config, chainSchema } from "../config/schema.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createPricing, type Pricing } from "../pricing/pricing.js";
-import { createApiKey } from "../store/api-keys.js";
 import { getSyncStatus } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
-import { createIndexer } from "../sync/indexer.js";
 import { shapeChainConfig, shapeProfiles } from "./profiles.js";
 import { type ShapeServer, startShapeServer } from "./server.js";
 
@@ -68,7 +65,7 @@ describe("reorgs on the mainnet-shaped Ethereum, with pricing", { timeout: 900_0
   let pricing: Pricing;
   const clock = { now: 0 };
   const dbs: TestDb[] = [];
-  const apps: FastifyInstance[] = [];
+  const servers = createAnswerServers(() => config);
 
   before(async () => {
     server = await startShapeServer({
@@ -93,7 +90,7 @@ describe("reorgs on the mainnet-shaped Ethereum, with pricing", { timeout: 900_0
     });
   });
   after(async () => {
-    for (const app of apps) await app.close();
+    await servers.close();
     await server?.close();
     for (const t of dbs) await t.drop();
   });
@@ -117,26 +114,12 @@ describe("reorgs on the mainnet-shaped Ethereum, with pricing", { timeout: 900_0
     }
   }
 
-  async function serve(db: Db) {
-    // Active key names are unique: one name per server made here.
-    const { key } = await createApiKey(db, `reorg-${apps.length}`);
-    const app = createApiServer({ config, db, logger: createSilentLogger(), answerCacheTtlMs: 0 });
-    apps.push(app);
-    await app.listen({ host: "127.0.0.1", port: 0 });
-    return createApiClient(app, { key });
-  }
-
   /** What the API answers about the chain: markets, top pools, candles and trades of the deepest pools. */
   async function answers(db: Db) {
-    const api = await serve(db);
+    const get = await servers.serve(db);
     const u = server.chain.universe;
     const id = (address: string) => `${address}:${CHAIN}`;
     const deep = Array.from({ length: 8 }, (_, i) => u.poolInfo(i));
-    const get = async (path: string, query: Record<string, string | number>) => {
-      const answer = await api.get(path, query);
-      assert.equal(answer.status, 200, `${path}: ${answer.text}`);
-      return answer.body as Record<string, unknown>[];
-    };
     const from = new Date(clock.now - 3 * 3_600_000).toISOString();
     const to = new Date(clock.now).toISOString();
     const out: Record<string, unknown> = {
@@ -167,14 +150,7 @@ describe("reorgs on the mainnet-shaped Ethereum, with pricing", { timeout: 900_0
     // The clock of the market windows: fixed past the last block the test will make.
     clock.now = headTimeMs() + 60 * 12_000;
     pricing = createPricing({ config, logger: createSilentLogger(), now: () => new Date(clock.now) });
-    const indexer = createIndexer({
-      config: { chains: [chain] },
-      db: followed,
-      logger: createSilentLogger(),
-      derived: pricing,
-      options: { progressBar: false, follow: true },
-    });
-    await indexer.start();
+    const indexer = await startIndexer(followed, chain, { derived: pricing });
     const swapsOf = async (from: number) =>
       (
         await followed.query<{ txs: string | null }>(
@@ -238,16 +214,8 @@ describe("reorgs on the mainnet-shaped Ethereum, with pricing", { timeout: 900_0
       logger: createSilentLogger(),
       now: () => new Date(clock.now),
     });
-    const once = createIndexer({
-      config: { chains: [chain] },
-      db: fresh,
-      logger: createSilentLogger(),
-      derived: freshPricing,
-      options: { progressBar: false, follow: false },
-    });
-    await once.start();
-    await once.done();
-    assert.equal(once.status()[0]?.phase, "stopped", once.status()[0]?.error ?? "");
+    const status = await indexOnce(fresh, chain, { derived: freshPricing });
+    assert.equal(status?.phase, "stopped", status?.error ?? "");
 
     await pricing.refreshStats(followed, CHAIN, new Date(clock.now));
     await freshPricing.refreshStats(fresh, CHAIN, new Date(clock.now));

@@ -4,9 +4,7 @@ import { createTestDb, type TestDb } from "../_test/db.js";
 import { type Kill, runIndexerChild as runChild } from "../_test/indexer-crash.js";
 import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
 import { assertSameDump, dumpCounts, dumpIndexedData } from "../_test/indexer-dump.js";
-import { createSilentLogger } from "../internal/logger.js";
-import { noDerivedData } from "./derived.js";
-import { createIndexer } from "./indexer.js";
+import { indexOnce } from "../_test/indexer-run.js";
 import type { IndexerOptions } from "./options.js";
 
 /** Small ranges: many batches, so that the kills land at many different points of the backfill. */
@@ -33,15 +31,7 @@ describe("crash safety", () => {
 
   it("a backfill SIGKILLed at random moments and restarted each time ends identical to an uninterrupted run", async (t) => {
     const chain = devnet.chain(chainOverrides);
-    const indexer = createIndexer({
-      config: { chains: [chain] },
-      db: clean.db,
-      logger: createSilentLogger(),
-      derived: noDerivedData,
-      options: { ...options, follow: false },
-    });
-    await indexer.start();
-    await indexer.done();
+    await indexOnce(clean.db, chain, { options });
     const expected = await dumpIndexedData(clean.db, [devnet.chainId]);
 
     const input = { databaseUrl: crashed.url, chains: [chain], options };

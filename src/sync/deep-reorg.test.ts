@@ -1,20 +1,18 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
-import { createTestDb, type TestDb } from "../_test/db.js";
 import { type FlakyRpc, startFlakyRpc } from "../_test/flaky-rpc.js";
 import { createApiClient } from "../_test/http-client.js";
-import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
-import { assertSameDump, dumpIndexedData } from "../_test/indexer-dump.js";
+import { assertEqualsFreshIndex, type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
+import { indexOnce, startIndexer, storedSwapsOf } from "../_test/indexer-run.js";
 import { createCapturingLogger, waitFor } from "../_test/indexer-wait.js";
+import { createTestDbs } from "../_test/test-dbs.js";
 import { createApiServer } from "../api/server.js";
 import { parseConfig } from "../config/load.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createApiKey } from "../store/api-keys.js";
 import { getSyncStatus, setOffCanonical } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
-import { noDerivedData } from "./derived.js";
-import { createIndexer } from "./indexer.js";
 
 /**
  * A reorg twice as deep as the kept window (the default 64 blocks), found while following the
@@ -27,13 +25,9 @@ const WINDOW = 64;
 describe("deep reorgs", { timeout: 900_000 }, () => {
   let devnet: IndexerDevnet;
   let proxy: FlakyRpc;
-  const dbs: TestDb[] = [];
+  const dbs = createTestDbs();
   const apps: FastifyInstance[] = [];
-  const newDb = async () => {
-    const testDb = await createTestDb();
-    dbs.push(testDb);
-    return testDb.db;
-  };
+  const newDb = async () => (await dbs.create()).db;
 
   before(async () => {
     devnet = await startIndexerDevnet({ historyDays: 0.1, seed: 13 });
@@ -42,7 +36,7 @@ describe("deep reorgs", { timeout: 900_000 }, () => {
   after(async () => {
     for (const app of apps) await app.close();
     await proxy?.stop();
-    await Promise.all([devnet?.stop(), ...dbs.map((d) => d.drop())]);
+    await Promise.all([devnet?.stop(), dbs.drop()]);
   });
 
   const nodeHash = async (block: number) =>
@@ -71,15 +65,7 @@ describe("deep reorgs", { timeout: 900_000 }, () => {
   it("answers a chain's data with a 503 naming the reason while it is marked off the canonical chain", async () => {
     const db = await newDb();
     const chain = devnet.chain();
-    const indexer = createIndexer({
-      config: { chains: [chain] },
-      db,
-      logger: createSilentLogger(),
-      derived: noDerivedData,
-      options: { follow: false, progressBar: false },
-    });
-    await indexer.start();
-    await indexer.done();
+    await indexOnce(db, chain);
     const api = await serve(db, chain);
     const pool = devnet.deployment.pools[0] as IndexerDevnet["deployment"]["pools"][number];
     const query = {
@@ -107,14 +93,7 @@ describe("deep reorgs", { timeout: 900_000 }, () => {
     const chain = devnet.chain({ rpc: [proxy.url], pollIntervalMs: 50 });
     assert.equal(chain.reorgWindow, WINDOW, "the default kept window");
     const { logger, lines } = createCapturingLogger();
-    const indexer = createIndexer({
-      config: { chains: [chain] },
-      db,
-      logger,
-      derived: noDerivedData,
-      options: { progressBar: false },
-    });
-    await indexer.start();
+    const indexer = await startIndexer(db, chain, { logger });
     try {
       await waitFor(async () => indexedIs(db, await devnet.head()), "the history is indexed", {
         timeoutMs: 300_000,
@@ -227,28 +206,11 @@ describe("deep reorgs", { timeout: 900_000 }, () => {
       );
       const [status] = await getSyncStatus(db, [devnet.chainId]);
       assert.equal(status?.offCanonical, null, "the mark is cleared");
-      const { rows: left } = await db.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM swaps WHERE chain_id = $1 AND tx_hash = ANY($2)",
-        [devnet.chainId, orphaned.map((r) => r.tx_hash)],
-      );
-      assert.equal(left[0]?.n, 0, "no swap of the abandoned branch is left");
+      const left = await storedSwapsOf(db, devnet.chainId, orphaned);
+      assert.equal(left, 0, "no swap of the abandoned branch is left");
     } finally {
       await indexer.stop();
     }
-    const fresh = await newDb();
-    const freshIndexer = createIndexer({
-      config: { chains: [devnet.chain()] },
-      db: fresh,
-      logger: createSilentLogger(),
-      derived: noDerivedData,
-      options: { follow: false, progressBar: false },
-    });
-    await freshIndexer.start();
-    await freshIndexer.done();
-    assertSameDump(
-      await dumpIndexedData(db, [devnet.chainId]),
-      await dumpIndexedData(fresh, [devnet.chainId]),
-      "after a reorg twice as deep as the window",
-    );
+    await assertEqualsFreshIndex(db, devnet, "after a reorg twice as deep as the window");
   });
 });

@@ -6,13 +6,13 @@ import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
 import { assertSameDump, dumpCounts, dumpIndexedData } from "../_test/indexer-dump.js";
+import { indexOnce } from "../_test/indexer-run.js";
 import { waitFor } from "../_test/indexer-wait.js";
 import { seededRandom } from "../_test/random.js";
 import { snapshotAggregates } from "../_test/sql.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
 import { WRITER_LOCK_NAMESPACE } from "../store/writer-lock.js";
-import { createIndexer } from "./indexer.js";
 import type { IndexerOptions } from "./options.js";
 
 const childScript = path.resolve(import.meta.dirname, "../_test/pricing-indexer-child.ts");
@@ -243,15 +243,7 @@ describe("one writer per chain", () => {
       logger: createSilentLogger(),
       now: () => new Date(nowMs),
     });
-    const indexer = createIndexer({
-      config: { chains: [chain] },
-      db: fresh.db,
-      logger: createSilentLogger(),
-      derived: pricing,
-      options: { ...options, follow: false },
-    });
-    await indexer.start();
-    await indexer.done();
+    await indexOnce(fresh.db, chain, { derived: pricing, options });
     const actual = await dumpIndexedData(shared.db, [devnet.chainId]);
     assertSameDump(actual, await dumpIndexedData(fresh.db, [devnet.chainId]), `after ${KILLS} failovers`);
     assert.deepEqual(

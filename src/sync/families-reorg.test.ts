@@ -1,13 +1,9 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createTestDb, type TestDb } from "../_test/db.js";
-import {
-  type IndexerDevnet,
-  indexOnce as indexChainOnce,
-  startIndexerDevnet,
-} from "../_test/indexer-devnet.js";
-import { assertSameDump, dumpIndexedData } from "../_test/indexer-dump.js";
+import { assertEqualsFreshIndex, type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
+import { indexOnce as indexChainOnce } from "../_test/indexer-run.js";
 import { createCapturingLogger } from "../_test/indexer-wait.js";
+import { createTestDbs } from "../_test/test-dbs.js";
 import type { Logger } from "../internal/logger.js";
 import type { Db } from "../store/db.js";
 
@@ -19,7 +15,7 @@ import type { Db } from "../store/db.js";
 const chainOverrides = { reorgWindow: 16, pollIntervalMs: 50 };
 
 const indexOnce = (db: Db, devnet: IndexerDevnet, logger?: Logger) =>
-  indexChainOnce(db, devnet.chain(chainOverrides), logger);
+  indexChainOnce(db, devnet.chain(chainOverrides), { logger });
 
 /** The pools stored, by address, with their family. */
 async function storedPools(db: Db, chainId: number): Promise<Map<string, string>> {
@@ -44,22 +40,17 @@ async function eventsOfBlock(db: Db, chainId: number, block: number): Promise<Re
 
 describe("reorgs with V4 and Algebra pools", () => {
   let devnet: IndexerDevnet;
-  const dbs: TestDb[] = [];
-  const newDb = async () => {
-    const testDb = await createTestDb();
-    dbs.push(testDb);
-    return testDb;
-  };
+  const dbs = createTestDbs();
 
   before(async () => {
     devnet = await startIndexerDevnet({ historyDays: 0.1, seed: 17, allFamilies: true });
   });
   after(async () => {
-    await Promise.all([devnet?.stop(), ...dbs.map((d) => d.drop())]);
+    await Promise.all([devnet?.stop(), dbs.drop()]);
   });
 
   it("rolls back a V4 Initialize, an Algebra pool's creation and their liquidity changes, and ends equal to a fresh index", async () => {
-    const { db } = await newDb();
+    const { db } = await dbs.create();
     const { chainId } = devnet;
     const snapshot = await devnet.snapshot();
     const orphan = await devnet.mineFamilyEvents({
@@ -118,12 +109,11 @@ describe("reorgs with V4 and Algebra pools", () => {
     assert.equal(after.has(algebraPool), false, "the orphaned Algebra pool is gone");
     assert.equal(after.get(canonical.v4PoolId as string), "v4", "the canonical branch's V4 pool is there");
 
-    const fresh = await newDb();
-    await indexOnce(fresh.db, devnet);
-    assertSameDump(
-      await dumpIndexedData(db, [chainId]),
-      await dumpIndexedData(fresh.db, [chainId]),
+    await assertEqualsFreshIndex(
+      db,
+      devnet,
       "after a reorg of V4 and Algebra pools",
+      devnet.chain(chainOverrides),
     );
   });
 });

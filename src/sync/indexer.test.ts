@@ -2,14 +2,12 @@ import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type Address, createPublicClient, http, parseAbi } from "viem";
 import { createTestDb, type TestDb } from "../_test/db.js";
-import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
+import { historyReceiptSwaps, type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
 import { assertSwapsMatch, readSwapsFromReceipts } from "../_test/indexer-receipts.js";
+import { indexOnce as indexChainOnce, startIndexer } from "../_test/indexer-run.js";
 import { waitFor } from "../_test/indexer-wait.js";
-import { createSilentLogger } from "../internal/logger.js";
 import { getSyncStatus } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
-import { noDerivedData } from "./derived.js";
-import { createIndexer } from "./indexer.js";
 
 const poolAbi = parseAbi([
   "function getReserves() view returns (uint112 reserve0, uint112 reserve1, uint32 blockTimestampLast)",
@@ -20,16 +18,7 @@ const poolAbi = parseAbi([
 
 /** Indexes the devnet's chain into `db` until caught up with its head. */
 async function indexOnce(db: Db, devnet: IndexerDevnet, chainOverrides: Record<string, unknown> = {}) {
-  const indexer = createIndexer({
-    config: { chains: [devnet.chain(chainOverrides)] },
-    db,
-    logger: createSilentLogger(),
-    derived: noDerivedData,
-    options: { follow: false, progressBar: false },
-  });
-  await indexer.start();
-  await indexer.done();
-  const [status] = indexer.status();
+  const status = await indexChainOnce(db, devnet.chain(chainOverrides));
   assert.equal(status?.phase, "stopped", `the run ended cleanly (${status?.error ?? "no error"})`);
   return status;
 }
@@ -52,18 +41,7 @@ describe("indexing a devnet with the real Uniswap V2 and V3 contracts", () => {
   });
 
   it("stores the swaps of the receipts, one for one and field by field", async () => {
-    const expected = await readSwapsFromReceipts({
-      rpcUrl: devnet.rpcUrl,
-      pools: devnet.pools,
-      fromBlock: 0,
-      toBlock: head,
-    });
-    // Every swap the history wrote (a count of its own: how busy the simulated hours were varies
-    // with the hour and weekday they fall on), and the deployment's before them.
-    assert.ok(
-      devnet.history.swaps > 0 && expected.length >= devnet.history.swaps,
-      `${expected.length} swaps, the history's ${devnet.history.swaps} among them`,
-    );
+    const expected = await historyReceiptSwaps(devnet, head);
     const protocols = new Set(expected.map((s) => (s.sqrt_price_x96 === null ? "v2" : "v3")));
     assert.deepEqual([...protocols].sort(), ["v2", "v3"], "both V2 and V3 swaps");
     await assertSwapsMatch(testDb.db, devnet.chainId, expected, { fromBlock: 0, toBlock: head });
@@ -207,15 +185,7 @@ describe("indexing a devnet with the real Uniswap V2 and V3 contracts", () => {
     for (const addressFilterLimit of [1000, 0]) {
       const other = await createTestDb();
       try {
-        const indexer = createIndexer({
-          config: { chains: [v2Only] },
-          db: other.db,
-          logger: createSilentLogger(),
-          derived: noDerivedData,
-          options: { follow: false, progressBar: false, addressFilterLimit },
-        });
-        await indexer.start();
-        await indexer.done();
+        await indexChainOnce(other.db, v2Only, { options: { addressFilterLimit } });
         await assertSwapsMatch(other.db, devnet.chainId, expected, { fromBlock: 0, toBlock: head });
         const { rows } = await other.db.query<{ protocol: string }>("SELECT DISTINCT protocol FROM pools");
         assert.deepEqual(
@@ -230,15 +200,12 @@ describe("indexing a devnet with the real Uniswap V2 and V3 contracts", () => {
   });
 
   it("follows new heads pushed over the WebSocket subscription, and refreshes token supplies", async () => {
-    const indexer = createIndexer({
-      // Polling once a minute: only the newHeads subscription can bring the new block in time.
-      config: { chains: [devnet.chain({ ws: devnet.devnet.wsUrl, pollIntervalMs: 60_000 })] },
-      db: testDb.db,
-      logger: createSilentLogger(),
-      derived: noDerivedData,
-      options: { progressBar: false, supplyRefreshMs: 200 },
-    });
-    await indexer.start();
+    // Polling once a minute: only the newHeads subscription can bring the new block in time.
+    const indexer = await startIndexer(
+      testDb.db,
+      devnet.chain({ ws: devnet.devnet.wsUrl, pollIntervalMs: 60_000 }),
+      { options: { supplyRefreshMs: 200 } },
+    );
     try {
       await waitFor(() => indexer.status()[0]?.phase === "following", "caught up");
       const before = await testDb.db.query<{ at: Date }>(

@@ -4,6 +4,7 @@ import { createTestDb, type TestDb } from "../_test/db.js";
 import { freePort } from "../_test/free-port.js";
 import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
 import { assertSwapsMatch, readSwapsFromReceipts } from "../_test/indexer-receipts.js";
+import { indexOnce } from "../_test/indexer-run.js";
 import { createCapturingLogger, waitFor } from "../_test/indexer-wait.js";
 import { type ChainConfig, chainSchema } from "../config/schema.js";
 import { startHardhatNode } from "../devnet/node.js";
@@ -112,18 +113,7 @@ describe("several chains", () => {
       logger: createSilentLogger(),
     });
     try {
-      const run = async (chain: ChainConfig) => {
-        const indexer = createIndexer({
-          config: { chains: [chain] },
-          db: other.db,
-          logger: createSilentLogger(),
-          derived: noDerivedData,
-          options: { follow: false, progressBar: false },
-        });
-        await indexer.start();
-        await indexer.done();
-        return indexer.status()[0];
-      };
+      const run = (chain: ChainConfig) => indexOnce(other.db, chain);
       assert.equal((await run(a.chain()))?.phase, "stopped");
       const count = async () =>
         (

@@ -1,16 +1,13 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createTestDb, type TestDb } from "../_test/db.js";
 import { type FlakyRpc, startFlakyRpc } from "../_test/flaky-rpc.js";
-import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
-import { assertSameDump, dumpIndexedData } from "../_test/indexer-dump.js";
+import { assertEqualsFreshIndex, type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
+import { startIndexer } from "../_test/indexer-run.js";
 import { createCapturingLogger, waitFor } from "../_test/indexer-wait.js";
-import { createSilentLogger } from "../internal/logger.js";
+import { createTestDbs } from "../_test/test-dbs.js";
 import { createRpcMetrics } from "../rpc/metrics.js";
 import { getSyncStatus } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
-import { noDerivedData } from "./derived.js";
-import { createIndexer } from "./indexer.js";
 
 /**
  * A provider answering HTTP 429 with Retry-After to 80 % of requests for a while (the storm):
@@ -25,12 +22,7 @@ const MAX_IN_FLIGHT = 4 * 8;
 describe("a rate-limited provider", { timeout: 900_000 }, () => {
   let devnet: IndexerDevnet;
   let proxy: FlakyRpc;
-  const dbs: TestDb[] = [];
-  const newDb = async () => {
-    const testDb = await createTestDb();
-    dbs.push(testDb);
-    return testDb.db;
-  };
+  const dbs = createTestDbs();
 
   before(async () => {
     devnet = await startIndexerDevnet({ historyDays: 1, seed: 41 });
@@ -42,26 +34,22 @@ describe("a rate-limited provider", { timeout: 900_000 }, () => {
     });
   });
   after(async () => {
-    await Promise.all([devnet?.stop(), proxy?.stop(), ...dbs.map((d) => d.drop())]);
+    await Promise.all([devnet?.stop(), proxy?.stop(), dbs.drop()]);
   });
 
   const indexedOf = async (db: Db) => (await getSyncStatus(db, [devnet.chainId]))[0]?.indexedBlock ?? -1;
 
   it("advances through a storm of 80 % 429s at a bounded rate, naming the host, and ends equal to a fresh index", async (t) => {
-    const db = await newDb();
+    const { db } = await dbs.create();
     const host = new URL(proxy.url).host;
     const { logger, lines } = createCapturingLogger("info");
     const rpcMetrics = createRpcMetrics();
-    const indexer = createIndexer({
-      // Small ranges: the backfill is many batches, and the storm comes in the middle of it.
-      config: { chains: [devnet.chain({ rpc: [proxy.url], maxBlockRange: 4 })] },
-      db,
+    // Small ranges: the backfill is many batches, and the storm comes in the middle of it.
+    const indexer = await startIndexer(db, devnet.chain({ rpc: [proxy.url], maxBlockRange: 4 }), {
       logger,
-      derived: noDerivedData,
-      options: { progressBar: false, initialBlockRange: 4 },
+      options: { initialBlockRange: 4 },
       rpcMetrics,
     });
-    await indexer.start();
     let during: { from: number; indexed: number; requests: number; throttled: number; seconds: number };
     try {
       await waitFor(async () => (await indexedOf(db)) >= 0, "the backfill's first batch", { intervalMs: 10 });
@@ -112,20 +100,6 @@ describe("a rate-limited provider", { timeout: 900_000 }, () => {
       new RegExp(`tokenmarket_rpc_retries_total\\{chain_id="${devnet.chainId}",host="${host}"\\} [1-9]`),
     );
 
-    const fresh = await newDb();
-    const freshIndexer = createIndexer({
-      config: { chains: [devnet.chain()] },
-      db: fresh,
-      logger: createSilentLogger(),
-      derived: noDerivedData,
-      options: { follow: false, progressBar: false },
-    });
-    await freshIndexer.start();
-    await freshIndexer.done();
-    assertSameDump(
-      await dumpIndexedData(db, [devnet.chainId]),
-      await dumpIndexedData(fresh, [devnet.chainId]),
-      "after the storm",
-    );
+    await assertEqualsFreshIndex(db, devnet, "after the storm");
   });
 });

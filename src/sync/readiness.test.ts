@@ -3,15 +3,14 @@ import { after, before, describe, it } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
 import type { FastifyInstance } from "fastify";
 import { createTestDb, type TestDb } from "../_test/db.js";
-import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
-import { assertSameDump, dumpIndexedData } from "../_test/indexer-dump.js";
+import { assertEqualsFreshIndex, type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
+import { startIndexer } from "../_test/indexer-run.js";
 import { createCapturingLogger } from "../_test/indexer-wait.js";
 import { createApiServer as createApi } from "../api/server.js";
 import { parseConfig } from "../config/load.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createApiKey } from "../store/api-keys.js";
-import { noDerivedData } from "./derived.js";
-import { createIndexer, type Indexer } from "./indexer.js";
+import type { Indexer } from "./indexer.js";
 
 /** The bound of the node's silence before the chain is not ready (maxHeadAgeMs), shortened for the test. */
 const MAX_HEAD_AGE_MS = 8000;
@@ -35,18 +34,13 @@ describe("readiness from reality (a hardhat node frozen, a reorg deeper than the
     devnet = await startIndexerDevnet({ historyDays: 0.1, seed: 11 });
     testDb = await createTestDb();
     const chain = devnet.chain({ reorgWindow: 2, pollIntervalMs: 100, maxHeadAgeMs: MAX_HEAD_AGE_MS });
-    indexer = createIndexer({
-      config: { chains: [chain] },
-      db: testDb.db,
+    indexer = await startIndexer(testDb.db, chain, {
       logger,
-      derived: noDerivedData,
       options: {
-        progressBar: false,
         restartDelayMs: [200, 2000],
         rpc: { timeoutMs: 2000, attempts: 3, baseDelayMs: 100, maxDelayMs: 1000 },
       },
     });
-    await indexer.start();
     ({ key } = await createApiKey(testDb.db, "readiness"));
     app = createServer(parseConfig({ devnet: { enabled: false }, chains: [chain] }));
     base = await app.listen({ host: "127.0.0.1", port: 0 });
@@ -124,25 +118,7 @@ describe("readiness from reality (a hardhat node frozen, a reorg deeper than the
       "failed RPC retries are logged at warn",
     );
     // Nothing lost or doubled: equal to a fresh index of the same chain.
-    const fresh = await createTestDb();
-    try {
-      const once = createIndexer({
-        config: { chains: [devnet.chain({ reorgWindow: 2 })] },
-        db: fresh.db,
-        logger: createSilentLogger(),
-        derived: noDerivedData,
-        options: { follow: false, progressBar: false },
-      });
-      await once.start();
-      await once.done();
-      assertSameDump(
-        await dumpIndexedData(testDb.db, [devnet.chainId]),
-        await dumpIndexedData(fresh.db, [devnet.chainId]),
-        "after the freeze",
-      );
-    } finally {
-      await fresh.drop();
-    }
+    await assertEqualsFreshIndex(testDb.db, devnet, "after the freeze", devnet.chain({ reorgWindow: 2 }));
     t.diagnostic(
       `node frozen ${FREEZE_MS / 1000} s (bound ${MAX_HEAD_AGE_MS / 1000} s): /readyz 503 after ${Math.round(down.ms)} ms; 200 at the new head ${Math.round(up.ms)} ms after SIGCONT (3 blocks mined)`,
     );
@@ -180,25 +156,7 @@ describe("readiness from reality (a hardhat node frozen, a reorg deeper than the
     assert.ok(rolledBack, "the rollback is logged at warn with its depth, 4 blocks");
     assert.equal(rolledBack.reorg_window, 2);
     // The abandoned branch's rows are gone: equal to a fresh index of the node's chain.
-    const fresh = await createTestDb();
-    try {
-      const once = createIndexer({
-        config: { chains: [devnet.chain({ reorgWindow: 2 })] },
-        db: fresh.db,
-        logger: createSilentLogger(),
-        derived: noDerivedData,
-        options: { follow: false, progressBar: false },
-      });
-      await once.start();
-      await once.done();
-      assertSameDump(
-        await dumpIndexedData(testDb.db, [devnet.chainId]),
-        await dumpIndexedData(fresh.db, [devnet.chainId]),
-        "after the deep reorg",
-      );
-    } finally {
-      await fresh.drop();
-    }
+    await assertEqualsFreshIndex(testDb.db, devnet, "after the deep reorg", devnet.chain({ reorgWindow: 2 }));
     t.diagnostic(
       `deep reorg (4 blocks, window 2): /readyz 200 at the new head ${Math.round(up.ms)} ms after the 5 new blocks were mined (${Math.round(performance.now() - revertedAt)} ms since the revert); indexer states seen: ${[...seen].join(", ")}`,
     );

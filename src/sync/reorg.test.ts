@@ -1,44 +1,25 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import { createTestDb, type TestDb } from "../_test/db.js";
 import {
+  assertEqualsFreshIndex as assertFresh,
   type IndexerDevnet,
-  indexOnce as indexChainOnce,
   startIndexerDevnet,
 } from "../_test/indexer-devnet.js";
-import { assertSameDump, dumpIndexedData } from "../_test/indexer-dump.js";
+import { indexOnce as indexChainOnce, startIndexer, storedSwapsOf } from "../_test/indexer-run.js";
 import { createCapturingLogger, waitFor } from "../_test/indexer-wait.js";
+import { createTestDbs } from "../_test/test-dbs.js";
 import { createSilentLogger, type Logger } from "../internal/logger.js";
 import { getSyncStatus } from "../store/chain-state.js";
 import type { Db } from "../store/db.js";
-import { noDerivedData } from "./derived.js";
-import { createIndexer } from "./indexer.js";
 
 const chainOverrides = { reorgWindow: 16, pollIntervalMs: 50 };
 
-async function indexOnce(
-  db: Db,
-  devnet: IndexerDevnet,
-  logger: Logger = createSilentLogger(),
-  overrides = chainOverrides,
-) {
-  return indexChainOnce(db, devnet.chain(overrides), logger);
-}
+const indexOnce = (db: Db, devnet: IndexerDevnet, logger?: Logger) =>
+  indexChainOnce(db, devnet.chain(chainOverrides), { logger });
 
 /** The database equals a fresh index of the node's current (canonical) chain. */
-async function assertEqualsFreshIndex(db: Db, devnet: IndexerDevnet, label: string) {
-  const fresh = await createTestDb();
-  try {
-    await indexOnce(fresh.db, devnet);
-    assertSameDump(
-      await dumpIndexedData(db, [devnet.chainId]),
-      await dumpIndexedData(fresh.db, [devnet.chainId]),
-      label,
-    );
-  } finally {
-    await fresh.drop();
-  }
-}
+const assertEqualsFreshIndex = (db: Db, devnet: IndexerDevnet, label: string) =>
+  assertFresh(db, devnet, label, devnet.chain(chainOverrides));
 
 async function chainHash(devnet: IndexerDevnet, block: number): Promise<string> {
   const header = await devnet.rpc.request<{ hash: string }>("eth_getBlockByNumber", [
@@ -50,31 +31,20 @@ async function chainHash(devnet: IndexerDevnet, block: number): Promise<string> 
 
 describe("reorgs", () => {
   let devnet: IndexerDevnet;
-  const dbs: TestDb[] = [];
-  const newDb = async () => {
-    const testDb = await createTestDb();
-    dbs.push(testDb);
-    return testDb.db;
-  };
+  const dbs = createTestDbs();
+  const newDb = async () => (await dbs.create()).db;
 
   before(async () => {
     devnet = await startIndexerDevnet({ historyDays: 0.3, seed: 5 });
   });
   after(async () => {
-    await Promise.all([devnet?.stop(), ...dbs.map((d) => d.drop())]);
+    await Promise.all([devnet?.stop(), dbs.drop()]);
   });
 
   it("rolls back a reorg at the same heights while following the head, and ends equal to a fresh index", async () => {
     const db = await newDb();
     const { logger, lines } = createCapturingLogger();
-    const indexer = createIndexer({
-      config: { chains: [devnet.chain(chainOverrides)] },
-      db,
-      logger,
-      derived: noDerivedData,
-      options: { progressBar: false },
-    });
-    await indexer.start();
+    const indexer = await startIndexer(db, devnet.chain(chainOverrides), { logger });
     try {
       const indexedIs = async (block: number) => {
         const [status] = await getSyncStatus(db, [devnet.chainId]);
@@ -100,11 +70,8 @@ describe("reorgs", () => {
       const rollback = lines.find((l) => l.msg === "reorg: rolled back to the common ancestor");
       assert.ok(rollback, "the rollback is logged");
       assert.equal(rollback.ancestor_block, forkPoint, "the common ancestor is the fork point");
-      const { rows: left } = await db.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM swaps WHERE chain_id = $1 AND tx_hash = ANY($2)",
-        [devnet.chainId, orphaned.map((r) => r.tx_hash)],
-      );
-      assert.equal(left[0]?.n, 0, "no swap of the orphaned blocks is left");
+      const left = await storedSwapsOf(db, devnet.chainId, orphaned);
+      assert.equal(left, 0, "no swap of the orphaned blocks is left");
     } finally {
       await indexer.stop();
     }
@@ -131,18 +98,8 @@ describe("reorgs", () => {
   it("stops the chain loudly, its data marked off the canonical chain, on a reorg deeper than every kept hash", async () => {
     const db = await newDb();
     const overrides = { reorgWindow: 2, pollIntervalMs: 50 };
-    const bounded = async (logger: Logger) => {
-      const indexer = createIndexer({
-        config: { chains: [devnet.chain(overrides)] },
-        db,
-        logger,
-        derived: noDerivedData,
-        options: { follow: false, progressBar: false, keptBlockHashes: 2 },
-      });
-      await indexer.start();
-      await indexer.done();
-      return indexer.status()[0];
-    };
+    const bounded = (logger: Logger) =>
+      indexChainOnce(db, devnet.chain(overrides), { logger, options: { keptBlockHashes: 2 } });
     const snapshot = await devnet.snapshot();
     await devnet.mineSwaps({ blocks: 4, swapsPerBlock: 1, seed: 6 });
     await bounded(createSilentLogger());

@@ -1,9 +1,10 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { createTestDb, type TestDb } from "../_test/db.js";
-import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
+import { historyReceiptSwaps, type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
 import { assertSameDump, dumpIndexedData, type IndexedDump } from "../_test/indexer-dump.js";
 import { assertSwapsMatch, type ExpectedSwap, readSwapsFromReceipts } from "../_test/indexer-receipts.js";
+import { indexOnce } from "../_test/indexer-run.js";
 import { type ChainConfig, chainSchema } from "../config/schema.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createRpcMetrics, type RpcMetrics } from "../rpc/metrics.js";
@@ -11,8 +12,6 @@ import { startHealthServer } from "../runtime/health-server.js";
 import { shapeChainConfig, shapeProfiles } from "../shape/profiles.js";
 import { type ShapeServer, type ShapeServerOptions, startShapeServer } from "../shape/server.js";
 import type { Db } from "../store/db.js";
-import { noDerivedData } from "./derived.js";
-import { createIndexer } from "./indexer.js";
 
 // Every transaction source (a block's receipts, the block with its transactions, each
 // transaction by hash) must store the very same swaps, maker and exchange included; the probe
@@ -30,17 +29,7 @@ type Run = {
 /** Indexes `chain` into a fresh database until caught up; the dump, calls by method and the source used. */
 async function indexWith(db: Db, chain: ChainConfig): Promise<Run & { phase: string; error: string | null }> {
   const metrics = createRpcMetrics();
-  const indexer = createIndexer({
-    config: { chains: [chain] },
-    db,
-    logger: createSilentLogger(),
-    derived: noDerivedData,
-    options: { follow: false, progressBar: false },
-    rpcMetrics: metrics,
-  });
-  await indexer.start();
-  await indexer.done();
-  const [status] = indexer.status();
+  const status = await indexOnce(db, chain, { rpcMetrics: metrics });
   const json = await metrics.registry.getMetricsAsJSON();
   const calls: Record<string, number> = {};
   for (const v of json.find((m) => m.name === "tokenmarket_rpc_calls_total")?.values ?? [])
@@ -88,18 +77,7 @@ describe("transaction sources on the Hardhat devnet (no eth_getBlockReceipts)", 
   });
 
   it("stores the receipts' swaps, maker and exchange included, whatever the source", async () => {
-    const expected = await readSwapsFromReceipts({
-      rpcUrl: devnet.rpcUrl,
-      pools: devnet.pools,
-      fromBlock: 0,
-      toBlock: head,
-    });
-    // Every swap the history wrote (a count of its own: how busy the simulated hours were varies
-    // with the hour and weekday they fall on), and the deployment's before them.
-    assert.ok(
-      devnet.history.swaps > 0 && expected.length >= devnet.history.swaps,
-      `${expected.length} swaps, the history's ${devnet.history.swaps} among them`,
-    );
+    const expected = await historyReceiptSwaps(devnet, head);
     const makers = new Set(expected.map((s) => s.maker));
     assert.ok(makers.size > 1, "swaps of several makers");
     const reference = runs.get("transactions") as Run;

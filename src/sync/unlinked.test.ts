@@ -4,17 +4,15 @@ import { setTimeout as delay } from "node:timers/promises";
 import type { FastifyInstance } from "fastify";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { type FlakyRpc, startFlakyRpc } from "../_test/flaky-rpc.js";
-import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
-import { assertSameDump, dumpIndexedData, type IndexedDump } from "../_test/indexer-dump.js";
+import { assertEqualsFreshIndex, type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
+import { startIndexer } from "../_test/indexer-run.js";
 import { type CapturedLog, createCapturingLogger } from "../_test/indexer-wait.js";
 import { createApiServer } from "../api/server.js";
 import { parseConfig } from "../config/load.js";
-import type { ChainConfig } from "../config/schema.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createRpcMetrics } from "../rpc/metrics.js";
 import type { Db } from "../store/db.js";
-import { noDerivedData } from "./derived.js";
-import { createIndexer, type Indexer } from "./indexer.js";
+import type { Indexer } from "./indexer.js";
 
 /** How long the node serves unlinked headers in the first test. */
 const UNLINKED_MS = 12_000;
@@ -39,19 +37,6 @@ function maxTries(ms: number): number {
   }
 }
 
-async function freshDump(db: Db, chain: ChainConfig): Promise<IndexedDump> {
-  const once = createIndexer({
-    config: { chains: [chain] },
-    db,
-    logger: createSilentLogger(),
-    derived: noDerivedData,
-    options: { follow: false, progressBar: false },
-  });
-  await once.start();
-  await once.done();
-  return dumpIndexedData(db, [chain.id]);
-}
-
 const inconsistentLines = (lines: CapturedLog[]) =>
   lines.filter((l) => l.level === 40 && typeof l.kind === "string" && /inconsistent/.test(l.msg));
 
@@ -61,6 +46,8 @@ describe("a node that answers unlinked headers (hardhat_mine's blocks, two backe
   const dbs: TestDb[] = [];
   const indexers: Indexer[] = [];
   let app: FastifyInstance | undefined;
+  const assertFresh = (db: Db, label: string) =>
+    assertEqualsFreshIndex(db, devnet, label, devnet.chain({ reorgWindow: REORG_WINDOW }));
 
   before(async () => {
     devnet = await startIndexerDevnet({ historyDays: 0.1, seed: 23 });
@@ -78,21 +65,16 @@ describe("a node that answers unlinked headers (hardhat_mine's blocks, two backe
     const { logger, lines } = createCapturingLogger("info");
     const rpcMetrics = createRpcMetrics();
     const chain = devnet.chain({ rpc: [proxy.url], reorgWindow: REORG_WINDOW, pollIntervalMs: 100 });
-    const indexer = createIndexer({
-      config: { chains: [chain] },
-      db: testDb.db,
+    const indexer = await startIndexer(testDb.db, chain, {
       logger,
-      derived: noDerivedData,
       rpcMetrics,
       options: {
-        progressBar: false,
         inconsistentDelayMs: DELAYS,
         inconsistentFailoverAfter: FAILOVER_AFTER,
         restartDelayMs: [200, 2000],
       },
     });
     indexers.push(indexer);
-    await indexer.start();
     app = createApiServer({
       config: parseConfig({ devnet: { enabled: false }, chains: [chain] }),
       db: testDb.db,
@@ -182,13 +164,7 @@ describe("a node that answers unlinked headers (hardhat_mine's blocks, two backe
       DELAYS[1] + 15_000,
     );
     assert.ok(lines.some((l) => /consistent again/.test(l.msg)));
-    const fresh = await createTestDb();
-    dbs.push(fresh);
-    assertSameDump(
-      await dumpIndexedData(testDb.db, [devnet.chainId]),
-      await freshDump(fresh.db, devnet.chain({ reorgWindow: REORG_WINDOW })),
-      "after the unlinked headers",
-    );
+    await assertFresh(testDb.db, "after the unlinked headers");
     t.diagnostic(
       `unlinked headers for ${Math.round(elapsedMs)} ms: ${warns.length} tries (waits ${delays.join(", ")} ms), ${calls} JSON-RPC calls = ${Math.round(callsPerMinute)}/min; ready ${Math.round(performance.now() - healedAt)} ms after healing`,
     );
@@ -201,24 +177,19 @@ describe("a node that answers unlinked headers (hardhat_mine's blocks, two backe
     const bad = await startFlakyRpc({ target: devnet.rpcUrl, faults: {}, unlinked: { from: 0 } });
     const good = await startFlakyRpc({ target: devnet.rpcUrl, faults: {} });
     try {
-      const [testDb, fresh] = await Promise.all([createTestDb(), createTestDb()]);
-      dbs.push(testDb, fresh);
+      const testDb = await createTestDb();
+      dbs.push(testDb);
       const { logger, lines } = createCapturingLogger("info");
-      const indexer = createIndexer({
-        config: { chains: [devnet.chain({ rpc: [bad.url, good.url], reorgWindow: REORG_WINDOW })] },
-        db: testDb.db,
-        logger,
-        derived: noDerivedData,
-        options: {
-          follow: false,
-          progressBar: false,
-          inconsistentDelayMs: DELAYS,
-          inconsistentFailoverAfter: FAILOVER_AFTER,
-        },
-      });
-      indexers.push(indexer);
       const startedAt = performance.now();
-      await indexer.start();
+      const indexer = await startIndexer(
+        testDb.db,
+        devnet.chain({ rpc: [bad.url, good.url], reorgWindow: REORG_WINDOW }),
+        {
+          logger,
+          options: { follow: false, inconsistentDelayMs: DELAYS, inconsistentFailoverAfter: FAILOVER_AFTER },
+        },
+      );
+      indexers.push(indexer);
       await Promise.race([
         indexer.done(),
         delay(90_000).then(() => {
@@ -233,11 +204,7 @@ describe("a node that answers unlinked headers (hardhat_mine's blocks, two backe
       assert.equal(moved.next_rpc_host, new URL(good.url).host);
       assert.equal(moved.attempt, FAILOVER_AFTER, "after the bound, not before");
       assert.ok(bad.stats.unlinked > 0 && good.stats.calls > 0);
-      assertSameDump(
-        await dumpIndexedData(testDb.db, [devnet.chainId]),
-        await freshDump(fresh.db, devnet.chain({ reorgWindow: REORG_WINDOW })),
-        "after moving to the second URL",
-      );
+      await assertFresh(testDb.db, "after moving to the second URL");
       t.diagnostic(
         `moved to the second URL after ${FAILOVER_AFTER} inconsistent answers; caught up in ${Math.round(performance.now() - startedAt)} ms (first URL: ${bad.stats.calls} calls, second: ${good.stats.calls})`,
       );
