@@ -30,7 +30,7 @@ const laterStarts = Number(process.env.BENCH_DEMO_LATER ?? 2);
 
 type Memory = {
   serviceMb: number;
-  /** Of serviceMb: the parent that only starts the service again with its heap limit. */
+  /** Of serviceMb: the process `npm start` runs (the service itself, or a parent that only starts it again with a heap limit). */
   parentMb: number;
   devnetMb: number;
   postgresMb: number;
@@ -38,6 +38,8 @@ type Memory = {
   /** The total's proportional set size: shared pages counted once. */
   totalPssMb: number;
   processes: number;
+  /** CPU time (user + system, s) the processes used so far: comparable on a loaded machine. */
+  cpuSeconds: { service: number; devnet: number; postgres: number };
 };
 type StartFigures = {
   kind: "first" | "later";
@@ -87,6 +89,17 @@ function pssKb(pid: number): number {
   }
 }
 
+/** CPU time (user + system, in clock ticks) a process used so far. */
+function cpuTicks(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+    const fields = stat.slice(stat.lastIndexOf(")") + 2).split(" ");
+    return Number(fields[11]) + Number(fields[12]);
+  } catch {
+    return 0;
+  }
+}
+
 function loadAverage(): number[] {
   return readFileSync("/proc/loadavg", "utf8").split(" ").slice(0, 3).map(Number);
 }
@@ -116,14 +129,15 @@ function demoProcesses(servicePid: number): number[] {
 
 function memory(servicePid: number): Memory {
   const kb = { service: 0, parent: rssKb(servicePid), devnet: 0, postgres: 0, pss: 0 };
+  const ticks = { service: 0, devnet: 0, postgres: 0 };
   const pids = demoProcesses(servicePid);
   for (const pid of pids) {
     const cmd = command(pid);
     const rss = rssKb(pid);
     kb.pss += pssKb(pid);
-    if (/anvil|hardhat/.test(cmd)) kb.devnet += rss;
-    else if (/postgres/.test(cmd)) kb.postgres += rss;
-    else kb.service += rss;
+    const part = /anvil|hardhat/.test(cmd) ? "devnet" : /postgres/.test(cmd) ? "postgres" : "service";
+    kb[part] += rss;
+    ticks[part] += cpuTicks(pid);
   }
   const mb = (x: number) => Math.round(x / 1024);
   return {
@@ -134,6 +148,12 @@ function memory(servicePid: number): Memory {
     totalMb: mb(kb.service + kb.devnet + kb.postgres),
     totalPssMb: mb(kb.pss),
     processes: pids.length,
+    // Linux reports CPU times in USER_HZ ticks, 100 per second.
+    cpuSeconds: {
+      service: ticks.service / 100,
+      devnet: ticks.devnet / 100,
+      postgres: ticks.postgres / 100,
+    },
   };
 }
 
@@ -145,6 +165,16 @@ async function ready(url: string): Promise<boolean> {
   } catch {
     return false;
   }
+}
+
+/** node's arguments in package.json's `start` script (`node …`): the bench runs what `npm start` runs. */
+function startArgs(): string[] {
+  const scripts = (
+    JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }
+  ).scripts;
+  const [node, ...args] = (scripts.start ?? "").trim().split(/\s+/);
+  if (node !== "node") throw new Error(`the start script does not run node: ${scripts.start}`);
+  return args;
 }
 
 /** The baseline: the CLI loaded and run through the same loader, doing nothing else. */
@@ -172,7 +202,7 @@ async function runStart(dataDir: string, kind: "first" | "later"): Promise<Start
   const loadAtStart = loadAverage();
   const startedAt = performance.now();
   // The service itself, as `npm start` runs it after its web build step (the page is built once).
-  const child: ChildProcess = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "start"], {
+  const child: ChildProcess = spawn(process.execPath, startArgs(), {
     cwd: root,
     env,
     stdio: ["ignore", "pipe", "pipe"],

@@ -10,7 +10,9 @@
  * child never outlives the parent: it watches it from its first instruction (watch-parent.cjs).
  *
  * `TOKENMARKET_HEAP_MB`: the limit in MB (default DEFAULT_HEAP_MB); `0`: none (V8's own). A
- * `--max-old-space-size` given to node (command line or NODE_OPTIONS) is the operator's and wins.
+ * `--max-old-space-size` in NODE_OPTIONS is the operator's and wins; one on node's command line
+ * (`npm start` gives the default there, so that the demo runs as one process) wins unless
+ * TOKENMARKET_HEAP_MB asks for another limit.
  */
 import { spawn } from "node:child_process";
 import { fileURLToPath } from "node:url";
@@ -32,23 +34,35 @@ export function hasHeapFlag(execArgv: readonly string[], nodeOptions: string | u
   return execArgv.some((arg) => HEAP_FLAG.test(arg)) || HEAP_FLAG.test(nodeOptions ?? "");
 }
 
+/** The limit node's command line gives (the last flag), or null: none, or not as `--flag=N`. */
+function commandLineHeapMb(execArgv: readonly string[]): number | null {
+  const flags = execArgv.filter((arg) => HEAP_FLAG.test(arg));
+  const value = Number(flags.at(-1)?.split("=")[1]);
+  return Number.isInteger(value) && value > 0 ? value : null;
+}
+
 /**
- * The limit (MB) this process should be started again with, or null: none wanted (`0`), or
- * one set already.
+ * The limit (MB) this process should be started again with (`0`: again without the command
+ * line's limit), or null: it runs as it should (no limit wanted, or the one wanted set already).
  */
 export function wantedHeapMb(env: NodeJS.ProcessEnv, execArgv: readonly string[]): number | null {
-  if (hasHeapFlag(execArgv, env.NODE_OPTIONS)) return null;
+  if (hasHeapFlag([], env.NODE_OPTIONS)) return null;
+  const given = hasHeapFlag(execArgv, undefined);
   const raw = env.TOKENMARKET_HEAP_MB?.trim();
-  if (raw === undefined || raw === "") return DEFAULT_HEAP_MB;
+  if (raw === undefined || raw === "") return given ? null : DEFAULT_HEAP_MB;
   const mb = Number(raw);
   if (!Number.isInteger(mb) || mb < 0) {
     throw new ConfigError("TOKENMARKET_HEAP_MB", `must be a whole number of MB (0: no limit), got "${raw}"`);
   }
-  return mb === 0 ? null : mb;
+  if (!given) return mb === 0 ? null : mb;
+  const givenMb = commandLineHeapMb(execArgv);
+  // A flag whose value is not read here is taken as the operator's.
+  return givenMb === null || givenMb === mb ? null : mb;
 }
 
 /**
- * Runs this command again as a child with `--max-old-space-size=<mb>` and the same arguments,
+ * Runs this command again as a child with `--max-old-space-size=<mb>` (`0`: none, in place of the
+ * command line's) and the same arguments,
  * environment and standard streams; resolves with its exit code. Signals to this process go to
  * the child; a child ended by a signal ends this process by the same signal. If this process
  * dies first (SIGKILL, at any moment), the child sees its parent pid change (watch-parent.cjs,
@@ -56,9 +70,16 @@ export function wantedHeapMb(env: NodeJS.ProcessEnv, execArgv: readonly string[]
  * dead parent.
  */
 export function runWithHeapLimit(mb: number): Promise<number> {
+  const execArgv = process.execArgv.filter((arg) => !HEAP_FLAG.test(arg));
   const child = spawn(
     process.execPath,
-    ["--require", WATCH_PARENT, ...process.execArgv, `--max-old-space-size=${mb}`, ...process.argv.slice(1)],
+    [
+      "--require",
+      WATCH_PARENT,
+      ...execArgv,
+      ...(mb > 0 ? [`--max-old-space-size=${mb}`] : []),
+      ...process.argv.slice(1),
+    ],
     {
       stdio: "inherit",
       env: {

@@ -7,7 +7,7 @@ import { type CompiledContracts, compileDevnetContracts } from "./compile.js";
 import { type Deployment, deployMarket, planDeployment } from "./deploy.js";
 import { type DevnetNode, startAnvilNode } from "./node.js";
 import { createDevnetRpc } from "./rpc.js";
-import { createSimulator, type HistoryStats } from "./simulator.js";
+import { createSimulator, type HistoryStats, type Simulator } from "./simulator.js";
 
 export type { DeployedPool, DeployedPosition, DeployedToken, Deployment } from "./deploy.js";
 export type { DevnetNode, HardhatNode } from "./node.js";
@@ -19,8 +19,13 @@ export type Devnet = {
   wsUrl: string;
   chainId: number;
   deployment: Deployment;
-  /** What the history (or, on a kept chain, the catch-up since its last block) wrote; null when nothing was written. */
+  /**
+   * What the history (or, on a kept chain, the catch-up since its last block) wrote; null when
+   * nothing was written, or while it is written (`historyInBackground`).
+   */
   history: HistoryStats | null;
+  /** Settles once the history is written and live trading runs (rejects when the history fails). */
+  historyWritten: Promise<HistoryStats | null>;
   /** True when the chain was loaded from `stateDir` (the previous run's chain, continued). */
   resumed: boolean;
   /** Stops live trading, then the node (which writes its state file when it has one). Idempotent. */
@@ -45,6 +50,12 @@ export type StartDevnetOptions = {
   stateDir?: string;
   /** Keep no state of past blocks in the node (see StartAnvilNodeOptions.pruneHistory). */
   pruneHistory?: boolean;
+  /**
+   * Resolve once the market is deployed (or the kept chain loaded) and write the history while
+   * the caller goes on (`historyWritten` tells when it is done): an indexer can read the chain as
+   * it grows, on the other core, instead of after it.
+   */
+  historyInBackground?: boolean;
   /** Aborting it ends the start: the node is killed and the start rejects. */
   signal?: AbortSignal;
   logger: Logger;
@@ -123,38 +134,26 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
     if (!resumed && metaPath !== undefined) writeMeta(metaPath, await describeChain(node.rpcUrl, deployment));
 
     const market = createSimulator({ rpcUrl: node.rpcUrl, deployment, seed: options.seed, logger });
-    let history: HistoryStats | null = null;
-    const until = new Date();
-    if (!resumed && options.historyDays > 0)
-      history = await market.writeHistory({ days: options.historyDays, until });
-    if (resumed && options.historyDays > 0) {
-      // The market traded while the demo was stopped: its blocks are written as history, so the
-      // charts have no hole and the next live block follows the previous run's last one.
-      const rpc = createDevnetRpc(node.rpcUrl);
-      const head = await rpc.request<{ timestamp: Hex }>("eth_getBlockByNumber", ["latest", false]);
-      const gapDays = Math.min(
-        options.historyDays,
-        (until.getTime() / 1000 - Number(head.timestamp)) / 86_400,
-      );
-      if (gapDays > 60 / 86_400) {
-        // A loaded anvil refuses block times before its own start; its clock goes back to the
-        // last block for the catch-up, and to the wall clock after it.
-        await rpc.request("anvil_setTime", [Number(head.timestamp)]);
-        history = await market.writeHistory({ days: gapDays, until });
-        await rpc.request("anvil_setTime", [Math.floor(Date.now() / 1000)]);
-      }
-    }
-    if (options.liveBlockIntervalMs > 0) market.startLive({ blockIntervalMs: options.liveBlockIntervalMs });
-    logger.info(
-      {
-        rpc_url: node.rpcUrl,
-        chain_id: node.chainId,
-        resumed,
-        swaps: history?.swaps ?? 0,
-        elapsed_ms: Math.round(performance.now() - startedAt),
+    // Ends a history still being written when the devnet stops.
+    const writing = new AbortController();
+    const historyWritten = writeHistoryAndTrade(node.rpcUrl, market, options, resumed, writing.signal).then(
+      (history) => {
+        logger.info(
+          {
+            rpc_url: node.rpcUrl,
+            chain_id: node.chainId,
+            resumed,
+            swaps: history?.swaps ?? 0,
+            elapsed_ms: Math.round(performance.now() - startedAt),
+          },
+          "devnet ready",
+        );
+        return history;
       },
-      "devnet ready",
     );
+    // Marked handled: a caller that awaits it sees the failure; one stopping the devnet does not care.
+    historyWritten.catch(() => {});
+    const history = options.historyInBackground === true ? null : await historyWritten;
     let stopping: Promise<void> | undefined;
     const running = node;
     return {
@@ -163,9 +162,14 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       chainId: running.chainId,
       deployment,
       history,
+      historyWritten,
       resumed,
       stop() {
-        stopping ??= market.stop().finally(() => running.stop());
+        writing.abort(new Error("the devnet is stopping"));
+        stopping ??= historyWritten
+          .catch(() => {})
+          .then(() => market.stop())
+          .finally(() => running.stop());
         return stopping;
       },
       kill: () => running.kill(),
@@ -176,6 +180,40 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
   } finally {
     options.signal?.removeEventListener("abort", abort);
   }
+}
+
+/**
+ * Writes the history (a new chain: `historyDays` up to now; a kept chain: the time it was
+ * stopped, at most `historyDays`), then starts live trading.
+ */
+async function writeHistoryAndTrade(
+  rpcUrl: string,
+  market: Simulator,
+  options: StartDevnetOptions,
+  resumed: boolean,
+  signal: AbortSignal,
+): Promise<HistoryStats | null> {
+  let history: HistoryStats | null = null;
+  const until = new Date();
+  if (!resumed && options.historyDays > 0)
+    history = await market.writeHistory({ days: options.historyDays, until, signal });
+  if (resumed && options.historyDays > 0) {
+    // The market traded while the demo was stopped: its blocks are written as history, so the
+    // charts have no hole and the next live block follows the previous run's last one.
+    const rpc = createDevnetRpc(rpcUrl);
+    const head = await rpc.request<{ timestamp: Hex }>("eth_getBlockByNumber", ["latest", false]);
+    const gapDays = Math.min(options.historyDays, (until.getTime() / 1000 - Number(head.timestamp)) / 86_400);
+    if (gapDays > 60 / 86_400) {
+      // A loaded anvil refuses block times before its own start; its clock goes back to the
+      // last block for the catch-up, and to the wall clock after it.
+      await rpc.request("anvil_setTime", [Number(head.timestamp)]);
+      history = await market.writeHistory({ days: gapDays, until, signal });
+      await rpc.request("anvil_setTime", [Math.floor(Date.now() / 1000)]);
+    }
+  }
+  if (options.liveBlockIntervalMs > 0 && !signal.aborted)
+    market.startLive({ blockIntervalMs: options.liveBlockIntervalMs });
+  return history;
 }
 
 function planHash(deployment: Deployment): string {

@@ -286,7 +286,14 @@ export async function startAnvilNode(options: StartAnvilNodeOptions): Promise<De
     if (options.stateIntervalS !== undefined) args.push("--state-interval", String(options.stateIntervalS));
   }
 
-  const child = spawn(anvilBinary(), args, { detached: true, stdio: ["ignore", "ignore", "pipe"] });
+  const child = spawn(anvilBinary(), args, {
+    detached: true,
+    stdio: ["ignore", "ignore", "pipe"],
+    // anvil's jemalloc keeps freed pages for 10 s by default, returned only when it allocates
+    // again: writing the history frees tens of MB a second, which stayed in its RSS. A background
+    // thread returns them within a second, off the thread that mines. An operator's own setting wins.
+    env: { _RJEM_MALLOC_CONF: "background_thread:true,dirty_decay_ms:1000,muzzy_decay_ms:0", ...process.env },
+  });
   // Ends the node when this process dies, from the moment it exists: the watchdog's stdin is a
   // pipe from this process, which closes then (even on SIGKILL).
   const watchdog = spawn(

@@ -41,7 +41,7 @@ export type HistoryStats = {
 
 export type Simulator = {
   /** Writes `days` of trading up to `until` (block timestamps in that range), as fast as the node mines. */
-  writeHistory(options: { days: number; until: Date }): Promise<HistoryStats>;
+  writeHistory(options: { days: number; until: Date; signal?: AbortSignal }): Promise<HistoryStats>;
   /** Mines a block every ~`blockIntervalMs` (jittered) with 0–5 swaps at wall-clock time, until stop(). */
   startLive(options: { blockIntervalMs: number }): void;
   /** Stops live trading (waiting for the block in progress) and turns automining back on. */
@@ -168,7 +168,7 @@ export function createSimulator(options: {
   };
 
   return {
-    async writeHistory({ days, until }) {
+    async writeHistory({ days, until, signal }) {
       const startedAt = performance.now();
       const untilSeconds = Math.floor(until.getTime() / 1000);
       const fromSeconds = untilSeconds - Math.round(days * 86_400);
@@ -194,6 +194,7 @@ export function createSimulator(options: {
         // Each block is planned while the node mines the one before: two cores at work.
         let previous: SentBlock | undefined;
         for (const { time, randomTrades } of schedule) {
+          signal?.throwIfAborted();
           const block = planBlock(Math.max(time, lastTimestamp + 1), { randomTrades });
           if (previous !== undefined) await settleBlock(previous, block.planned.trades);
           previous = sendBlock(block);

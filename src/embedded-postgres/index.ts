@@ -82,6 +82,8 @@ export type EmbeddedPostgresOptions = {
   database?: string;
   /** A throwaway server (tests): no fsync, no full-page writes; a crash may lose its data. */
   ephemeral?: boolean;
+  /** Server settings (`-c name=value`) for this run, over postgresql.conf's (DEMO_SETTINGS). */
+  settings?: Readonly<Record<string, string>>;
   /** The `native/` folder holding `bin/`, `lib/`, `share/`; the npm package's by default. */
   nativeDir?: string;
   startTimeoutMs?: number;
@@ -98,6 +100,17 @@ export type EmbeddedPostgresOptions = {
   stopWithLauncher?: boolean;
   /** Waits between restarts after the server exited on its own (RESTART_DELAY_MS). */
   restartDelayMs?: readonly [number, number];
+};
+
+/**
+ * Sized for the demo (a week of a devnet's trading: tens of MB of data), where the summed memory
+ * of the server's processes counts: each backend that touches a shared buffer maps it, so the
+ * buffers count once per process in their RSS (128 MB of them cost ~30 MB RSS at the demo's
+ * start), and nobody subscribes to logical replication (its launcher is one process less).
+ */
+export const DEMO_SETTINGS: Readonly<Record<string, string>> = {
+  shared_buffers: "16MB",
+  max_logical_replication_workers: "0",
 };
 
 /** A socket path must fit in 108 bytes (sun_path) with "/.s.PGSQL.65535" and a NUL; longer: TCP only. */
@@ -163,6 +176,7 @@ export async function startEmbeddedPostgres(options: EmbeddedPostgresOptions): P
   rotateLog(logFile);
   const socketDir = dataDir.length <= MAX_SOCKET_DIR_LENGTH ? dataDir : "";
   const args = ["-D", dataDir, "-p", String(port), "-h", "127.0.0.1", "-k", socketDir];
+  for (const [name, value] of Object.entries(options.settings ?? {})) args.push("-c", `${name}=${value}`);
   if (options.ephemeral)
     args.push("-c", "fsync=off", "-c", "synchronous_commit=off", "-c", "full_page_writes=off");
   const withLauncher = options.stopWithLauncher !== false;

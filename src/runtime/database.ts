@@ -1,7 +1,11 @@
 import path from "node:path";
 import { projectRoot } from "../config/load.js";
 import type { Config } from "../config/schema.js";
-import { type EmbeddedPostgresHealth, startEmbeddedPostgres } from "../embedded-postgres/index.js";
+import {
+  DEMO_SETTINGS,
+  type EmbeddedPostgresHealth,
+  startEmbeddedPostgres,
+} from "../embedded-postgres/index.js";
 import { LaunchError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { createDb, type Db, type DbTimeouts, isDatabaseUnavailable } from "../store/db.js";
@@ -47,6 +51,8 @@ export async function openDatabase(options: {
       port: config.database.embedded.port,
       logger,
       attach: options.attach === true,
+      // The demo's server holds a devnet's few MB of data.
+      ...(config.devnet.enabled ? { settings: DEMO_SETTINGS } : {}),
     });
     url = server.url;
     stopServer = () => server.stop();

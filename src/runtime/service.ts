@@ -112,6 +112,8 @@ export async function startService(options: {
             : { stateDir: path.resolve(projectRoot, config.database.embedded.dataDir, "../devnet") }),
           // The service reads the devnet at its head only.
           pruneHistory: true,
+          // The indexer reads the history as it is written; the API listens once it is.
+          historyInBackground: true,
           signal: devnetAbort.signal,
           logger: logger.child({ component: "devnet" }),
         })
@@ -128,8 +130,10 @@ export async function startService(options: {
   const { db } = database;
   lines.push(`database   ${database.where}`);
 
+  let historyWritten: Promise<unknown> | undefined;
   if (devnetStarting !== undefined) {
     const devnet = await devnetStarting;
+    historyWritten = devnet.historyWritten;
     onStop("devnet", devnet.stop, devnet.kill);
     // The devnet chain is read from wherever the devnet really listens.
     config = {
@@ -161,6 +165,9 @@ export async function startService(options: {
   };
   const indexing = indexes ? await startIndexing(parts) : undefined;
   if (indexing) lines.push(...indexing.lines);
+  // Nothing is served before the devnet's history is on its chain: until then the data would
+  // stop days ago.
+  await historyWritten;
   if (serves) lines.push(...(await startServing({ ...parts, indexer: indexing?.indexer })));
 
   const seconds = ((Date.now() - started) / 1000).toFixed(1);
