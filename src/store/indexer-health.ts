@@ -25,19 +25,12 @@ const COLUMNS = columnsOf<ChainHealthReport>({
 export async function saveIndexerHealth(db: Queryable, reports: readonly ChainHealthReport[]): Promise<void> {
   if (reports.length === 0) return;
   const r = unnest("r", COLUMNS, reports, 1);
+  const names = Object.keys(COLUMNS);
   // reported_at: the database's clock, the one the readers measure ages with.
   await db.query(
-    `INSERT INTO indexer_health (chain_id, phase, head_block, head_seen_at, stopped_at, error, eta_seconds, reported_at)
+    `INSERT INTO indexer_health (${names.join(", ")}, reported_at)
      SELECT r.*, now() FROM ${r.sql} WHERE EXISTS (SELECT 1 FROM chains c WHERE c.chain_id = r.chain_id)
-     ON CONFLICT (chain_id) DO UPDATE SET ${setExcluded(
-       "phase",
-       "head_block",
-       "head_seen_at",
-       "stopped_at",
-       "error",
-       "eta_seconds",
-       "reported_at",
-     )}`,
+     ON CONFLICT (chain_id) DO UPDATE SET ${setExcluded(...names.filter((name) => name !== "chain_id"), "reported_at")}`,
     r.params,
   );
 }

@@ -4,7 +4,7 @@
  */
 import type { Hex, MarketPool, PoolPriceState, ProtocolName } from "../model/index.js";
 import { fromNumeric, type Queryable } from "./db.js";
-import { bulkInsert, columnsOf, setExcluded } from "./unnest.js";
+import { bulkInsert, columnsOf } from "./unnest.js";
 
 // ---------------------------------------------------------------------------------------------
 // pricing_sync
@@ -194,24 +194,10 @@ export async function savePoolStates(
   chainId: number,
   pools: readonly MarketPool[],
 ): Promise<void> {
+  // A pool's tokens never change: rewriting them with the rest of the row leaves them as they were.
   await bulkInsert(
     db,
-    {
-      table: "pool_price_state",
-      chainId,
-      columns: POOL_STATE_COLUMNS,
-      tail: `ON CONFLICT (chain_id, pool) DO UPDATE SET ${setExcluded(
-        "reserve0",
-        "reserve1",
-        "sqrt_price_x96",
-        "swap_block",
-        "pre_swap_reserve0",
-        "pre_swap_reserve1",
-        "state_block",
-        "state_log_index",
-        "state_time",
-      )}`,
-    },
+    { table: "pool_price_state", chainId, columns: POOL_STATE_COLUMNS, replaceOn: ["pool"] },
     pools.filter((p) => p.state.stateBlock !== null),
   );
 }
