@@ -20,18 +20,12 @@ const POOL_EVENT_COLUMNS = columnsOf<BatchPoolEvent>({
 });
 
 /** Inserts pool events not stored yet; returns those inserted. */
-export async function insertPoolEvents(
+export const insertPoolEvents = (
   client: Queryable,
   chainId: number,
   events: readonly BatchPoolEvent[],
-): Promise<BatchPoolEvent[]> {
-  return insertNewEvents(
-    client,
-    { table: "pool_events", chainId, columns: POOL_EVENT_COLUMNS },
-    events,
-    (e) => e,
-  );
-}
+): Promise<BatchPoolEvent[]> =>
+  insertNewEvents(client, { table: "pool_events", chainId, columns: POOL_EVENT_COLUMNS }, events, (e) => e);
 
 /** Deletes the pool events above `block`; returns the pool of each deleted event. */
 export async function deletePoolEventsAbove(

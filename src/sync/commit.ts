@@ -1,5 +1,5 @@
 import type { Hex } from "../decode/types.js";
-import type { BlockRow, Checkpoint, IngestBatch, PoolInfo, SyncFigures, Token } from "../model/index.js";
+import type { BlockRow, Checkpoint, IngestBatch, SyncFigures, Token } from "../model/index.js";
 import { advanceCheckpoint, storeBlocks } from "../store/chain-state.js";
 import { notifyCommit } from "../store/commit-notify.js";
 import { type Db, type DbClient, maxOf, minOf, withTransaction } from "../store/db.js";
@@ -84,7 +84,7 @@ export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrit
       toBlockTime: write.checkpoint.time,
       headBlock: write.headBlock,
       source: write.source,
-      newPools: write.newPools.filter((p) => insertedPools.has(p.address)).map(toBatchPool),
+      newPools: write.newPools.filter((p) => insertedPools.has(p.address)),
       newTokens,
       swaps,
       poolEvents,
@@ -95,19 +95,4 @@ export async function commitBatch(db: Db, derived: DerivedData, write: BatchWrit
     await notifyCommit(client, { chainId, block: write.checkpoint.block });
     return batch;
   });
-}
-
-function toBatchPool(p: Pool): PoolInfo {
-  return {
-    address: p.address,
-    dex: p.dex,
-    protocol: p.protocol,
-    factory: p.factory,
-    token0: p.token0,
-    token1: p.token1,
-    fee: p.fee,
-    tickSpacing: p.tickSpacing,
-    createdBlock: p.createdBlock,
-    createdLogIndex: p.createdLogIndex,
-  };
 }
