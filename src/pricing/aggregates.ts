@@ -5,14 +5,14 @@
  * ways give the same bits as a fresh index.
  */
 
-import { type CandleRow, deleteCandlesAbove, loadCandles, saveCandles } from "../store/candles.js";
+import { deleteCandlesAbove, loadCandles, saveCandles } from "../store/candles.js";
 import type { Queryable } from "../store/db.js";
-import { deleteSeriesAbove, loadSeriesCandles, type SeriesRow, saveSeriesCandles } from "../store/series.js";
+import { deleteSeriesAbove, loadSeriesCandles, saveSeriesCandles } from "../store/series.js";
 import { loadPoolTrades, loadSeriesTrades, type StoredTrade } from "../store/swaps.js";
 import { aggregateTrades, bucketOf, type CandleTrade, foldTrade, POOL_RESOLUTIONS } from "./candles.js";
 import { candleTradeOf, seriesPointsOf } from "./price-blocks.js";
 import { aggregateSeries, foldSeriesPoint, SERIES_RESOLUTIONS, type SeriesPoint } from "./series.js";
-import { KEY_BLOCK_FACTOR, lastKeyOfBlock, tradeOf } from "./trade.js";
+import { eventKey, KEY_BLOCK_FACTOR, lastKeyOfBlock, type Trade, tradeOf } from "./trade.js";
 
 const keyOf = (owner: string, resolution: number, bucket: number) => `${owner}|${resolution}|${bucket}`;
 
@@ -38,144 +38,207 @@ function noteFolded(folded: FoldedUpTo | undefined, items: readonly { time: numb
   if (latest !== Number.NEGATIVE_INFINITY) folded.time = latest;
 }
 
+/** The key of an owner's stored bucket; `F` names the owner's field (`pool`, `token`). */
+type BucketKey<F extends string> = Record<F, string> & { resolution: number; bucket: number };
+/** A stored bucket: its candle with the owner and resolution. */
+type Stored<F extends string, C> = C & Record<F, string> & { resolution: number };
+
 /**
- * Folds trades (ascending by key) into the stored 1-minute, 1-hour and 1-day candles of their
- * pools. `folded`: the latest time folded before (read and moved; see FoldedUpTo).
+ * One family of stored buckets (pool candles, token USD series): the owner's field in its rows
+ * and keys, the item's field in the entries folded (`{ pool, trade }`, `{ token, point }`), its
+ * resolutions, and how its buckets are read, folded and written.
  */
-export async function foldPoolCandles(
+type BucketFamily<F extends string, T extends string, I, C> = {
+  owner: F;
+  item: T;
+  resolutions: readonly number[];
+  load(db: Queryable, chainId: number, keys: BucketKey<F>[]): Promise<Stored<F, C>[]>;
+  fold(current: C | undefined, item: I, bucket: number): C;
+  /** The buckets of `seconds` of one owner's items (ascending by key), aggregated at once. */
+  aggregate(items: readonly I[], seconds: number): C[];
+  save(db: Queryable, chainId: number, rows: Stored<F, C>[]): Promise<unknown>;
+  /** Deletes the owners' buckets that hold a trade with a key above `lastKey`. */
+  deleteAbove(
+    db: Queryable,
+    chainId: number,
+    owners: readonly string[],
+    lastKey: number,
+  ): Promise<Deleted<F>>;
+};
+
+/**
+ * Folds entries (ascending by key) into the stored buckets of their owners: reads the touched
+ * buckets that may be stored, folds each item in, writes the changed buckets back (in key order).
+ * `folded`: the latest time folded before (read and moved; see FoldedUpTo). Returns the number
+ * of buckets written.
+ */
+export async function foldStored<
+  F extends string,
+  T extends string,
+  I extends { key: number; time: number },
+  C extends { lastKey: number; bucket: number },
+>(
+  family: BucketFamily<F, T, I, C>,
   db: Queryable,
   chainId: number,
-  trades: readonly { pool: string; trade: CandleTrade }[],
-  folded?: FoldedUpTo,
+  entries: readonly (Record<F, string> & Record<T, I>)[],
+  folded: FoldedUpTo | undefined,
 ): Promise<number> {
-  if (trades.length === 0) return 0;
-  const keys = new Map<string, { pool: string; resolution: number; bucket: number }>();
-  for (const { pool, trade } of trades) {
-    for (const resolution of POOL_RESOLUTIONS) {
-      const bucket = bucketOf(trade.time, resolution);
+  if (entries.length === 0) return 0;
+  const { owner: field, resolutions } = family;
+  const keys = new Map<string, BucketKey<F>>();
+  for (const entry of entries) {
+    const owner = entry[field];
+    for (const resolution of resolutions) {
+      const bucket = bucketOf(entry[family.item].time, resolution);
       if (mayBeStored(folded, bucket))
-        keys.set(keyOf(pool, resolution, bucket), { pool, resolution, bucket });
+        keys.set(keyOf(owner, resolution, bucket), { [field]: owner, resolution, bucket } as BucketKey<F>);
     }
   }
-  const rows = new Map<string, CandleRow>();
-  for (const row of await loadCandles(db, chainId, [...keys.values()])) {
-    rows.set(keyOf(row.pool, row.resolution, row.bucket), row);
+  const rows = new Map<string, Stored<F, C>>();
+  for (const row of await family.load(db, chainId, [...keys.values()])) {
+    rows.set(keyOf(row[field], row.resolution, row.bucket), row);
   }
   const dirty = new Set<string>();
-  for (const { pool, trade } of trades) {
-    for (const resolution of POOL_RESOLUTIONS) {
-      const bucket = bucketOf(trade.time, resolution);
-      const key = keyOf(pool, resolution, bucket);
+  for (const entry of entries) {
+    const owner = entry[field];
+    const item = entry[family.item];
+    for (const resolution of resolutions) {
+      const bucket = bucketOf(item.time, resolution);
+      const key = keyOf(owner, resolution, bucket);
       const current = rows.get(key);
       // Already folded (a batch seen twice): folding again would count it twice.
-      if (current && trade.key <= current.lastKey) continue;
-      rows.set(key, { ...foldTrade(current, trade, bucket), pool, resolution });
+      if (current && item.key <= current.lastKey) continue;
+      rows.set(key, { ...family.fold(current, item, bucket), [field]: owner, resolution } as Stored<F, C>);
       dirty.add(key);
     }
   }
-  await saveCandles(
+  await family.save(
     db,
     chainId,
-    [...dirty].sort().map((key) => rows.get(key) as CandleRow),
+    [...dirty].sort().map((key) => rows.get(key) as Stored<F, C>),
   );
   noteFolded(
     folded,
-    trades.map((t) => t.trade),
+    entries.map((e) => e[family.item]),
   );
   return dirty.size;
 }
 
-/**
- * Folds series points (ascending by key) into the stored 5-minute and 1-hour USD series of their
- * tokens. `folded`: the latest time folded before (read and moved; see FoldedUpTo).
- */
-export async function foldTokenSeries(
-  db: Queryable,
-  chainId: number,
-  points: readonly { token: string; point: SeriesPoint }[],
-  folded?: FoldedUpTo,
-): Promise<number> {
-  if (points.length === 0) return 0;
-  const keys = new Map<string, { token: string; resolution: number; bucket: number }>();
-  for (const { token, point } of points) {
-    for (const resolution of SERIES_RESOLUTIONS) {
-      const bucket = bucketOf(point.time, resolution);
-      if (mayBeStored(folded, bucket))
-        keys.set(keyOf(token, resolution, bucket), { token, resolution, bucket });
-    }
-  }
-  const rows = new Map<string, SeriesRow>();
-  for (const row of await loadSeriesCandles(db, chainId, [...keys.values()])) {
-    rows.set(keyOf(row.token, row.resolution, row.bucket), row);
-  }
-  const dirty = new Set<string>();
-  for (const { token, point } of points) {
-    for (const resolution of SERIES_RESOLUTIONS) {
-      const bucket = bucketOf(point.time, resolution);
-      const key = keyOf(token, resolution, bucket);
-      const current = rows.get(key);
-      if (current && point.key <= current.lastKey) continue;
-      rows.set(key, { ...foldSeriesPoint(current, point, bucket), token, resolution });
-      dirty.add(key);
-    }
-  }
-  await saveSeriesCandles(
-    db,
-    chainId,
-    [...dirty].sort().map((key) => rows.get(key) as SeriesRow),
-  );
-  noteFolded(
-    folded,
-    points.map((p) => p.point),
-  );
-  return dirty.size;
+/** The stored 1-minute, 1-hour and 1-day candles of pools, folded from trades. */
+export const poolCandles = {
+  owner: "pool",
+  item: "trade",
+  resolutions: POOL_RESOLUTIONS,
+  load: loadCandles,
+  fold: foldTrade,
+  aggregate: aggregateTrades,
+  save: saveCandles,
+  deleteAbove: deleteCandlesAbove,
+} as const;
+/** The stored 5-minute and 1-hour USD series of tokens, folded from series points. */
+export const tokenSeries = {
+  owner: "token",
+  item: "point",
+  resolutions: SERIES_RESOLUTIONS,
+  load: loadSeriesCandles,
+  fold: foldSeriesPoint,
+  aggregate: aggregateSeries,
+  save: saveSeriesCandles,
+  deleteAbove: deleteSeriesAbove,
+} as const;
+
+/** A stored swap's ordering key, time (ms) and trade; null while a token's decimals are unknown. */
+function keyedTradeOf(s: StoredTrade): { key: number; time: number; trade: Trade | null } | null {
+  if (s.decimals0 === null || s.decimals1 === null) return null;
+  return {
+    key: eventKey(s.blockNumber, s.logIndex),
+    time: s.time,
+    trade: tradeOf(s, s.decimals0, s.decimals1),
+  };
 }
 
 /** The trade of a stored swap as the candles see it (null: no price). */
 export function candleTradeOfStored(s: StoredTrade): CandleTrade | null {
-  if (s.decimals0 === null || s.decimals1 === null) return null;
-  return candleTradeOf({
-    key: s.blockNumber * KEY_BLOCK_FACTOR + s.logIndex,
-    time: s.time,
-    trade: tradeOf(s, s.decimals0, s.decimals1),
-    volumeUsd: s.volumeUsd,
-    token0Usd: s.token0Usd,
-    token1Usd: s.token1Usd,
-  });
+  const keyed = keyedTradeOf(s);
+  return (
+    keyed &&
+    candleTradeOf({ ...keyed, volumeUsd: s.volumeUsd, token0Usd: s.token0Usd, token1Usd: s.token1Usd })
+  );
 }
 
 /** The series points of a stored swap. */
 export function seriesPointsOfStored(s: StoredTrade): { token: string; point: SeriesPoint }[] {
-  if (s.decimals0 === null || s.decimals1 === null) return [];
-  return seriesPointsOf(
-    {
-      key: s.blockNumber * KEY_BLOCK_FACTOR + s.logIndex,
-      time: s.time,
-      trade: tradeOf(s, s.decimals0, s.decimals1),
-      series0Usd: s.series0Usd,
-      series1Usd: s.series1Usd,
-    },
-    s.token0,
-    s.token1,
-  );
+  const keyed = keyedTradeOf(s);
+  if (!keyed) return [];
+  return seriesPointsOf({ ...keyed, series0Usd: s.series0Usd, series1Usd: s.series1Usd }, s.token0, s.token1);
+}
+
+/** Appends `value` to the list of `key`. */
+function pushTo<T>(lists: Map<string, T[]>, key: string, value: T): void {
+  const list = lists.get(key);
+  if (list) list.push(value);
+  else lists.set(key, [value]);
+}
+
+/** The deleted buckets of a family, each with the key of its first trade. */
+type Deleted<F extends string> = (BucketKey<F> & { firstKey: number })[];
+/** The remaining items (ascending by key) at or below `ancestorBlock` of the owners of `deleted`, by owner. */
+type Remaining<F extends string, I> = (
+  db: Queryable,
+  chainId: number,
+  deleted: Deleted<F>,
+  ancestorBlock: number,
+) => Promise<Map<string, I[]>>;
+
+/**
+ * Deletes the buckets of a family's `owners` that hold a trade above `ancestorBlock` (a rollback
+ * removed it) and writes them afresh, aggregated at each resolution from the owners' remaining
+ * items (`remaining`: by owner, ascending by key). An owner's other buckets are left as they are.
+ */
+async function rebuildStored<F extends string, T extends string, I, C extends { bucket: number }>(
+  family: BucketFamily<F, T, I, C>,
+  db: Queryable,
+  chainId: number,
+  owners: readonly string[],
+  ancestorBlock: number,
+  remaining: Remaining<F, I>,
+): Promise<void> {
+  const deleted = await family.deleteAbove(db, chainId, owners, lastKeyOfBlock(ancestorBlock));
+  if (deleted.length === 0) return;
+  const byOwner = await remaining(db, chainId, deleted, ancestorBlock);
+  const wanted = new Set(deleted.map((d) => keyOf(d[family.owner], d.resolution, d.bucket)));
+  const rows: Stored<F, C>[] = [];
+  for (const [owner, items] of byOwner) {
+    for (const resolution of family.resolutions) {
+      for (const candle of family.aggregate(items, resolution)) {
+        if (wanted.has(keyOf(owner, resolution, candle.bucket)))
+          rows.push({ ...candle, [family.owner]: owner, resolution } as Stored<F, C>);
+      }
+    }
+  }
+  await family.save(db, chainId, rows);
 }
 
 /**
- * Rebuilds, from the swaps at or below `ancestorBlock`, the candles of `pools` that held a trade
- * above it (the rest did not change). Returns the number of candles written.
+ * Rebuilds, from the swaps at or below `ancestorBlock`, the candles of `pools` and the USD series
+ * buckets of `tokens` that held a trade above it (the rest did not change).
  */
-export async function rebuildPoolCandles(
+export async function rebuildAggregates(
   db: Queryable,
   chainId: number,
-  pools: readonly string[],
+  owners: { pools: readonly string[]; tokens: readonly string[] },
   ancestorBlock: number,
-): Promise<number> {
-  const deleted = await deleteCandlesAbove(db, chainId, pools, lastKeyOfBlock(ancestorBlock));
-  if (deleted.length === 0) return 0;
+): Promise<void> {
+  await rebuildStored(poolCandles, db, chainId, owners.pools, ancestorBlock, tradesOfPools);
+  await rebuildStored(tokenSeries, db, chainId, owners.tokens, ancestorBlock, pointsOfTokens);
+}
+
+/** The remaining trades at or below `ancestorBlock` of the pools of the `deleted` candles, by pool. */
+const tradesOfPools: Remaining<"pool", CandleTrade> = async (db, chainId, deleted, ancestorBlock) => {
   // Per pool: the first block and the earliest bucket start of its deleted candles. A bucket is the
   // fold of its own trades only, so trades older than every wanted bucket are not needed.
   const from = new Map<string, { pool: string; fromBlock: number; fromTime: number }>();
-  const wanted = new Set<string>();
   for (const d of deleted) {
     const block = Math.floor(d.firstKey / KEY_BLOCK_FACTOR);
     const f = from.get(d.pool);
@@ -184,49 +247,23 @@ export async function rebuildPoolCandles(
       fromBlock: Math.min(f?.fromBlock ?? block, block),
       fromTime: Math.min(f?.fromTime ?? d.bucket, d.bucket),
     });
-    wanted.add(keyOf(d.pool, d.resolution, d.bucket));
   }
-  const stored = await loadPoolTrades(db, chainId, [...from.values()], ancestorBlock);
   const byPool = new Map<string, CandleTrade[]>();
-  for (const s of stored) {
+  for (const s of await loadPoolTrades(db, chainId, [...from.values()], ancestorBlock)) {
     const trade = candleTradeOfStored(s);
-    if (!trade) continue;
-    let list = byPool.get(s.pool);
-    if (!list) {
-      list = [];
-      byPool.set(s.pool, list);
-    }
-    list.push(trade);
+    if (trade) pushTo(byPool, s.pool, trade);
   }
-  const rows: CandleRow[] = [];
-  for (const [pool, trades] of byPool) {
-    for (const resolution of POOL_RESOLUTIONS) {
-      for (const candle of aggregateTrades(trades, resolution)) {
-        if (wanted.has(keyOf(pool, resolution, candle.bucket))) rows.push({ ...candle, pool, resolution });
-      }
-    }
-  }
-  await saveCandles(db, chainId, rows);
-  return rows.length;
-}
+  return byPool;
+};
 
-/** Rebuilds the USD series buckets of `tokens` that held a trade above `ancestorBlock`. */
-export async function rebuildTokenSeries(
-  db: Queryable,
-  chainId: number,
-  tokens: readonly string[],
-  ancestorBlock: number,
-): Promise<number> {
-  const deleted = await deleteSeriesAbove(db, chainId, tokens, lastKeyOfBlock(ancestorBlock));
-  if (deleted.length === 0) return 0;
-  const wanted = new Set<string>();
+/** The remaining series points at or below `ancestorBlock` of the tokens of the `deleted` buckets, by token. */
+const pointsOfTokens: Remaining<"token", SeriesPoint> = async (db, chainId, deleted, ancestorBlock) => {
   let fromBlock = Number.POSITIVE_INFINITY;
   let fromTime = Number.POSITIVE_INFINITY;
   const affectedTokens = new Set<string>();
   for (const d of deleted) {
     fromBlock = Math.min(fromBlock, Math.floor(d.firstKey / KEY_BLOCK_FACTOR));
     fromTime = Math.min(fromTime, d.bucket);
-    wanted.add(keyOf(d.token, d.resolution, d.bucket));
     affectedTokens.add(d.token);
   }
   const stored = await loadSeriesTrades(
@@ -239,23 +276,8 @@ export async function rebuildTokenSeries(
   const byToken = new Map<string, SeriesPoint[]>();
   for (const s of stored) {
     for (const { token, point } of seriesPointsOfStored(s)) {
-      if (!affectedTokens.has(token)) continue;
-      let list = byToken.get(token);
-      if (!list) {
-        list = [];
-        byToken.set(token, list);
-      }
-      list.push(point);
+      if (affectedTokens.has(token)) pushTo(byToken, token, point);
     }
   }
-  const rows: SeriesRow[] = [];
-  for (const [token, points] of byToken) {
-    for (const resolution of SERIES_RESOLUTIONS) {
-      for (const candle of aggregateSeries(points, resolution)) {
-        if (wanted.has(keyOf(token, resolution, candle.bucket))) rows.push({ ...candle, token, resolution });
-      }
-    }
-  }
-  await saveSeriesCandles(db, chainId, rows);
-  return rows.length;
-}
+  return byToken;
+};

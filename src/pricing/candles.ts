@@ -50,6 +50,12 @@ export function bucketOf(timeMs: number, seconds: number): number {
   return Math.floor(timeMs / size) * size;
 }
 
+/** A bucket's prices. */
+type Ohlc = { open: number; high: number; low: number; close: number };
+
+/** The prices of a bucket opened by one price. */
+export const opened = (price: number): Ohlc => ({ open: price, high: price, low: price, close: price });
+
 /**
  * Adds a trade's USD price of one token to that token's USD candle: a trade without one leaves the
  * candle as it is (null: no USD-priced trade yet). `volume`: the candle's volume with the trade's
@@ -57,7 +63,7 @@ export function bucketOf(timeMs: number, seconds: number): number {
  */
 export function foldUsdPrice(candle: UsdOhlcv | null, price: number | null, volume: number): UsdOhlcv | null {
   if (price === null) return candle;
-  if (!candle) return { open: price, high: price, low: price, close: price, volume };
+  if (!candle) return { ...opened(price), volume };
   return {
     open: candle.open,
     high: Math.max(candle.high, price),
@@ -128,10 +134,7 @@ export function foldTrade(candle: Candle | undefined, trade: CandleTrade, bucket
   if (!candle) {
     return {
       bucket,
-      open: trade.price,
-      high: trade.price,
-      low: trade.price,
-      close: trade.price,
+      ...opened(trade.price),
       open1: trade.price1,
       high1: trade.price1,
       low1: trade.price1,
@@ -200,33 +203,49 @@ export function aggregateTrades(trades: readonly CandleTrade[], seconds: number)
   return foldIntoBuckets(trades, seconds, (trade) => trade.time, foldTrade);
 }
 
-/** Coarser candles from finer ones (ascending): open of the first, close of the last, exact sums. */
-export function rollUpCandles(candles: readonly Candle[], seconds: number): Candle[] {
+/**
+ * Coarser buckets from finer ones (ascending), each starting at its field `at` (ms): open of the
+ * first, high and low of all, close of the last; `merge` adds the rest of a finer bucket to its
+ * coarser one.
+ */
+export function rollUp<K extends "bucket" | "time", C extends Record<K, number> & Ohlc>(
+  finer: readonly C[],
+  seconds: number,
+  at: K,
+  merge: (current: C, c: C) => void,
+): C[] {
   return foldIntoBuckets(
-    candles,
+    finer,
     seconds,
-    (c) => c.bucket,
-    (current: Candle | undefined, c, bucket) => {
-      if (!current) return { ...c, bucket };
-      const sums = mergedSums(current.sums, c.sums);
+    (c) => c[at],
+    (current: C | undefined, c, start) => {
+      if (!current) return { ...c, [at]: start };
       current.high = Math.max(current.high, c.high);
       current.low = Math.min(current.low, c.low);
       current.close = c.close;
-      current.high1 = Math.max(current.high1, c.high1);
-      current.low1 = Math.min(current.low1, c.low1);
-      current.close1 = c.close1;
-      current.volume0 = exactValue(sums.volume0);
-      current.volume1 = exactValue(sums.volume1);
-      current.volumeUsd = exactValue(sums.volumeUsd);
-      current.usd0 = mergeUsdCandles(current.usd0, c.usd0, usdVolume(sums.usd0));
-      current.usd1 = mergeUsdCandles(current.usd1, c.usd1, usdVolume(sums.usd1));
-      current.trades += c.trades;
-      current.buys0 += c.buys0;
-      current.lastKey = c.lastKey;
-      current.sums = sums;
+      merge(current, c);
       return current;
     },
   );
+}
+
+/** Coarser candles from finer ones (ascending): with both sides' prices, and exact sums. */
+export function rollUpCandles(candles: readonly Candle[], seconds: number): Candle[] {
+  return rollUp(candles, seconds, "bucket", (current, c) => {
+    const sums = mergedSums(current.sums, c.sums);
+    current.high1 = Math.max(current.high1, c.high1);
+    current.low1 = Math.min(current.low1, c.low1);
+    current.close1 = c.close1;
+    current.volume0 = exactValue(sums.volume0);
+    current.volume1 = exactValue(sums.volume1);
+    current.volumeUsd = exactValue(sums.volumeUsd);
+    current.usd0 = mergeUsdCandles(current.usd0, c.usd0, usdVolume(sums.usd0));
+    current.usd1 = mergeUsdCandles(current.usd1, c.usd1, usdVolume(sums.usd1));
+    current.trades += c.trades;
+    current.buys0 += c.buys0;
+    current.lastKey = c.lastKey;
+    current.sums = sums;
+  });
 }
 
 /**
@@ -271,19 +290,9 @@ export function candleSide(
  * rounded once.
  */
 export function rollUpChartCandles(candles: readonly ExactChartCandle[], seconds: number): ChartCandle[] {
-  const rolled = foldIntoBuckets(
-    candles,
-    seconds,
-    (c) => c.time,
-    (current: ExactChartCandle | undefined, c, time) => {
-      if (!current) return { ...c, time };
-      current.high = Math.max(current.high, c.high);
-      current.low = Math.min(current.low, c.low);
-      current.close = c.close;
-      current.exactVolume = addExact(current.exactVolume, c.exactVolume);
-      return current;
-    },
-  );
+  const rolled = rollUp(candles, seconds, "time", (current, c) => {
+    current.exactVolume = addExact(current.exactVolume, c.exactVolume);
+  });
   return rolled.map(({ exactVolume, ...c }) => ({ ...c, volume: exactValue(exactVolume) }));
 }
 

@@ -8,7 +8,7 @@ import { chunks, type DbClient } from "../store/db.js";
 import { saveTokenPrices } from "../store/prices.js";
 import { loadMarketPools, savePoolStates } from "../store/pricing-state.js";
 import { saveSwapUsd } from "../store/swaps.js";
-import { foldPoolCandles, foldTokenSeries } from "./aggregates.js";
+import { foldStored, poolCandles, tokenSeries } from "./aggregates.js";
 import type { CandleTrade } from "./candles.js";
 import type { Market } from "./market-cache.js";
 import { addPools } from "./market-state.js";
@@ -99,8 +99,8 @@ export async function writePriced(
   // The series are folded while the database writes the candles (the client queues the
   // statements: the transaction's order is unchanged).
   await Promise.all([
-    step("candles", () => foldPoolCandles(client, chainId, trades, market.folded)),
-    step("series", () => foldTokenSeries(client, chainId, points, market.folded)),
+    step("candles", () => foldStored(poolCandles, client, chainId, trades, market.folded)),
+    step("series", () => foldStored(tokenSeries, client, chainId, points, market.folded)),
   ]);
   for (const pool of result.touched) changes.movedPools.add(pool);
   if (result.prices) await storePrices(stage, client, chainId, market, result.prices, changes);

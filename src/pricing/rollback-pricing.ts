@@ -16,7 +16,7 @@ import {
   setPricedBlock,
 } from "../store/pricing-state.js";
 import { deleteOrphanStats } from "../store/stats.js";
-import { rebuildPoolCandles, rebuildTokenSeries } from "./aggregates.js";
+import { rebuildAggregates } from "./aggregates.js";
 import { emptyStatsChanges, refreshChangedStats } from "./market-stats.js";
 import { rollbackMarketWindows } from "./market-windows.js";
 import { pricesOfPools } from "./price-blocks.js";
@@ -60,9 +60,8 @@ export async function rollbackPricing(
   await savePoolStates(client, chainId, keep);
 
   // Candles and series buckets that held a removed trade, from the remaining swaps.
-  await rebuildPoolCandles(client, chainId, addresses, ancestorBlock);
   const tokens = [...new Set(affected.flatMap((a) => [a.token0, a.token1]))];
-  await rebuildTokenSeries(client, chainId, tokens, ancestorBlock);
+  await rebuildAggregates(client, chainId, { pools: addresses, tokens }, ancestorBlock);
 
   // Prices from the states at the ancestor.
   const { pools, decimals } = await loadMarketPools(client, chainId);

@@ -1,6 +1,6 @@
 import { ratioToNumber } from "../exact/ratio.js";
 import type { SeriesCandle } from "../model/index.js";
-import { foldIntoBuckets } from "./candles.js";
+import { foldIntoBuckets, opened, rollUp } from "./candles.js";
 import { addExact, type ExactDecimal, exactOf, exactProduct, exactValue } from "./exact-sum.js";
 
 /**
@@ -44,10 +44,7 @@ export function foldSeriesPoint(
   if (!candle) {
     return {
       bucket,
-      open: point.priceUsd,
-      high: point.priceUsd,
-      low: point.priceUsd,
-      close: point.priceUsd,
+      ...opened(point.priceUsd),
       volume: point.volume,
       volumeExact: point.volumeExact,
       sumPv: exactValue(sums.pv),
@@ -84,27 +81,17 @@ export function aggregateSeries(points: readonly SeriesPoint[], seconds: number)
   return foldIntoBuckets(points, seconds, (point) => point.time, foldSeriesPoint);
 }
 
-/** Coarser series buckets from finer ones (ascending). */
+/** Coarser series buckets from finer ones (ascending), with exact sums. */
 export function rollUpSeries(candles: readonly SeriesCandle[], seconds: number): SeriesCandle[] {
-  return foldIntoBuckets(
-    candles,
-    seconds,
-    (c) => c.bucket,
-    (current: SeriesCandle | undefined, c, bucket) => {
-      if (!current) return { ...c, bucket };
-      current.high = Math.max(current.high, c.high);
-      current.low = Math.min(current.low, c.low);
-      current.close = c.close;
-      current.volumeExact = addExact(current.volumeExact, c.volumeExact);
-      current.volume = exactValue(current.volumeExact);
-      current.sumPvExact = addExact(current.sumPvExact, c.sumPvExact);
-      current.sumVExact = addExact(current.sumVExact, c.sumVExact);
-      current.sumPv = exactValue(current.sumPvExact);
-      current.sumV = exactValue(current.sumVExact);
-      current.lastKey = c.lastKey;
-      return current;
-    },
-  );
+  return rollUp(candles, seconds, "bucket", (current, c) => {
+    current.volumeExact = addExact(current.volumeExact, c.volumeExact);
+    current.volume = exactValue(current.volumeExact);
+    current.sumPvExact = addExact(current.sumPvExact, c.sumPvExact);
+    current.sumVExact = addExact(current.sumVExact, c.sumVExact);
+    current.sumPv = exactValue(current.sumPvExact);
+    current.sumV = exactValue(current.sumVExact);
+    current.lastKey = c.lastKey;
+  });
 }
 
 /**
