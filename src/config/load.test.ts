@@ -26,6 +26,9 @@ function errorKey(fn: () => unknown): string {
   assert.fail("expected the configuration to be refused");
 }
 
+/** The key the ConfigError names when the example configuration is loaded with `env`. */
+const exampleErrorKey = (env: Record<string, string>) => errorKey(() => loadConfig({ file: example, env }));
+
 describe("configuration", () => {
   it("parses the shipped mainnet example with chains 1, 56 and 137", () => {
     const config = loadConfig({ file: example, env: {} });
@@ -133,13 +136,10 @@ describe("configuration", () => {
     assert.equal(config.pricing.liquidityFloorUsd, 1234);
     assert.equal(config.api.port, 9090);
     assert.equal(
-      errorKey(() => loadConfig({ file: example, env: { TOKENMARKET__pricing__liquidityFloorUsd: "-5" } })),
+      exampleErrorKey({ TOKENMARKET__pricing__liquidityFloorUsd: "-5" }),
       "pricing.liquidityFloorUsd",
     );
-    assert.equal(
-      errorKey(() => loadConfig({ file: example, env: { TOKENMARKET_RPC_1: "not a url" } })),
-      "chains.0.rpc.0",
-    );
+    assert.equal(exampleErrorKey({ TOKENMARKET_RPC_1: "not a url" }), "chains.0.rpc.0");
   });
 
   it("TOKENMARKET_CHAINS runs only the listed chains, with their coins", () => {
@@ -150,14 +150,8 @@ describe("configuration", () => {
     );
     assert.ok(Object.values(config.coins).every((coin) => coin.chain === 1 || coin.chain === 137));
     assert.ok("MATIC" in config.coins && !("BNB" in config.coins));
-    assert.equal(
-      errorKey(() => loadConfig({ file: example, env: { TOKENMARKET_CHAINS: "1,x" } })),
-      "TOKENMARKET_CHAINS",
-    );
-    assert.equal(
-      errorKey(() => loadConfig({ file: example, env: { TOKENMARKET_CHAINS: "10" } })),
-      "TOKENMARKET_CHAINS",
-    );
+    assert.equal(exampleErrorKey({ TOKENMARKET_CHAINS: "1,x" }), "TOKENMARKET_CHAINS");
+    assert.equal(exampleErrorKey({ TOKENMARKET_CHAINS: "10" }), "TOKENMARKET_CHAINS");
   });
 
   it("names the RPC variables of chains that have only a placeholder URL", () => {

@@ -46,6 +46,17 @@ describe("deployMarket", () => {
     return decodeFunctionResult({ abi, functionName, data: result } as never) as unknown;
   };
 
+  /** The USD value a pool holds (its two balances), at the tokens' initial prices. */
+  const heldUsd = async (pool: Deployment["pools"][number]) => {
+    let usd = 0;
+    for (const key of [pool.token0Key, pool.token1Key]) {
+      const token = deployment.tokens[key];
+      const balance = (await read(token.address, erc20Abi, "balanceOf", [pool.address])) as bigint;
+      usd += (Number(balance) / 10 ** token.unitDecimals) * token.initialPriceUsd;
+    }
+    return usd;
+  };
+
   it("deploys at the addresses of config/devnet.json (the demo's default configuration)", () => {
     const config = loadConfig({
       file: new URL("../../config/devnet.json", import.meta.url).pathname,
@@ -167,12 +178,7 @@ describe("deployMarket", () => {
         assert.deepEqual(state, { protocol: "v2", reserve0, reserve1 });
       }
       // The USD value the pool holds, at the initial prices, is what the market asks for.
-      let usd = 0;
-      for (const key of [pool.token0Key, pool.token1Key]) {
-        const token = deployment.tokens[key];
-        const balance = (await read(token.address, erc20Abi, "balanceOf", [pool.address])) as bigint;
-        usd += (Number(balance) / 10 ** token.unitDecimals) * token.initialPriceUsd;
-      }
+      const usd = await heldUsd(pool);
       assert.ok(Math.abs(usd / pool.initialLiquidityUsd - 1) < 0.01, `${pool.key}: $${Math.round(usd)}`);
     }
     const protocols = new Set(deployment.pools.map((p) => p.protocol));
@@ -212,12 +218,7 @@ describe("deployMarket", () => {
     assert.deepEqual(state, { protocol: "v3", sqrtPriceX96: globalState[0], liquidity });
     assert.equal(globalState[2], pool.fee, "the factory's default fee, without a plugin");
     assert.ok((liquidity as bigint) > 0n);
-    let usd = 0;
-    for (const key of [pool.token0Key, pool.token1Key]) {
-      const token = deployment.tokens[key];
-      const balance = (await read(token.address, erc20Abi, "balanceOf", [pool.address])) as bigint;
-      usd += (Number(balance) / 10 ** token.unitDecimals) * token.initialPriceUsd;
-    }
+    const usd = await heldUsd(pool);
     assert.ok(Math.abs(usd / pool.initialLiquidityUsd - 1) < 0.02, `${pool.key}: $${Math.round(usd)}`);
   });
 

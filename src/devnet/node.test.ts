@@ -6,13 +6,7 @@ import { join } from "node:path";
 import { after, describe, it } from "node:test";
 import { pathToFileURL } from "node:url";
 import { createSilentLogger } from "../internal/logger.js";
-import {
-  compactStateFile,
-  type DevnetNode,
-  type HardhatNode,
-  startAnvilNode,
-  startHardhatNode,
-} from "./node.js";
+import { compactStateFile, type DevnetNode, startAnvilNode, startHardhatNode } from "./node.js";
 import { createDevnetRpc } from "./rpc.js";
 
 const logger = createSilentLogger();
@@ -35,25 +29,80 @@ async function waitUntil(condition: () => boolean, timeoutMs: number): Promise<b
   return condition();
 }
 
-describe("startHardhatNode", () => {
-  const started: HardhatNode[] = [];
-  const stray: number[] = [];
-  after(async () => {
-    await Promise.all(started.map((node) => node.stop()));
-    for (const pid of stray) if (isRunning(pid)) process.kill(pid, "SIGKILL");
-  });
+/** The nodes the tests started and the processes they spawned, stopped or killed at the end. */
+const started: DevnetNode[] = [];
+const stray: number[] = [];
+after(async () => {
+  await Promise.all(started.map((node) => node.stop()));
+  for (const pid of stray) if (isRunning(pid)) process.kill(pid, "SIGKILL");
+});
 
+/** Asserts the node's chain id and genesis date; answers its unlocked accounts. */
+async function accountsOf(node: DevnetNode, chainId: number, initialDate: Date): Promise<string[]> {
+  const rpc = createDevnetRpc(node.rpcUrl);
+  assert.equal(Number(await rpc.request("eth_chainId")), chainId);
+  const genesis = await rpc.request<{ timestamp: string }>("eth_getBlockByNumber", ["0x0", false]);
+  assert.equal(Number(genesis.timestamp), initialDate.getTime() / 1000, "genesis dated initialDate");
+  return rpc.request<string[]>("eth_accounts");
+}
+
+/** A second node asked for a taken port fails with a one-line LaunchError naming the port. */
+async function refusesTakenPort(start: typeof startHardhatNode): Promise<void> {
+  const node = await start({ port: 0, chainId: 31337, logger });
+  started.push(node);
+  await assert.rejects(start({ port: node.port, chainId: 31337, logger }), (error: Error) => {
+    assert.equal(error.name, "LaunchError");
+    assert.ok(error.message.includes(String(node.port)), error.message);
+    assert.ok(!error.message.includes("\n"), "one line");
+    return true;
+  });
+}
+
+/**
+ * Starts a node (`start`: the function's name in node.ts) from a child process, SIGKILLs that
+ * process once the node runs, and answers the node's pid (both pids go to `stray`). `what`: the
+ * node, in the messages.
+ */
+async function nodeOfKilledParent(
+  start: "startHardhatNode" | "startAnvilNode",
+  what: string,
+): Promise<number> {
+  const nodeModule = pathToFileURL(join(import.meta.dirname, "node.ts")).href;
+  const loggerModule = pathToFileURL(join(import.meta.dirname, "../internal/logger.ts")).href;
+  const script = `
+    import { ${start} } from ${JSON.stringify(nodeModule)};
+    import { createSilentLogger } from ${JSON.stringify(loggerModule)};
+    const node = await ${start}({ port: 0, chainId: 31337, logger: createSilentLogger() });
+    process.stdout.write(JSON.stringify({ pid: node.pid }) + "\\n");
+    setInterval(() => {}, 1000);
+  `;
+  const parent = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
+    stdio: ["ignore", "pipe", "inherit"],
+  });
+  if (parent.pid !== undefined) stray.push(parent.pid);
+  const line = await new Promise<string>((resolve, reject) => {
+    let output = "";
+    parent.stdout.on("data", (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes("\n")) resolve(output.split("\n")[0] ?? "");
+    });
+    parent.once("exit", (code) => reject(new Error(`the parent exited (${code}) before starting ${what}`)));
+  });
+  const { pid } = JSON.parse(line) as { pid: number };
+  stray.push(pid);
+  assert.ok(isRunning(pid), `${what} runs`);
+  parent.kill("SIGKILL");
+  return pid;
+}
+
+describe("startHardhatNode", () => {
   it("runs a node on 127.0.0.1 with the chain id and genesis date asked, and stops it", async () => {
     const initialDate = new Date(Date.UTC(2025, 0, 1));
     const node = await startHardhatNode({ port: 0, chainId: 1337, initialDate, logger });
     started.push(node);
     assert.match(node.rpcUrl, /^http:\/\/127\.0\.0\.1:\d+$/);
     assert.equal(node.wsUrl, node.rpcUrl.replace("http", "ws"));
-    const rpc = createDevnetRpc(node.rpcUrl);
-    assert.equal(Number(await rpc.request("eth_chainId")), 1337);
-    const genesis = await rpc.request<{ timestamp: string }>("eth_getBlockByNumber", ["0x0", false]);
-    assert.equal(Number(genesis.timestamp), initialDate.getTime() / 1000, "genesis dated initialDate");
-    const accounts = await rpc.request<string[]>("eth_accounts");
+    const accounts = await accountsOf(node, 1337, initialDate);
     assert.equal(accounts.length, 30, "thirty unlocked accounts by default");
     assert.equal(
       accounts[0],
@@ -66,109 +115,30 @@ describe("startHardhatNode", () => {
     await node.stop(); // idempotent
   });
 
-  it("refuses a taken port with a one-line error naming it", async () => {
-    const node = await startHardhatNode({ port: 0, chainId: 31337, logger });
-    started.push(node);
-    await assert.rejects(startHardhatNode({ port: node.port, chainId: 31337, logger }), (error: Error) => {
-      assert.equal(error.name, "LaunchError");
-      assert.ok(error.message.includes(String(node.port)), error.message);
-      assert.ok(!error.message.includes("\n"), "one line");
-      return true;
-    });
-  });
+  it("refuses a taken port with a one-line error naming it", () => refusesTakenPort(startHardhatNode));
 
   it("exits by itself when the process that started it is killed with SIGKILL", async () => {
-    const nodeModule = pathToFileURL(join(import.meta.dirname, "node.ts")).href;
-    const loggerModule = pathToFileURL(join(import.meta.dirname, "../internal/logger.ts")).href;
-    const script = `
-      import { startHardhatNode } from ${JSON.stringify(nodeModule)};
-      import { createSilentLogger } from ${JSON.stringify(loggerModule)};
-      const node = await startHardhatNode({ port: 0, chainId: 31337, logger: createSilentLogger() });
-      process.stdout.write(JSON.stringify({ pid: node.pid }) + "\\n");
-      setInterval(() => {}, 1000);
-    `;
-    const parent = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    if (parent.pid !== undefined) stray.push(parent.pid);
-    const line = await new Promise<string>((resolve, reject) => {
-      let output = "";
-      parent.stdout.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes("\n")) resolve(output.split("\n")[0] ?? "");
-      });
-      parent.once("exit", (code) =>
-        reject(new Error(`the parent exited (${code}) before starting the node`)),
-      );
-    });
-    const { pid } = JSON.parse(line) as { pid: number };
-    stray.push(pid);
-    assert.ok(isRunning(pid), "the node runs");
-    parent.kill("SIGKILL");
+    const pid = await nodeOfKilledParent("startHardhatNode", "the node");
     assert.ok(await waitUntil(() => !isRunning(pid), 5000), "the orphaned node exited within 5 s");
   });
 });
 
 describe("startAnvilNode", () => {
-  const started: DevnetNode[] = [];
-  const stray: number[] = [];
-  after(async () => {
-    await Promise.all(started.map((node) => node.stop()));
-    for (const pid of stray) if (isRunning(pid)) process.kill(pid, "SIGKILL");
-  });
-
   it("runs anvil on 127.0.0.1 with Hardhat's accounts, the chain id and genesis date asked", async () => {
     const initialDate = new Date(Date.UTC(2025, 0, 1));
     const node = await startAnvilNode({ port: 0, chainId: 1337, initialDate, logger });
     started.push(node);
-    const rpc = createDevnetRpc(node.rpcUrl);
-    assert.equal(Number(await rpc.request("eth_chainId")), 1337);
-    const genesis = await rpc.request<{ timestamp: string }>("eth_getBlockByNumber", ["0x0", false]);
-    assert.equal(Number(genesis.timestamp), initialDate.getTime() / 1000, "genesis dated initialDate");
-    const accounts = await rpc.request<string[]>("eth_accounts");
+    const accounts = await accountsOf(node, 1337, initialDate);
     assert.equal(accounts.length, 30);
     assert.equal(accounts[0], "0xf39fd6e51aad88f6f4ce6ab8827279cfffb92266");
     await node.stop();
     assert.equal(isRunning(node.pid), false, "the process is gone after stop()");
   });
 
-  it("refuses a taken port with a one-line error naming it", async () => {
-    const node = await startAnvilNode({ port: 0, chainId: 31337, logger });
-    started.push(node);
-    await assert.rejects(startAnvilNode({ port: node.port, chainId: 31337, logger }), (error: Error) => {
-      assert.equal(error.name, "LaunchError");
-      assert.ok(error.message.includes(String(node.port)), error.message);
-      assert.ok(!error.message.includes("\n"), "one line");
-      return true;
-    });
-  });
+  it("refuses a taken port with a one-line error naming it", () => refusesTakenPort(startAnvilNode));
 
   it("exits when the process that started it is killed with SIGKILL", async () => {
-    const nodeModule = pathToFileURL(join(import.meta.dirname, "node.ts")).href;
-    const loggerModule = pathToFileURL(join(import.meta.dirname, "../internal/logger.ts")).href;
-    const script = `
-      import { startAnvilNode } from ${JSON.stringify(nodeModule)};
-      import { createSilentLogger } from ${JSON.stringify(loggerModule)};
-      const node = await startAnvilNode({ port: 0, chainId: 31337, logger: createSilentLogger() });
-      process.stdout.write(JSON.stringify({ pid: node.pid }) + "\\n");
-      setInterval(() => {}, 1000);
-    `;
-    const parent = spawn(process.execPath, ["--import", "tsx", "--input-type=module", "-e", script], {
-      stdio: ["ignore", "pipe", "inherit"],
-    });
-    if (parent.pid !== undefined) stray.push(parent.pid);
-    const line = await new Promise<string>((resolve, reject) => {
-      let output = "";
-      parent.stdout.on("data", (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes("\n")) resolve(output.split("\n")[0] ?? "");
-      });
-      parent.once("exit", (code) => reject(new Error(`the parent exited (${code}) before starting anvil`)));
-    });
-    const { pid } = JSON.parse(line) as { pid: number };
-    stray.push(pid);
-    assert.ok(isRunning(pid), "anvil runs");
-    parent.kill("SIGKILL");
+    const pid = await nodeOfKilledParent("startAnvilNode", "anvil");
     assert.ok(await waitUntil(() => !isRunning(pid), 10_000), "the orphaned anvil exited");
   });
 });

@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type Address, encodeDeployData, encodeFunctionData } from "viem";
+import { exactly, v2Out } from "../_test/bit-exact.js";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import {
   type Exact,
@@ -34,15 +35,6 @@ const CHAIN = 31337;
 const E18 = 10n ** 18n;
 const E9 = 10n ** 9n;
 const E6 = 10n ** 6n;
-/** V2 output, by hand: in × 0.997 × reserveOut / (reserveIn + in × 0.997), floored. */
-const v2Out = (amountIn: bigint, reserveIn: bigint, reserveOut: bigint) =>
-  (amountIn * 997n * reserveOut) / (reserveIn * 1000n + amountIn * 997n);
-
-/** Bit for bit: the stored double is the correctly rounded exact value (0 and −0 told apart). */
-function exactly(actual: number | null | undefined, expected: Exact | number, why: string) {
-  const want = typeof expected === "number" ? expected : toDouble(expected);
-  assert.ok(Object.is(actual, want), `${why}: ${actual} vs ${want}`);
-}
 
 /**
  * A scripted devnet day: the deployed market (real Uniswap V2/V3 contracts) plus two fresh tokens

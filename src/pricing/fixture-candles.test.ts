@@ -83,9 +83,9 @@ describe("candles of a real mainnet day (USDC/WETH 0.05 %, 2024-01-05)", () => {
   });
   after(() => t.drop());
 
-  it("equal 1-minute candles computed from decoded.csv", async () => {
-    const expected = expectedCandles();
-    const candles = await getPairCandles(t.db, {
+  /** The pool's 1-minute candles of the fixture's day, priced on the token1 side. */
+  const dayMinuteCandles = () =>
+    getPairCandles(t.db, {
       chainId: 1,
       pool: POOL,
       side: 1,
@@ -94,6 +94,10 @@ describe("candles of a real mainnet day (USDC/WETH 0.05 %, 2024-01-05)", () => {
       to: new Date("2024-01-06T00:00:00Z"),
       now: new Date("2024-01-06T00:00:00Z"),
     });
+
+  it("equal 1-minute candles computed from decoded.csv", async () => {
+    const expected = expectedCandles();
+    const candles = await dayMinuteCandles();
     const traded = candles.filter((c) => c.volume > 0);
     assert.equal(traded.length, expected.size, "one candle per minute with swaps");
     for (const c of traded) {
@@ -115,15 +119,7 @@ describe("candles of a real mainnet day (USDC/WETH 0.05 %, 2024-01-05)", () => {
 
   it("carry each minute's WETH volume as the exact sum of its trades' raw amounts, rounded once", async () => {
     const expected = expectedCandles();
-    const candles = await getPairCandles(t.db, {
-      chainId: 1,
-      pool: POOL,
-      side: 1,
-      intervalSeconds: 60,
-      from: new Date("2024-01-05T00:00:00Z"),
-      to: new Date("2024-01-06T00:00:00Z"),
-      now: new Date("2024-01-06T00:00:00Z"),
-    });
+    const candles = await dayMinuteCandles();
     const wrong = candles
       .filter((c) => c.volume > 0)
       .filter((c) => !Object.is(c.volume, expected.get(c.time)?.volume))

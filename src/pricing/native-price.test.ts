@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
-import { NATIVE_COIN } from "../model/index.js";
+import { graphOptions, graphPool, referenceTokens } from "../_test/price-graph.js";
+import { NATIVE_COIN, type SwapAmounts } from "../model/index.js";
 import { lazyUsdPrices } from "./lazy-prices.js";
 import { tradeOf } from "./trade.js";
 import { valueTrade } from "./trade-usd.js";
@@ -10,7 +11,6 @@ import {
   createRoutingGraph,
   type GraphPool,
   newestOfPools,
-  type ReferenceTokens,
   type TokenPrice,
 } from "./usd-prices.js";
 
@@ -20,36 +20,11 @@ import {
  * quoted against it, but never set its price.
  */
 
-const reference: ReferenceTokens = {
-  stablecoins: ["usdc"],
-  wrappedNative: "weth",
-  wrappedBtc: [],
-  others: [],
-};
-const options = { liquidityFloorUsd: 10_000, maxDeviation: 0.1 };
+const reference = referenceTokens();
+const options = graphOptions;
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
-
-function pool(
-  address: string,
-  token0: string,
-  token1: string,
-  price0: number,
-  depth0: number,
-  depth1: number,
-): GraphPool {
-  return {
-    address,
-    dex: "test",
-    token0,
-    token1,
-    price0,
-    depth0,
-    depth1,
-    stateBlock: 1,
-    stateTime: 1000,
-  };
-}
+const pool = graphPool;
 
 /** WETH against USDC; native ETH against USDC (a V4 pool) at another price; FROG only against ETH. */
 function market() {
@@ -67,6 +42,25 @@ function market() {
 }
 
 const usd = (prices: Map<string, TokenPrice>, token: string) => prices.get(token)?.usdPrice;
+
+/** The USD figures of a trade of these raw amounts (decimals of token0 and token1) on `pool`, at `prices`. */
+function valueOn(
+  pool: GraphPool,
+  raw: SwapAmounts,
+  [decimals0, decimals1]: [number, number],
+  prices: Map<string, TokenPrice>,
+) {
+  const trade = tradeOf(raw, decimals0, decimals1);
+  return valueTrade({
+    pool,
+    trade,
+    amounts: { exact0: trade?.exact0 ?? null, exact1: trade?.exact1 ?? null },
+    price0: prices.get(pool.token0),
+    price1: prices.get(pool.token1),
+    reference,
+    options,
+  });
+}
 
 describe("the native coin's USD price", () => {
   it("is the wrapped native token's, the same double, block after block (memo and lazy prices too)", () => {
@@ -124,38 +118,22 @@ describe("the native coin's USD price", () => {
     // FROG only trades against ETH: 1 ETH = 1,000,000 FROG, so FROG at 3,000 / 1,000,000 USD.
     assert.equal(usd(prices, "frog"), 0.003);
     // A trade of 2 ETH for 1,990,000 FROG on the native pool: valued from the ETH side at WETH's price.
-    const trade = tradeOf(
+    const figures = valueOn(
+      m.frogNative,
       { amount0In: 2n * E18, amount1In: 0n, amount0Out: 0n, amount1Out: 1_990_000n * E18 },
-      18,
-      18,
+      [18, 18],
+      prices,
     );
-    const figures = valueTrade({
-      pool: m.frogNative,
-      trade,
-      amounts: { exact0: trade?.exact0 ?? null, exact1: trade?.exact1 ?? null },
-      price0: prices.get(NATIVE_COIN),
-      price1: prices.get("frog"),
-      reference,
-      options,
-    });
     assert.equal(figures.token0Usd, 3000);
     assert.equal(figures.token0Usd, usd(prices, "weth"));
     assert.equal(figures.volumeUsd, 6000);
     // A trade on the native/USDC pool: 1 ETH for 3,009 USDC, valued from the USDC side (the anchor).
-    const usdcTrade = tradeOf(
+    const usdcFigures = valueOn(
+      m.nativeUsdc,
       { amount0In: E18, amount1In: 0n, amount0Out: 0n, amount1Out: 3009n * E6 },
-      18,
-      6,
+      [18, 6],
+      prices,
     );
-    const usdcFigures = valueTrade({
-      pool: m.nativeUsdc,
-      trade: usdcTrade,
-      amounts: { exact0: usdcTrade?.exact0 ?? null, exact1: usdcTrade?.exact1 ?? null },
-      price0: prices.get(NATIVE_COIN),
-      price1: prices.get("usdc"),
-      reference,
-      options,
-    });
     assert.equal(usdcFigures.token0Usd, 3000);
     assert.equal(usdcFigures.volumeUsd, 3009);
   });

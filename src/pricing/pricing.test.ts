@@ -1,8 +1,8 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { exactly, v2Out } from "../_test/bit-exact.js";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import {
-  type Exact,
   exact,
   exactMul,
   integerSqrt,
@@ -22,19 +22,11 @@ import {
 import { getPairCandles, getTokenLineChart, getTokenUsdCandles } from "../api/charts.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
+import type { CandleSeconds } from "../model/index.js";
 import { createPricing, type Pricing } from "./pricing.js";
 
 const E18 = 10n ** 18n;
 const E6 = 10n ** 6n;
-/** The V2 amount out, written out: in × 0.997 × reserveOut / (reserveIn + in × 0.997), floored. */
-const v2Out = (amountIn: bigint, reserveIn: bigint, reserveOut: bigint) =>
-  (amountIn * 997_000n * reserveOut) / (reserveIn * 1_000_000n + amountIn * 997_000n);
-
-/** Bit for bit: the stored double is the correctly rounded exact value (0 and −0 told apart). */
-function exactly(actual: number | null | undefined, expected: Exact | number, why: string) {
-  const want = typeof expected === "number" ? expected : toDouble(expected);
-  assert.ok(Object.is(actual, want), `${why}: ${actual} vs ${want}`);
-}
 
 const T0 = Date.parse("2024-03-01T00:00:00Z") / 1000;
 
@@ -45,6 +37,17 @@ describe("pricing over a scripted market", () => {
   let now: Date;
   const tok: Record<string, Hex> = {};
   const pool: Record<string, Hex> = {};
+  /** The UW pool's candles on `side` (0: USDC's, in WETH), as of `at`. */
+  const uwCandles = (side: 0 | 1, intervalSeconds: CandleSeconds, from: string, to: string, at = now) =>
+    getPairCandles(t.db, {
+      chainId: 901,
+      pool: pool.UW as string,
+      side,
+      intervalSeconds,
+      from: new Date(from),
+      to: new Date(to),
+      now: at,
+    });
 
   before(async () => {
     t = await createTestDb();
@@ -220,15 +223,7 @@ describe("pricing over a scripted market", () => {
     exactly(rows[0]?.open, usdcInWeth2, "USDC in WETH: WETH out / USDC in");
     assert.equal(rows[0]?.volume0, 30_000, "USDC traded");
     exactly(rows[0]?.volume1, unitsOf(wethOut2, 18), "WETH traded");
-    const side1 = await getPairCandles(t.db, {
-      chainId: 901,
-      pool: pool.UW as string,
-      side: 1,
-      intervalSeconds: 14_400,
-      from: new Date("2024-03-02T00:00:00Z"),
-      to: new Date("2024-03-02T04:00:00Z"),
-      now,
-    });
+    const side1 = await uwCandles(1, 14_400, "2024-03-02T00:00:00Z", "2024-03-02T04:00:00Z");
     assert.equal(side1.length, 1, "one 4-hour candle from 00:00");
     exactly(side1[0]?.open, wethInUsdc3, "WETH in USDC: the exact reciprocal, rounded once");
     assert.equal(side1[0]?.volume, 2, "WETH volume on WETH's side");
@@ -314,29 +309,19 @@ describe("pricing over a scripted market", () => {
   });
 
   it("fills empty intervals up to now with the previous close", async () => {
-    const candles = await getPairCandles(t.db, {
-      chainId: 901,
-      pool: pool.UW as string,
-      side: 0,
-      intervalSeconds: 60,
-      from: new Date("2024-03-02T00:58:00Z"),
-      to: new Date("2024-03-02T02:00:00Z"),
-      now,
-    });
+    const candles = await uwCandles(0, 60, "2024-03-02T00:58:00Z", "2024-03-02T02:00:00Z");
     assert.deepEqual(
       candles.map((c) => new Date(c.time).toISOString()),
       ["2024-03-02T01:00:00.000Z"],
       "from the first trade in range to now (01:00:42): the current minute only",
     );
-    const later = await getPairCandles(t.db, {
-      chainId: 901,
-      pool: pool.UW as string,
-      side: 0,
-      intervalSeconds: 300,
-      from: new Date("2024-03-02T01:00:00Z"),
-      to: new Date("2024-03-02T01:20:00Z"),
-      now: new Date("2024-03-03T00:00:00Z"),
-    });
+    const later = await uwCandles(
+      0,
+      300,
+      "2024-03-02T01:00:00Z",
+      "2024-03-02T01:20:00Z",
+      new Date("2024-03-03T00:00:00Z"),
+    );
     assert.deepEqual(
       later.map((c) => [c.volume > 0, c.close === later[0]?.close]),
       [
@@ -347,15 +332,7 @@ describe("pricing over a scripted market", () => {
       ],
       "four 5-minute intervals up to `to`, the empty ones at the previous close",
     );
-    const none = await getPairCandles(t.db, {
-      chainId: 901,
-      pool: pool.UW as string,
-      side: 0,
-      intervalSeconds: 86_400,
-      from: new Date("2024-03-05T00:00:00Z"),
-      to: new Date("2024-03-06T00:00:00Z"),
-      now,
-    });
+    const none = await uwCandles(0, 86_400, "2024-03-05T00:00:00Z", "2024-03-06T00:00:00Z");
     assert.deepEqual(none, [], "no trade in range");
   });
 });

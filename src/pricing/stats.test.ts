@@ -35,75 +35,40 @@ describe("pairLiquidityUsd", () => {
   /** A decimal amount as raw digits and decimals. */
   const units = (text: string) => parseExact(text);
   const usd = usdRatioOf;
+  /** The pair's USD liquidity of these decimal reserves, exact price of token0 in token1 and USD prices. */
+  const liquidity = (
+    [reserve0, reserve1]: [string, string],
+    ratio0: ReturnType<typeof ratio> | null,
+    [usd0, usd1]: [number | null, number | null],
+  ) =>
+    pairLiquidityUsd({
+      reserve0: units(reserve0),
+      reserve1: units(reserve1),
+      ratio0,
+      usd0: usd(usd0),
+      usd1: usd(usd1),
+    });
 
   it("values both reserves at their USD prices", () => {
-    assert.equal(
-      pairLiquidityUsd({
-        reserve0: units("10"),
-        reserve1: units("20000"),
-        ratio0: ratio(2000n, 1n),
-        usd0: usd(2000),
-        usd1: usd(1),
-      }),
-      40_000,
-      "10 ETH + 20k USDC",
-    );
+    assert.equal(liquidity(["10", "20000"], ratio(2000n, 1n), [2000, 1]), 40_000, "10 ETH + 20k USDC");
   });
 
   it("is the exact value rounded once, not a sum of rounded products", () => {
     // 0.1 × 3 + 0.2 × 3 = 0.9 exactly; in doubles 0.1 × 3 + 0.2 × 3 is 0.9000000000000001.
-    const value = pairLiquidityUsd({
-      reserve0: units("0.1"),
-      reserve1: units("0.2"),
-      ratio0: null,
-      usd0: usd(3),
-      usd1: usd(3),
-    });
+    const value = liquidity(["0.1", "0.2"], null, [3, 3]);
     assert.ok(Object.is(value, 0.9), `${value}`);
     assert.notEqual(0.1 * 3 + 0.2 * 3, 0.9);
     // A USD price is the double it is: 3 × 3001.7 (the double) exactly, rounded once.
-    const price = pairLiquidityUsd({
-      reserve0: units("3"),
-      reserve1: units("0"),
-      ratio0: null,
-      usd0: usd(3001.7),
-      usd1: usd(1),
-    });
+    const price = liquidity(["3", "0"], null, [3001.7, 1]);
     assert.ok(Object.is(price, toDouble(exactMul(exact(3n), exactOfDouble(3001.7)))), `${price}`);
   });
 
   it("values an unpriced side at the pool's exact price", () => {
     // 1 token0 = 1/1000 token1 exactly; token1 at 2,000: token0 at 2.
-    assert.equal(
-      pairLiquidityUsd({
-        reserve0: units("1000"),
-        reserve1: units("1"),
-        ratio0: ratio(1n, 1000n),
-        usd0: usd(null),
-        usd1: usd(2000),
-      }),
-      4000,
-      "2 × the priced side",
-    );
+    assert.equal(liquidity(["1000", "1"], ratio(1n, 1000n), [null, 2000]), 4000, "2 × the priced side");
     // 1 token0 = 1/3 token1, token0 at 2,000: token1 at 2,000 / (1/3) = 6,000.
-    const third = pairLiquidityUsd({
-      reserve0: units("1"),
-      reserve1: units("1"),
-      ratio0: ratio(1n, 3n),
-      usd0: usd(2000),
-      usd1: usd(null),
-    });
+    const third = liquidity(["1", "1"], ratio(1n, 3n), [2000, null]);
     assert.equal(third, 8000, "2,000 + 1 × 6,000");
-    assert.equal(
-      pairLiquidityUsd({
-        reserve0: units("1"),
-        reserve1: units("1"),
-        ratio0: ratio(1n, 1n),
-        usd0: usd(null),
-        usd1: usd(null),
-      }),
-      null,
-      "neither priced",
-    );
+    assert.equal(liquidity(["1", "1"], ratio(1n, 1n), [null, null]), null, "neither priced");
   });
 });

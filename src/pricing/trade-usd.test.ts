@@ -1,19 +1,15 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
 import { referenceRatioToNumber } from "../_test/exact.js";
+import { graphOptions, referenceTokens } from "../_test/price-graph.js";
 import { parseExact } from "../internal/exact-decimal.js";
 import type { SwapAmounts } from "../model/index.js";
 import { type Trade, tradeOf } from "./trade.js";
 import { valueTrade } from "./trade-usd.js";
-import type { GraphPool, ReferenceTokens, TokenPrice } from "./usd-prices.js";
+import type { GraphPool, TokenPrice } from "./usd-prices.js";
 
-const reference: ReferenceTokens = {
-  stablecoins: ["usdc"],
-  wrappedNative: "weth",
-  wrappedBtc: [],
-  others: [],
-};
-const options = { liquidityFloorUsd: 10_000, maxDeviation: 0.1 };
+const reference = referenceTokens();
+const options = graphOptions;
 
 /** The trade of raw amounts (the one trade function). */
 function trade(amounts: Partial<SwapAmounts>, decimals0: number, decimals1: number): Trade {
@@ -73,6 +69,10 @@ const quote = (p: string, quoteUsd: number) => ({
   weight: 1,
 });
 
+/** valueTrade with the tests' reference tokens and options. */
+const value = (args: Omit<Parameters<typeof valueTrade>[0], "reference" | "options">) =>
+  valueTrade({ ...args, reference, options });
+
 describe("valueTrade", () => {
   const usdc = price("usdc", 1, { method: "anchor", layer: 0, confidence: 1 });
 
@@ -81,14 +81,12 @@ describe("valueTrade", () => {
     const p = pool("link", "weth", 1e5, 500);
     const link = price("link", 16, { pools: [quote(p.address, 3000)] });
     const weth = price("weth", 3000);
-    const usd = valueTrade({
+    const usd = value({
       pool: p,
       trade: trade({ amount1In: 5n, amount0Out: 1000n }, 1, 1), // 100 LINK for 0.5 WETH
       amounts: amounts(100, 0.5),
       price0: link,
       price1: weth,
-      reference,
-      options,
     });
     assert.equal(usd.volumeUsd, 1500, "0.5 WETH × 3,000: the reference side, not 100 LINK × 16");
     assert.equal(usd.token0Usd, 16, "the robust LINK price, not the trade's 15");
@@ -103,14 +101,12 @@ describe("valueTrade", () => {
   it("leaves an outlier trade out of the series", () => {
     const p = pool("link", "weth", 1e5, 500);
     const link = price("link", 15, { pools: [quote(p.address, 3000)] });
-    const usd = valueTrade({
+    const usd = value({
       pool: p,
       trade: trade({ amount1In: 5n, amount0Out: 1n }, 0, 2), // 1 LINK for 0.05 WETH
       amounts: amounts(1, 0.05),
       price0: link,
       price1: price("weth", 3000),
-      reference,
-      options,
     });
     assert.equal(usd.series0Usd, null, "150 against a robust 15");
     assert.equal(usd.volumeUsd, 150, "still valued: 0.05 WETH");
@@ -124,23 +120,19 @@ describe("valueTrade", () => {
       amounts: amounts(3000, 1),
       price0: usdc,
       price1: price("weth", 3000),
-      reference,
-      options,
     };
-    assert.equal(valueTrade({ ...args, pool: deep }).series0Usd, 1, "deep pool");
-    assert.equal(valueTrade({ ...args, pool: thin }).series0Usd, null, "$8,000 < $10,000");
-    assert.equal(valueTrade({ ...args, pool: deep }).volumeUsd, 3000, "the anchor side");
+    assert.equal(value({ ...args, pool: deep }).series0Usd, 1, "deep pool");
+    assert.equal(value({ ...args, pool: thin }).series0Usd, null, "$8,000 < $10,000");
+    assert.equal(value({ ...args, pool: deep }).volumeUsd, 3000, "the anchor side");
   });
 
   it("values a trade whose other token has unknown decimals", () => {
-    const usd = valueTrade({
+    const usd = value({
       pool: pool("nodec", "weth", 0, 10),
       trade: null,
       amounts: amounts(null, 2),
       price0: price("nodec", null),
       price1: price("weth", 3000),
-      reference,
-      options,
     });
     assert.equal(usd.volumeUsd, 6000, "2 WETH × 3,000");
     assert.equal(usd.series1Usd, null, "no price, no series point");
@@ -151,14 +143,12 @@ describe("valueTrade", () => {
     // of the two rounded doubles, 7 × 3.3333333333333335, is 23.333333333333336.
     const p = pool("link", "weth", 1e5, 500);
     const third = { num: 10n, den: 3n };
-    const usd = valueTrade({
+    const usd = value({
       pool: p,
       trade: trade({ amount1In: 7n, amount0Out: 3n }, 0, 0),
       amounts: amounts(3, 7),
       price0: price("link", null),
       price1: price("weth", 10 / 3, { usdRatio: third }),
-      reference,
-      options,
     });
     assert.ok(Object.is(usd.volumeUsd, referenceRatioToNumber(70n, 3n)), `${usd.volumeUsd}`);
     assert.notEqual(usd.volumeUsd, 7 * (10 / 3), "not the product of the rounded doubles");
@@ -179,23 +169,19 @@ describe("valueTrade", () => {
       amounts: amounts(1, 3175),
       price0: weth,
       price1: usdc,
-      reference,
-      options,
     };
-    assert.equal(valueTrade({ ...args, pool: kept }).series0Usd, 3064, "a kept pool: WETH's USD price");
-    assert.equal(valueTrade({ ...args, pool: dropped }).series0Usd, null, "a pool the median filter dropped");
-    assert.equal(valueTrade({ ...args, pool: dropped }).token0Usd, 3064, "still valued");
+    assert.equal(value({ ...args, pool: kept }).series0Usd, 3064, "a kept pool: WETH's USD price");
+    assert.equal(value({ ...args, pool: dropped }).series0Usd, null, "a pool the median filter dropped");
+    assert.equal(value({ ...args, pool: dropped }).token0Usd, 3064, "still valued");
   });
 
   it("has no USD value when neither side is priced", () => {
-    const usd = valueTrade({
+    const usd = value({
       pool: pool("a", "b", 1, 1),
       trade: trade({ amount1In: 1n, amount0Out: 1n }, 0, 0),
       amounts: amounts(1, 1),
       price0: price("a", null),
       price1: price("b", null),
-      reference,
-      options,
     });
     assert.deepEqual(
       usd,

@@ -9,35 +9,14 @@ import {
   toDouble,
   weightedMean,
 } from "../_test/exact.js";
+import { graphOptions, graphPool, referenceTokens } from "../_test/price-graph.js";
 import type { PoolPriceState } from "../model/index.js";
 import { applyEvent, depthOf } from "./pool-state.js";
-import {
-  computeUsdPrices,
-  createRoutingGraph,
-  type GraphPool,
-  type ReferenceTokens,
-  type TokenPrice,
-} from "./usd-prices.js";
+import { computeUsdPrices, createRoutingGraph, type GraphPool, type TokenPrice } from "./usd-prices.js";
 
-const reference: ReferenceTokens = {
-  stablecoins: ["usdc", "usdt"],
-  wrappedNative: "weth",
-  wrappedBtc: ["wbtc"],
-  others: [],
-};
-const options = { liquidityFloorUsd: 10_000, maxDeviation: 0.1 };
-
-/** A pool from human figures: price of token0 in token1 and the depth of each side, in units. */
-function pool(
-  address: string,
-  token0: string,
-  token1: string,
-  price0: number,
-  depth0: number,
-  depth1: number,
-): GraphPool {
-  return { address, dex: "test", token0, token1, price0, depth0, depth1, stateBlock: 1, stateTime: 1000 };
-}
+const reference = referenceTokens(["usdc", "usdt"], ["wbtc"]);
+const options = graphOptions;
+const pool = graphPool;
 
 /** A small market: the anchors, WETH and WBTC against them, tokens one and two hops away. */
 function market(): GraphPool[] {

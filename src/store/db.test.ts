@@ -34,28 +34,25 @@ describe("checked-out connections that break between two statements", () => {
     await ended;
   };
 
-  it("withTransaction rejects with the connection's error; the process and the pool carry on", async () => {
-    await assert.rejects(
-      withTransaction(t.db, async (client) => {
-        await terminateOwnBackend(client);
-        await client.query("SELECT 1");
-      }),
-    );
-    const { rows } = await t.db.query<{ one: number }>("SELECT 1 AS one");
-    assert.equal(rows[0]?.one, 1);
-    assert.equal(t.db.totalCount <= 5, true);
-  });
-
-  it("withReadSnapshot too", async () => {
-    await assert.rejects(
-      withReadSnapshot(t.db, async (client) => {
-        await terminateOwnBackend(client);
-        await client.query("SELECT 1");
-      }),
-    );
-    const { rows } = await t.db.query<{ one: number }>("SELECT 1 AS one");
-    assert.equal(rows[0]?.one, 1);
-  });
+  for (const [name, run] of [
+    [
+      "withTransaction rejects with the connection's error; the process and the pool carry on",
+      withTransaction,
+    ],
+    ["withReadSnapshot too", withReadSnapshot],
+  ] as const) {
+    it(name, async () => {
+      await assert.rejects(
+        run(t.db, async (client) => {
+          await terminateOwnBackend(client);
+          await client.query("SELECT 1");
+        }),
+      );
+      const { rows } = await t.db.query<{ one: number }>("SELECT 1 AS one");
+      assert.equal(rows[0]?.one, 1);
+      assert.equal(t.db.totalCount <= 5, true);
+    });
+  }
 });
 
 describe("the client-side bound of a query (queryTimeoutMs)", () => {
