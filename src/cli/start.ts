@@ -21,8 +21,11 @@ export async function runStart(options: { config: Config; logger: Logger; role?:
     const banner = await bannerWhenReady(service.summary, shutdown.done);
     if (banner !== null) console.log(banner);
   } catch (error) {
-    // One clear line for launch problems (a taken port, a bad RPC URL); the stack otherwise.
-    if (error instanceof BaseError && !error.retryable) console.error(`tokenmarket: ${error.message}`);
+    // One clear line for launch problems (a taken port, a bad RPC URL); the stack otherwise. An
+    // AbortError is a start that a stop (Ctrl-C) ended, such as the devnet's history: no error.
+    if ((error as Error | null)?.name === "AbortError") {
+      // The stop that ended it runs: run() below waits for it.
+    } else if (error instanceof BaseError && !error.retryable) console.error(`tokenmarket: ${error.message}`);
     else console.error(error);
     await shutdown.run("start-up failed", 1);
   }

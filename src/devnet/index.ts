@@ -165,7 +165,8 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       historyWritten,
       resumed,
       stop() {
-        writing.abort(new Error("the devnet is stopping"));
+        // An AbortError: a start still waiting for the history ends quietly (cli/start.ts).
+        writing.abort();
         stopping ??= historyWritten
           .catch(() => {})
           .then(() => market.stop())
