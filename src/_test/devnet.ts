@@ -170,6 +170,20 @@ export async function startTestDevnet(
     return { hash, receipt };
   };
 
+  /** Exact-input swap along `path` (token addresses): V2's router, or V3's with one fee tier per hop. */
+  const swapAlong = (o: Omit<Parameters<TestDevnet["swapMultiHop"]>[0], "path"> & { path: Address[] }) => {
+    const common = {
+      periphery,
+      from: o.from,
+      path: o.path,
+      amountIn: o.amountIn,
+      ...(o.recipient ? { recipient: o.recipient } : {}),
+    };
+    if (o.protocol === "v2") return send(v2SwapTx(common));
+    if (o.fees === undefined) throw new Error("a V3 multi-hop swap needs the fee tier of each hop");
+    return send(v3SwapTx({ ...common, fees: o.fees }));
+  };
+
   const swapOnPool = (protocol: "v2" | "v3", o: PoolSwapOptions) => {
     const p = pool(o.pool);
     if (p.protocol !== protocol) throw new Error(`${p.key} is not a ${protocol} pool`);
@@ -177,14 +191,7 @@ export async function startTestDevnet(
     if (tokenIn !== p.token0 && tokenIn !== p.token1)
       throw new Error(`${o.tokenIn} is not a token of ${p.key}`);
     const path = [tokenIn, tokenIn === p.token0 ? p.token1 : p.token0];
-    const common = {
-      periphery,
-      from: o.from,
-      path,
-      amountIn: o.amountIn,
-      ...(o.recipient ? { recipient: o.recipient } : {}),
-    };
-    return send(protocol === "v2" ? v2SwapTx(common) : v3SwapTx({ ...common, fees: [p.fee] }));
+    return swapAlong({ ...o, protocol, path, fees: [p.fee] });
   };
 
   let stopping: Promise<void> | undefined;
@@ -236,31 +243,11 @@ export async function startTestDevnet(
     balanceOf,
     swapV2: (o) => swapOnPool("v2", o),
     swapV3: (o) => swapOnPool("v3", o),
-    swapMultiHop(o) {
-      const path = o.path.map(token);
-      const common = {
-        periphery,
-        from: o.from,
-        path,
-        amountIn: o.amountIn,
-        ...(o.recipient ? { recipient: o.recipient } : {}),
-      };
-      if (o.protocol === "v2") return send(v2SwapTx(common));
-      if (o.fees === undefined) throw new Error("a V3 multi-hop swap needs the fee tier of each hop");
-      return send(v3SwapTx({ ...common, fees: o.fees }));
-    },
+    swapMultiHop: (o) => swapAlong({ ...o, path: o.path.map(token) }),
     addLiquidityV2(o) {
       const p = pool(o.pool);
-      return send(
-        v2AddLiquidityTx({
-          periphery,
-          from: o.from,
-          tokenA: p.token0,
-          tokenB: p.token1,
-          amountA: o.amount0,
-          amountB: o.amount1,
-        }),
-      );
+      const pair = { periphery, from: o.from, tokenA: p.token0, tokenB: p.token1 };
+      return send(v2AddLiquidityTx({ ...pair, amountA: o.amount0, amountB: o.amount1 }));
     },
     async removeLiquidityV2(o) {
       const p = pool(o.pool);

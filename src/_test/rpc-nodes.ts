@@ -21,11 +21,9 @@ export async function startSilentNode(): Promise<SilentNode> {
     socket.on("error", () => {});
     socket.on("close", () => sockets.delete(socket));
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  const url = await listenLocal(server);
   return {
-    url: `http://127.0.0.1:${address.port}/`,
+    url,
     connections: () => accepted,
     stop: async () => {
       for (const socket of sockets) socket.destroy();
@@ -103,11 +101,9 @@ export async function startScriptedNode(
       }, delayMs);
     });
   });
-  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const address = server.address();
-  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  const url = await listenLocal(server);
   return {
-    url: `http://127.0.0.1:${address.port}/`,
+    url,
     requests: () => seen,
     maxInFlight: () => maxInFlight,
     stop: async () => {
@@ -115,4 +111,12 @@ export async function startScriptedNode(
       await new Promise<void>((resolve) => server.close(() => resolve()));
     },
   };
+}
+
+/** Listens on a free port of 127.0.0.1; answers the server's URL. */
+async function listenLocal(server: Server): Promise<string> {
+  await new Promise<void>((resolve) => server.listen(0, "127.0.0.1", resolve));
+  const address = server.address();
+  if (address === null || typeof address === "string") throw new Error("no TCP address");
+  return `http://127.0.0.1:${address.port}/`;
 }

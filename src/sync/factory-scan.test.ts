@@ -96,16 +96,22 @@ describe("the factory scan at the shape node's limits", () => {
     for (const c of cleanup.reverse()) await c().catch(() => {});
   });
 
+  /** A synthetic Ethereum (startShape) and a database for it, with the chain's row unless `chainRow` is false; both closed after the tests. */
+  const shapeAndDb = async (options: Parameters<typeof startShape>[0], chainRow = true) => {
+    const shape = await startShape(options);
+    const testDb = await (chainRow ? createChainDb() : createTestDb());
+    cleanup.push(
+      () => shape.server.close(),
+      () => testDb.drop(),
+    );
+    return { shape, testDb };
+  };
+
   for (const limits of ["infura", "alchemy"] as const) {
     it(`splits the ranges ${limits} refuses and stores every pool once`, async () => {
       // Alchemy caps answers only over 2,000 blocks: a creation era of 2,500 blocks, in which
       // Uniswap V3's factory (two pools in three) creates over 10,000 pools.
-      const shape = await startShape({ pools: 20_000, creationsPerBlock: 8, limits });
-      const testDb = await createChainDb();
-      cleanup.push(
-        () => shape.server.close(),
-        () => testDb.drop(),
-      );
+      const { shape, testDb } = await shapeAndDb({ pools: 20_000, creationsPerBlock: 8, limits });
       const { logger, lines } = createCapturingLogger("debug");
       const progress: FactoryScanProgress[] = [];
       const found: string[] = [];
@@ -154,12 +160,7 @@ describe("the factory scan at the shape node's limits", () => {
   }
 
   it("resumes after a stop and after a crash inside a write, every pool stored once", async () => {
-    const shape = await startShape({ pools: 20_000, creationsPerBlock: 20, limits: "infura" });
-    const testDb = await createChainDb();
-    cleanup.push(
-      () => shape.server.close(),
-      () => testDb.drop(),
-    );
+    const { shape, testDb } = await shapeAndDb({ pools: 20_000, creationsPerBlock: 20, limits: "infura" });
 
     // 1. Stopped after three ranges (the indexer's stop): what was committed stays.
     let ranges = 0;
@@ -342,11 +343,9 @@ describe("the factory scan at the shape node's limits", () => {
   });
 
   it("shows the scan in /readyz and /metrics while it runs", async () => {
-    const shape = await startShape({ pools: 20_000, creationsPerBlock: 20, limits: "infura" });
-    const testDb = await createTestDb();
-    cleanup.push(
-      () => shape.server.close(),
-      () => testDb.drop(),
+    const { shape, testDb } = await shapeAndDb(
+      { pools: 20_000, creationsPerBlock: 20, limits: "infura" },
+      false,
     );
     const chain = chainSchema.parse({
       ...shapeChainConfig(profile, shape.server.url),
