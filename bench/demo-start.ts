@@ -7,11 +7,12 @@
  * - `readyMs`: from the spawn to the first `/readyz` 200 (polled every 100 ms);
  * - `bannerMs`: from the spawn to the "is running" banner, and the figure the banner prints;
  * - the resident memory (RSS, from /proc) of every process of the demo once ready and 10 s
- *   later: the service (Node: the heap-limited service and its parent, and tsx's esbuild), the
- *   devnet node (anvil), the embedded Postgres (its processes summed; they share their buffers,
- *   so the sum counts the shared pages once per process that touched them) and the total; and
- *   the total's proportional set size (PSS: each shared page divided among the processes that
- *   map it, so the sum is the memory the demo holds, each page counted once);
+ *   later: the service (Node: the process `npm start` runs, a heap-limited child if it starts
+ *   one, and tsx's esbuild), the devnet node (anvil), the embedded Postgres (its processes
+ *   summed; they share their buffers, so the sum counts the shared pages once per process that
+ *   touched them) and the total; the total's proportional set size (PSS: each shared page
+ *   divided among the processes that map it, so the sum is the memory the demo holds, each page
+ *   counted once); and the CPU time each part used so far (comparable on a loaded machine);
  * - the machine's load average at the spawn and once ready (the 2 cores may be shared).
  * Baseline, in the same run before each start: the same command line loading the CLI only
  * (`tokenmarket help`: Node, tsx and the command's entry), from the spawn to its exit.
@@ -30,7 +31,7 @@ const laterStarts = Number(process.env.BENCH_DEMO_LATER ?? 2);
 
 type Memory = {
   serviceMb: number;
-  /** Of serviceMb: the process `npm start` runs (the service itself, or a parent that only starts it again with a heap limit). */
+  /** Of serviceMb: a parent that only starts the service again with a heap limit; 0 when `npm start` runs the service itself. */
   parentMb: number;
   devnetMb: number;
   postgresMb: number;
@@ -128,9 +129,11 @@ function demoProcesses(servicePid: number): number[] {
 }
 
 function memory(servicePid: number): Memory {
-  const kb = { service: 0, parent: rssKb(servicePid), devnet: 0, postgres: 0, pss: 0 };
+  const kb = { service: 0, parent: 0, devnet: 0, postgres: 0, pss: 0 };
   const ticks = { service: 0, devnet: 0, postgres: 0 };
   const pids = demoProcesses(servicePid);
+  // A heap-limited child (src/cli/heap.ts) preloads the parent watch: the spawned process is then its parent.
+  if (pids.some((pid) => command(pid).includes("watch-parent.cjs"))) kb.parent = rssKb(servicePid);
   for (const pid of pids) {
     const cmd = command(pid);
     const rss = rssKb(pid);
