@@ -93,11 +93,16 @@ export function referenceExactSum(values: readonly number[]): number {
 /** Did the asset leave the pool (a buy), as /api/v1/trades sides a trade? */
 const bought = (assetNet: bigint, otherNet: bigint) => !(assetNet > 0n || (assetNet === 0n && otherNet < 0n));
 
-/** The reference figures of every window at `now` (ms) for a pool or a token. */
+/**
+ * The reference figures of every window at `now` (ms) for a pool or a token. `usdNow`: a token's
+ * USD price now, which its 24-hour change is measured to (rather than to its series price after
+ * its latest trade).
+ */
 export function referenceWindows(
   swaps: readonly ReferenceSwap[],
   owner: { pool: string } | { token: string },
   now: number,
+  usdNow?: number | null,
 ): Record<ReferenceWindow, ReferenceFigures> {
   const views = swaps.flatMap((s) => {
     if ("pool" in owner) {
@@ -117,8 +122,9 @@ export function referenceWindows(
     const before = priced.filter((v) => v.s.time < start).at(-1)?.price ?? null;
     const first = priced.find((v) => v.s.time >= start)?.price ?? null;
     const from = before ?? first;
+    const to = name === "24h" && usdNow !== undefined ? usdNow : last;
     out[name] = {
-      price_change: from === null || last === null || !(from > 0) ? null : (last / from - 1) * 100,
+      price_change: from === null || to === null || !(from > 0) ? null : (to / from - 1) * 100,
       volume_usd: referenceExactSum(inside.flatMap((v) => (v.s.volumeUsd === null ? [] : [v.s.volumeUsd]))),
       buys: inside.filter((v) => v.buy).length,
       sells: inside.filter((v) => !v.buy).length,

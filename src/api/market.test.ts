@@ -138,7 +138,8 @@ describe("market statistics and discovery over HTTP on the devnet", { timeout: 9
     assert.equal(tokens.length, Object.keys(pipeline.deployment.tokens).length, "every token is known");
     for (const record of tokens) {
       const address = record.contract as string;
-      const expected = referenceWindows(swaps, { token: address }, at);
+      // The 24-hour change is to the token's USD price now (docs/API.md).
+      const expected = referenceWindows(swaps, { token: address }, at, record.usd_price as number | null);
       assert.deepEqual(record.windows, expected, `${record.symbol} at ${new Date(at).toISOString()}`);
       const own = swaps.filter((s) => s.token0 === address || s.token1 === address);
       assert.equal(
@@ -422,6 +423,41 @@ describe("market statistics and discovery over HTTP on the devnet", { timeout: 9
   });
 
   it("networks and DEXes", async () => {
+  it("a token's and a pair's 24-hour change is one figure at every endpoint, bit for bit", async () => {
+    const change24h = (record: Row) => (record.windows as Windows | null)?.["24h"].price_change ?? null;
+    const tokens = await tokenRecords();
+    const ids = tokens.map((t) => t.token_id as string).join(",");
+    const metadata = (await api.get("/v1/tokens/metadata", { tokenId: ids })).body as Row[];
+    const assets = (await api.get("/api/v1/assets", { asset_ids: ids })).body as Row[];
+    let changed = 0;
+    for (const t of tokens) {
+      const change = change24h(t);
+      if (change !== null) changed += 1;
+      const search = (await api.get("/v1/tokens/search", { searchString: t.token_id as string }))
+        .body as Row[];
+      const answers = [metadata, assets, search].map((list) => list.find((r) => r.contract === t.contract));
+      assert.deepEqual(
+        answers.map((r) => r?.price_change),
+        [change, change, change],
+        `${t.symbol}: /v1/tokens/metadata, /api/v1/assets and /v1/tokens/search as /v1/tokens/market`,
+      );
+    }
+    assert.ok(changed >= 3, `${changed} tokens with a 24-hour change`);
+    changed = 0;
+    for (const pair of await pairRecords()) {
+      const token0 = pipeline.deployment.pools.find((p) => p.address === pair.pair_address)?.token0 as string;
+      const pairs = (await api.get("/api/v1/pairs", { asset_id: id(token0), limit: 1000 })).body as Row[];
+      const change = change24h(pair);
+      if (change !== null) changed += 1;
+      assert.equal(
+        pairs.find((p) => p.pair_address === pair.pair_address)?.change,
+        change,
+        `${poolKey(pair.pair_address as string)}: /api/v1/pairs as /api/v1/pairs/market`,
+      );
+    }
+    assert.ok(changed >= 3, `${changed} pairs with a 24-hour change`);
+  });
+
     const head = Number(await createDevnetRpc(pipeline.rpcUrl).request<Hex>("eth_blockNumber"));
     const readyz = (await api.get("/readyz", {}, { key: null })).body as { chains: Row[] };
     const networks = (await api.get("/v1/networks")).body as Row[];

@@ -89,6 +89,14 @@ async function finishBatch(
   const { chainId } = batch;
   const { deferred } = done;
   market.block = batch.toBlock;
+  const marketStarted = performance.now();
+  // Deferred too: the next batch that does not defer folds every swap since market_sync's
+  // built block (the windows keep their own cursor) and recomputes the windows once. Before the
+  // figures: a token's 24-hour change reads its trades' minute buckets (market-stats.ts).
+  const windows = deferred
+    ? emptyWork()
+    : await updateMarketWindows(client, chainId, batch.toBlock, () => stage.now().getTime());
+  const marketMs = performance.now() - marketStarted;
   if (deferred) {
     market.writer = await setPricedBlock(client, chainId, batch.toBlock, "unchanged");
     addChanges(market.deferred, changes);
@@ -109,12 +117,6 @@ async function finishBatch(
     stage.markets.put(chainId, market);
     await refreshFigures(stage, client, chainId, market, changes, share);
   }
-  const marketStarted = performance.now();
-  // Deferred too: the next batch that does not defer folds every swap since market_sync's
-  // built block (the windows keep their own cursor) and recomputes the windows once.
-  const windows = deferred
-    ? emptyWork()
-    : await updateMarketWindows(client, chainId, batch.toBlock, () => stage.now().getTime());
   stage.logger.debug(
     {
       chain_id: chainId,
@@ -126,7 +128,7 @@ async function finishBatch(
       repriced_tokens: changes.repricedTokens.size,
       moved_pools: changes.movedPools.size,
       ms: Math.round(performance.now() - done.started),
-      market_ms: Math.round((performance.now() - marketStarted) * 100) / 100,
+      market_ms: Math.round(marketMs * 100) / 100,
       market_trades: windows.trades,
       market_rows: windows.rows,
       market_pools: windows.pools,

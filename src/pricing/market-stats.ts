@@ -13,7 +13,6 @@ import { poolsOfTokens, tokensOfPools } from "../store/pools.js";
 import {
   loadPairStatsFigures,
   loadPairStatsInputs,
-  loadSeriesRetainedFrom,
   loadTokenSeriesEnds,
   loadTokenStatsInputs,
   lockChainStats,
@@ -106,10 +105,7 @@ export async function refreshTokenStats(
   const native = inputs.find((r) => r.token === NATIVE_COIN);
   const seriesToken = native ? usdSeriesToken(NATIVE_COIN, wrappedNative) : NATIVE_COIN;
   if (native && seriesToken !== NATIVE_COIN) {
-    const retained = await loadSeriesRetainedFrom(db);
-    const ends = (await loadTokenSeriesEnds(db, chainId, [seriesToken], window.start, retained)).get(
-      seriesToken,
-    );
+    const ends = (await loadTokenSeriesEnds(db, chainId, [seriesToken], window.start)).get(seriesToken);
     native.closeBefore = ends?.closeBefore ?? null;
     native.openIn = ends?.openIn ?? null;
   }
@@ -176,15 +172,13 @@ export type PairStatsMirror = { pairs: Map<string, PairStatsFigures> | null; sli
 export const createPairStatsMirror = (): PairStatsMirror => ({ pairs: null, slides: 0 });
 
 /**
- * A token's 5-minute USD series at the 24-hour window's start (close before it, open in it), as
- * read for a window starting in `slot` (its start rounded up to 5 minutes: buckets are 5 minutes
- * wide, so every start of a slot selects the same buckets) with the series kept from `retained`.
- * Valid until the token's series gets a point (pricing.ts drops the entry) or the slot or the
- * retention moves.
+ * A token's USD series at the 24-hour window's start (the price after its latest trade before it,
+ * after its first one in it), as read for a window starting at minute `slot`. Valid until the
+ * token's series gets a point (pricing.ts drops the entry) or the window's start moves.
  */
-export type SeriesEndsMemo = TokenSeriesEnds & { slot: number; retained: number | null };
+export type SeriesEndsMemo = TokenSeriesEnds & { slot: number };
 
-const SERIES_BUCKET_MS = 300_000;
+const MINUTE_MS = 60_000;
 
 /** A float8 as a row sent by the driver stores it: not finite → null; -0 → 0 (sent as text "0"). */
 const asStored = (value: number | null): number | null => {
@@ -245,21 +239,20 @@ async function seriesEnds(
   windowStart: number,
   wrappedNative: string | undefined,
 ): Promise<Map<string, TokenSeriesEnds>> {
-  const retained = await loadSeriesRetainedFrom(client);
-  const slot = Math.ceil(windowStart / SERIES_BUCKET_MS);
+  const slot = Math.floor(windowStart / MINUTE_MS);
   const found = new Map<string, TokenSeriesEnds>();
   const missing: string[] = [];
   for (const token of new Set(tokens.map((t) => usdSeriesToken(t, wrappedNative)))) {
     const kept = memo.get(token);
-    if (kept && kept.slot === slot && kept.retained === retained) found.set(token, kept);
+    if (kept && kept.slot === slot) found.set(token, kept);
     else missing.push(token);
   }
   if (missing.length > 0) {
-    const read = await loadTokenSeriesEnds(client, chainId, missing.sort(), windowStart, retained);
+    const read = await loadTokenSeriesEnds(client, chainId, missing.sort(), windowStart);
     for (const token of missing) {
       const ends = read.get(token) ?? { closeBefore: null, openIn: null };
       // Every field in the literal (a spread's object keeps them out of line: 40 bytes more).
-      memo.set(token, { closeBefore: ends.closeBefore, openIn: ends.openIn, slot, retained });
+      memo.set(token, { closeBefore: ends.closeBefore, openIn: ends.openIn, slot });
       found.set(token, ends);
     }
   }
@@ -459,23 +452,18 @@ export async function planStatsSlide(
 }
 
 const HOUR_MS = 3_600_000;
-const SERIES_5M_MS = 300_000;
 
 /**
  * The tokens whose 24-hour change the clock moved between two slides of the window
- * (`statsWindow`), from `from` to `to` (ms): the tokens of the pools that traded in the 5-minute
- * USD series buckets that left it (their change is measured from the last 5-minute close before
- * the window's start, else the first open in it), found from the trades of that span
+ * (`statsWindow`), from `from` to `to` (ms): the tokens of the pools that traded in the minutes
+ * that left it (their change is measured from the price after the latest trade before the
+ * window's start, else after the first one in it), found from the trades of that span
  * (market-trades.ts `poolsTradedIn`, as the market windows' slide). A superset of what changed;
  * every other token's change is what it was.
  */
 async function slidSince(db: Queryable, chainId: number, from: number, to: number): Promise<string[]> {
-  const w0 = statsWindow(from);
-  const w1 = statsWindow(to);
+  const [start, end] = [statsWindow(from).start, statsWindow(to).start];
   const tokens = new Set<string>();
-  // The 5-minute buckets in [w0.start, w1.start) hold the trades of [up5(w0.start), up5(w1.start)).
-  const up5 = (t: number) => Math.ceil(t / SERIES_5M_MS) * SERIES_5M_MS;
-  const [start, end] = [up5(w0.start), up5(w1.start)];
   for (const p of await poolsTradedIn(db, chainId, end > start ? [{ from: start, to: end }] : [])) {
     tokens.add(p.token0);
     tokens.add(p.token1);

@@ -6,7 +6,6 @@
 import { type ExactDecimal, exactText } from "../internal/exact-decimal.js";
 import { finite, type PoolPriceState, type ProtocolName } from "../model/index.js";
 import { chunks, iso, type Queryable } from "./db.js";
-import { loadRetainedFrom } from "./partitions.js";
 import { type PoolStateDbRow, poolStateColumns, poolStateJoin, poolStateOf } from "./pricing-state.js";
 import { bulkInsert, columnsOf, setExcluded } from "./unnest.js";
 
@@ -138,7 +137,7 @@ export type TokenStatsInputRow = {
   token: string;
   usdPrice: number | null;
   liquidityUsd: number;
-  /** Close of the token's last 5-minute USD candle before the window; open of its first in it. */
+  /** Its USD series price after its latest trade before the window; after its first one in it. */
   closeBefore: number | null;
   openIn: number | null;
 };
@@ -156,7 +155,6 @@ export async function loadTokenStatsInputs(
   liquidityFloorUsd: number,
 ): Promise<TokenStatsInputRow[]> {
   const out: TokenStatsInputRow[] = [];
-  const retained = (await loadRetainedFrom(db)).get("token_usd_candles_5m") ?? null;
   for (const part of chunks(tokens)) {
     const { rows } = await db.query<{
       token: string;
@@ -182,15 +180,12 @@ export async function loadTokenStatsInputs(
          LEFT JOIN token_prices pr1 ON pr1.chain_id = $1 AND pr1.token = p.token1
          GROUP BY tp.token
        )
-       SELECT t.token, pr.usd_price, agg.liquidity_usd,
-         -- Before $5, where a retention has the 5-minute series start, the hourly series holds the
-         -- last price.
-         ${seriesEndsSql("$5")}
+       SELECT t.token, pr.usd_price, agg.liquidity_usd, ${SERIES_ENDS}
        FROM t
        LEFT JOIN agg ON agg.token = t.token
        LEFT JOIN token_prices pr ON pr.chain_id = $1 AND pr.token = t.token
        ORDER BY t.token`,
-      [chainId, part, iso(windowStart), liquidityFloorUsd, retained === null ? null : iso(retained)],
+      [chainId, part, iso(windowStart), liquidityFloorUsd],
     );
     for (const r of rows) {
       out.push({
@@ -206,18 +201,16 @@ export async function loadTokenStatsInputs(
 }
 
 /**
- * The select items `close_before` and `open_in` of token `t.token`'s USD series around the 24-hour
- * window starting at `$3` (chain `$1`): the last 5-minute close before it (before `retained`, where a
- * retention has the 5-minute series start, the hourly series holds it) and the first open in it.
- * `retained` is the parameter holding that start (null: everything kept).
+ * The select items `close_before` and `open_in` of token `t.token` around the 24-hour window
+ * starting at `$3` (chain `$1`, minute-aligned): its USD series price after its latest trade before
+ * the start (the close of its latest priced minute bucket before it) and after its first trade from
+ * the start on — the very inputs of the market windows' `price_change` (market-windows.ts
+ * loadWindowInputs). Minute buckets are never dropped by a retention.
  */
-const seriesEndsSql = (retained: string) =>
-  `COALESCE((SELECT close FROM token_usd_candles c WHERE c.chain_id = $1 AND c.token = t.token AND c.resolution = 300
-            AND c.bucket < $3 AND (${retained}::timestamptz IS NULL OR c.bucket >= ${retained}) ORDER BY c.bucket DESC LIMIT 1),
-           (SELECT close FROM token_usd_candles c WHERE ${retained}::timestamptz IS NOT NULL AND c.chain_id = $1
-            AND c.token = t.token AND c.resolution = 3600 AND c.bucket < ${retained} ORDER BY c.bucket DESC LIMIT 1)) AS close_before,
-         (SELECT open FROM token_usd_candles c WHERE c.chain_id = $1 AND c.token = t.token AND c.resolution = 300
-            AND c.bucket >= $3 ORDER BY c.bucket LIMIT 1) AS open_in`;
+const SERIES_ENDS = `(SELECT close_usd FROM token_trade_buckets c WHERE c.chain_id = $1 AND c.token = t.token
+     AND c.resolution = 60 AND c.close_usd IS NOT NULL AND c.bucket < $3 ORDER BY c.bucket DESC LIMIT 1) AS close_before,
+   (SELECT open_usd FROM token_trade_buckets c WHERE c.chain_id = $1 AND c.token = t.token
+     AND c.resolution = 60 AND c.close_usd IS NOT NULL AND c.bucket >= $3 ORDER BY c.bucket LIMIT 1) AS open_in`;
 
 /** A pair's stored USD liquidity, as the token statistics sum it. */
 export type PairStatsFigures = { liquidityUsd: number | null };
@@ -237,30 +230,22 @@ export async function loadPairStatsFigures(
 /** A token's USD series at the 24-hour window's start (see loadTokenStatsInputs). */
 export type TokenSeriesEnds = { closeBefore: number | null; openIn: number | null };
 
-/** The 5-minute series candles that bound tokens' 24-hour windows: the parts of loadTokenStatsInputs that read the series. */
+/** Tokens' USD series at the 24-hour window's start: the part of loadTokenStatsInputs that reads it. */
 export async function loadTokenSeriesEnds(
   db: Queryable,
   chainId: number,
   tokens: readonly string[],
   windowStart: number,
-  retained: number | null,
 ): Promise<Map<string, TokenSeriesEnds>> {
   const out = new Map<string, TokenSeriesEnds>();
   for (const part of chunks(tokens)) {
     const { rows } = await db.query<{ token: string; close_before: number | null; open_in: number | null }>(
-      `SELECT t.token,
-         ${seriesEndsSql("$4")}
-       FROM unnest($2::text[]) AS t(token)`,
-      [chainId, part, iso(windowStart), retained === null ? null : iso(retained)],
+      `SELECT t.token, ${SERIES_ENDS} FROM unnest($2::text[]) AS t(token)`,
+      [chainId, part, iso(windowStart)],
     );
     for (const r of rows) out.set(r.token, { closeBefore: r.close_before, openIn: r.open_in });
   }
   return out;
-}
-
-/** Where a chain's kept 5-minute USD series starts (null: all kept), as loadTokenStatsInputs reads it. */
-export async function loadSeriesRetainedFrom(db: Queryable): Promise<number | null> {
-  return (await loadRetainedFrom(db)).get("token_usd_candles_5m") ?? null;
 }
 
 /** A token's USD liquidity and 24-hour change, as token_windows stores them beside its window figures. */
