@@ -58,3 +58,7 @@ export async function withAdmin<T>(url: string, fn: (admin: pg.Client) => Promis
     await admin.end().catch(() => {});
   }
 }
+
+/** The rows of one statement, run on a one-off client. */
+export const queryOnce = <T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> =>
+  withAdmin(url, async (client) => (await client.query<T>(sql)).rows);

@@ -50,7 +50,8 @@ function closedUnderUs(error: unknown): boolean {
   return cause?.code === "UND_ERR_SOCKET" || cause?.code === "ECONNRESET";
 }
 
-function baseOf(app: FastifyInstance): string {
+/** The base URL (`http://127.0.0.1:<port>`) of a listening server. */
+export function baseOf(app: FastifyInstance): string {
   const address = app.server.address();
   if (address === null || typeof address === "string") throw new Error("the server is not listening on TCP");
   return `http://127.0.0.1:${address.port}`;

@@ -1,30 +1,15 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { countedAsync, manualClock } from "../_test/api-fakes.js";
 import { HttpError } from "../internal/errors.js";
 import { type ApiKeyIdentity, createFailedKeyLimiter, createKeyCheck, requireApiKey } from "./auth.js";
 
 function fakeKeys() {
   const active = new Map<string, ApiKeyIdentity>([["tm_good_key_0123456789", { id: 1, name: "bot" }]]);
-  let queries = 0;
-  let clock = 0;
-  const check = createKeyCheck({
-    lookup: async (key) => {
-      queries += 1;
-      await new Promise((resolve) => setImmediate(resolve));
-      return active.get(key) ?? null;
-    },
-    ttlMs: 1000,
-    maxEntries: 3,
-    now: () => clock,
-  });
-  return {
-    check,
-    active,
-    queries: () => queries,
-    advance: (ms: number) => {
-      clock += ms;
-    },
-  };
+  const clock = manualClock();
+  const lookup = countedAsync((key: string) => active.get(key) ?? null);
+  const check = createKeyCheck({ lookup: lookup.call, ttlMs: 1000, maxEntries: 3, now: clock.now });
+  return { check, active, queries: lookup.calls, advance: clock.advance };
 }
 
 describe("createKeyCheck", () => {

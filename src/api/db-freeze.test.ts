@@ -1,19 +1,9 @@
 import * as assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
-import { tmpdir } from "node:os";
-import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as delay } from "node:timers/promises";
-import type { FastifyInstance } from "fastify";
-import { freePort } from "../_test/free-port.js";
-import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "../_test/market-fixture.js";
-import { signalProcessTree } from "../_test/process-tree.js";
-import { type EmbeddedPostgres, startEmbeddedPostgres } from "../embedded-postgres/index.js";
+import { startApiOnOwnPostgres, timedGet } from "../_test/api-own-postgres.js";
+import { fixture, fixtureConfig } from "../_test/market-fixture.js";
 import { createSilentLogger } from "../internal/logger.js";
-import { apiDbTimeouts } from "../runtime/database.js";
-import { createDb, type Db } from "../store/db.js";
-import { migrate } from "../store/migrate.js";
-import { createApiServer } from "./server.js";
 
 /** How long Postgres stays frozen. */
 const FREEZE_MS = 30_000;
@@ -30,66 +20,28 @@ const READYZ_BOUND_MS = 5 * 2000;
  * A Postgres of its own, so that freezing it does not stall the other test files' server.
  */
 describe("a frozen database", () => {
-  let dir: string;
-  let server: EmbeddedPostgres;
-  let db: Db;
-  let app: FastifyInstance;
+  let own: Awaited<ReturnType<typeof startApiOnOwnPostgres>> | undefined;
   let base: string;
   let key: string;
   const logger = createSilentLogger();
   const config = fixtureConfig();
 
   before(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), "tokenmarket-freeze-"));
-    chmodSync(dir, 0o755);
-    server = await startEmbeddedPostgres({
-      dataDir: path.join(dir, "pg"),
-      port: await freePort(),
-      logger,
-      ephemeral: true,
-    });
-    const setup = createDb({ url: server.url });
-    await migrate(setup);
-    ({ key } = await loadMarketFixture(setup));
-    await setup.end();
-    // The API's pool, bounded as `tokenmarket start` bounds it.
-    db = createDb({ url: server.url, applicationName: "tokenmarket-api", timeouts: apiDbTimeouts(config) });
-    app = createApiServer({
+    own = await startApiOnOwnPostgres({
+      prefix: "tokenmarket-freeze-",
       config,
-      db,
       logger,
-      now: () => blockTime(fixture.indexedBlock),
-      keyCacheTtlMs: 200,
       answerCacheTtlMs: 200,
     });
-    base = await app.listen({ host: "127.0.0.1", port: 0 });
+    key = own.key;
+    base = await own.app.listen({ host: "127.0.0.1", port: 0 });
   });
-  after(async () => {
-    if (server) {
-      signalServer("SIGCONT");
-    }
-    await app?.close();
-    await db?.end().catch(() => {});
-    await server?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => own?.close());
 
-  /** The postmaster and every process it forked. */
-  const signalServer = (signal: NodeJS.Signals) => signalProcessTree(server.pid, signal);
-
+  const signalServer = (signal: NodeJS.Signals) => own?.signalServer(signal);
   const timed = async (url: string) => {
-    const started = performance.now();
-    const response = await fetch(`${base}${url}`, {
-      headers: { "x-api-key": key },
-      signal: AbortSignal.timeout(ANSWER_BOUND_MS + 5000),
-    });
-    const text = await response.text();
-    return {
-      status: response.status,
-      ms: performance.now() - started,
-      retryAfter: response.headers.get("retry-after"),
-      body: JSON.parse(text) as Record<string, unknown>,
-    };
+    const answer = await timedGet(`${base}${url}`, key, ANSWER_BOUND_MS + 5000);
+    return { ...answer, body: JSON.parse(answer.text) as Record<string, unknown> };
   };
   const data = (i: number) => `/api/v1/pairs?asset_id=${fixture.weth}:1&limit=${1 + (i % 50)}`;
 

@@ -3,6 +3,7 @@ import { readFileSync } from "node:fs";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
+import { type ApiClient, listenApi } from "../_test/api-server.js";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import {
   type Exact,
@@ -14,14 +15,13 @@ import {
   toDouble,
   unitsExact,
 } from "../_test/exact.js";
-import { createApiClient } from "../_test/http-client.js";
+
 import { parseConfig } from "../config/load.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";
 import { parseCsv, readFixture } from "../replay/fixture.js";
 import { replayFixture } from "../replay/replay.js";
 import { createApiKey } from "../store/api-keys.js";
-import { createApiServer } from "./server.js";
 
 /**
  * Acceptance of exact prices on a real mainnet day (USDC/WETH 0.05 %, 2024-01-05, 6,046 swaps):
@@ -147,35 +147,34 @@ function expectedTrades(): ExpectedTrade[] {
  * USDC's 1 lies further than maxDeviation from that price is an outlier and left out.
  */
 function expectedUsdCandles(trades: readonly ExpectedTrade[], token: "USDC" | "WETH", seconds: number) {
-  const size = seconds * 1000;
-  const buckets = new Map<number, Ohlc>();
+  const points: { time: number; price: number }[] = [];
   for (const t of trades) {
     const tradePrice = t.prices[1];
     if (tradePrice === null) continue;
     if (token === "WETH" && Math.abs(tradePrice / t.wethUsd - 1) > PRICING.maxDeviation) continue;
-    const price = token === "WETH" ? t.wethUsd : 1;
-    const bucket = Math.floor(t.time / size) * size;
-    const c = buckets.get(bucket);
-    if (!c) buckets.set(bucket, { open: price, high: price, low: price, close: price });
-    else {
-      c.high = Math.max(c.high, price);
-      c.low = Math.min(c.low, price);
-      c.close = price;
-    }
+    points.push({ time: t.time, price: token === "WETH" ? t.wethUsd : 1 });
   }
-  return buckets;
+  return ohlcBuckets(points, seconds);
 }
 
 type Ohlc = { open: number; high: number; low: number; close: number };
 
 /** Candles of one side from the reference prices: rounding is monotonic, so max/min commute with it. */
 function expectedCandles(trades: readonly ExpectedTrade[], side: 0 | 1, seconds: number) {
-  const size = seconds * 1000;
-  const buckets = new Map<number, Ohlc>();
+  const points: { time: number; price: number }[] = [];
   for (const t of trades) {
     const price = t.prices[side];
-    if (price === null) continue;
-    const bucket = Math.floor(t.time / size) * size;
+    if (price !== null) points.push({ time: t.time, price });
+  }
+  return ohlcBuckets(points, seconds);
+}
+
+/** Open, high, low and close of prices in trade order, by bucket of `seconds` from the epoch. */
+function ohlcBuckets(points: readonly { time: number; price: number }[], seconds: number) {
+  const size = seconds * 1000;
+  const buckets = new Map<number, Ohlc>();
+  for (const { time, price } of points) {
+    const bucket = Math.floor(time / size) * size;
     const c = buckets.get(bucket);
     if (!c) buckets.set(bucket, { open: price, high: price, low: price, close: price });
     else {
@@ -192,7 +191,7 @@ const INTERVALS = { "1m": 60, "5m": 300, "15m": 900, "30m": 1800, "1h": 3600, "4
 describe("exact prices over HTTP on a real mainnet day, both sides of the pair", { timeout: 300_000 }, () => {
   let t: TestDb;
   let app: FastifyInstance;
-  let api: Awaited<ReturnType<typeof createApiClient>>;
+  let api: ApiClient;
   const expected = expectedTrades();
 
   before(async () => {
@@ -220,29 +219,26 @@ describe("exact prices over HTTP on a real mainnet day, both sides of the pair",
       blocksPerBatch: 500,
     });
     const { key } = await createApiKey(t.db, "exact-prices");
-    app = createApiServer({
-      config: parseConfig({
-        devnet: { enabled: false },
-        pricing: pricingConfig.pricing,
-        coins: { ETH: { chain: CHAIN, token: WETH } },
-        chains: [
-          {
-            id: CHAIN,
-            name: "Ethereum",
-            rpc: ["http://127.0.0.1:9"],
-            dexes: [
-              { name: "Uniswap V3", protocol: "v3", factory: "0x1f98431c8ad98523631ae4a59f267346ea31f984" },
-            ],
-            referenceTokens: { stablecoins: [USDC], wrappedNative: WETH, wrappedBtc: [] },
-          },
-        ],
-      }),
-      db: t.db,
-      logger: createSilentLogger(),
-      now: () => new Date(DAY_END),
+    const config = parseConfig({
+      devnet: { enabled: false },
+      pricing: pricingConfig.pricing,
+      coins: { ETH: { chain: CHAIN, token: WETH } },
+      chains: [
+        {
+          id: CHAIN,
+          name: "Ethereum",
+          rpc: ["http://127.0.0.1:9"],
+          dexes: [
+            { name: "Uniswap V3", protocol: "v3", factory: "0x1f98431c8ad98523631ae4a59f267346ea31f984" },
+          ],
+          referenceTokens: { stablecoins: [USDC], wrappedNative: WETH, wrappedBtc: [] },
+        },
+      ],
     });
-    await app.listen({ host: "127.0.0.1", port: 0 });
-    api = await createApiClient(app, { key });
+    ({ app, api } = await listenApi(
+      { config, db: t.db, logger: createSilentLogger(), now: () => new Date(DAY_END) },
+      key,
+    ));
   });
   after(async () => {
     await app?.close();
@@ -259,6 +255,18 @@ describe("exact prices over HTTP on a real mainnet day, both sides of the pair",
     [1, WETH],
   ] as const) {
     const name = side === 0 ? "USDC" : "WETH";
+    /** The day's candles of this side at `interval`. */
+    const dayCandles = async (interval: string) => {
+      const answer = await api.get("/api/v1/candles", {
+        asset_id: id(asset),
+        pair_id: id(POOL),
+        from: new Date(DAY_START).toISOString(),
+        to: new Date(DAY_END).toISOString(),
+        interval,
+      });
+      assert.equal(answer.status, 200, answer.text);
+      return answer.body as (Ohlc & { time: number; volume: number })[];
+    };
 
     it(`/api/v1/trades of ${name}: every price and USD price bit for bit`, async () => {
       const byKey = new Map(expected.map((e) => [`${e.block}.${e.logIndex}`, e]));
@@ -299,21 +307,14 @@ describe("exact prices over HTTP on a real mainnet day, both sides of the pair",
     it(`/api/v1/candles of ${name}: every volume the exact sum of its trades' raw amounts, rounded once`, async () => {
       const wrong: string[] = [];
       for (const [interval, seconds] of Object.entries(INTERVALS)) {
-        const answer = await api.get("/api/v1/candles", {
-          asset_id: id(asset),
-          pair_id: id(POOL),
-          from: new Date(DAY_START).toISOString(),
-          to: new Date(DAY_END).toISOString(),
-          interval,
-        });
-        assert.equal(answer.status, 200, answer.text);
+        const candles = await dayCandles(interval);
         const raw = new Map<number, bigint>();
         for (const t of expected) {
           if (t.prices[side] === null) continue;
           const b = Math.floor(t.time / (seconds * 1000)) * seconds * 1000;
           raw.set(b, (raw.get(b) ?? 0n) + (side === 0 ? t.rawUsdc : t.rawWeth));
         }
-        for (const c of answer.body as { time: number; volume: number }[]) {
+        for (const c of candles) {
           const sum = raw.get(c.time);
           const want = sum === undefined ? 0 : referenceRatioToNumber(sum, 10n ** (side === 0 ? 6n : 18n));
           if (!Object.is(c.volume, want)) wrong.push(`${interval} ${c.time}: ${c.volume} vs ${want}`);
@@ -325,15 +326,7 @@ describe("exact prices over HTTP on a real mainnet day, both sides of the pair",
     it(`/api/v1/candles of ${name}: every OHLC of every interval bit for bit`, async () => {
       let compared = 0;
       for (const [interval, seconds] of Object.entries(INTERVALS)) {
-        const answer = await api.get("/api/v1/candles", {
-          asset_id: id(asset),
-          pair_id: id(POOL),
-          from: new Date(DAY_START).toISOString(),
-          to: new Date(DAY_END).toISOString(),
-          interval,
-        });
-        assert.equal(answer.status, 200, answer.text);
-        const candles = answer.body as (Ohlc & { time: number; volume: number })[];
+        const candles = await dayCandles(interval);
         const want = expectedCandles(expected, side, seconds);
         assert.equal(candles.length, 86_400 / seconds, `${interval}: every interval of the day`);
         assert.equal(candles.filter((c) => c.volume > 0).length, want.size, `${interval}: traded intervals`);

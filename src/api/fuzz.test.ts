@@ -1,15 +1,12 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
-import type { FastifyInstance } from "fastify";
 import { WebSocket } from "ws";
-import { createTestDb, type TestDb } from "../_test/db.js";
-import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "../_test/market-fixture.js";
+import { type FixtureApi, startFixtureApi } from "../_test/api-fixture.js";
+import { blockTime, fixture } from "../_test/market-fixture.js";
 import { rawHttp } from "../_test/raw-http.js";
 import { connectStream } from "../_test/stream-client.js";
-import { createSilentLogger } from "../internal/logger.js";
 import { updateMarketWindows } from "../pricing/market-windows.js";
 import { withTransaction } from "../store/db.js";
-import { createApiServer } from "./server.js";
 import type { BalanceReader } from "./wallet-balances.js";
 
 const REQUESTS_PER_ENDPOINT = 400;
@@ -236,6 +233,27 @@ function randomQuery(params: string[], rng: ReturnType<typeof random>): string {
   return parts.join(rng.int(15) === 0 ? ";" : "&");
 }
 
+/**
+ * One fuzzed GET with the key, its status counted: a 5xx, or a 4xx (but 431) without the JSON
+ * error body, is a failure.
+ */
+async function fuzzGet(url: string, key: string, statuses: Map<number, number>, failures: string[]) {
+  const response = await fetch(url, { headers: { "x-api-key": key }, signal: AbortSignal.timeout(5000) });
+  const text = await response.text();
+  statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
+  if (response.status >= 500)
+    failures.push(`${response.status} ${url.slice(0, 300)} → ${text.slice(0, 200)}`);
+  else if (response.status >= 400 && response.status !== 431) {
+    const body = JSON.parse(text) as { statusCode?: unknown; message?: unknown };
+    if (body.statusCode !== response.status || typeof body.message !== "string") {
+      failures.push(`bad error body ${url.slice(0, 300)} → ${text.slice(0, 200)}`);
+    }
+  }
+}
+
+/** A rate limit the fuzzing never reaches. */
+const UNLIMITED = { max: 1_000_000, windowMs: 60_000 };
+
 const balances: BalanceReader = async ({ wallets }) => ({
   blockNumber: 1n,
   decimals: 6,
@@ -243,30 +261,15 @@ const balances: BalanceReader = async ({ wallets }) => ({
 });
 
 describe("fuzz: random and hostile query strings", () => {
-  let testDb: TestDb;
-  let app: FastifyInstance;
+  let served: FixtureApi | undefined;
   let base: string;
   let key: string;
 
   before(async () => {
-    testDb = await createTestDb();
-    ({ key } = await loadMarketFixture(testDb.db));
-    app = createApiServer({
-      config: fixtureConfig({ api: { rateLimit: { max: 1_000_000, windowMs: 60_000 } } }),
-      db: testDb.db,
-      logger: createSilentLogger(),
-      balanceReader: balances,
-      now: () => blockTime(f.indexedBlock),
-    });
-    await app.listen({ host: "127.0.0.1", port: 0 });
-    const address = app.server.address();
-    assert.ok(address && typeof address === "object");
-    base = `http://127.0.0.1:${address.port}`;
+    served = await startFixtureApi({ api: { rateLimit: UNLIMITED } }, () => ({ balanceReader: balances }));
+    ({ base, key } = served);
   });
-  after(async () => {
-    await app?.close();
-    await testDb?.drop();
-  });
+  after(() => served?.close());
 
   for (const [index, [path, params, valid, label]] of endpoints.entries()) {
     const name = label ? `${path} (${label})` : path;
@@ -283,20 +286,7 @@ describe("fuzz: random and hostile query strings", () => {
           const query = queries[next++] as string;
           const url = `${base}${path}?${query}`;
           try {
-            const response = await fetch(url, {
-              headers: { "x-api-key": key },
-              signal: AbortSignal.timeout(5000),
-            });
-            const text = await response.text();
-            statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-            if (response.status >= 500)
-              failures.push(`${response.status} ${url.slice(0, 300)} → ${text.slice(0, 200)}`);
-            else if (response.status >= 400 && response.status !== 431) {
-              const body = JSON.parse(text) as { statusCode?: unknown; message?: unknown };
-              if (body.statusCode !== response.status || typeof body.message !== "string") {
-                failures.push(`bad error body ${url.slice(0, 300)} → ${text.slice(0, 200)}`);
-              }
-            }
+            await fuzzGet(url, key, statuses, failures);
           } catch (error) {
             failures.push(`${(error as Error).name} ${url.slice(0, 300)}`);
           }
@@ -499,28 +489,17 @@ function randomMessage(rng: ReturnType<typeof random>): { data: string | Buffer;
 }
 
 describe("fuzz: random and hostile stream messages", () => {
-  let testDb: TestDb;
-  let app: FastifyInstance;
+  let served: FixtureApi | undefined;
   let base: string;
   let key: string;
 
   before(async () => {
-    testDb = await createTestDb();
-    ({ key } = await loadMarketFixture(testDb.db));
-    app = createApiServer({
-      config: fixtureConfig({
-        api: { stream: { messagesPerSecond: 100_000, subscriptionsPerConnection: 10 } },
-      }),
-      db: testDb.db,
-      logger: createSilentLogger(),
-      now: () => blockTime(f.indexedBlock),
+    served = await startFixtureApi({
+      api: { stream: { messagesPerSecond: 100_000, subscriptionsPerConnection: 10 } },
     });
-    base = await listen(app);
+    ({ base, key } = served);
   });
-  after(async () => {
-    await app?.close();
-    await testDb?.drop();
-  });
+  after(() => served?.close());
 
   it("500 hostile messages on an open connection: each answered (a 4xx error when bad), never a crash", async () => {
     const rng = random(4242);
@@ -588,13 +567,6 @@ describe("fuzz: random and hostile stream messages", () => {
   });
 });
 
-async function listen(app: FastifyInstance): Promise<string> {
-  await app.listen({ host: "127.0.0.1", port: 0 });
-  const address = app.server.address();
-  assert.ok(address && typeof address === "object");
-  return `http://127.0.0.1:${address.port}`;
-}
-
 /** The market and discovery endpoints, over the fixture with its market windows built. */
 const marketEndpoints: [string, string[], Record<string, string>][] = [
   ["/v1/tokens/market", ["tokenId"], { tokenId: `${id(f.weth)},${id(f.usdc)},${id(f.unpriced)}` }],
@@ -605,53 +577,31 @@ const marketEndpoints: [string, string[], Record<string, string>][] = [
 ];
 
 describe("fuzz: market and discovery endpoints", () => {
-  let testDb: TestDb;
-  let app: FastifyInstance;
+  let served: FixtureApi | undefined;
+  let base: string;
   let key: string;
 
   before(async () => {
-    testDb = await createTestDb();
-    ({ key } = await loadMarketFixture(testDb.db));
-    const now = blockTime(f.indexedBlock).getTime();
-    await withTransaction(testDb.db, (client) =>
-      updateMarketWindows(client, f.chainId, f.indexedBlock, () => now),
-    );
-    app = createApiServer({
-      config: fixtureConfig({ api: { rateLimit: { max: 1_000_000, windowMs: 60_000 } } }),
-      db: testDb.db,
-      logger: createSilentLogger(),
-      balanceReader: balances,
+    served = await startFixtureApi({ api: { rateLimit: UNLIMITED } }, async (testDb) => {
+      const now = blockTime(f.indexedBlock).getTime();
+      await withTransaction(testDb.db, (client) =>
+        updateMarketWindows(client, f.chainId, f.indexedBlock, () => now),
+      );
+      // The server's clock is the real one here.
+      return { balanceReader: balances, now: undefined };
     });
-    await app.listen({ host: "127.0.0.1", port: 0 });
+    ({ base, key } = served);
   });
-  after(async () => {
-    await app?.close();
-    await testDb?.drop();
-  });
+  after(() => served?.close());
 
   for (const [index, [path, params, valid]] of marketEndpoints.entries()) {
     it(`${path}: ${REQUESTS_PER_ENDPOINT / 2} requests, never a 5xx`, async () => {
       const rng = random(2000 + index);
-      const address = app.server.address();
-      assert.ok(address && typeof address === "object");
       const statuses = new Map<number, number>();
       const failures: string[] = [];
       for (let i = 0; i < REQUESTS_PER_ENDPOINT / 2; i++) {
         const query = rng.int(3) === 0 ? mutatedQuery(params, valid, rng) : randomQuery(params, rng);
-        const url = `http://127.0.0.1:${address.port}${path}?${query}`;
-        const response = await fetch(url, {
-          headers: { "x-api-key": key },
-          signal: AbortSignal.timeout(5000),
-        });
-        const text = await response.text();
-        statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
-        if (response.status >= 500)
-          failures.push(`${response.status} ${url.slice(0, 300)} → ${text.slice(0, 200)}`);
-        else if (response.status >= 400 && response.status !== 431) {
-          const body = JSON.parse(text) as { statusCode?: unknown; message?: unknown };
-          if (body.statusCode !== response.status || typeof body.message !== "string")
-            failures.push(`bad error body ${url.slice(0, 300)} → ${text.slice(0, 200)}`);
-        }
+        await fuzzGet(`${base}${path}?${query}`, key, statuses, failures);
       }
       assert.deepEqual(failures, [], `statuses seen: ${JSON.stringify([...statuses])}`);
       assert.ok(statuses.has(200), `some requests succeed: ${JSON.stringify([...statuses])}`);
@@ -659,12 +609,9 @@ describe("fuzz: market and discovery endpoints", () => {
   }
 
   it("the fixture's pair has its windows: 250 trades in its 24 hours", async () => {
-    const address = app.server.address();
-    assert.ok(address && typeof address === "object");
-    const response = await fetch(
-      `http://127.0.0.1:${address.port}/api/v1/pairs/market?pair_id=${id(f.pair)}`,
-      { headers: { "x-api-key": key } },
-    );
+    const response = await fetch(`${base}/api/v1/pairs/market?pair_id=${id(f.pair)}`, {
+      headers: { "x-api-key": key },
+    });
     const [pair] = (await response.json()) as { windows: Record<string, { buys: number; sells: number }> }[];
     const day = pair?.windows["24h"];
     assert.equal((day?.buys ?? 0) + (day?.sells ?? 0), f.swaps, JSON.stringify(pair));

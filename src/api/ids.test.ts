@@ -10,6 +10,7 @@ import {
   parseId,
   parseIdList,
   parsePairId,
+  parsePairIdList,
   patterns,
   quote,
 } from "./ids.js";
@@ -17,16 +18,19 @@ import {
 const usdc = "0xA0b86991c6218b36c1d19D4a2e9Eb0cE3606eB48";
 const weth = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2";
 
+/** A parsed id: the address lowercased, with its chain. */
+const lowercased = (address: string, chainId: number) => ({
+  chainId,
+  address: address.toLowerCase(),
+  id: `${address.toLowerCase()}:${chainId}`,
+});
+
 const isBadRequest = (pattern: RegExp) => (error: unknown) =>
   error instanceof HttpError && error.statusCode === 400 && pattern.test(error.message);
 
 describe("parseId", () => {
   it("lowercases the address and keeps the chain", () => {
-    assert.deepEqual(parseId(`${usdc}:1`, "tokenId"), {
-      chainId: 1,
-      address: usdc.toLowerCase(),
-      id: `${usdc.toLowerCase()}:1`,
-    });
+    assert.deepEqual(parseId(`${usdc}:1`, "tokenId"), lowercased(usdc, 1));
   });
   it("rejects malformed ids with a 400 naming the parameter", () => {
     for (const bad of [
@@ -118,5 +122,33 @@ describe("assetSide", () => {
           e.message === `asset_id ${id} is not one of the two tokens of pair ${pair.id}`,
       );
     }
+  });
+});
+
+const pair = "0xB4e16d0168e52d35CaCD2c6185b44Ac22D5bD1bD";
+/** A Uniswap V4 PoolId (32 bytes). */
+const poolId = "0x21C67E77068DE97969BA93D4AAB21826D33CA12BB9F565D8496E8FDA8A82CA27";
+
+describe("pair ids", () => {
+  it("take a pool's address or a 32-byte pool id, lowercased", () => {
+    assert.deepEqual(parsePairId(`${pair}:1`, "pair_id"), lowercased(pair, 1));
+    assert.deepEqual(parsePairId(` ${poolId}:56 `, "pair_id"), lowercased(poolId, 56));
+    assert.deepEqual(
+      parsePairIdList(`${poolId}:1,${pair}:1,${poolId.toLowerCase()}:1`, "pair_id").map((p) => p.id),
+      [`${poolId.toLowerCase()}:1`, `${pair.toLowerCase()}:1`],
+    );
+    assert.match(`${poolId}:1`, new RegExp(patterns.pairId));
+    assert.match(`${pair}:1,${poolId}:137`, new RegExp(patterns.marketPairIdList));
+  });
+
+  it("refuse other lengths with a 400 naming the parameter, and token ids stay 40 hex digits", () => {
+    for (const bad of [`${poolId.slice(0, -2)}:1`, `${poolId}00:1`, `${pair.slice(0, -1)}:1`, poolId]) {
+      assert.throws(
+        () => parsePairId(bad, "pair_id"),
+        isBadRequest(/^pair_id must be an id <address>:<chainId> \(/),
+      );
+    }
+    assert.throws(() => parseId(`${poolId}:1`, "asset_id"), isBadRequest(/^asset_id must be/));
+    assert.doesNotMatch(`${poolId}:1`, new RegExp(patterns.id));
   });
 });

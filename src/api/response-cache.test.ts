@@ -1,32 +1,21 @@
 import * as assert from "node:assert/strict";
 import { describe, it } from "node:test";
+import { countedAsync, manualClock } from "../_test/api-fakes.js";
 import { HttpError, notFound } from "../internal/errors.js";
 import { createResponseCache } from "./response-cache.js";
 
 function setup(options: { maxEntries?: number; maxBytes?: number; ttlMs?: number } = {}) {
   const blocks = new Map<number, number>([[1, 100]]);
-  let clock = 0;
-  let computations = 0;
+  const clock = manualClock();
+  const computation = countedAsync((value: string) => ({ body: value }));
   const cache = createResponseCache({
     blockOf: (chain) => blocks.get(chain) ?? -1,
     ttlMs: 10_000,
-    now: () => clock,
+    now: clock.now,
     ...options,
   });
-  const compute = (value: string) => async () => {
-    computations += 1;
-    await new Promise((resolve) => setImmediate(resolve));
-    return { body: value };
-  };
-  return {
-    cache,
-    compute,
-    blocks,
-    computations: () => computations,
-    advance: (ms: number) => {
-      clock += ms;
-    },
-  };
+  const compute = (value: string) => () => computation.call(value);
+  return { cache, compute, blocks, computations: computation.calls, advance: clock.advance };
 }
 
 describe("createResponseCache", () => {

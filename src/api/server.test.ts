@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
+import { listenApi } from "../_test/api-server.js";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { toDouble, tradePrice } from "../_test/exact.js";
 import { type ApiAnswer, createApiClient } from "../_test/http-client.js";
@@ -71,6 +72,17 @@ describe("HTTP API over a fixture market", () => {
     await app?.close();
     await testDb?.drop();
   });
+  /** One more server over the same database, with `api` settings of its own; a client with the key. */
+  const listenWith = (api: Record<string, unknown>) =>
+    listenApi(
+      {
+        config: fixtureConfig({ api }),
+        db: testDb.db,
+        logger: createSilentLogger(),
+        balanceReader: fakeBalances,
+      },
+      keys.key,
+    );
 
   const dataEndpoints: [string, Record<string, string>][] = [
     ["/v1/tokens/search", { searchString: "usdc" }],
@@ -880,15 +892,8 @@ describe("HTTP API over a fixture market", () => {
 
     it("is off with corsOrigins [] and limited to the listed origins otherwise", async () => {
       for (const corsOrigins of [[], ["https://app.example"]]) {
-        const server = createApiServer({
-          config: fixtureConfig({ api: { corsOrigins } }),
-          db: testDb.db,
-          logger: createSilentLogger(),
-          balanceReader: fakeBalances,
-        });
-        await server.listen({ host: "127.0.0.1", port: 0 });
+        const { app: server, api: client } = await listenWith({ corsOrigins });
         try {
-          const client = await createApiClient(server, { key: keys.key });
           const answer = await fetch(`${client.base}/api/v1/assets?asset_ids=${id(f.usdc)}`, {
             headers: { origin, "x-api-key": keys.key },
           });
@@ -909,15 +914,8 @@ describe("HTTP API over a fixture market", () => {
 
   describe("rate limit", () => {
     it("answers 429 with Retry-After past the key's budget", async () => {
-      const limited = createApiServer({
-        config: fixtureConfig({ api: { rateLimit: { max: 3, windowMs: 60_000 } } }),
-        db: testDb.db,
-        logger: createSilentLogger(),
-        balanceReader: fakeBalances,
-      });
-      await limited.listen({ host: "127.0.0.1", port: 0 });
+      const { app: limited, api: client } = await listenWith({ rateLimit: { max: 3, windowMs: 60_000 } });
       try {
-        const client = await createApiClient(limited, { key: keys.key });
         for (let i = 0; i < 3; i++)
           assert.equal((await client.get("/api/v1/assets", { asset_ids: id(f.usdc) })).status, 200);
         const over = await client.get("/api/v1/assets", { asset_ids: id(f.usdc) });

@@ -1,20 +1,10 @@
 import * as assert from "node:assert/strict";
-import { chmodSync, mkdtempSync, rmSync } from "node:fs";
 import { connect, type Socket } from "node:net";
-import { tmpdir } from "node:os";
-import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import type { FastifyInstance } from "fastify";
-import { freePort } from "../_test/free-port.js";
-import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "../_test/market-fixture.js";
-import { signalProcessTree } from "../_test/process-tree.js";
-import { type EmbeddedPostgres, startEmbeddedPostgres } from "../embedded-postgres/index.js";
+import { startApiOnOwnPostgres, timedGet } from "../_test/api-own-postgres.js";
+import { fixture, fixtureConfig } from "../_test/market-fixture.js";
 import { createSilentLogger } from "../internal/logger.js";
-import { apiDbTimeouts } from "../runtime/database.js";
-import { createDb, type Db } from "../store/db.js";
-import { migrate } from "../store/migrate.js";
-import { createApiServer } from "./server.js";
 
 /**
  * The database's bound (the default), and short bounds for the connections so that the test is
@@ -35,10 +25,7 @@ const CHECK_INTERVAL_MS = 1000;
  * bound. The connections' ends are seen from the server's side.
  */
 describe("slow databases and slow clients", { timeout: 180_000 }, () => {
-  let dir: string;
-  let server: EmbeddedPostgres;
-  let db: Db;
-  let app: FastifyInstance;
+  let own: Awaited<ReturnType<typeof startApiOnOwnPostgres>> | undefined;
   let port: number;
   let key: string;
   const logger = createSilentLogger();
@@ -59,27 +46,9 @@ describe("slow databases and slow clients", { timeout: 180_000 }, () => {
   const connections = new Map<number, { openedAt: number; closedAt?: number }>();
 
   before(async () => {
-    dir = mkdtempSync(path.join(tmpdir(), "tokenmarket-slow-"));
-    chmodSync(dir, 0o755);
-    server = await startEmbeddedPostgres({
-      dataDir: path.join(dir, "pg"),
-      port: await freePort(),
-      logger,
-      ephemeral: true,
-    });
-    const setup = createDb({ url: server.url });
-    await migrate(setup);
-    ({ key } = await loadMarketFixture(setup));
-    await setup.end();
-    db = createDb({ url: server.url, applicationName: "tokenmarket-api", timeouts: apiDbTimeouts(config) });
-    app = createApiServer({
-      config,
-      db,
-      logger,
-      now: () => blockTime(fixture.indexedBlock),
-      keyCacheTtlMs: 200,
-      answerCacheTtlMs: 0,
-    });
+    own = await startApiOnOwnPostgres({ prefix: "tokenmarket-slow-", config, logger, answerCacheTtlMs: 0 });
+    const { app } = own;
+    key = own.key;
     app.addHook("onResponse", async (_request, reply) => {
       serverMs.push(reply.elapsedTime);
     });
@@ -93,30 +62,10 @@ describe("slow databases and slow clients", { timeout: 180_000 }, () => {
     await app.listen({ host: "127.0.0.1", port: 0 });
     port = (app.server.address() as { port: number }).port;
   });
-  after(async () => {
-    if (server) signalServer("SIGCONT");
-    await app?.close();
-    await db?.end().catch(() => {});
-    await server?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
-  });
+  after(() => own?.close());
 
-  /** The postmaster and every process it forked. */
-  const signalServer = (signal: NodeJS.Signals) => signalProcessTree(server.pid, signal);
-
-  const timed = async (url: string) => {
-    const started = performance.now();
-    const response = await fetch(`http://127.0.0.1:${port}${url}`, {
-      headers: { "x-api-key": key },
-      signal: AbortSignal.timeout(30_000),
-    });
-    await response.arrayBuffer();
-    return {
-      status: response.status,
-      ms: performance.now() - started,
-      retryAfter: response.headers.get("retry-after"),
-    };
-  };
+  const signalServer = (signal: NodeJS.Signals) => own?.signalServer(signal);
+  const timed = (url: string) => timedGet(`http://127.0.0.1:${port}${url}`, key, 30_000);
   const data = (i: number) => `/api/v1/pairs?asset_id=${fixture.weth}:1&limit=${1 + (i % 50)}`;
 
   /** A raw connection, opened and seen by the server; resolves with its local port. */

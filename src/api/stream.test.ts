@@ -1,9 +1,10 @@
 import * as assert from "node:assert/strict";
 import { after, afterEach, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
+import { type FixtureApi, startFixtureApi } from "../_test/api-fixture.js";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { createApiClient } from "../_test/http-client.js";
-import { blockTime, fixture, fixtureConfig, loadMarketFixture } from "../_test/market-fixture.js";
+import { fixture } from "../_test/market-fixture.js";
 import { type Pipeline, startPipeline } from "../_test/pipeline.js";
 import { connectStream, type StreamMessage, type TestStreamClient } from "../_test/stream-client.js";
 import { type DeployedPool, peripheryOf } from "../devnet/deploy.js";
@@ -25,14 +26,6 @@ const f = fixture;
 const id = (address: string) => `${address}:1`;
 const isError = (status: number) => (m: StreamMessage) => m.type === "error" && m.statusCode === status;
 
-/** Listens on a free port; returns the server and its base URL. */
-async function listen(app: FastifyInstance): Promise<string> {
-  await app.listen({ host: "127.0.0.1", port: 0 });
-  const address = app.server.address();
-  assert.ok(address && typeof address === "object");
-  return `http://127.0.0.1:${address.port}`;
-}
-
 /** Reads /metrics and returns the value of one sample line (0 when absent). */
 async function metric(base: string, line: string): Promise<number> {
   const text = await (await fetch(`${base}/metrics`)).text();
@@ -49,7 +42,7 @@ async function until(what: string, condition: () => Promise<boolean> | boolean, 
 }
 
 describe("GET /v1/stream: authentication, errors and limits", { timeout: 120_000 }, () => {
-  let testDb: TestDb;
+  let served: FixtureApi | undefined;
   let app: FastifyInstance;
   let base: string;
   let key: string;
@@ -62,25 +55,18 @@ describe("GET /v1/stream: authentication, errors and limits", { timeout: 120_000
   };
 
   before(async () => {
-    testDb = await createTestDb();
-    ({ key, revokedKey } = await loadMarketFixture(testDb.db));
-    app = createApiServer({
-      config: fixtureConfig({
-        api: {
-          stream: {
-            connectionsPerKey: 3,
-            subscriptionsPerConnection: 5,
-            messagesPerSecond: 20,
-            authTimeoutMs: 400,
-            maxMessageBytes: 2048,
-          },
+    served = await startFixtureApi({
+      api: {
+        stream: {
+          connectionsPerKey: 3,
+          subscriptionsPerConnection: 5,
+          messagesPerSecond: 20,
+          authTimeoutMs: 400,
+          maxMessageBytes: 2048,
         },
-      }),
-      db: testDb.db,
-      logger: createSilentLogger(),
-      now: () => blockTime(f.indexedBlock),
+      },
     });
-    base = await listen(app);
+    ({ app, base, key, revokedKey } = served);
   });
   afterEach(async () => {
     for (const c of clients.splice(0)) await c.close().catch(() => {});
@@ -89,10 +75,7 @@ describe("GET /v1/stream: authentication, errors and limits", { timeout: 120_000
       async () => (await metric(base, "tokenmarket_stream_connections")) === 0,
     );
   });
-  after(async () => {
-    await app?.close();
-    await testDb?.drop();
-  });
+  after(() => served?.close());
 
   it("is in /openapi.json: the upgrade, a 426 for a plain GET, and the message schemas with examples", async () => {
     const api = await createApiClient(app, { key });
@@ -304,25 +287,20 @@ describe("GET /v1/stream: authentication, errors and limits", { timeout: 120_000
       currency: "token",
     });
     // 1 (trades) + 3 (prices) + 1 (candles 1h) + 1 = 6 > 5 subscriptions: a 429, and nothing registered.
-    c.send({
+    const oneMinuteCandles = {
       type: "subscribe",
       channel: "candles",
       pair_id: id(f.pair),
       asset_id: id(f.usdc),
       interval: "1m",
-    });
+    };
+    c.send(oneMinuteCandles);
     const limit = await c.next();
     assert.equal(limit.statusCode, 429, JSON.stringify(limit));
     assert.match(String(limit.message), /^too many subscriptions: at most 5 per connection/);
     c.send({ type: "unsubscribe", channel: "prices", asset_ids: id(f.unpriced) });
     assert.deepEqual(await c.next(), { type: "unsubscribed", channel: "prices", asset_ids: id(f.unpriced) });
-    c.send({
-      type: "subscribe",
-      channel: "candles",
-      pair_id: id(f.pair),
-      asset_id: id(f.usdc),
-      interval: "1m",
-    });
+    c.send(oneMinuteCandles);
     assert.equal((await c.next()).type, "subscribed", "room again after the unsubscribe");
     assert.equal(await metric(base, "tokenmarket_stream_subscriptions"), 5);
   });
@@ -375,30 +353,19 @@ describe("GET /v1/stream: authentication, errors and limits", { timeout: 120_000
 });
 
 describe("GET /v1/stream: a slow consumer", { timeout: 120_000 }, () => {
-  let testDb: TestDb;
-  let app: FastifyInstance;
+  let served: FixtureApi | undefined;
   let base: string;
   let key: string;
 
   before(async () => {
-    testDb = await createTestDb();
-    ({ key } = await loadMarketFixture(testDb.db));
-    app = createApiServer({
-      config: fixtureConfig({
-        api: {
-          stream: { maxBufferedBytes: 16_384, messagesPerSecond: 100_000, subscriptionsPerConnection: 1000 },
-        },
-      }),
-      db: testDb.db,
-      logger: createSilentLogger(),
-      now: () => blockTime(f.indexedBlock),
+    served = await startFixtureApi({
+      api: {
+        stream: { maxBufferedBytes: 16_384, messagesPerSecond: 100_000, subscriptionsPerConnection: 1000 },
+      },
     });
-    base = await listen(app);
+    ({ base, key } = served);
   });
-  after(async () => {
-    await app?.close();
-    await testDb?.drop();
-  });
+  after(() => served?.close());
 
   it("a client that does not read is sent nothing more and closed with 4008 'slow consumer: …'", async () => {
     const c = await connectStream(base, { key });
@@ -477,7 +444,7 @@ describe("GET /v1/stream on a live devnet", { timeout: 600_000 }, () => {
         rpcMetrics: pipeline.rpcMetrics,
         listenForCommits: name !== "c",
       });
-      servers[name] = { app, base: await listen(app) };
+      servers[name] = { app, base: await app.listen({ host: "127.0.0.1", port: 0 }) };
     }
     listener = await testDb.db.connect();
     listener.on("notification", (message) => {

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { freePort } from "../_test/free-port.js";
+import { startEnv } from "../_test/start-env.js";
 
 const projectRoot = path.resolve(import.meta.dirname, "../..");
 /** Kill moments: every 100 ms of the first 2 s after the start. */
@@ -73,22 +73,12 @@ describe("SIGKILL to tokenmarket start during its start-up", { timeout: 40 * 60_
   });
 
   const env = async (): Promise<NodeJS.ProcessEnv> => {
-    const [apiPort, pgPort, devnetPort] = [await freePort(), await freePort(), await freePort()];
     const [name, value] = marker.split("=") as [string, string];
-    const out: NodeJS.ProcessEnv = {
-      ...process.env,
+    const { env: out } = await startEnv(dataDir, {
       [name]: value,
-      TOKENMARKET__database__embedded__dataDir: dataDir,
-      TOKENMARKET__database__embedded__port: String(pgPort),
-      TOKENMARKET__api__port: String(apiPort),
-      TOKENMARKET__devnet__port: String(devnetPort),
       // No simulated history: the devnet is ready once the market is deployed.
       TOKENMARKET__devnet__historyDays: "0",
-      LOG_LEVEL: "info",
-      LOG_FORMAT: "json",
-    };
-    delete out.DATABASE_URL;
-    delete out.TOKENMARKET_CONFIG;
+    });
     delete out.TOKENMARKET_HEAP_MB;
     return out;
   };

@@ -6,7 +6,7 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import { freePort } from "../_test/free-port.js";
+import { startEnv } from "../_test/start-env.js";
 
 const projectRoot = path.resolve(import.meta.dirname, "../..");
 const RUNS = 5;
@@ -83,20 +83,10 @@ describe("Ctrl-C on npm start", () => {
 
   it(`stops everything, ${RUNS} times out of ${RUNS}`, async () => {
     // One data directory for every run: after the first, Postgres starts without initdb.
-    const [apiPort, pgPort, devnetPort] = [await freePort(), await freePort(), await freePort()];
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      TOKENMARKET__database__embedded__dataDir: path.join(dataDir, "postgres"),
-      TOKENMARKET__database__embedded__port: String(pgPort),
-      TOKENMARKET__api__port: String(apiPort),
-      TOKENMARKET__devnet__port: String(devnetPort),
+    const { env } = await startEnv(path.join(dataDir, "postgres"), {
       // No simulated history: the devnet is ready once the market is deployed.
       TOKENMARKET__devnet__historyDays: "0",
-      LOG_LEVEL: "info",
-      LOG_FORMAT: "json",
-    };
-    delete env.DATABASE_URL;
-    delete env.TOKENMARKET_CONFIG;
+    });
 
     for (let run = 1; run <= RUNS; run++) {
       // --ignore-scripts: not the page build of `prestart`, which this test does not need.
@@ -191,19 +181,9 @@ describe("npm start with the embedded Postgres' port taken", () => {
   });
 
   it("fails naming the port, and stops the devnet that was starting beside it", async () => {
-    const [apiPort, pgPort, devnetPort] = [await freePort(), await freePort(), await freePort()];
+    const { env, ports } = await startEnv(path.join(dataDir, "postgres"));
+    const { pg: pgPort, devnet: devnetPort } = ports;
     await new Promise<void>((resolve) => blocker.listen(pgPort, "127.0.0.1", resolve));
-    const env: NodeJS.ProcessEnv = {
-      ...process.env,
-      TOKENMARKET__database__embedded__dataDir: path.join(dataDir, "postgres"),
-      TOKENMARKET__database__embedded__port: String(pgPort),
-      TOKENMARKET__api__port: String(apiPort),
-      TOKENMARKET__devnet__port: String(devnetPort),
-      LOG_LEVEL: "info",
-      LOG_FORMAT: "json",
-    };
-    delete env.DATABASE_URL;
-    delete env.TOKENMARKET_CONFIG;
     const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "start"], {
       cwd: projectRoot,
       env,

@@ -18,7 +18,7 @@ import * as path from "node:path";
 import { createInterface } from "node:readline";
 import { afterEach, describe, test } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import pg from "pg";
+import { queryOnce as query } from "../_test/db.js";
 import { freePort } from "../_test/free-port.js";
 import { LaunchError } from "../internal/errors.js";
 import { createSilentLogger } from "../internal/logger.js";
@@ -60,16 +60,6 @@ async function start(options: Partial<EmbeddedPostgresOptions> & { dataDir: stri
   const server = await startEmbeddedPostgres({ logger, ephemeral: true, ...options });
   servers.push(server);
   return server;
-}
-
-async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql)).rows;
-  } finally {
-    await client.end();
-  }
 }
 
 /** Alive and not a zombie: an orphaned postgres is reaped by init, or not, depending on the machine. */

@@ -4,8 +4,8 @@ import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { after, describe, it } from "node:test";
 import { setTimeout as sleep } from "node:timers/promises";
-import pg from "pg";
 import { type CliProcess, cleanEnv, runCli, stopProcess, waitFor } from "../_test/cli-process.js";
+import { queryOnce as query } from "../_test/db.js";
 import { freePort } from "../_test/free-port.js";
 import { readPassword } from "../embedded-postgres/data-dir.js";
 import { type EmbeddedPostgres, startEmbeddedPostgres } from "../embedded-postgres/index.js";
@@ -16,16 +16,6 @@ import { createSilentLogger } from "../internal/logger.js";
 const OUTAGE_MS = 30_000;
 
 type Readyz = { status: string; reasons: string[] };
-
-async function query<T extends pg.QueryResultRow>(url: string, sql: string): Promise<T[]> {
-  const client = new pg.Client({ connectionString: url });
-  await client.connect();
-  try {
-    return (await client.query<T>(sql)).rows;
-  } finally {
-    await client.end();
-  }
-}
 
 /** What the indexer has stored up to block `upTo`: it must be there whole after the fault. */
 async function storedUpTo(url: string, upTo: number) {
