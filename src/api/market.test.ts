@@ -45,12 +45,13 @@ function assertError(answer: ApiAnswer, status: number, message: RegExp) {
 const byAddress = (a: string, b: string) => (a < b ? -1 : a > b ? 1 : 0);
 
 describe("market statistics and discovery over HTTP on the devnet", { timeout: 900_000 }, () => {
+  /** The pricing's clock. */
+  const clock = { now: Date.now() };
+  let served: ApiPipeline | undefined;
   let testDb: TestDb;
   let pipeline: Pipeline;
-  let served: ApiPipeline | undefined;
   let api: ApiClient;
   let config: Config;
-  const clock = { now: Date.now() };
   /** The first instant the windows are checked at (the trades of our own lie just before it). */
   let t0 = 0;
   const id = (address: string) => `${address}:${chain}`;
