@@ -1,5 +1,6 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { makerAndWindowRows } from "../_test/aggregates.js";
 import { createAnswerServers } from "../_test/answer-servers.js";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import { devnetReferenceTokens } from "../_test/devnet-config.js";
@@ -33,18 +34,7 @@ async function marketTables(db: Db): Promise<Record<string, unknown[]>> {
     token_trade_buckets: await q(
       "SELECT token, resolution, bucket, volume_usd, trades, buys, first_key, last_key, first_time, open_usd, close_usd FROM token_trade_buckets WHERE chain_id = $1 ORDER BY 1, 2, 3",
     ),
-    pool_makers: await q(
-      "SELECT pool, maker, last_time, last_block FROM pool_makers WHERE chain_id = $1 ORDER BY 1, 2",
-    ),
-    token_makers: await q(
-      "SELECT token, maker, last_time, last_block FROM token_makers WHERE chain_id = $1 ORDER BY 1, 2",
-    ),
-    pair_windows: await q(
-      "SELECT to_jsonb(w) - 'minute' - 'chain_id' AS w FROM pair_windows w WHERE chain_id = $1 ORDER BY pool",
-    ),
-    token_windows: await q(
-      "SELECT to_jsonb(w) - 'minute' - 'chain_id' AS w FROM token_windows w WHERE chain_id = $1 ORDER BY token",
-    ),
+    ...(await makerAndWindowRows(db, CHAIN)),
   };
 }
 

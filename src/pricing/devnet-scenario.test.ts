@@ -1,6 +1,7 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import { type Address, encodeDeployData, encodeFunctionData } from "viem";
+import { pairWindowOf } from "../_test/aggregates.js";
 import { exactly, v2Out } from "../_test/bit-exact.js";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import {
@@ -317,15 +318,7 @@ describe("pricing on the devnet: a scripted scenario", () => {
 
   it("computes the pair's 24-hour volume, liquidity and change", async () => {
     const pool = await poolOf(scrpt, deployment.tokens.USDC.address);
-    const stats = (
-      await t.db.query<{
-        volume_usd_24h: number;
-        liquidity_usd: number;
-        price_change_24h: number;
-        buys_24h: number;
-        sells_24h: number;
-      }>("SELECT * FROM pair_windows WHERE chain_id = $1 AND pool = $2", [CHAIN, pool.address])
-    ).rows[0];
+    const stats = await pairWindowOf(t.db, CHAIN, pool.address);
     exactly(
       stats?.volume_usd_24h,
       unitsOf(usdcOut2, 6),

@@ -1,5 +1,6 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
+import { pairWindowOf } from "../_test/aggregates.js";
 import { exactly, v2Out } from "../_test/bit-exact.js";
 import { createTestDb, type TestDb } from "../_test/db.js";
 import {
@@ -230,15 +231,7 @@ describe("pricing over a scripted market", () => {
   });
 
   it("computes 24-hour pair and token statistics", async () => {
-    const pair = (
-      await t.db.query<{
-        volume_usd_24h: number;
-        liquidity_usd: number;
-        price_change_24h: number;
-        buys_24h: number;
-        sells_24h: number;
-      }>("SELECT * FROM pair_windows WHERE chain_id = 901 AND pool = $1", [pool.UW])
-    ).rows[0];
+    const pair = await pairWindowOf(t.db, 901, pool.UW as string);
     exactly(pair?.volume_usd_24h, unitsOf(usdcOut3, 6), "only block 3's trade is in the last 24 hours");
     assert.equal(pair?.buys_24h, 1, "one buy of token0");
     assert.equal(pair?.sells_24h, 0, "no sell");
