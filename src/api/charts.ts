@@ -92,6 +92,12 @@ export async function getAssetPairCandles(
   return { side: found.side, candles: completePairCandles(rows, options) };
 }
 
+/**
+ * One side of a pair's candles: 0 prices token0 in token1, 1 token1 in token0; in `currency`
+ * `usd`, the side's token's USD price at each trade and the USD volume (default `token`).
+ */
+export type PairSide = { chainId: number; pool: string; side: 0 | 1; currency?: CandleCurrency };
+
 type PairCandlesRange = {
   chainId: number;
   pool: string;
@@ -157,15 +163,7 @@ export function countBackEnd(before: Date, now: Date, intervalSeconds: CandleSec
  */
 export async function getPairCandlesBefore(
   db: Queryable,
-  options: {
-    chainId: number;
-    pool: string;
-    side: 0 | 1;
-    currency?: CandleCurrency;
-    intervalSeconds: CandleSeconds;
-    limit: number;
-    end: number;
-  },
+  options: PairSide & { intervalSeconds: CandleSeconds; limit: number; end: number },
 ): Promise<ChartCandle[]> {
   const interval = options.intervalSeconds;
   const retained = await pairCandlesRetainedFrom(db, interval);

@@ -67,26 +67,25 @@ const idRegex = new RegExp(`^(${ADDRESS}):(${CHAIN})$`);
 const pairIdRegex = new RegExp(`^(${POOL}):(${CHAIN})$`);
 const addressRegex = new RegExp(`^${ADDRESS}$`);
 
-/** Parses `<address>:<chainId>`; throws a 400 naming `param` when malformed. */
-export function parseId(value: string, param: string): ChainAddress {
-  const match = idRegex.exec(value.trim());
-  if (!match) throw badRequest(`${param} must be ${patternPhrases[patterns.id]} (got ${quote(value)})`);
+/** Parses `<address>:<chainId>` with `regex`; throws a 400 naming `param` and saying `pattern` when malformed. */
+function parseChainAddress(value: string, param: string, regex: RegExp, pattern: string): ChainAddress {
+  const match = regex.exec(value.trim());
+  if (!match) throw badRequest(`${param} must be ${patternPhrases[pattern]} (got ${quote(value)})`);
   const address = (match[1] as string).toLowerCase() as Hex;
   const chainId = Number(match[2]);
   return { chainId, address, id: `${address}:${chainId}` };
 }
 
+/** Parses `<address>:<chainId>`; throws a 400 naming `param` when malformed. */
+export const parseId = (value: string, param: string): ChainAddress =>
+  parseChainAddress(value, param, idRegex, patterns.id);
+
 /**
  * Parses a pair id `<pool>:<chainId>`, the pool a contract's address or the 32-byte id of a pool
  * inside a manager; throws a 400 naming `param` when malformed.
  */
-export function parsePairId(value: string, param: string): ChainAddress {
-  const match = pairIdRegex.exec(value.trim());
-  if (!match) throw badRequest(`${param} must be ${patternPhrases[patterns.pairId]} (got ${quote(value)})`);
-  const address = (match[1] as string).toLowerCase() as Hex;
-  const chainId = Number(match[2]);
-  return { chainId, address, id: `${address}:${chainId}` };
-}
+export const parsePairId = (value: string, param: string): ChainAddress =>
+  parseChainAddress(value, param, pairIdRegex, patterns.pairId);
 
 /** The 400 of an `asset_id` that is neither token of the pair `pair_id` names. */
 export function notATokenOfPair(asset: ChainAddress, pair: ChainAddress): Error {

@@ -3,6 +3,7 @@
  * JSON numbers here and nowhere earlier; a value that is unknown or not finite becomes null.
  */
 import { toUnits } from "../exact/ratio.js";
+import { finite } from "../model/index.js";
 
 /** A raw integer amount scaled by 10^decimals (rounded once), as a JSON number; null when either is unknown. */
 export function unitsOrNull(
@@ -17,6 +18,30 @@ export function unitsOrNull(
     return null;
   }
   return toUnits(value, decimals);
+}
+
+/**
+ * The tokens' USD prices, decimal-adjusted balances and symbols as a pair record and a trade record
+ * both carry them (null where unknown or not finite).
+ */
+export function pairTokenFigures(
+  usd: readonly [number | null, number | null],
+  reserves: readonly [string | null, string | null],
+  pool: {
+    decimals0: number | null;
+    decimals1: number | null;
+    symbol0: string | null;
+    symbol1: string | null;
+  },
+) {
+  return {
+    token0_price: finite(usd[0]),
+    token1_price: finite(usd[1]),
+    token0_reserves: finite(unitsOrNull(reserves[0], pool.decimals0)),
+    token1_reserves: finite(unitsOrNull(reserves[1], pool.decimals1)),
+    token0_symbol: pool.symbol0,
+    token1_symbol: pool.symbol1,
+  };
 }
 
 /**

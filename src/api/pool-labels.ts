@@ -7,6 +7,7 @@
 import { Type } from "@sinclair/typebox";
 import type { ReferenceTokens } from "../config/schema.js";
 import { NATIVE_COIN, type ProtocolName } from "../model/index.js";
+import { usdSeriesToken } from "../pricing/native-coin.js";
 import { familyOf, type PoolTraits } from "../protocols/index.js";
 import { Nullable } from "./schemas.js";
 
@@ -71,6 +72,17 @@ export function referenceTokensOf(
   chainId: number,
 ): ReferenceTokens | undefined {
   return chains.find((c) => c.id === chainId)?.referenceTokens;
+}
+
+/**
+ * The token whose USD series (line chart, USD candles) the token `id` answers: the native coin
+ * answers the wrapped native token's series (one USD price for both), any other token its own.
+ */
+export function seriesTokenOf(
+  chains: readonly { id: number; referenceTokens: ReferenceTokens }[],
+  id: { chainId: number; address: string },
+): string {
+  return usdSeriesToken(id.address, referenceTokensOf(chains, id.chainId)?.wrappedNative);
 }
 
 /** The fields a pair record gains, for its schema (poolLabels makes them). */

@@ -1,10 +1,11 @@
 import type { Logger } from "../internal/logger.js";
 import type { Db, Queryable } from "../store/db.js";
 import { leaseRateBudget, readRateWindow } from "../store/rate-limits.js";
-import { createSharedRateLimitStore } from "./rate-limit-store.js";
-
-type Result = { current: number; ttl: number };
-type Callback = (error: Error | null, result: Result) => void;
+import {
+  type RateLimitCallback as Callback,
+  createSharedRateLimitStore,
+  storeConstructor,
+} from "./rate-limit-store.js";
 
 /** How long a lease may take before the waiting requests are counted locally instead. */
 const DEFAULT_TIMEOUT_MS = 500;
@@ -168,7 +169,7 @@ export function createPostgresRateLimitStore(options: {
     drain(key, lease, max);
   };
 
-  const store = {
+  return storeConstructor({
     incr(key: string, callback: Callback, timeWindow: number, max?: number) {
       // Beyond a billion a window the limit is no limit; the bound keeps `count` an integer.
       const limit = Math.min(max ?? MAX_LIMIT, MAX_LIMIT);
@@ -207,14 +208,5 @@ export function createPostgresRateLimitStore(options: {
           );
       });
     },
-    child() {
-      return store;
-    },
-  };
-  // @fastify/rate-limit constructs its store with `new`: a constructor that returns this one store.
-  return function PostgresStore() {
-    return store;
-  } as unknown as new (
-    params: unknown,
-  ) => typeof store;
+  });
 }

@@ -1,3 +1,23 @@
+/** A store's answer: the key's count in its current window and the milliseconds left of that window. */
+export type RateLimitResult = { current: number; ttl: number };
+export type RateLimitCallback = (error: Error | null, result: RateLimitResult) => void;
+
+/** A store whose `child` (the plugin asks one per route) is the store itself. */
+type SharedStore<S> = S & { child(): SharedStore<S> };
+
+/**
+ * A store as @fastify/rate-limit takes it: the plugin constructs its store with `new` and asks it
+ * for a child per route; both give the one store made of `methods`.
+ */
+export function storeConstructor<S extends object>(methods: S): new (params: unknown) => SharedStore<S> {
+  const store: SharedStore<S> = { ...methods, child: () => store };
+  return function Store() {
+    return store;
+  } as unknown as new (
+    params: unknown,
+  ) => SharedStore<S>;
+}
+
 /**
  * A fixed-window counter store for @fastify/rate-limit shared by every listener of the process,
  * so a key's budget is one budget whether it calls /v1/ or /api/v1/ (which may be served on two
@@ -18,12 +38,8 @@ export function createSharedRateLimitStore(options: { maxKeys?: number; now?: ()
     }
   };
 
-  const store = {
-    incr(
-      key: string,
-      callback: (error: Error | null, result: { current: number; ttl: number }) => void,
-      timeWindow: number,
-    ) {
+  return storeConstructor({
+    incr(key: string, callback: RateLimitCallback, timeWindow: number) {
       const t = now();
       let w = windows.get(key);
       if (!w || w.start + timeWindow <= t) {
@@ -34,24 +50,11 @@ export function createSharedRateLimitStore(options: { maxKeys?: number; now?: ()
       w.current += 1;
       callback(null, { current: w.current, ttl: w.start + timeWindow - t });
     },
-    read(
-      key: string,
-      callback: (error: Error | null, result: { current: number; ttl: number }) => void,
-      timeWindow: number,
-    ) {
+    read(key: string, callback: RateLimitCallback, timeWindow: number) {
       const t = now();
       const w = windows.get(key);
       if (!w || w.start + timeWindow <= t) callback(null, { current: 0, ttl: 0 });
       else callback(null, { current: w.current, ttl: w.start + timeWindow - t });
     },
-    child() {
-      return store;
-    },
-  };
-  // A constructor function that returns the one shared store: `new Store(params)` gives `store`.
-  return function SharedStore() {
-    return store;
-  } as unknown as new (
-    params: unknown,
-  ) => typeof store;
+  });
 }

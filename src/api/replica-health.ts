@@ -5,6 +5,7 @@
  * query slower than HEALTH_TIMEOUT_MS). Changes of state are logged.
  */
 import type { Logger } from "../internal/logger.js";
+import { createPoller } from "../internal/poller.js";
 import { currentWalLsn, type ReplayStatus, replayStatus } from "../store/replication.js";
 import type { ReadTarget, ReplicaState } from "./read-target.js";
 
@@ -55,9 +56,6 @@ export function createReplicaHealth(args: {
 }): ReplicaHealth {
   const { primary, replicas, maxLag, log } = args;
   const caughtUpAt = new Map<ReadTarget, number>();
-  let running = false;
-  let timer: NodeJS.Timeout | undefined;
-  let checking: Promise<void> | undefined;
 
   const set: ReplicaHealth["set"] = (t, state, lagSeconds, error) => {
     if (t.state !== state) {
@@ -92,32 +90,8 @@ export function createReplicaHealth(args: {
     );
   };
 
-  const check = () => {
-    checking ??= checkReplicas().finally(() => {
-      checking = undefined;
-    });
-    return checking;
-  };
-  const loop = async () => {
-    await check();
-    if (running) {
-      timer = setTimeout(() => void loop(), args.intervalMs);
-      timer.unref();
-    }
-  };
-
-  return {
-    set,
-    check,
-    start() {
-      running = true;
-      void loop();
-    },
-    stop() {
-      running = false;
-      if (timer) clearTimeout(timer);
-    },
-  };
+  const poller = createPoller(checkReplicas, args.intervalMs);
+  return { set, check: poller.run, start: poller.start, stop: poller.stop };
 }
 
 async function withTimeout<T>(promise: Promise<T>, ms: number): Promise<T> {

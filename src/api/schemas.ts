@@ -37,6 +37,15 @@ export const examples = {
     "0x9965507d1a55bcc2695c58ba16fb37d819b0a4dc",
     "0x976ea74026e726554db657fa54763abd0c3a0aa9",
   ] as const,
+  /** The USDC/WETH pool's token figures in the pair and trade examples. */
+  pairTokenFigures: {
+    token0_price: 1.0001,
+    token1_price: 3150.73,
+    token0_reserves: 40123456.12,
+    token1_reserves: 12735.5,
+    token0_symbol: "USDC",
+    token1_symbol: "WETH",
+  },
 };
 
 export function Nullable<T extends TSchema>(schema: T) {

@@ -1,4 +1,5 @@
 import type { Logger } from "../internal/logger.js";
+import { createPoller } from "../internal/poller.js";
 import { getSyncStatus } from "../store/chain-state.js";
 import type { Queryable } from "../store/db.js";
 import { toIso } from "./times.js";
@@ -45,9 +46,6 @@ export function createSyncWatch(options: { db: Queryable; logger: Logger; interv
   let chains = new Map<number, ChainSync>();
   let ok = true;
   let okSince = new Date();
-  let timer: NodeJS.Timeout | undefined;
-  let running = false;
-  let polling: Promise<void> | undefined;
 
   const poll = async () => {
     try {
@@ -76,20 +74,7 @@ export function createSyncWatch(options: { db: Queryable; logger: Logger; interv
     }
   };
 
-  const refresh = () => {
-    polling ??= poll().finally(() => {
-      polling = undefined;
-    });
-    return polling;
-  };
-
-  const loop = async () => {
-    await refresh();
-    if (running) {
-      timer = setTimeout(loop, intervalMs);
-      timer.unref();
-    }
-  };
+  const poller = createPoller(poll, intervalMs);
 
   return {
     get: (chainId) => chains.get(chainId),
@@ -109,15 +94,8 @@ export function createSyncWatch(options: { db: Queryable; logger: Logger; interv
     },
     reachable: () => ok,
     reachableSince: () => (ok ? okSince : null),
-    refresh,
-    start() {
-      if (running) return;
-      running = true;
-      void loop();
-    },
-    stop() {
-      running = false;
-      if (timer) clearTimeout(timer);
-    },
+    refresh: poller.run,
+    start: poller.start,
+    stop: poller.stop,
   };
 }

@@ -4,7 +4,7 @@ import { assetSold, sidePrice, tradeOf } from "../pricing/trade.js";
 import { familyOf } from "../protocols/index.js";
 import type { PoolRow } from "../store/pools.js";
 import type { SwapRow, TradePosition } from "../store/swaps.js";
-import { unitsOrNull } from "./numbers.js";
+import { pairTokenFigures, unitsOrNull } from "./numbers.js";
 import { toIso } from "./times.js";
 
 const abs = (n: bigint) => (n < 0n ? -n : n);
@@ -53,12 +53,7 @@ export function tradeRecord(pool: PoolRow, swap: SwapRow, assetIsToken0: boolean
     token1_address: pool.token1,
     token0_amount: amount0,
     token1_amount: amount1,
-    token0_price: finite(swap.token0_usd),
-    token1_price: finite(swap.token1_usd),
-    token0_reserves: finite(unitsOrNull(swap.reserve0, pool.decimals0)),
-    token1_reserves: finite(unitsOrNull(swap.reserve1, pool.decimals1)),
-    token0_symbol: pool.symbol0,
-    token1_symbol: pool.symbol1,
+    ...pairTokenFigures([swap.token0_usd, swap.token1_usd], [swap.reserve0, swap.reserve1], pool),
     side: sold ? ("sell" as const) : ("buy" as const),
     price,
     volume: finite(swap.volume_usd),

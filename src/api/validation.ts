@@ -93,18 +93,26 @@ export function formatSchemaErrors(errors: FastifySchemaValidationError[], dataV
   return badRequest(`${where} ${name} ${what}${got}`);
 }
 
+type PropertySchema = { type?: unknown; format?: unknown; anyOf?: unknown };
+
+/** A request's query parameters, and the properties of its route's querystring schema (its known parameters). */
+function queryAndSchema(request: FastifyRequest): {
+  query: Record<string, unknown> | undefined;
+  known: Record<string, PropertySchema> | undefined;
+} {
+  const schema = request.routeOptions.schema?.querystring as
+    | { properties?: Record<string, PropertySchema> }
+    | undefined;
+  return { query: request.query as Record<string, unknown> | undefined, known: schema?.properties };
+}
+
 /**
  * preValidation hook: a query parameter of the route given more than once (`?days=1&days=2`)
  * is a 400 naming it, rather than an ambiguous pick. Unknown parameters are ignored, repeated or not.
  */
 export async function rejectRepeatedParams(request: FastifyRequest): Promise<void> {
-  const query = request.query as Record<string, unknown> | undefined;
-  if (!query) return;
-  const schema = request.routeOptions.schema?.querystring as
-    | { properties?: Record<string, unknown> }
-    | undefined;
-  const known = schema?.properties;
-  if (!known) return;
+  const { query, known } = queryAndSchema(request);
+  if (!query || !known) return;
   for (const name of Object.keys(known)) {
     if (Array.isArray(query[name])) throw badRequest(`query parameter ${name} is given more than once`);
   }
@@ -132,8 +140,6 @@ export const LATEST_TIME = Date.UTC(2100, 0, 1);
 /** Integers as documented: plain decimal digits, no sign, no leading zero, no exponent, no hex. */
 const PLAIN_INTEGER = /^(0|[1-9][0-9]{0,15})$/;
 
-type PropertySchema = { type?: unknown; format?: unknown; anyOf?: unknown };
-
 /** The 400 of an integer parameter not written in plain decimal digits. */
 export const looseIntegerMessage = (name: string, value: string) =>
   `query parameter ${name} must be an integer written in plain decimal digits (got ${quote(value)})`;
@@ -146,13 +152,8 @@ export const looseIntegerMessage = (name: string, value: string) =>
  * date arithmetic overflows near both ends). A 400 names the parameter.
  */
 export async function rejectLooseParams(request: FastifyRequest): Promise<void> {
-  const query = request.query as Record<string, unknown> | undefined;
-  if (!query) return;
-  const schema = request.routeOptions.schema?.querystring as
-    | { properties?: Record<string, PropertySchema> }
-    | undefined;
-  const known = schema?.properties;
-  if (!known) return;
+  const { query, known } = queryAndSchema(request);
+  if (!query || !known) return;
   for (const [name, property] of Object.entries(known)) {
     const value = query[name];
     if (typeof value !== "string") continue;

@@ -1,10 +1,10 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { notFound } from "../../internal/errors.js";
-import { usdSeriesToken } from "../../pricing/native-coin.js";
 import { getTokenUsdCandles } from "../charts.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
+import { seriesTokenOf } from "../pool-labels.js";
 import { errorResponses, examples, ok, params } from "../schemas.js";
 import { toIso } from "../times.js";
 
@@ -107,11 +107,7 @@ export function registerCandleChart(app: FastifyInstance, ctx: ApiContext) {
         compute: async (db) => {
           const candles = await getTokenUsdCandles(db, {
             chainId: id.chainId,
-            // The native coin answers the wrapped native token's series (one USD price for both).
-            token: usdSeriesToken(
-              id.address,
-              ctx.config.chains.find((c) => c.id === id.chainId)?.referenceTokens.wrappedNative,
-            ),
+            token: seriesTokenOf(ctx.config.chains, id),
             days,
             intervalMinutes: interval,
             now: ctx.now(),

@@ -6,7 +6,7 @@ import { findPoolsOfToken } from "../../store/pools.js";
 import type { ApiContext } from "../context.js";
 import { parseId } from "../ids.js";
 import { ProtocolSchema } from "../market-records.js";
-import { unitsOrNull } from "../numbers.js";
+import { pairTokenFigures } from "../numbers.js";
 import { poolLabelFields, poolLabels, referenceTokensOf } from "../pool-labels.js";
 import { errorResponses, examples, Nullable, ok, params } from "../schemas.js";
 
@@ -64,12 +64,7 @@ const pairExample = {
   pair_address: examples.PAIR,
   token0_address: examples.usdcId,
   token1_address: examples.wethId,
-  token0_price: 1.0001,
-  token1_price: 3150.73,
-  token0_reserves: 40123456.12,
-  token1_reserves: 12735.5,
-  token0_symbol: "USDC",
-  token1_symbol: "WETH",
+  ...examples.pairTokenFigures,
   protocol: uniswapV3.name,
   name: "WETH/USDC",
   base_address: examples.wethId,
@@ -126,12 +121,7 @@ export function registerPairs(app: FastifyInstance, ctx: ApiContext) {
             pair_address: p.address,
             token0_address: `${p.token0}:${p.chain_id}`,
             token1_address: `${p.token1}:${p.chain_id}`,
-            token0_price: finite(p.usd_price0),
-            token1_price: finite(p.usd_price1),
-            token0_reserves: finite(unitsOrNull(p.reserve0, p.decimals0)),
-            token1_reserves: finite(unitsOrNull(p.reserve1, p.decimals1)),
-            token0_symbol: p.symbol0,
-            token1_symbol: p.symbol1,
+            ...pairTokenFigures([p.usd_price0, p.usd_price1], [p.reserve0, p.reserve1], p),
             protocol: p.protocol as ProtocolName,
             ...poolLabels(reference, { chainId: p.chain_id, ...p }),
             volume: finite(p.volume_usd_24h) ?? 0,

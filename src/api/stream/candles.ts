@@ -5,11 +5,10 @@
  */
 
 import { CANDLE_INTERVALS, type CandleInterval } from "../../model/index.js";
-import type { CandleCurrency } from "../../pricing/candles.js";
 import type { Queryable } from "../../store/db.js";
 import { findLatestSwaps, type TradePosition } from "../../store/swaps.js";
 import { type CandleRecord, candleRecords } from "../candle-records.js";
-import { getPairCandles } from "../charts.js";
+import { getPairCandles, type PairSide } from "../charts.js";
 
 /** The pair's latest trade: its position (to tell whether anything changed) and its time. */
 export type LatestTrade = { position: TradePosition; time: Date };
@@ -31,17 +30,7 @@ const MAX_INTERVALS = 1000;
  */
 export async function candlesBetween(
   db: Queryable,
-  options: {
-    chainId: number;
-    pool: string;
-    side: 0 | 1;
-    /** `usd`: the asset's USD price at each trade and USD volume, as `currency=usd` on the route. */
-    currency?: CandleCurrency;
-    interval: CandleInterval;
-    from: Date;
-    to: Date;
-    now: Date;
-  },
+  options: PairSide & { interval: CandleInterval; from: Date; to: Date; now: Date },
 ): Promise<CandleRecord[]> {
   const seconds = CANDLE_INTERVALS[options.interval];
   const size = seconds * 1000;

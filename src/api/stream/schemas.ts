@@ -23,6 +23,15 @@ const currency = StringEnum(CURRENCIES, {
 const assetIds = Type.String({
   description: "Comma-separated token ids, at most 100 (prices); each counts as one subscription.",
 });
+/** A subscription's parameters, as a client sends them and its acknowledgement echoes them. */
+const subscription = {
+  channel,
+  pair_id: Type.Optional(pairId),
+  asset_id: Type.Optional(assetId),
+  interval: Type.Optional(interval),
+  currency: Type.Optional(currency),
+  asset_ids: Type.Optional(assetIds),
+};
 
 const AuthMessage = Type.Object(
   {
@@ -38,12 +47,7 @@ const AuthMessage = Type.Object(
 const SubscriptionMessage = Type.Object(
   {
     type: StringEnum(["subscribe", "unsubscribe"] as const),
-    channel,
-    pair_id: Type.Optional(pairId),
-    asset_id: Type.Optional(assetId),
-    interval: Type.Optional(interval),
-    currency: Type.Optional(currency),
-    asset_ids: Type.Optional(assetIds),
+    ...subscription,
   },
   {
     description:
@@ -88,12 +92,7 @@ const message = (
 const Acknowledgement = Type.Object(
   {
     type: StringEnum(["subscribed", "unsubscribed"] as const),
-    channel,
-    pair_id: Type.Optional(pairId),
-    asset_id: Type.Optional(assetId),
-    interval: Type.Optional(interval),
-    currency: Type.Optional(currency),
-    asset_ids: Type.Optional(assetIds),
+    ...subscription,
     block: Type.Optional(
       Type.Integer({
         description:
