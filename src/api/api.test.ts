@@ -109,18 +109,9 @@ describe("HTTP API over the devnet pipeline", { timeout: 300_000 }, () => {
 
   /** A pool's stored swaps as raw integers (the chain's own figures), in key order. */
   const rawSwaps = async (pool: string): Promise<RawSwap[]> => {
-    const { rows } = await testDb.db.query<{
-      block_number: string;
-      log_index: number;
-      block_time: Date;
-      tx_hash: string;
-      a0in: string;
-      a0out: string;
-      a1in: string;
-      a1out: string;
-      r0: string | null;
-      r1: string | null;
-    }>(
+    type SwapKey = { block_number: string; log_index: number; block_time: Date; tx_hash: string };
+    type Amounts = Record<"a0in" | "a0out" | "a1in" | "a1out", string> & Record<"r0" | "r1", string | null>;
+    const { rows } = await testDb.db.query<SwapKey & Amounts>(
       `SELECT block_number, log_index, block_time, tx_hash, amount0_in::text AS a0in, amount0_out::text AS a0out,
               amount1_in::text AS a1in, amount1_out::text AS a1out, reserve0::text AS r0, reserve1::text AS r1
        FROM swaps WHERE chain_id = $1 AND pool = $2 ORDER BY block_number, log_index`,

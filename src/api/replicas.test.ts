@@ -8,7 +8,8 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
-import pg from "pg";
+import { readinessOf, wethDataRequests } from "../_test/api-replicas.js";
+import { queryOnce } from "../_test/db.js";
 import { type ApiAnswer, createApiClient } from "../_test/http-client.js";
 import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
 import { type ReplicaPair, startReplicaPair } from "../_test/replica.js";
@@ -26,10 +27,6 @@ import { createIndexer, type Indexer } from "../sync/indexer.js";
 import { createApiServer } from "./server.js";
 
 type Client = Awaited<ReturnType<typeof createApiClient>>;
-type Readiness = {
-  status: string;
-  reads: { source: string; replicas: { host: string; state: string; lag_seconds: number | null }[] };
-};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The API servers' answer cache lifetime: longer than the whole file runs. */
@@ -146,29 +143,11 @@ describe("API over a primary and a streaming replica", () => {
     await pair?.stop();
   });
 
-  const readiness = async (client: Client) =>
-    (await client.get("/readyz", {}, { key: null })).body as Readiness;
-
-  const dataRequests = (): [string, Record<string, string | number>][] => {
-    const tokens = devnet.deployment.tokens;
-    const weth = id(tokens.WETH.address);
-    const from = new Date(now.getTime() - 6 * 3_600_000).toISOString();
-    return [
-      ["/v1/tokens/search", { searchString: "WETH" }],
-      ["/v1/tokens/metadata", { tokenId: weth }],
-      ["/v1/tokens/line-chart", { tokenId: weth, days: 1 }],
-      ["/v1/tokens/candle-chart", { tokenId: weth, days: 1, interval: 60 }],
-      ["/v1/tokens/price-provenance", { tokenId: weth }],
-      ["/v1/coins/price", { symbol: "ETH" }],
-      ["/api/v1/assets", { asset_ids: `${weth},${id(tokens.USDC.address)}` }],
-      [
-        "/api/v1/candles",
-        { asset_id: weth, pair_id: id(pool.address), interval: "5m", from, to: now.toISOString() },
-      ],
-      ["/api/v1/trades", { asset_id: weth, pair_id: id(pool.address) }],
-      ["/api/v1/pairs", { asset_id: weth }],
-    ];
-  };
+  const dataRequests = () =>
+    wethDataRequests(devnet, pool.address, {
+      from: new Date(now.getTime() - 6 * 3_600_000).toISOString(),
+      to: now.toISOString(),
+    });
 
   const same = (path: string, a: ApiAnswer, b: ApiAnswer, who: string) => {
     assert.equal(a.status, 200, `${path} on ${who}: ${a.text.slice(0, 200)}`);
@@ -189,13 +168,13 @@ describe("API over a primary and a streaming replica", () => {
   it("reads from the replica and answers every data endpoint as the primary does", async () => {
     for (const client of onReplica) {
       const ready = await until("the replica in use", 10_000, async () => {
-        const r = await readiness(client);
+        const r = await readinessOf(client);
         return r.reads.source === "replicas" && r.reads.replicas[0]?.state === "ok" ? r : undefined;
       });
       assert.equal(ready.reads.replicas[0]?.host, `127.0.0.1:${pair.replica.port}`);
       assert.ok((ready.reads.replicas[0]?.lag_seconds ?? 99) <= 5);
     }
-    assert.equal((await readiness(onPrimary)).reads.source, "primary");
+    assert.equal((await readinessOf(onPrimary)).reads.source, "primary");
     for (const [path, query] of dataRequests()) {
       const reference = await onPrimary.get(path, query);
       assert.ok(reference.text.length > 2, `${path}: the primary has data to compare`);
@@ -203,16 +182,11 @@ describe("API over a primary and a streaming replica", () => {
         same(path, await client.get(path, query), reference, `replica server ${i}`);
     }
     // The replica servers really read from the standby: their pools hold connections there.
-    const standby = new pg.Client({ connectionString: pair.replica.adminUrl });
-    await standby.connect();
-    try {
-      const { rows } = await standby.query<{ n: number }>(
-        "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'tokenmarket-api'",
-      );
-      assert.ok((rows[0]?.n ?? 0) >= 2, "connections of both replica servers on the standby");
-    } finally {
-      await standby.end();
-    }
+    const [standby] = await queryOnce<{ n: number }>(
+      pair.replica.adminUrl,
+      "SELECT count(*)::int AS n FROM pg_stat_activity WHERE application_name = 'tokenmarket-api'",
+    );
+    assert.ok((standby?.n ?? 0) >= 2, "connections of both replica servers on the standby");
     const metrics = (await onReplica[0]?.get("/metrics", {}, { key: null }))?.text ?? "";
     assert.match(metrics, /tokenmarket_db_replica_up\{replica="127\.0\.0\.1:\d+",state="ok"\} 1/);
     assert.match(metrics, /tokenmarket_db_replica_lag_seconds\{replica="127\.0\.0\.1:\d+"\} \d/);
@@ -220,21 +194,25 @@ describe("API over a primary and a streaming replica", () => {
     assert.match(metrics, /tokenmarket_db_commit_listener_up 1/);
   });
 
+  /** Trader `trader` sells 0.1 WETH in the pool, in a block of its own 12 s on; the new head. */
+  const tradeWethInABlock = async (trader: number) => {
+    await devnet.devnet.swapV2({
+      from: devnet.deployment.accounts.traders[trader] as `0x${string}`,
+      pool: pool.address,
+      tokenIn: devnet.deployment.tokens.WETH.address,
+      amountIn: 10n ** 17n,
+    });
+    const latest = await devnet.devnet.latestBlock();
+    await devnet.devnet.mine({ timestamp: latest.timestamp + 12 });
+    return devnet.head();
+  };
+
   it("shows a trade indexed on the primary on both replica servers: their warm caches invalidated by the block, not expired", async (t) => {
     const weth = devnet.deployment.tokens.WETH;
     const query = { asset_id: id(weth.address), pair_id: id(pool.address) };
     // Warm the caches, so that the new trade must invalidate them.
     for (const client of onReplica) assert.equal((await client.get("/api/v1/trades", query)).status, 200);
-    const trader = devnet.deployment.accounts.traders[0] as `0x${string}`;
-    await devnet.devnet.swapV2({
-      from: trader,
-      pool: pool.address,
-      tokenIn: weth.address,
-      amountIn: 10n ** 17n,
-    });
-    const latest = await devnet.devnet.latestBlock();
-    await devnet.devnet.mine({ timestamp: latest.timestamp + 12 });
-    const block = await devnet.head();
+    const block = await tradeWethInABlock(0);
     await until("the trade on the primary", 30_000, async () => {
       const [s] = await getSyncStatus(primaryDb, [devnet.chainId]);
       return s && s.indexedBlock >= block ? true : undefined;
@@ -270,15 +248,7 @@ describe("API over a primary and a streaming replica", () => {
         });
         assert.equal((await stream.next()).type, "subscribed");
       }
-      await devnet.devnet.swapV2({
-        from: devnet.deployment.accounts.traders[1] as `0x${string}`,
-        pool: pool.address,
-        tokenIn: weth.address,
-        amountIn: 10n ** 17n,
-      });
-      const latest = await devnet.devnet.latestBlock();
-      await devnet.devnet.mine({ timestamp: latest.timestamp + 12 });
-      const block = await devnet.head();
+      const block = await tradeWethInABlock(1);
       const reference = await until("the trade on the primary", 30_000, async () => {
         const answer = await onPrimary.get("/api/v1/trades", {
           asset_id: id(weth.address),
@@ -314,7 +284,7 @@ describe("API over a primary and a streaming replica", () => {
     await pair.replica.stop();
     for (const client of onReplica) {
       const ready = await until("the fallback", 10_000, async () => {
-        const r = await readiness(client);
+        const r = await readinessOf(client);
         return r.reads.source === "primary" ? r : undefined;
       });
       assert.equal(ready.reads.replicas[0]?.state, "down");

@@ -12,8 +12,9 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import pg from "pg";
+import { readinessOf, wethDataRequests } from "../_test/api-replicas.js";
 import { type CliProcess, cleanEnv, runCli, stopProcess, waitFor } from "../_test/cli-process.js";
+import { queryOnce } from "../_test/db.js";
 import { freePort } from "../_test/free-port.js";
 import { type ApiAnswer, createApiClient } from "../_test/http-client.js";
 import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
@@ -29,11 +30,6 @@ const HISTORY_DAYS = 0.1;
 const STOP_BOUND_MS = 10_000;
 
 type Client = Awaited<ReturnType<typeof createApiClient>>;
-type Readiness = {
-  status: string;
-  reasons: string[];
-  reads: { source: string; replicas: { host: string; state: string; lag_seconds: number | null }[] };
-};
 
 const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 /** The processes answer within milliseconds once they can: poll often. */
@@ -54,8 +50,9 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
   const id = (address: string) => `${address.toLowerCase()}:${devnet.chainId}`;
   const primaryIndexed = async () =>
     (await getSyncStatus(primaryDb, [devnet.chainId]))[0]?.indexedBlock ?? -1;
-  const readiness = async (client: Client) =>
-    (await client.get("/readyz", {}, { key: null })).body as Readiness;
+  /** Waits until the indexer has stored `block` on the primary. */
+  const primaryAt = (what: string, block: number, timeoutMs: number) =>
+    waitFor(what, async () => ((await primaryIndexed()) >= block ? true : undefined), timeoutMs, FAST);
   /** The output of every process, for a failure's message. */
   const outputs = () => procs.map((p) => `--- ${p.name}:\n${p.output().slice(-4000)}`).join("\n");
 
@@ -125,12 +122,7 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
 
     try {
       const head = await devnet.head();
-      await waitFor(
-        "the indexer at the head",
-        async () => ((await primaryIndexed()) >= head ? true : undefined),
-        120_000,
-        FAST,
-      );
+      await primaryAt("the indexer at the head", head, 120_000);
       await pair.caughtUp();
       const clients: Client[] = [];
       for (const port of apiPorts) {
@@ -164,24 +156,12 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
     if (dir) rmSync(dir, { recursive: true, force: true });
   });
 
-  const dataRequests = (): [string, Record<string, string | number>][] => {
-    const tokens = devnet.deployment.tokens;
-    const weth = id(tokens.WETH.address);
-    // Fixed bounds inside the history: the candles do not move with the clock.
-    const candleRange = { from: historyStart.toISOString(), to: historyEnd.toISOString() };
-    return [
-      ["/v1/tokens/search", { searchString: "WETH" }],
-      ["/v1/tokens/metadata", { tokenId: weth }],
-      ["/v1/tokens/line-chart", { tokenId: weth, days: 1 }],
-      ["/v1/tokens/candle-chart", { tokenId: weth, days: 1, interval: 60 }],
-      ["/v1/tokens/price-provenance", { tokenId: weth }],
-      ["/v1/coins/price", { symbol: "ETH" }],
-      ["/api/v1/assets", { asset_ids: `${weth},${id(tokens.USDC.address)}` }],
-      ["/api/v1/candles", { asset_id: weth, pair_id: id(pool.address), interval: "5m", ...candleRange }],
-      ["/api/v1/trades", { asset_id: weth, pair_id: id(pool.address) }],
-      ["/api/v1/pairs", { asset_id: weth }],
-    ];
-  };
+  // Fixed bounds inside the history: the candles do not move with the clock.
+  const dataRequests = () =>
+    wethDataRequests(devnet, pool.address, {
+      from: historyStart.toISOString(),
+      to: historyEnd.toISOString(),
+    });
 
   const differences = (path: string, a: ApiAnswer, b: ApiAnswer): string[] => {
     const found: string[] = [];
@@ -223,7 +203,7 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
       const ready = await waitFor(
         "the replica in use",
         async () => {
-          const r = await readiness(client);
+          const r = await readinessOf(client);
           return r.reads.source === "replicas" && r.reads.replicas[0]?.state === "ok" ? r : undefined;
         },
         10_000,
@@ -233,23 +213,18 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
       assert.equal(ready.reads.replicas[0]?.host, `127.0.0.1:${pair.replica.port}`);
       assert.ok((ready.reads.replicas[0]?.lag_seconds ?? 99) <= 5);
     }
-    const reference = await readiness(onPrimary);
+    const reference = await readinessOf(onPrimary);
     assert.equal(reference.reads.source, "primary");
     assert.deepEqual(reference.reads.replicas, []);
 
     await assertSameEverywhere(dataRequests());
 
     // The two serve processes really read from the standby: their pools hold connections there.
-    const standby = new pg.Client({ connectionString: pair.replica.adminUrl });
-    await standby.connect();
-    try {
-      const { rows } = await standby.query<{ n: number }>(
-        "SELECT count(DISTINCT client_port)::int AS n FROM pg_stat_activity WHERE application_name = 'tokenmarket-api'",
-      );
-      assert.ok((rows[0]?.n ?? 0) >= 2, "connections of both serve processes on the standby");
-    } finally {
-      await standby.end();
-    }
+    const [standby] = await queryOnce<{ n: number }>(
+      pair.replica.adminUrl,
+      "SELECT count(DISTINCT client_port)::int AS n FROM pg_stat_activity WHERE application_name = 'tokenmarket-api'",
+    );
+    assert.ok((standby?.n ?? 0) >= 2, "connections of both serve processes on the standby");
     for (const client of onReplica) {
       const metrics = (await client.get("/metrics", {}, { key: null })).text;
       assert.match(metrics, /tokenmarket_db_replica_up\{replica="127\.0\.0\.1:\d+",state="ok"\} 1/);
@@ -262,12 +237,7 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
     for (const seed of [21, 22]) {
       await devnet.mineSwaps({ blocks: 1, swapsPerBlock: 3, seed });
       const block = await devnet.head();
-      await waitFor(
-        "the new block on the primary",
-        async () => ((await primaryIndexed()) >= block ? true : undefined),
-        30_000,
-        FAST,
-      );
+      await primaryAt("the new block on the primary", block, 30_000);
       const indexedAt = Date.now();
       // The pairs that traded in the new block, from the primary (the test's own reading).
       const { rows } = await primaryDb.query<{ pool: string }>(
@@ -316,7 +286,7 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
       const ready = await waitFor(
         "the fallback",
         async () => {
-          const r = await readiness(client);
+          const r = await readinessOf(client);
           return r.reads.source === "primary" ? r : undefined;
         },
         15_000,
