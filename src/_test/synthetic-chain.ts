@@ -5,7 +5,14 @@
  * back through its own rollback. No node: the maths is that of a full-range pool.
  */
 import type { Hex } from "../decode/types.js";
-import type { BatchPoolEvent, BatchSwap, PoolEventKind, PoolState, Token } from "../model/index.js";
+import {
+  type BatchPoolEvent,
+  type BatchSwap,
+  type PoolEventKind,
+  type PoolState,
+  poolFactsOf,
+  type Token,
+} from "../model/index.js";
 import { familyOf, type ProtocolName, uniswapV2 } from "../protocols/index.js";
 import { initSyncState, insertChainRow, loadCheckpoint } from "../store/chain-state.js";
 import { type Db, withTransaction } from "../store/db.js";
@@ -133,15 +140,7 @@ function wrap(data: ChainData): SyntheticChain {
     data.counter += 1;
     return `0x${data.fork.toString(16).padStart(8, "0")}${data.counter.toString(16).padStart(56, "0")}`;
   };
-  const facts = (p: SyntheticPool) => ({
-    pool: p.address,
-    dex: p.dex,
-    protocol: p.protocol,
-    token0: p.token0,
-    token1: p.token1,
-    decimals0: data.tokens.get(p.token0)?.decimals ?? null,
-    decimals1: data.tokens.get(p.token1)?.decimals ?? null,
-  });
+  const facts = (p: SyntheticPool) => poolFactsOf(p, data.tokens);
   const sqrtOf = (p: SyntheticPool) =>
     p.reserve0 === 0n ? null : isqrt((p.reserve1 * Q96 * Q96) / p.reserve0);
   const poolEvent = (

@@ -1,6 +1,13 @@
 import type { Hex, RawLog } from "../decode/types.js";
 import { BaseError } from "../internal/errors.js";
-import type { BatchPoolEvent, BatchSwap, PoolEventKind, PoolState, Token } from "../model/index.js";
+import {
+  type BatchPoolEvent,
+  type BatchSwap,
+  type PoolEventKind,
+  type PoolState,
+  poolFactsOf,
+  type Token,
+} from "../model/index.js";
 import { familyOf, type PoolEventFields, type SwapTrade } from "../protocols/index.js";
 import type { TransactionInfo } from "../rpc/types.js";
 import type { Pool } from "./pools.js";
@@ -67,15 +74,7 @@ export function buildBatch(input: BuildBatchInput): BuiltBatch {
   const states = new Map<Hex, PoolState>();
   const pendingSyncs = new Map<Hex, PendingSync>();
 
-  const facts = (pool: Pool) => ({
-    pool: pool.address,
-    dex: pool.dex,
-    protocol: pool.protocol,
-    token0: pool.token0,
-    token1: pool.token1,
-    decimals0: input.tokens.get(pool.token0)?.decimals ?? null,
-    decimals1: input.tokens.get(pool.token1)?.decimals ?? null,
-  });
+  const facts = (pool: Pool) => poolFactsOf(pool, input.tokens);
 
   const blockOf = (log: RawLog): BlockInfo => {
     const block = input.blocks.get(log.blockNumber);
