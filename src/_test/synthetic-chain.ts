@@ -5,14 +5,8 @@
  * back through its own rollback. No node: the maths is that of a full-range pool.
  */
 import type { Hex } from "../decode/types.js";
-import {
-  type BatchPoolEvent,
-  type BatchSwap,
-  type PoolEventKind,
-  type PoolState,
-  poolFactsOf,
-  type Token,
-} from "../model/index.js";
+import type { BatchPoolEvent, BatchSwap, PoolEventKind, PoolState, Token } from "../model/index.js";
+import { poolFactsOf } from "../model/index.js";
 import { familyOf, type ProtocolName, uniswapV2 } from "../protocols/index.js";
 import { initSyncState, insertChainRow, loadCheckpoint } from "../store/chain-state.js";
 import { type Db, withTransaction } from "../store/db.js";

@@ -19,20 +19,18 @@ type PoolFacts = {
 };
 
 /** The facts of `pool` a batch row carries, its tokens' decimals looked up in `tokens` (null: unknown). */
-export function poolFactsOf(
+export const poolFactsOf = (
   pool: Pick<PoolInfo, "address" | "dex" | "protocol" | "token0" | "token1">,
   tokens: { get(address: Hex): Pick<Token, "decimals"> | undefined },
-): PoolFacts {
-  return {
-    pool: pool.address,
-    dex: pool.dex,
-    protocol: pool.protocol,
-    token0: pool.token0,
-    token1: pool.token1,
-    decimals0: tokens.get(pool.token0)?.decimals ?? null,
-    decimals1: tokens.get(pool.token1)?.decimals ?? null,
-  };
-}
+): PoolFacts => ({
+  pool: pool.address,
+  dex: pool.dex,
+  protocol: pool.protocol,
+  token0: pool.token0,
+  token1: pool.token1,
+  decimals0: tokens.get(pool.token0)?.decimals ?? null,
+  decimals1: tokens.get(pool.token1)?.decimals ?? null,
+});
 
 /** A swap inserted by this batch; keyed by (chainId, blockNumber, logIndex). Amounts are raw. */
 export type BatchSwap = PoolFacts &
