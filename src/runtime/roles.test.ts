@@ -12,19 +12,18 @@ import { rotateDemoKey } from "../store/api-keys.js";
 const KEY = "roles-test-key-0123456789abcdef0123456789";
 
 describe("roles: tokenmarket index and tokenmarket serve as separate processes", () => {
+  const dir = mkdtempSync(path.join(tmpdir(), "tokenmarket-roles-"));
   let devnet: IndexerDevnet;
   let testDb: TestDb;
-  let dir: string;
   const procs: CliProcess[] = [];
   before(async () => {
     [devnet, testDb] = await Promise.all([startIndexerDevnet({ historyDays: 0.2, seed: 7 }), createTestDb()]);
-    dir = mkdtempSync(path.join(tmpdir(), "tokenmarket-roles-"));
   });
   after(async () => {
     for (const p of procs) p.child.kill("SIGKILL");
     await devnet?.stop();
     await testDb?.drop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   });
 
   it("index writes, serve answers, each with its own /healthz, /readyz and /metrics", async () => {
