@@ -254,13 +254,14 @@ function wrap(data: ChainData): SyntheticChain {
       const [rIn, rOut] = zeroForOne ? [p.reserve0, p.reserve1] : [p.reserve1, p.reserve0];
       const withFee = amountIn * BigInt(1_000_000 - p.fee);
       const amountOut = (withFee * rOut) / (rIn * 1_000_000n + withFee);
-      if (zeroForOne) {
-        p.reserve0 += amountIn;
-        p.reserve1 -= amountOut;
-      } else {
-        p.reserve1 += amountIn;
-        p.reserve0 -= amountOut;
-      }
+      const amounts = {
+        amount0In: zeroForOne ? amountIn : 0n,
+        amount1In: zeroForOne ? 0n : amountIn,
+        amount0Out: zeroForOne ? 0n : amountOut,
+        amount1Out: zeroForOne ? amountOut : 0n,
+      };
+      p.reserve0 += amounts.amount0In - amounts.amount0Out;
+      p.reserve1 += amounts.amount1In - amounts.amount1Out;
       if (p.concentrated) p.sqrtPriceX96 = sqrtOf(p);
       const block = data.current;
       block.swaps.push({
@@ -275,10 +276,7 @@ function wrap(data: ChainData): SyntheticChain {
         exchange: "0x00000000000000000000000000000000000000bb",
         sender: "0x00000000000000000000000000000000000000bb",
         recipient: "0x00000000000000000000000000000000000000aa",
-        amount0In: zeroForOne ? amountIn : 0n,
-        amount1In: zeroForOne ? 0n : amountIn,
-        amount0Out: zeroForOne ? 0n : amountOut,
-        amount1Out: zeroForOne ? amountOut : 0n,
+        ...amounts,
         reserve0: p.reserve0,
         reserve1: p.reserve1,
         sqrtPriceX96: p.concentrated ? p.sqrtPriceX96 : null,
