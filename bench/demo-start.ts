@@ -1,14 +1,14 @@
 /**
  * `npm run bench:demo`: how fast `npm start` (the demo) is ready, and what it holds in memory.
  *
- * Runs `tokenmarket start` with the default configuration (config/devnet.json) on a fresh data
- * folder, then again on the data the first run left (the database and the devnet's chain), and
- * for each start measures:
- * - `readyMs`: from the spawn to the first `/readyz` 200 (polled every 100 ms);
+ * Runs `npm start` (its page-build check, then `tokenmarket start` with the default configuration,
+ * config/devnet.json) on a fresh data folder, then again on the data the first run left (the
+ * database and the devnet's chain), and for each start measures:
+ * - `readyMs`: from the spawn of `npm start` to the first `/readyz` 200 (polled every 100 ms);
  * - `bannerMs`: from the spawn to the "is running" banner, and the figure the banner prints;
  * - the resident memory (RSS, from /proc) of every process of the demo once ready and 10 s
- *   later: the service (Node: the process `npm start` runs, a heap-limited child if it starts
- *   one, and tsx's esbuild), the devnet node (anvil), the embedded Postgres (its processes
+ *   later: npm itself (the launcher: npm's process and its shell, reported apart from the
+ *   demo's total), the service (Node and tsx's esbuild), the devnet node (anvil), the embedded Postgres (its processes
  *   summed; they share their buffers, so the sum counts the shared pages once per process that
  *   touched them) and the total; the total's proportional set size (PSS: each shared page
  *   divided among the processes that map it, so the sum is the memory the demo holds, each page
@@ -31,8 +31,8 @@ const laterStarts = Number(process.env.BENCH_DEMO_LATER ?? 2);
 
 type Memory = {
   serviceMb: number;
-  /** Of serviceMb: a parent that only starts the service again with a heap limit; 0 when `npm start` runs the service itself. */
-  parentMb: number;
+  /** `npm start` itself (npm and the shell it runs the script in): not part of the demo's total. */
+  launcherMb: number;
   devnetMb: number;
   postgresMb: number;
   totalMb: number;
@@ -129,14 +129,21 @@ function demoProcesses(servicePid: number): number[] {
 }
 
 function memory(servicePid: number): Memory {
-  const kb = { service: 0, parent: 0, devnet: 0, postgres: 0, pss: 0 };
+  const kb = { service: 0, launcher: 0, devnet: 0, postgres: 0, pss: 0 };
   const ticks = { service: 0, devnet: 0, postgres: 0 };
   const pids = demoProcesses(servicePid);
-  // A heap-limited child (src/cli/heap.ts) preloads the parent watch: the spawned process is then its parent.
-  if (pids.some((pid) => command(pid).includes("watch-parent.cjs"))) kb.parent = rssKb(servicePid);
+  // npm, and the shell it runs the start script in.
+  const launcher = new Set([
+    servicePid,
+    ...children(servicePid).filter((pid) => command(pid).startsWith("sh -c")),
+  ]);
   for (const pid of pids) {
     const cmd = command(pid);
     const rss = rssKb(pid);
+    if (launcher.has(pid)) {
+      kb.launcher += rss;
+      continue;
+    }
     kb.pss += pssKb(pid);
     const part = /anvil|hardhat/.test(cmd) ? "devnet" : /postgres/.test(cmd) ? "postgres" : "service";
     kb[part] += rss;
@@ -145,7 +152,7 @@ function memory(servicePid: number): Memory {
   const mb = (x: number) => Math.round(x / 1024);
   return {
     serviceMb: mb(kb.service),
-    parentMb: mb(kb.parent),
+    launcherMb: mb(kb.launcher),
     devnetMb: mb(kb.devnet),
     postgresMb: mb(kb.postgres),
     totalMb: mb(kb.service + kb.devnet + kb.postgres),
@@ -168,16 +175,6 @@ async function ready(url: string): Promise<boolean> {
   } catch {
     return false;
   }
-}
-
-/** node's arguments in package.json's `start` script (`node …`): the bench runs what `npm start` runs. */
-function startArgs(): string[] {
-  const scripts = (
-    JSON.parse(readFileSync(path.join(root, "package.json"), "utf8")) as { scripts: Record<string, string> }
-  ).scripts;
-  const [node, ...args] = (scripts.start ?? "").trim().split(/\s+/);
-  if (node !== "node") throw new Error(`the start script does not run node: ${scripts.start}`);
-  return args;
 }
 
 /** The baseline: the CLI loaded and run through the same loader, doing nothing else. */
@@ -204,11 +201,13 @@ async function runStart(dataDir: string, kind: "first" | "later"): Promise<Start
   };
   const loadAtStart = loadAverage();
   const startedAt = performance.now();
-  // The service itself, as `npm start` runs it after its web build step (the page is built once).
-  const child: ChildProcess = spawn(process.execPath, startArgs(), {
+  // `npm start` as a user types it, in a process group of its own: a terminal's Ctrl-C reaches
+  // the whole group, and so does the SIGINT below.
+  const child: ChildProcess = spawn("npm", ["start"], {
     cwd: root,
     env,
     stdio: ["ignore", "pipe", "pipe"],
+    detached: true,
   });
   let bannerMs: number | null = null;
   let bannerSeconds: number | null = null;
@@ -227,7 +226,10 @@ async function runStart(dataDir: string, kind: "first" | "later"): Promise<Start
   child.stderr?.on("data", (chunk: string) => {
     stderr = (stderr + chunk).slice(-4000);
   });
-  const exited = new Promise<number | null>((resolve) => child.once("exit", (code) => resolve(code)));
+  // npm ends itself with the signal its script ended on (a clean Ctrl-C) or with the script's code.
+  const exited = new Promise<number | string | null>((resolve) =>
+    child.once("exit", (code, signal) => resolve(signal ?? code)),
+  );
   let failed = false;
   void exited.then(() => {
     failed = true;
@@ -247,9 +249,10 @@ async function runStart(dataDir: string, kind: "first" | "later"): Promise<Start
     await new Promise((resolve) => setTimeout(resolve, 100));
   await new Promise((resolve) => setTimeout(resolve, 10_000));
   const memoryAfter10s = memory(pid);
-  child.kill("SIGINT");
+  process.kill(-(child.pid as number), "SIGINT");
   const code = await exited;
-  if (code !== 0) throw new Error(`the demo exited with ${code} after SIGINT:\n${stderr}`);
+  if (code !== 0 && code !== "SIGINT")
+    throw new Error(`the demo exited with ${code} after SIGINT:\n${stderr}`);
   return {
     kind,
     helpMs: baselineMs,
