@@ -1,3 +1,6 @@
+import type { DeployedPool } from "../devnet/deploy.js";
+import { createDb } from "../store/db.js";
+import { migrate } from "../store/migrate.js";
 import type { createApiClient } from "./http-client.js";
 import type { IndexerDevnet } from "./indexer-devnet.js";
 
@@ -38,4 +41,27 @@ export function wethDataRequests(
     ["/api/v1/trades", { asset_id: weth, pair_id: id(pool) }],
     ["/api/v1/pairs", { asset_id: weth }],
   ];
+}
+
+/** The schema migrated into a database (the primary's `prepare`, before the standby copies it). */
+export async function migrateAt(url: string): Promise<void> {
+  const db = createDb({ url, max: 1 });
+  try {
+    await migrate(db);
+  } finally {
+    await db.end();
+  }
+}
+
+/**
+ * The devnet's WETH/USDC V2 pair, traded in 4 blocks after the history: the simulated market is
+ * quiet at night (UTC), so a short history, run at some hours, holds no trade of this pair; these
+ * trades make the compared answers (WETH's line chart, the pair's candles and trades) independent
+ * of the hour of the run.
+ */
+export async function tradedWethUsdc(devnet: IndexerDevnet): Promise<DeployedPool> {
+  const pool = devnet.deployment.pools.find((p) => p.key === "v2:WETH/USDC");
+  if (pool === undefined) throw new Error("the devnet has no WETH/USDC V2 pair");
+  await devnet.mineSwaps({ blocks: 4, swapsPerBlock: 2, seed: 12, pools: [pool] });
+  return pool;
 }

@@ -8,7 +8,7 @@
 import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { FastifyInstance } from "fastify";
-import { readinessOf, wethDataRequests } from "../_test/api-replicas.js";
+import { migrateAt, readinessOf, tradedWethUsdc, wethDataRequests } from "../_test/api-replicas.js";
 import { queryOnce } from "../_test/db.js";
 import { type ApiAnswer, createApiClient } from "../_test/http-client.js";
 import { type IndexerDevnet, startIndexerDevnet } from "../_test/indexer-devnet.js";
@@ -22,7 +22,6 @@ import { createPricing } from "../pricing/pricing.js";
 import { createApiKey } from "../store/api-keys.js";
 import { getSyncStatus } from "../store/chain-state.js";
 import { createDb, type Db } from "../store/db.js";
-import { migrate } from "../store/migrate.js";
 import { createIndexer, type Indexer } from "../sync/indexer.js";
 import { createApiServer } from "./server.js";
 
@@ -88,24 +87,9 @@ describe("API over a primary and a streaming replica", () => {
   };
 
   before(async () => {
-    pair = await startReplicaPair({
-      prepare: async (url) => {
-        const db = createDb({ url, max: 1 });
-        try {
-          await migrate(db);
-        } finally {
-          await db.end();
-        }
-      },
-    });
+    pair = await startReplicaPair({ prepare: migrateAt });
     devnet = await startIndexerDevnet({ historyDays: 0.25 });
-    const found = devnet.deployment.pools.find((p) => p.key === "v2:WETH/USDC");
-    assert.ok(found, "the devnet has a WETH/USDC V2 pair");
-    pool = found;
-    // The simulated market is quiet at night (UTC): run at some hours, a history this short can
-    // hold no trade of this pair. Trades of it after the history make the compared answers
-    // independent of the hour of the run.
-    await devnet.mineSwaps({ blocks: 4, swapsPerBlock: 2, seed: 12, pools: [pool] });
+    pool = await tradedWethUsdc(devnet);
     const tokens = devnet.deployment.tokens;
     config = parseConfig({
       api: { host: "127.0.0.1", port: 0 },

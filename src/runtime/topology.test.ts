@@ -12,7 +12,7 @@ import { mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import * as path from "node:path";
 import { after, before, describe, it } from "node:test";
-import { readinessOf, wethDataRequests } from "../_test/api-replicas.js";
+import { migrateAt, readinessOf, tradedWethUsdc, wethDataRequests } from "../_test/api-replicas.js";
 import { type CliProcess, cleanEnv, runCli, stopProcess, waitFor } from "../_test/cli-process.js";
 import { queryOnce } from "../_test/db.js";
 import { freePort } from "../_test/free-port.js";
@@ -22,7 +22,6 @@ import { type ReplicaPair, startReplicaPair } from "../_test/replica.js";
 import type { DeployedPool } from "../devnet/deploy.js";
 import { getSyncStatus } from "../store/chain-state.js";
 import { createDb, type Db } from "../store/db.js";
-import { migrate } from "../store/migrate.js";
 
 const KEY = "topology-test-key-0123456789abcdef012345";
 const HISTORY_DAYS = 0.1;
@@ -39,13 +38,13 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
   let pair: ReplicaPair;
   let devnet: IndexerDevnet;
   let primaryDb: Db;
-  let dir: string;
+  const dir = mkdtempSync(path.join(tmpdir(), "tokenmarket-topology-"));
   const procs: CliProcess[] = [];
   let onReplica: Client[];
   let onPrimary: Client;
   let pool: DeployedPool;
-  let historyStart: Date;
-  let historyEnd: Date;
+  /** Fixed bounds inside the history for the candles: they do not move with the clock. */
+  const candleRange = { from: "", to: "" };
 
   const id = (address: string) => `${address.toLowerCase()}:${devnet.chainId}`;
   const primaryIndexed = async () =>
@@ -59,14 +58,7 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
   before(async () => {
     [pair, devnet] = await Promise.all([
       startReplicaPair({
-        prepare: async (url) => {
-          const db = createDb({ url, max: 1 });
-          try {
-            await migrate(db);
-          } finally {
-            await db.end();
-          }
-        },
+        prepare: migrateAt,
       }),
       // serve runs on the real clock: the history ends an hour before now, so that the
       // time-relative answers (line chart, candles up to now) all contain it.
@@ -76,15 +68,8 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
         initialDate: new Date(Date.now() - (HISTORY_DAYS * 86_400 + 3_600) * 1000),
       }),
     ]);
-    dir = mkdtempSync(path.join(tmpdir(), "tokenmarket-topology-"));
     primaryDb = createDb({ url: pair.primary.url, max: 2 });
-    const found = devnet.deployment.pools.find((p) => p.key === "v2:WETH/USDC");
-    assert.ok(found, "the devnet has a WETH/USDC V2 pair");
-    pool = found;
-    // The simulated market is quiet at night (UTC): a history this short, run at some hours, holds
-    // no trade of this pair at all. Trades of it after the history make the compared answers
-    // (WETH's line chart, the pair's candles and trades) independent of the hour of the run.
-    await devnet.mineSwaps({ blocks: 4, swapsPerBlock: 2, seed: 12, pools: [pool] });
+    pool = await tradedWethUsdc(devnet);
 
     const [indexPort, ...apiPorts] = await Promise.all([freePort(), freePort(), freePort(), freePort()]);
     const tokens = devnet.deployment.tokens;
@@ -144,8 +129,8 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
       "0x1",
       false,
     ]);
-    historyStart = new Date(Number(first.timestamp) * 1000);
-    historyEnd = new Date(((await devnet.devnet.latestBlock()).timestamp + 60) * 1000);
+    candleRange.from = new Date(Number(first.timestamp) * 1000).toISOString();
+    candleRange.to = new Date(((await devnet.devnet.latestBlock()).timestamp + 60) * 1000).toISOString();
   });
 
   after(async () => {
@@ -153,15 +138,10 @@ describe("topology: tokenmarket index and two tokenmarket serve processes over a
     await primaryDb?.end().catch(() => {});
     await devnet?.stop().catch(() => {});
     await pair?.stop();
-    if (dir) rmSync(dir, { recursive: true, force: true });
+    rmSync(dir, { recursive: true, force: true });
   });
 
-  // Fixed bounds inside the history: the candles do not move with the clock.
-  const dataRequests = () =>
-    wethDataRequests(devnet, pool.address, {
-      from: historyStart.toISOString(),
-      to: historyEnd.toISOString(),
-    });
+  const dataRequests = () => wethDataRequests(devnet, pool.address, candleRange);
 
   const differences = (path: string, a: ApiAnswer, b: ApiAnswer): string[] => {
     const found: string[] = [];
