@@ -423,7 +423,6 @@ describe("market statistics and discovery over HTTP on the devnet", { timeout: 9
     assert.deepEqual(unknown.body, [], "an unknown token is left out");
   });
 
-  it("networks and DEXes", async () => {
   it("a token's and a pair's 24-hour change is one figure at every endpoint, bit for bit", async () => {
     const change24h = (record: Row) => (record.windows as Windows | null)?.["24h"].price_change ?? null;
     const tokens = await tokenRecords();
@@ -459,6 +458,7 @@ describe("market statistics and discovery over HTTP on the devnet", { timeout: 9
     assert.ok(changed >= 3, `${changed} pairs with a 24-hour change`);
   });
 
+  it("networks and DEXes", async () => {
     const head = Number(await createDevnetRpc(pipeline.rpcUrl).request<Hex>("eth_blockNumber"));
     const readyz = (await api.get("/readyz", {}, { key: null })).body as { chains: Row[] };
     const networks = (await api.get("/v1/networks")).body as Row[];

@@ -374,7 +374,7 @@ describe("aggregates equal those of a fresh index: the minute's slide", () => {
       const slid = await pricing.refreshStats(t.db, CHAIN, new Date(at));
       const incremental = await stats();
       if (JSON.stringify(incremental) !== JSON.stringify(before)) moved += 1;
-      // A pricing that never slid recomputes every pool with trades in the window.
+      // A pricing that never slid recomputes every token with trades in the window.
       const whole = await pricingOf(market, new Date(at)).refreshStats(t.db, CHAIN, new Date(at));
       if (slid.tokens < whole.tokens) fewer += 1;
       assert.deepEqual(await stats(), incremental, `slide ${i} at ${new Date(at).toISOString()}`);
