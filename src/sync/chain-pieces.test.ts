@@ -36,6 +36,23 @@ describe("the chain indexer's pieces", () => {
     assert.deepEqual(order, ["woken", "timed out", "aborted", "already aborted"]);
   });
 
+  it("head pause: a new head does not end it; its timeout or the abort does", async () => {
+    const abort = new AbortController();
+    const heads = createHeadWait(abort.signal);
+    await heads.pause(1);
+    let ended = false;
+    const paused = heads.pause(3_600_000).then(() => {
+      ended = true;
+    });
+    heads.wake();
+    // A woken wait would have ended by the next turn of the event loop.
+    await new Promise((resolve) => setImmediate(resolve));
+    assert.equal(ended, false, "a new head does not end the pause");
+    abort.abort();
+    await paused;
+    assert.equal(ended, true, "the abort ends it");
+  });
+
   it("a head behind the highest is inconsistent until the streak reaches the bound, then followed", () => {
     assert.equal(headBehind(10, 10, 0, 3), "ahead");
     assert.equal(headBehind(11, 10, 5, 3), "ahead");

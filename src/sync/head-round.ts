@@ -17,6 +17,9 @@ import type { Ingest } from "./ingest.js";
 import type { Progress } from "./progress.js";
 import type { SupplyRefresh } from "./supply-refresh.js";
 
+/** A backfill closer than this to the head lets a poll interval of blocks gather before its batch. */
+const GATHER_BELOW_BLOCKS = 64;
+
 export type HeadRounds = {
   /** "done" when caught up without `follow`; "again" otherwise. Throws what its steps throw. */
   round(): Promise<"done" | "again">;
@@ -45,6 +48,8 @@ export function createHeadRounds(args: {
   let highestHead = -1;
   let recordedHead = -1;
   let caughtUp = false;
+  /** The last round let blocks gather (a backfill near a moving head): this one takes them. */
+  let gathered = false;
 
   /** The node's head, checked against the highest it gave before. */
   const latestHead = async (): Promise<BlockHeader> => {
@@ -80,6 +85,16 @@ export function createHeadRounds(args: {
       const target = head.number - chain.confirmations;
       if (target > args.checkpoint().block) {
         if (!caughtUp) progress.phase("backfill");
+        // A backfill a few blocks behind a head that keeps moving fast (a node still syncing, a
+        // devnet writing its history) would take a batch of a few blocks a round, each paying a
+        // batch's fixed cost (its candles, series and figures, one transaction): it lets one poll
+        // interval of blocks gather first, once, and then takes them in one batch.
+        if (!caughtUp && !gathered && target - args.checkpoint().block < GATHER_BELOW_BLOCKS) {
+          gathered = true;
+          await args.heads.pause(chain.pollIntervalMs);
+          return "again";
+        }
+        gathered = false;
         await args.ingest.next(target);
         return "again";
       }

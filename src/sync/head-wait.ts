@@ -5,26 +5,30 @@
 export type HeadWait = {
   /** Resolves after `ms`, at the next wake(), or at the abort (at once when already aborted). */
   wait(ms: number): Promise<void>;
+  /** Resolves after `ms` or at the abort, whatever new heads come meanwhile. */
+  pause(ms: number): Promise<void>;
   /** Ends the current wait (a no-op when none). */
   wake(): void;
 };
 
 export function createHeadWait(signal: AbortSignal): HeadWait {
   let wake: (() => void) | null = null;
+  const sleep = (ms: number, wakeable: boolean) =>
+    new Promise<void>((resolve) => {
+      const done = () => {
+        clearTimeout(timer);
+        signal.removeEventListener("abort", done);
+        if (wakeable) wake = null;
+        resolve();
+      };
+      const timer = setTimeout(done, ms);
+      if (signal.aborted) return done();
+      signal.addEventListener("abort", done, { once: true });
+      if (wakeable) wake = done;
+    });
   return {
-    wait: (ms) =>
-      new Promise<void>((resolve) => {
-        const done = () => {
-          clearTimeout(timer);
-          signal.removeEventListener("abort", done);
-          wake = null;
-          resolve();
-        };
-        const timer = setTimeout(done, ms);
-        if (signal.aborted) return done();
-        signal.addEventListener("abort", done, { once: true });
-        wake = done;
-      }),
+    wait: (ms) => sleep(ms, true),
+    pause: (ms) => sleep(ms, false),
     wake: () => wake?.(),
   };
 }
