@@ -89,8 +89,7 @@ describe("Ctrl-C on npm start", () => {
     });
 
     for (let run = 1; run <= RUNS; run++) {
-      // --ignore-scripts: not the page build of `prestart`, which this test does not need.
-      const child = spawn("npm", ["start", "--silent", "--ignore-scripts"], {
+      const child = spawn("npm", ["start", "--silent"], {
         cwd: projectRoot,
         env,
         detached: true,

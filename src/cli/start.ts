@@ -3,6 +3,7 @@ import { BaseError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { createShutdown } from "../internal/shutdown.js";
 import { type Role, startService } from "../runtime/service.js";
+import { buildPageIfStale } from "./web-page.js";
 
 /**
  * `tokenmarket start` (the whole service in one process tree), `index` or `serve` (one role).
@@ -12,6 +13,8 @@ export async function runStart(options: { config: Config; logger: Logger; role?:
   const { logger } = options;
   const shutdown = createShutdown({ logger });
   try {
+    // The page is served by the API (`start`, `serve`), not by an indexer alone.
+    if ((options.role ?? "all") !== "index") await buildPageIfStale(logger);
     const service = await startService({
       config: options.config,
       logger,
