@@ -6,6 +6,7 @@ import type { Db } from "../store/db.js";
 import { type DerivedData, noDerivedData } from "../sync/derived.js";
 import { createIndexer, type Indexer } from "../sync/indexer.js";
 import type { IndexerOptions } from "../sync/options.js";
+import { waitFor } from "./indexer-wait.js";
 
 /** How a test runs the indexer: a silent logger, no derived data and no progress bar unless given. */
 export type TestIndexerRun = {
@@ -44,13 +45,14 @@ export async function waitIndexed(
   hash?: string,
   timeoutMs = 120_000,
 ): Promise<void> {
-  const deadline = Date.now() + timeoutMs;
-  for (;;) {
-    const [status] = await getSyncStatus(db, [chainId]);
-    if (status && status.indexedBlock >= block && (!hash || status.indexedBlockHash === hash)) return;
-    if (Date.now() > deadline) throw new Error(`not indexed up to ${block} (at ${status?.indexedBlock})`);
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
+  await waitFor(
+    async () => {
+      const [status] = await getSyncStatus(db, [chainId]);
+      return !!status && status.indexedBlock >= block && (!hash || status.indexedBlockHash === hash);
+    },
+    `indexed up to ${block}${hash ? ` with hash ${hash}` : ""}`,
+    { timeoutMs },
+  );
 }
 
 /** How many of these swaps (by transaction) `db` holds for `chainId` (those of an abandoned branch must be none). */
