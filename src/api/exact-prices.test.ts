@@ -15,7 +15,6 @@ import {
   toDouble,
   unitsExact,
 } from "../_test/exact.js";
-
 import { parseConfig } from "../config/load.js";
 import { createSilentLogger } from "../internal/logger.js";
 import { createPricing } from "../pricing/pricing.js";

@@ -1,12 +1,12 @@
 import { type Static, Type } from "@sinclair/typebox";
 import type { FastifyInstance } from "fastify";
 import { NATIVE_COIN } from "../../model/index.js";
-import { usdSeriesToken, withSeriesChanges } from "../../pricing/native-coin.js";
+import { withSeriesChanges } from "../../pricing/native-coin.js";
 import { findTokenMarkets } from "../../store/market-windows.js";
 import type { ApiContext } from "../context.js";
 import { MAX_MARKET_IDS, maxListLength, parseIdList, patterns } from "../ids.js";
 import { TokenMarketRecord, tokenMarketRecord } from "../market-records.js";
-import { referenceTokensOf } from "../pool-labels.js";
+import { seriesTokenOf } from "../pool-labels.js";
 import { errorResponses, examples, ok } from "../schemas.js";
 
 const Query = Type.Object({
@@ -60,10 +60,7 @@ export function registerTokenMarket(app: FastifyInstance, ctx: ApiContext) {
           for (const chain of chains) {
             const addresses = ids.filter((i) => i.chainId === chain).map((i) => i.address.toLowerCase());
             // The native coin's price changes are its USD series', the wrapped native token's.
-            const series = usdSeriesToken(
-              NATIVE_COIN,
-              referenceTokensOf(ctx.config.chains, chain)?.wrappedNative,
-            );
+            const series = seriesTokenOf(ctx.config.chains, { chainId: chain, address: NATIVE_COIN });
             const native = addresses.includes(NATIVE_COIN) && series !== NATIVE_COIN;
             const rows = await findTokenMarkets(db, chain, native ? [...addresses, series] : addresses);
             const nativeRow = rows.get(NATIVE_COIN);
