@@ -29,5 +29,3 @@ export type PoolCreation = PoolCreationFields & {
   blockNumber: number;
   logIndex: number;
 };
-
-/** A decoded pool event of any registered family (src/protocols); amounts are raw integers. */
