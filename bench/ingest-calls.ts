@@ -40,7 +40,8 @@ import { freePort } from "../src/_test/free-port.js";
 import { chainSchema } from "../src/config/schema.js";
 import { createSilentLogger } from "../src/internal/logger.js";
 import { createPricing } from "../src/pricing/pricing.js";
-import { poolTopics, topics } from "../src/protocols/abi.js";
+import { topics } from "../src/protocols/abi.js";
+import { poolTopicsOf } from "../src/protocols/index.js";
 import { createRpcMetrics } from "../src/rpc/metrics.js";
 import { shapeChainConfig, shapeProfiles } from "../src/shape/profiles.js";
 import type { Db } from "../src/store/db.js";
@@ -256,7 +257,9 @@ async function rawFetch(): Promise<Raw> {
   const node = await startNode();
   try {
     const head = Number(await call<string>(node.url, "eth_blockNumber", []));
-    const topic0 = [...new Set([topics.v2PairCreated, ...poolTopics("v2", "uniswap")])];
+    const topic0 = [
+      ...new Set([topics.v2PairCreated, ...poolTopicsOf({ protocol: "v2", swapEvent: "uniswap" })]),
+    ];
     const range = 2000;
     const getLogs = (from: number) =>
       call<{ topics: string[]; blockNumber: string }[]>(node.url, "eth_getLogs", [

@@ -6,7 +6,7 @@
  *   npm run bench:shape -- [--pools N] [--tokens N] [--blocks N] [--range N]
  */
 import { parseArgs } from "node:util";
-import { poolTopics } from "../src/protocols/abi.js";
+import { poolTopicsOf } from "../src/protocols/index.js";
 import { startShapeServer } from "../src/shape/server.js";
 
 const { values } = parseArgs({
@@ -50,8 +50,13 @@ console.log(
     `first answer after ${firstAnswerMs.toFixed(0)} ms, RSS ${mb(rssStarted)} (${mb(rssStarted - rssBefore)} over the bare process)`,
 );
 
-const topics = [...new Set([...poolTopics("v2", "uniswap"), ...poolTopics("v3", "uniswap")])];
-const swapTopics = new Set([topics[1], poolTopics("v3", "uniswap")[1]]);
+const topics = [
+  ...new Set([
+    ...poolTopicsOf({ protocol: "v2", swapEvent: "uniswap" }),
+    ...poolTopicsOf({ protocol: "v3", swapEvent: "uniswap" }),
+  ]),
+];
+const swapTopics = new Set([topics[1], poolTopicsOf({ protocol: "v3", swapEvent: "uniswap" })[1]]);
 const from = head - blocks + 1;
 let swaps = 0;
 let logs = 0;

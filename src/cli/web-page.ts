@@ -5,8 +5,9 @@ import type { Logger } from "../internal/logger.js";
 
 /**
  * Builds the explorer page when its sources changed since its last build (`npm install` builds
- * it). Checked in the start command itself: an npm `prestart` hook cost a Node process and about
- * 0.8 s at every start. A failed build leaves the API running; its `/` says how to build the page.
+ * it). Checked in the start command itself rather than in an npm hook, which would cost a Node
+ * process (about 0.8 s) at every start. A failed build leaves the API running; its `/` says how
+ * to build the page.
  */
 export async function buildPageIfStale(logger: Logger): Promise<void> {
   if (!isStale()) return;
