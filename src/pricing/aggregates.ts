@@ -5,6 +5,7 @@
  * ways give the same bits as a fresh index.
  */
 
+import type { Place } from "../store/bucket-rows.js";
 import { deleteCandlesAbove, loadCandles, saveCandles } from "../store/candles.js";
 import type { Queryable } from "../store/db.js";
 import { deleteSeriesAbove, loadSeriesCandles, saveSeriesCandles } from "../store/series.js";
@@ -38,8 +39,6 @@ function noteFolded(folded: FoldedUpTo | undefined, items: readonly { time: numb
   if (latest !== Number.NEGATIVE_INFINITY) folded.time = latest;
 }
 
-/** The key of an owner's stored bucket; `F` names the owner's field (`pool`, `token`). */
-type BucketKey<F extends string> = Record<F, string> & { resolution: number; bucket: number };
 /** A stored bucket: its candle with the owner and resolution. */
 type Stored<F extends string, C> = C & Record<F, string> & { resolution: number };
 
@@ -52,7 +51,7 @@ type BucketFamily<F extends string, T extends string, I, C> = {
   owner: F;
   item: T;
   resolutions: readonly number[];
-  load(db: Queryable, chainId: number, keys: BucketKey<F>[]): Promise<Stored<F, C>[]>;
+  load(db: Queryable, chainId: number, keys: Place<F>[]): Promise<Stored<F, C>[]>;
   fold(current: C | undefined, item: I, bucket: number): C;
   /** The buckets of `seconds` of one owner's items (ascending by key), aggregated at once. */
   aggregate(items: readonly I[], seconds: number): C[];
@@ -86,13 +85,13 @@ export async function foldStored<
 ): Promise<number> {
   if (entries.length === 0) return 0;
   const { owner: field, resolutions } = family;
-  const keys = new Map<string, BucketKey<F>>();
+  const keys = new Map<string, Place<F>>();
   for (const entry of entries) {
     const owner = entry[field];
     for (const resolution of resolutions) {
       const bucket = bucketOf(entry[family.item].time, resolution);
       if (mayBeStored(folded, bucket))
-        keys.set(keyOf(owner, resolution, bucket), { [field]: owner, resolution, bucket } as BucketKey<F>);
+        keys.set(keyOf(owner, resolution, bucket), { [field]: owner, resolution, bucket } as Place<F>);
     }
   }
   const rows = new Map<string, Stored<F, C>>();
@@ -182,7 +181,7 @@ function pushTo<T>(lists: Map<string, T[]>, key: string, value: T): void {
 }
 
 /** The deleted buckets of a family, each with the key of its first trade. */
-type Deleted<F extends string> = (BucketKey<F> & { firstKey: number })[];
+type Deleted<F extends string> = (Place<F> & { firstKey: number })[];
 /** The remaining items (ascending by key) at or below `ancestorBlock` of the owners of `deleted`, by owner. */
 type Remaining<F extends string, I> = (
   db: Queryable,

@@ -38,7 +38,7 @@ export async function deleteBucketRowsAbove(
 }
 
 /** A row's place with its owner under the name of the owner column (`pool: …` or `token: …`). */
-type Place<O extends string> = Record<O, string> & { resolution: number; bucket: number };
+export type Place<O extends string> = Record<O, string> & { resolution: number; bucket: number };
 
 /** The columns of a row's place: its owner (as column `owner`), resolution and bucket. */
 export const placeColumns = <O extends string>(owner: O) =>

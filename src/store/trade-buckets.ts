@@ -74,20 +74,3 @@ export const deleteBucketsAbove = (
   lastKey: number,
 ): Promise<(BucketPlace & { firstKey: number })[]> =>
   deleteBucketRowsAbove(db, chainId, BUCKET_TABLES[kind], owners, lastKey);
-
-/** Which of `owners` have at least one bucket (a trade). */
-export async function ownersWithBuckets(
-  db: Queryable,
-  chainId: number,
-  kind: BucketKind,
-  owners: readonly string[],
-): Promise<Set<string>> {
-  if (owners.length === 0) return new Set();
-  const t = BUCKET_TABLES[kind];
-  const { rows } = await db.query<{ owner: string }>(
-    `SELECT o.owner FROM unnest($2::text[]) AS o(owner)
-     WHERE EXISTS (SELECT 1 FROM ${t.table} b WHERE b.chain_id = $1 AND b.${t.owner} = o.owner)`,
-    [chainId, [...owners]],
-  );
-  return new Set(rows.map((r) => r.owner));
-}
