@@ -22,8 +22,7 @@ import type { DevnetFamily } from "./types.js";
 
 export const algebraDevnet = {
   name: "algebra" as const,
-  // Its pools joined the demo after the others: their own random stream keeps every other pool's
-  // history what it was.
+  // Its own random stream: every other pool's history is the same with or without its pools.
   ownStream: true,
 
   contractTxs: (plan) => ({

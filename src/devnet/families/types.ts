@@ -45,8 +45,8 @@ export interface DevnetFamily {
   /** The family's registry name (`pools.protocol`). */
   readonly name: string;
   /**
-   * Whether its pools trade on a random stream of their own (a family added to the demo after
-   * the others: every other pool's history stays what it was without it).
+   * Whether its pools trade on a random stream of their own, so that every other pool's history
+   * is the same with or without them.
    */
   readonly ownStream: boolean;
 
