@@ -167,6 +167,12 @@ export function createChainSync(args: {
     reload: () => reload(),
   });
 
+  /** Some work succeeded: the next failure starts its backoff from the first delay again. */
+  const worked = () => {
+    restarts.reset();
+    inconsistency.consistent();
+  };
+
   // The backfill's prefetch queue and the batches' commits (ingest.ts).
   const ingest = createIngest({
     chain,
@@ -185,8 +191,7 @@ export function createChainSync(args: {
     stopped: () => stopped,
     committed: (next) => {
       checkpoint = next;
-      restarts.reset();
-      inconsistency.consistent();
+      worked();
     },
   });
 
@@ -215,11 +220,7 @@ export function createChainSync(args: {
     verifyCheckpoint,
     fence,
     inconsistentStreak: inconsistency.streak,
-    worked: () => {
-      // A whole round worked: the next failure starts its backoff from the first delay again.
-      restarts.reset();
-      inconsistency.consistent();
-    },
+    worked,
   });
 
   const loop = async () => {
