@@ -242,10 +242,11 @@ export function anvilBinary(): string {
 /**
  * Starts anvil (Foundry's node: a native binary, a few tens of megabytes and ready in a fraction
  * of a second) listening on 127.0.0.1 only, with Hardhat's accounts, a base fee of 0 (the gas
- * price is then a pure priority, and the mempool orders a block's transactions by it) and the
- * latest hardfork. The node is in its own process group, so a Ctrl-C in the terminal does not
- * stop it before the indexer stops reading it; a watchdog ends it when the caller dies, even by
- * SIGKILL. A taken port rejects with a one-line LaunchError naming the port.
+ * price is then a pure priority, and the mempool orders a block's transactions by it), the
+ * Cancun hardfork and every account impersonated (see the arguments). The node is in its own
+ * process group, so a Ctrl-C in the terminal does not stop it before the indexer stops reading
+ * it; a watchdog ends it when the caller dies, even by SIGKILL. A taken port rejects with a
+ * one-line LaunchError naming the port.
  */
 export async function startAnvilNode(options: StartAnvilNodeOptions): Promise<DevnetNode> {
   const { logger } = options;
@@ -276,6 +277,15 @@ export async function startAnvilNode(options: StartAnvilNodeOptions): Promise<De
     "--order",
     "fees",
     "--quiet",
+    // Every account sends unsigned (eth_sendTransaction from any address): signing and then
+    // recovering each transaction's sender was a sixth of the node's work while it writes a
+    // history. The accounts' keys are public (a test mnemonic) and the node listens on 127.0.0.1.
+    "--auto-impersonate",
+    // Cancun, what the newest contracts here need (transient storage, for Uniswap V4): Prague's
+    // block-hash contract (EIP-2935) stores one more slot per block, and the node rehashes the
+    // whole state at every block, so a 7-day history grew costlier with each block it wrote.
+    "--hardfork",
+    "cancun",
   ];
   const loading = options.statePath !== undefined && existsSync(options.statePath);
   if (options.initialDate !== undefined && !loading)
