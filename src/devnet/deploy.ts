@@ -273,10 +273,12 @@ export async function deployMarket(options: {
     await executeTransactions(rpc, nonces, contractDeployments(plan, contracts));
     // What a family sets on the chain before any pool names it (V4: the hooks' code).
     for (const family of devnetFamilies()) await family.prepareChain?.(rpc);
-    const receipts = await executeTransactions(rpc, nonces, [
-      ...fundingAndApprovals(plan),
-      ...poolCreation(plan),
-    ]);
+    const receipts = await executeTransactions(
+      rpc,
+      nonces,
+      [...fundingAndApprovals(plan), ...poolCreation(plan)],
+      { perBlock: DEPLOYMENT_TXS_PER_BLOCK },
+    );
     await verifyDeployment(rpc, plan);
     const blockNumber = Number(receipts.at(-1)?.blockNumber ?? 0);
     options.logger?.info(
@@ -293,6 +295,12 @@ export async function deployMarket(options: {
     await rpc.request("evm_setAutomine", [automine]);
   }
 }
+
+/**
+ * The funding, approvals and pools go in blocks of this many transactions: their receipts are
+ * checked, and a receipt's cost grows with its block (see executeTransactions).
+ */
+const DEPLOYMENT_TXS_PER_BLOCK = 32;
 
 function contractDeployments(plan: Deployment, contracts: CompiledContracts): TxRequest[] {
   const from = plan.accounts.deployer;
