@@ -3,30 +3,22 @@
  * token. They read only the stored aggregates (never raw swaps, src/store) and roll them up with
  * the pricing's pure functions (src/pricing).
  */
-import type { CandleSeconds, ChartCandle, ExactChartCandle } from "../model/index.js";
-import {
-  baseResolutionOf,
-  bucketOf,
-  type CandleCurrency,
-  fillCandleGaps,
-  rollUpChartCandles,
-} from "../pricing/candles.js";
-import { EXACT_ZERO } from "../pricing/exact-sum.js";
-import { averagePriceOf, hourlyLineChart, type LineChart, rollUpSeries } from "../pricing/series.js";
-import {
-  loadAssetChartCandles,
-  loadChartCandleBefore,
-  loadChartCandles,
-  loadExactChartCandles,
-} from "../store/candles.js";
+import type { CandleSeconds, ChartCandle } from "../model/index.js";
+import { baseResolutionOf, bucketOf, type CandleCurrency, fillCandleGaps } from "../pricing/candles.js";
+import { hourlyLineChart, type LineChart } from "../pricing/series.js";
+import { loadAssetChartCandles, loadChartCandleBefore, loadChartCandles } from "../store/candles.js";
 import type { Queryable } from "../store/db.js";
 import { loadRetainedFrom } from "../store/partitions.js";
-import { loadHourlyAverageBefore, loadHourlyAverages, loadSeriesRange } from "../store/series.js";
+import { loadHourlyAverageBefore, loadHourlyAverages, loadSeriesChart } from "../store/series.js";
 
 const HOUR = 3_600_000;
 
-/** Whether an interval is rolled up from stored candles of a finer resolution (5m, 15m, 30m, 4h). */
-const rollsUp = (interval: CandleSeconds): boolean => baseResolutionOf(interval) !== interval;
+/**
+ * The interval to roll stored candles up to, for one rolled up from a finer resolution (5m, 15m,
+ * 30m, 4h; the store sums their exact volumes and rounds once); undefined when it is stored.
+ */
+const rollUpOf = (interval: CandleSeconds): CandleSeconds | undefined =>
+  baseResolutionOf(interval) !== interval ? interval : undefined;
 const DAY = 86_400_000;
 
 export type { ChartCandle, LineChart };
@@ -54,12 +46,9 @@ export async function getPairCandles(
     resolution: baseResolutionOf(options.intervalSeconds),
     from: range.start,
     to: range.end,
+    rollUpTo: rollUpOf(options.intervalSeconds),
   };
-  // A roll-up sums the stored volumes exactly (a stored candle's own volume is its sum rounded).
-  const rows = rollsUp(options.intervalSeconds)
-    ? await loadExactChartCandles(db, read)
-    : await loadChartCandles(db, read);
-  return completePairCandles(rows, options);
+  return completePairCandles(await loadChartCandles(db, read), options);
 }
 
 /**
@@ -82,14 +71,10 @@ export async function getAssetPairCandles(
     // An empty range still looks the pool up: [0, 0) holds no candle.
     from: range?.start ?? 0,
     to: range?.end ?? 0,
-    exact: rollsUp(options.intervalSeconds),
+    rollUpTo: rollUpOf(options.intervalSeconds),
   });
   if (found === undefined || found.side === null) return found;
-  const { exactVolumes } = found;
-  const rows = exactVolumes
-    ? found.candles.map((c, i) => ({ ...c, exactVolume: exactVolumes[i] ?? EXACT_ZERO }))
-    : found.candles;
-  return { side: found.side, candles: completePairCandles(rows, options) };
+  return { side: found.side, candles: completePairCandles(found.candles, options) };
 }
 
 /**
@@ -126,21 +111,11 @@ async function pairCandlesRange(
   return end <= start ? null : { start, end };
 }
 
-/**
- * The range's candles from the stored ones: rolled up to the interval, empty intervals up to
- * min(to, now) filled. Side 1 is the reciprocal of side 0 (high1 = 1 / low0 …) with token1's
- * volume; max, min, first and last commute with the reciprocal, so the roll-up can follow the
- * side's transformation.
- */
-function completePairCandles(
-  rows: ChartCandle[] | ExactChartCandle[],
-  options: PairCandlesRange,
-): ChartCandle[] {
-  if (rows.length === 0) return [];
-  const interval = options.intervalSeconds;
-  const candles = rollsUp(interval) ? rollUpChartCandles(rows as ExactChartCandle[], interval) : rows;
+/** The range's candles (rolled up to the interval) with empty intervals up to min(to, now) filled. */
+function completePairCandles(candles: ChartCandle[], options: PairCandlesRange): ChartCandle[] {
+  if (candles.length === 0) return [];
   const fillEnd = Math.min(options.to.getTime(), (options.now ?? new Date()).getTime());
-  return fillCandleGaps(candles, interval, fillEnd);
+  return fillCandleGaps(candles, options.intervalSeconds, fillEnd);
 }
 
 /**
@@ -177,9 +152,12 @@ export async function getPairCandlesBefore(
     currency: options.currency ?? "token",
     resolution: baseResolutionOf(interval),
   };
-  const candles = rollsUp(interval)
-    ? rollUpChartCandles(await loadExactChartCandles(db, { ...read, from: start, to: options.end }), interval)
-    : await loadChartCandles(db, { ...read, from: start, to: options.end });
+  const candles = await loadChartCandles(db, {
+    ...read,
+    from: start,
+    to: options.end,
+    rollUpTo: rollUpOf(interval),
+  });
   if (candles[0]?.time !== start) {
     // The page opens on empty intervals: they carry the close of the last candle before it (a
     // base-resolution candle before `start` lies in an earlier interval, so its close is that
@@ -234,8 +212,8 @@ export async function getTokenLineChart(
   if (rows.length === 0) return { labels: [], data: [] };
   const before = await loadHourlyAverageBefore(db, { chainId: options.chainId, token, before: firstHour });
   return hourlyLineChart(
-    rows.map((r) => ({ bucket: r.bucket, value: averagePriceOf(r) })),
-    before ? averagePriceOf(before) : null,
+    rows.map((r) => ({ bucket: r.bucket, value: r.average })),
+    before,
     firstHour,
     lastHour,
   );
@@ -270,14 +248,14 @@ export async function getTokenUsdCandles(
     bucketOf(nowMs - options.days * DAY, interval),
     retained ?? Number.NEGATIVE_INFINITY,
   );
-  const base = await loadSeriesRange(db, {
+  const candles = await loadSeriesChart(db, {
     chainId: options.chainId,
     token: options.token.toLowerCase(),
     resolution: interval === 3600 ? 3600 : 300,
     from: start,
     to: nowMs,
+    ...(interval === 3600 || interval === 300 ? {} : { rollUpTo: interval }),
   });
-  const candles = interval === 3600 || interval === 300 ? base : rollUpSeries(base, interval);
   return candles.map((c) => ({
     date: new Date(c.bucket).toISOString(),
     time: c.bucket,

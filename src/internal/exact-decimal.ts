@@ -9,17 +9,25 @@ export type ExactDecimal = { digits: bigint; scale: number };
 
 export const EXACT_ZERO: ExactDecimal = { digits: 0n, scale: 0 };
 
-/** a + b, exactly (without trailing zeros after the point). */
+/**
+ * a + b, exactly, at the larger of their scales (trailing zeros after the point are kept: the
+ * scale stays that of the finest term, and trimming at every addition cost a bigint division).
+ */
 export function addExact(a: ExactDecimal, b: ExactDecimal): ExactDecimal {
   if (b.digits === 0n) return a;
   if (a.digits === 0n) return b;
-  if (a.scale === b.scale) return trimmed({ digits: a.digits + b.digits, scale: a.scale });
-  const [low, high] = a.scale < b.scale ? [a, b] : [b, a];
-  return trimmed({
-    digits: low.digits * 10n ** BigInt(high.scale - low.scale) + high.digits,
-    scale: high.scale,
-  });
+  if (a.scale === b.scale) return { digits: a.digits + b.digits, scale: a.scale };
+  return a.scale < b.scale
+    ? { digits: a.digits * powerOf10(b.scale - a.scale) + b.digits, scale: b.scale }
+    : { digits: a.digits + b.digits * powerOf10(a.scale - b.scale), scale: a.scale };
 }
+
+/** 10^k (k ≥ 0), from a table of the powers made so far. */
+export function powerOf10(k: number): bigint {
+  for (let i = POWERS_OF_10.length; i <= k; i++) POWERS_OF_10.push((POWERS_OF_10[i - 1] as bigint) * 10n);
+  return POWERS_OF_10[k] as bigint;
+}
+const POWERS_OF_10: bigint[] = [1n];
 
 /** The decimal text Postgres' numeric reads: `-12.0034`, `0.5`, `7`. */
 export function exactText(value: ExactDecimal): string {
@@ -30,22 +38,11 @@ export function exactText(value: ExactDecimal): string {
   return `${negative ? "-" : ""}${whole}${fraction ? `.${fraction}` : ""}`;
 }
 
-/** A numeric's text (`-12.0034`, `7`, `1e-5` not accepted) as an exact decimal. */
+/** A numeric's text (`-12.0034`, `7`, `1e-5` not accepted) as an exact decimal, at the text's scale. */
 export function parseExact(text: string): ExactDecimal {
   const match = /^(-?)(\d*)(?:\.(\d*))?$/.exec(text);
   if (!match || (match[2] === "" && (match[3] ?? "") === "")) throw new RangeError(`not a decimal: ${text}`);
   const fraction = match[3] ?? "";
   const digits = BigInt(`${match[1]}${match[2] || "0"}${fraction}`);
-  return trimmed({ digits, scale: fraction.length });
-}
-
-/** Without trailing zeros after the point (shorter text, the same value). */
-function trimmed(value: ExactDecimal): ExactDecimal {
-  let { digits, scale } = value;
-  if (digits === 0n) return EXACT_ZERO;
-  while (scale > 0 && digits % 10n === 0n) {
-    digits /= 10n;
-    scale -= 1;
-  }
-  return { digits, scale };
+  return digits === 0n ? EXACT_ZERO : { digits, scale: fraction.length };
 }

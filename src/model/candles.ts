@@ -65,9 +65,6 @@ export type UsdOhlcv = Ohlc & { volume: number };
 /** A candle as the chart sees it: prices of one side, the volume of that side's token. */
 export type ChartCandle = Ohlc & { time: number; volume: number };
 
-/** A chart candle with its volume exactly (the stored sum), as the roll-ups read it. */
-export type ExactChartCandle = ChartCandle & { exactVolume: ExactDecimal };
-
 /** A bucket of a token's USD series (table token_usd_candles). */
 export type SeriesCandle = Ohlc & {
   bucket: number;
@@ -83,6 +80,8 @@ export type SeriesCandle = Ohlc & {
   sumPvExact: ExactDecimal;
   /** Σ volumeUsd exactly. */
   sumVExact: ExactDecimal;
+  /** The volume-weighted average USD price: sumPvExact / sumVExact rounded once, the close when sumVExact is 0. */
+  average: number;
   firstKey: number;
   lastKey: number;
 };

@@ -10,9 +10,22 @@ import { deleteCandlesAbove, loadCandles, saveCandles } from "../store/candles.j
 import type { Queryable } from "../store/db.js";
 import { deleteSeriesAbove, loadSeriesCandles, saveSeriesCandles } from "../store/series.js";
 import { loadPoolTrades, loadSeriesTrades, type StoredTrade } from "../store/swaps.js";
-import { aggregateTrades, bucketOf, type CandleTrade, foldTrade, POOL_RESOLUTIONS } from "./candles.js";
+import {
+  aggregateTrades,
+  bucketOf,
+  type CandleTrade,
+  foldTradeSums,
+  POOL_RESOLUTIONS,
+  withVolumes,
+} from "./candles.js";
 import { candleTradeOf, seriesPointsOf } from "./price-blocks.js";
-import { aggregateSeries, foldSeriesPoint, SERIES_RESOLUTIONS, type SeriesPoint } from "./series.js";
+import {
+  aggregateSeries,
+  foldSeriesSums,
+  SERIES_RESOLUTIONS,
+  type SeriesPoint,
+  withRoundedSeries,
+} from "./series.js";
 import { eventKey, KEY_BLOCK_FACTOR, lastKeyOfBlock, type Trade, tradeOf } from "./trade.js";
 
 const keyOf = (owner: string, resolution: number, bucket: number) => `${owner}|${resolution}|${bucket}`;
@@ -52,7 +65,10 @@ type BucketFamily<F extends string, T extends string, I, C> = {
   item: T;
   resolutions: readonly number[];
   load(db: Queryable, chainId: number, keys: Place<F>[]): Promise<Stored<F, C>[]>;
+  /** Adds an item to its bucket, its rounded figures left for `finish`. */
   fold(current: C | undefined, item: I, bucket: number): C;
+  /** A folded bucket with its rounded figures made from its exact sums (once, before it is written). */
+  finish<S extends C>(bucket: S): S;
   /** The buckets of `seconds` of one owner's items (ascending by key), aggregated at once. */
   aggregate(items: readonly I[], seconds: number): C[];
   save(db: Queryable, chainId: number, rows: Stored<F, C>[]): Promise<unknown>;
@@ -85,13 +101,17 @@ export async function foldStored<
 ): Promise<number> {
   if (entries.length === 0) return 0;
   const { owner: field, resolutions } = family;
+  // Each entry's bucket at each resolution, in order, with its key (made once).
+  const places: { key: string; owner: string; resolution: number; bucket: number; item: I }[] = [];
   const keys = new Map<string, Place<F>>();
   for (const entry of entries) {
     const owner = entry[field];
+    const item = entry[family.item];
     for (const resolution of resolutions) {
-      const bucket = bucketOf(entry[family.item].time, resolution);
-      if (mayBeStored(folded, bucket))
-        keys.set(keyOf(owner, resolution, bucket), { [field]: owner, resolution, bucket } as Place<F>);
+      const bucket = bucketOf(item.time, resolution);
+      const key = keyOf(owner, resolution, bucket);
+      places.push({ key, owner, resolution, bucket, item });
+      if (mayBeStored(folded, bucket)) keys.set(key, { [field]: owner, resolution, bucket } as Place<F>);
     }
   }
   const rows = new Map<string, Stored<F, C>>();
@@ -99,23 +119,21 @@ export async function foldStored<
     rows.set(keyOf(row[field], row.resolution, row.bucket), row);
   }
   const dirty = new Set<string>();
-  for (const entry of entries) {
-    const owner = entry[field];
-    const item = entry[family.item];
-    for (const resolution of resolutions) {
-      const bucket = bucketOf(item.time, resolution);
-      const key = keyOf(owner, resolution, bucket);
-      const current = rows.get(key);
-      // Already folded (a batch seen twice): folding again would count it twice.
-      if (current && item.key <= current.lastKey) continue;
-      rows.set(key, { ...family.fold(current, item, bucket), [field]: owner, resolution } as Stored<F, C>);
-      dirty.add(key);
-    }
+  for (const { key, owner, resolution, bucket, item } of places) {
+    const current = rows.get(key);
+    // Already folded (a batch seen twice): folding again would count it twice.
+    if (current && item.key <= current.lastKey) continue;
+    // The fold makes a new bucket; its place is set on it (not spread into a copy of it).
+    const next = family.fold(current, item, bucket) as Stored<F, C>;
+    (next as Record<F, string>)[field] = owner;
+    next.resolution = resolution;
+    rows.set(key, next);
+    dirty.add(key);
   }
   await family.save(
     db,
     chainId,
-    [...dirty].sort().map((key) => rows.get(key) as Stored<F, C>),
+    [...dirty].sort().map((key) => family.finish(rows.get(key) as Stored<F, C>)),
   );
   noteFolded(
     folded,
@@ -130,7 +148,8 @@ export const poolCandles = {
   item: "trade",
   resolutions: POOL_RESOLUTIONS,
   load: loadCandles,
-  fold: foldTrade,
+  fold: foldTradeSums,
+  finish: withVolumes,
   aggregate: aggregateTrades,
   save: saveCandles,
   deleteAbove: deleteCandlesAbove,
@@ -141,7 +160,8 @@ export const tokenSeries = {
   item: "point",
   resolutions: SERIES_RESOLUTIONS,
   load: loadSeriesCandles,
-  fold: foldSeriesPoint,
+  fold: foldSeriesSums,
+  finish: withRoundedSeries,
   aggregate: aggregateSeries,
   save: saveSeriesCandles,
   deleteAbove: deleteSeriesAbove,

@@ -3,14 +3,7 @@
  * in key order (block, log index), so a candle grown trade by trade across batches is bit for
  * bit the candle aggregated at once from the same trades.
  */
-import type {
-  Candle,
-  CandleSeconds,
-  CandleSums,
-  ChartCandle,
-  ExactChartCandle,
-  UsdOhlcv,
-} from "../model/index.js";
+import type { Candle, CandleSeconds, CandleSums, ChartCandle, UsdOhlcv } from "../model/index.js";
 import { addExact, type ExactDecimal, exactOf, exactValue } from "./exact-sum.js";
 import type { Trade } from "./trade.js";
 
@@ -125,12 +118,15 @@ const usdVolume = (sum: ExactDecimal | null): number => (sum === null ? 0 : exac
  * last, extremes); volumes are summed exactly and each is its sum correctly rounded.
  */
 export function foldTrade(candle: Candle | undefined, trade: CandleTrade, bucket: number): Candle {
+  return withVolumes(foldTradeSums(candle, trade, bucket));
+}
+
+/**
+ * `foldTrade` without rounding the volumes: they stay as they were (0 in a new candle) until
+ * `withVolumes` rounds the sums, once for a bucket however many trades it took in.
+ */
+export function foldTradeSums(candle: Candle | undefined, trade: CandleTrade, bucket: number): Candle {
   const sums = sumsWith(candle?.sums, trade);
-  const volumes = {
-    volume0: exactValue(sums.volume0),
-    volume1: exactValue(sums.volume1),
-    volumeUsd: exactValue(sums.volumeUsd),
-  };
   if (!candle) {
     return {
       bucket,
@@ -139,9 +135,11 @@ export function foldTrade(candle: Candle | undefined, trade: CandleTrade, bucket
       high1: trade.price1,
       low1: trade.price1,
       close1: trade.price1,
-      ...volumes,
-      usd0: foldUsdPrice(null, trade.usd0, usdVolume(sums.usd0)),
-      usd1: foldUsdPrice(null, trade.usd1, usdVolume(sums.usd1)),
+      volume0: 0,
+      volume1: 0,
+      volumeUsd: 0,
+      usd0: foldUsdPrice(null, trade.usd0, 0),
+      usd1: foldUsdPrice(null, trade.usd1, 0),
       trades: 1,
       buys0: trade.buy0 ? 1 : 0,
       firstKey: trade.key,
@@ -160,14 +158,29 @@ export function foldTrade(candle: Candle | undefined, trade: CandleTrade, bucket
     high1: Math.max(candle.high1, trade.price1),
     low1: Math.min(candle.low1, trade.price1),
     close1: trade.price1,
-    ...volumes,
-    usd0: foldUsdPrice(candle.usd0, trade.usd0, usdVolume(sums.usd0)),
-    usd1: foldUsdPrice(candle.usd1, trade.usd1, usdVolume(sums.usd1)),
+    volume0: candle.volume0,
+    volume1: candle.volume1,
+    volumeUsd: candle.volumeUsd,
+    usd0: foldUsdPrice(candle.usd0, trade.usd0, candle.usd0?.volume ?? 0),
+    usd1: foldUsdPrice(candle.usd1, trade.usd1, candle.usd1?.volume ?? 0),
     trades: candle.trades + 1,
     buys0: candle.buys0 + (trade.buy0 ? 1 : 0),
     firstKey: candle.firstKey,
     lastKey: trade.key,
     sums,
+  };
+}
+
+/** A candle (with whatever else it carries) with its volumes the correctly rounded doubles of its sums. */
+export function withVolumes<C extends Candle>(candle: C): C {
+  const { sums } = candle;
+  return {
+    ...candle,
+    volume0: exactValue(sums.volume0),
+    volume1: exactValue(sums.volume1),
+    volumeUsd: exactValue(sums.volumeUsd),
+    usd0: candle.usd0 && { ...candle.usd0, volume: usdVolume(sums.usd0) },
+    usd1: candle.usd1 && { ...candle.usd1, volume: usdVolume(sums.usd1) },
   };
 }
 
@@ -200,7 +213,7 @@ export function foldIntoBuckets<T, C>(
 
 /** The candles of `seconds` of trades sorted by key, ascending. */
 export function aggregateTrades(trades: readonly CandleTrade[], seconds: number): Candle[] {
-  return foldIntoBuckets(trades, seconds, (trade) => trade.time, foldTrade);
+  return foldIntoBuckets(trades, seconds, (trade) => trade.time, foldTradeSums).map(withVolumes);
 }
 
 /**
@@ -283,17 +296,6 @@ export function candleSide(
     close: candle.close1,
     volume: candle.volume1,
   };
-}
-
-/**
- * Coarser chart candles from finer ones of the same side (ascending): volumes summed exactly and
- * rounded once.
- */
-export function rollUpChartCandles(candles: readonly ExactChartCandle[], seconds: number): ChartCandle[] {
-  const rolled = rollUp(candles, seconds, "time", (current, c) => {
-    current.exactVolume = addExact(current.exactVolume, c.exactVolume);
-  });
-  return rolled.map(({ exactVolume, ...c }) => ({ ...c, volume: exactValue(exactVolume) }));
 }
 
 /**

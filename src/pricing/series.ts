@@ -1,7 +1,15 @@
 import { ratioToNumber } from "../exact/ratio.js";
 import type { SeriesCandle } from "../model/index.js";
-import { foldIntoBuckets, opened, rollUp } from "./candles.js";
-import { addExact, type ExactDecimal, exactOf, exactProduct, exactValue } from "./exact-sum.js";
+import { foldIntoBuckets, opened } from "./candles.js";
+import {
+  addExact,
+  EXACT_ZERO,
+  type ExactDecimal,
+  exactOf,
+  exactProduct,
+  exactValue,
+  powerOf10,
+} from "./exact-sum.js";
 
 /**
  * The USD series of a token: its trades in the pools that set its price, at its USD price. A
@@ -25,10 +33,20 @@ export type SeriesPoint = {
 
 /** A point's exact USD value v = amount × p and p·v. */
 function pointSums(point: SeriesPoint): { pv: ExactDecimal; v: ExactDecimal } {
+  // A point is folded into each resolution's bucket in turn: its sums are made once.
+  if (point === lastPoint.point) return lastPoint.sums;
   const p = exactOf(point.priceUsd);
   const v = exactProduct(point.volumeExact, p);
-  return { pv: exactProduct(p, v), v };
+  const sums = { pv: exactProduct(p, v), v };
+  lastPoint = { point, sums };
+  return sums;
 }
+
+/** The last point whose sums were made, and its sums (points are not changed once made). */
+let lastPoint: { point: SeriesPoint | null; sums: { pv: ExactDecimal; v: ExactDecimal } } = {
+  point: null,
+  sums: { pv: EXACT_ZERO, v: EXACT_ZERO },
+};
 
 /** Stored series resolutions, seconds: 5 minutes (deprecated candle chart) and 1 hour (line chart). */
 export const SERIES_RESOLUTIONS = [300, 3600] as const;
@@ -40,58 +58,67 @@ export function foldSeriesPoint(
   point: SeriesPoint,
   bucket: number,
 ): SeriesCandle {
+  return withRoundedSeries(foldSeriesSums(candle, point, bucket));
+}
+
+/**
+ * `foldSeriesPoint` without rounding: volume, sumPv, sumV and average stay as they were (0 in a
+ * new bucket) until `withRoundedSeries` rounds the exact sums, once for a bucket.
+ */
+export function foldSeriesSums(
+  candle: SeriesCandle | undefined,
+  point: SeriesPoint,
+  bucket: number,
+): SeriesCandle {
   const sums = pointSums(point);
   if (!candle) {
     return {
       bucket,
       ...opened(point.priceUsd),
-      volume: point.volume,
+      volume: 0,
       volumeExact: point.volumeExact,
-      sumPv: exactValue(sums.pv),
-      sumV: exactValue(sums.v),
+      sumPv: 0,
+      sumV: 0,
       sumPvExact: sums.pv,
       sumVExact: sums.v,
+      average: 0,
       firstKey: point.key,
       lastKey: point.key,
     };
   }
   if (point.key <= candle.lastKey) throw new RangeError(`point ${point.key} is not after ${candle.lastKey}`);
-  const volumeExact = addExact(candle.volumeExact, point.volumeExact);
-  const sumPvExact = addExact(candle.sumPvExact, sums.pv);
-  const sumVExact = addExact(candle.sumVExact, sums.v);
   return {
     bucket,
     open: candle.open,
     high: Math.max(candle.high, point.priceUsd),
     low: Math.min(candle.low, point.priceUsd),
     close: point.priceUsd,
-    volume: exactValue(volumeExact),
-    volumeExact,
-    sumPv: exactValue(sumPvExact),
-    sumV: exactValue(sumVExact),
-    sumPvExact,
-    sumVExact,
+    volume: candle.volume,
+    volumeExact: addExact(candle.volumeExact, point.volumeExact),
+    sumPv: candle.sumPv,
+    sumV: candle.sumV,
+    sumPvExact: addExact(candle.sumPvExact, sums.pv),
+    sumVExact: addExact(candle.sumVExact, sums.v),
+    average: candle.average,
     firstKey: candle.firstKey,
     lastKey: point.key,
   };
 }
 
-/** The series buckets of `seconds` of points sorted by key. */
-export function aggregateSeries(points: readonly SeriesPoint[], seconds: number): SeriesCandle[] {
-  return foldIntoBuckets(points, seconds, (point) => point.time, foldSeriesPoint);
+/** A series bucket (with whatever else it carries) with its rounded figures from its exact sums. */
+export function withRoundedSeries<C extends SeriesCandle>(candle: C): C {
+  return {
+    ...candle,
+    volume: exactValue(candle.volumeExact),
+    sumPv: exactValue(candle.sumPvExact),
+    sumV: exactValue(candle.sumVExact),
+    average: averagePriceOf(candle),
+  };
 }
 
-/** Coarser series buckets from finer ones (ascending), with exact sums. */
-export function rollUpSeries(candles: readonly SeriesCandle[], seconds: number): SeriesCandle[] {
-  return rollUp(candles, seconds, "bucket", (current, c) => {
-    current.volumeExact = addExact(current.volumeExact, c.volumeExact);
-    current.volume = exactValue(current.volumeExact);
-    current.sumPvExact = addExact(current.sumPvExact, c.sumPvExact);
-    current.sumVExact = addExact(current.sumVExact, c.sumVExact);
-    current.sumPv = exactValue(current.sumPvExact);
-    current.sumV = exactValue(current.sumVExact);
-    current.lastKey = c.lastKey;
-  });
+/** The series buckets of `seconds` of points sorted by key. */
+export function aggregateSeries(points: readonly SeriesPoint[], seconds: number): SeriesCandle[] {
+  return foldIntoBuckets(points, seconds, (point) => point.time, foldSeriesSums).map(withRoundedSeries);
 }
 
 /**
@@ -104,8 +131,8 @@ export function averagePriceOf(candle: Pick<SeriesCandle, "sumPvExact" | "sumVEx
   // (pv.digits / 10^pv.scale) / (v.digits / 10^v.scale), over one power of ten.
   const shift = pv.scale - v.scale;
   return shift >= 0
-    ? ratioToNumber(pv.digits, v.digits * 10n ** BigInt(shift))
-    : ratioToNumber(pv.digits * 10n ** BigInt(-shift), v.digits);
+    ? ratioToNumber(pv.digits, v.digits * powerOf10(shift))
+    : ratioToNumber(pv.digits * powerOf10(-shift), v.digits);
 }
 
 /** A line chart: one point per hour, labels in ISO 8601 UTC. */

@@ -2,8 +2,8 @@
  * Table `candles`: the pool candles (60 s, 1 h, 1 d) of token0 in token1, with both volumes, and
  * the USD candles of both tokens (migration 010).
  */
-import { type ExactDecimal, exactText, parseExact } from "../internal/exact-decimal.js";
-import type { Candle, ChartCandle, ExactChartCandle, UsdOhlcv } from "../model/index.js";
+import { exactText, parseExact } from "../internal/exact-decimal.js";
+import type { Candle, ChartCandle, UsdOhlcv } from "../model/index.js";
 import { bucketRows, float8Columns, OHLC, OHLCV } from "./bucket-rows.js";
 import { iso, type Queryable } from "./db.js";
 import { columnsOf } from "./unnest.js";
@@ -157,18 +157,44 @@ function sideColumns(side: 0 | 1, currency: "token" | "usd") {
 
 const CHART_FIELDS = ["open", "high", "low", "close", "volume"] as const;
 
-/** The columns of one side's chart candle (prices and the matching volume), and the filter it needs. */
-function chartColumns(
+/** A side's stored chart fields, named as CHART_FIELDS. */
+const chartFields = (c: ReturnType<typeof sideColumns>): string =>
+  CHART_FIELDS.map((field) => `${c[field]} AS ${field}`).join(", ");
+
+/** A bucket with trades but none USD-priced for this token has no USD candle. */
+const pricedFilter = (c: ReturnType<typeof sideColumns>): string =>
+  c.priced === null ? "" : `AND ${c.priced} IS NOT NULL`;
+
+/**
+ * One side's chart candles (columns `time` in ms and CHART_FIELDS) of the stored candles of chain
+ * $1, pool $2, resolution $3 with bucket in [$4, $5) (`gate`: a further condition, first): as
+ * stored, or rolled up to intervals of `rollUpTo` seconds in Postgres: open of
+ * the first, high and low of all, close of the last, and the volume the exact sum of the stored
+ * exact volumes (numeric) rounded once (`numeric::float8` rounds correctly). `order`: the ORDER BY
+ * (of the candles or of the intervals) for the caller to place, `bucket` or `time`.
+ */
+function chartSource(
   side: 0 | 1,
   currency: "token" | "usd",
-  exact = false,
-): { select: string; where: string } {
-  const columns = sideColumns(side, currency);
-  const fields = CHART_FIELDS.map((field) => `${columns[field]} AS ${field}`);
+  rollUpTo: number | undefined,
+  gate = "",
+): { sql: string; order: string } {
+  const c = sideColumns(side, currency);
+  const where = `WHERE ${gate} chain_id = $1 AND pool = $2 AND resolution = $3 AND bucket >= $4 AND bucket < $5
+    ${pricedFilter(c)}`;
+  if (rollUpTo === undefined) {
+    // With the bucket when gated (inside an aggregate ordered by it, read in the index's order).
+    const bucket = gate === "" ? "" : "bucket, ";
+    return { sql: `SELECT ${bucket}${BUCKET_MS}, ${chartFields(c)} FROM candles ${where}`, order: "bucket" };
+  }
+  const seconds = Math.trunc(rollUpTo);
   return {
-    select: (exact ? [...fields, `${columns.exact}::text AS exact_volume`] : fields).join(", "),
-    // A bucket with trades but none USD-priced for this token has no USD candle.
-    where: columns.priced === null ? "" : `AND ${columns.priced} IS NOT NULL`,
+    sql: `SELECT floor(date_part('epoch', bucket) / ${seconds}) * ${seconds * 1000} AS time,
+       (array_agg(${c.open} ORDER BY bucket))[1] AS open, max(${c.high}) AS high, min(${c.low}) AS low,
+       (array_agg(${c.close} ORDER BY bucket DESC))[1] AS close, sum(${c.exact})::float8 AS volume
+     FROM candles ${where}
+     GROUP BY 1`,
+    order: "time",
   };
 }
 
@@ -240,39 +266,28 @@ export async function loadAssetChartCandles(
     resolution: number;
     from: number;
     to: number;
-    /** Also each candle's volume exactly (`exactVolumes`, in order), for a roll-up. */
-    exact?: boolean;
+    /** Rolled up to intervals of this many seconds (chartSource), else the stored candles. */
+    rollUpTo?: number | undefined;
   },
-): Promise<
-  { side: 0 | 1; candles: ChartCandle[]; exactVolumes?: ExactDecimal[] } | { side: null } | undefined
-> {
+): Promise<{ side: 0 | 1; candles: ChartCandle[] } | { side: null } | undefined> {
   const currency = options.currency ?? "token";
-  const exact = options.exact === true;
   // One aggregate per side, each gated by the side once (a one-time filter on the outer row): the
   // rows read carry that side's columns as they are, without a CASE per field and row (90 days
-  // of hourly candles: 1.2–1.3 against 1.7–1.8 ms of execution).
+  // of hourly candles: 1.2–1.3 against 1.7–1.8 ms of execution). Stored candles are aggregated in
+  // the index's order (from Postgres 16 on read presorted, not sorted).
   const side = (n: 0 | 1) => {
-    const columns = sideColumns(n, currency);
-    const values = ["date_part('epoch', bucket) * 1000", ...CHART_FIELDS.map((field) => columns[field])].map(
-      packed,
-    );
-    // The candles aggregated in the index's order (from Postgres 16 on read presorted, not sorted).
-    const sums = exact ? `, string_agg(${columns.exact}::text, ',' ORDER BY bucket) AS exact` : "";
+    const source = chartSource(n, currency, options.rollUpTo, `p.side = ${n} AND`);
+    const values = ["time", ...CHART_FIELDS].map(packed).join(" || ");
     return `LEFT JOIN LATERAL (
-       SELECT string_agg(${values.join(" || ")}, ''::bytea ORDER BY bucket) AS packed${sums}
-       FROM candles
-       WHERE p.side = ${n} AND chain_id = $1 AND pool = $2 AND resolution = $3
-         AND bucket >= $4 AND bucket < $5 ${chartColumns(n, currency).where}
+       SELECT string_agg(${values}, ''::bytea ORDER BY ${source.order}) AS packed FROM (${source.sql}) s
      ) c${n} ON true`;
   };
   // The bytes in pieces of PACKED_PIECE_CANDLES candles, a row each (none when there is no candle).
   // Sent as base64 (its newlines ignored by the decoder), not as bytea's hexadecimal: for 90 days
   // of hourly candles Postgres took 1.8 against 2.9 ms (its text of the hexadecimal was 1.7 ms of
   // serialising), and node-pg's decoding of the text and the bytes 1.1 against 1.6 ms.
-  // The exact volumes (a roll-up's) come once, with the first piece.
-  const exactColumn = exact ? ", CASE WHEN at = 1 THEN coalesce(c0.exact, c1.exact) END AS exact" : "";
-  const { rows } = await db.query<{ side: 0 | 1 | null; packed: string | null; exact?: string | null }>(
-    `SELECT p.side, encode(substring(b.bytes FROM at FOR ${PACKED_PIECE_BYTES}), 'base64') AS packed${exactColumn}
+  const { rows } = await db.query<{ side: 0 | 1 | null; packed: string | null }>(
+    `SELECT p.side, encode(substring(b.bytes FROM at FOR ${PACKED_PIECE_BYTES}), 'base64') AS packed
      FROM (SELECT CASE WHEN token0 = $6 THEN 0 WHEN token1 = $6 THEN 1 END AS side
            FROM pools WHERE chain_id = $1 AND address = $2) p
      ${side(0)}
@@ -287,9 +302,10 @@ export async function loadAssetChartCandles(
   if (first.side === null) return { side: null };
   // No candle in the range: no bytes.
   if (first.packed === null) return { side: first.side, candles: [] };
-  const candles = rows.flatMap((row) => unpackCandles(Buffer.from(row.packed as string, "base64")));
-  if (!exact) return { side: first.side, candles };
-  return { side: first.side, candles, exactVolumes: (first.exact ?? "").split(",").map(parseExact) };
+  return {
+    side: first.side,
+    candles: rows.flatMap((row) => unpackCandles(Buffer.from(row.packed as string, "base64"))),
+  };
 }
 
 /**
@@ -300,16 +316,15 @@ export async function loadAssetChartCandles(
  * With `currency: "usd"`, the side's token's USD candles (migration 010), buckets without one left out.
  */
 export async function loadChartCandles(db: Queryable, options: ChartRead): Promise<ChartCandle[]> {
-  return chartRows<ChartCandle>(db, options, false);
-}
-
-/**
- * `loadChartCandles` with each candle's volume exactly (the stored sum, `exactVolume`): what a
- * roll-up to a coarser interval sums before rounding once.
- */
-export async function loadExactChartCandles(db: Queryable, options: ChartRead): Promise<ExactChartCandle[]> {
-  const rows = await chartRows<ChartCandle & { exact_volume: string }>(db, options, true);
-  return rows.map(({ exact_volume, ...c }) => ({ ...c, exactVolume: parseExact(exact_volume) }));
+  const source = chartSource(options.side, options.currency ?? "token", options.rollUpTo);
+  const { rows } = await db.query<ChartCandle>(`${source.sql} ORDER BY ${source.order}`, [
+    options.chainId,
+    options.pool,
+    options.resolution,
+    iso(options.from),
+    iso(options.to),
+  ]);
+  return rows;
 }
 
 type ChartRead = {
@@ -320,23 +335,9 @@ type ChartRead = {
   resolution: number;
   from: number;
   to: number;
+  /** Rolled up to intervals of this many seconds (chartSource), else the stored candles. */
+  rollUpTo?: number | undefined;
 };
-
-async function chartRows<R extends ChartCandle>(
-  db: Queryable,
-  options: ChartRead,
-  exact: boolean,
-): Promise<R[]> {
-  const columns = chartColumns(options.side, options.currency ?? "token", exact);
-  const { rows } = await db.query<R>(
-    `SELECT ${BUCKET_MS}, ${columns.select}
-     FROM candles
-     WHERE chain_id = $1 AND pool = $2 AND resolution = $3 AND bucket >= $4 AND bucket < $5 ${columns.where}
-     ORDER BY bucket`,
-    [options.chainId, options.pool, options.resolution, iso(options.from), iso(options.to)],
-  );
-  return rows;
-}
 
 /**
  * The last stored candle of a pair at one resolution with its bucket before `before` (ms) and, when
@@ -356,12 +357,12 @@ export async function loadChartCandleBefore(
     from?: number | undefined;
   },
 ): Promise<ChartCandle | undefined> {
-  const columns = chartColumns(options.side, options.currency ?? "token");
+  const c = sideColumns(options.side, options.currency ?? "token");
   const { rows } = await db.query<ChartCandle>(
-    `SELECT ${BUCKET_MS}, ${columns.select}
+    `SELECT ${BUCKET_MS}, ${chartFields(c)}
      FROM candles
      WHERE chain_id = $1 AND pool = $2 AND resolution = $3 AND bucket < $4
-       AND ($5::timestamptz IS NULL OR bucket >= $5) ${columns.where}
+       AND ($5::timestamptz IS NULL OR bucket >= $5) ${pricedFilter(c)}
      ORDER BY bucket DESC
      LIMIT 1`,
     [

@@ -1,5 +1,5 @@
 /** Table `token_usd_candles`: the USD series of tokens (5 min, 1 h) over their qualifying pools. */
-import { type ExactDecimal, exactText, parseExact } from "../internal/exact-decimal.js";
+import { exactText, parseExact } from "../internal/exact-decimal.js";
 import type { SeriesCandle } from "../model/index.js";
 import { bucketRows, float8Columns, OHLCV } from "./bucket-rows.js";
 import { iso, type Queryable } from "./db.js";
@@ -21,6 +21,7 @@ type SeriesCandleDbRow = {
   sum_v: number;
   sum_pv_exact: string;
   sum_v_exact: string;
+  average: number;
   first_key: number;
   last_key: number;
 };
@@ -38,6 +39,7 @@ const toSeriesCandle = (r: SeriesCandleDbRow): SeriesCandle => ({
   sumV: r.sum_v,
   sumPvExact: parseExact(r.sum_pv_exact),
   sumVExact: parseExact(r.sum_v_exact),
+  average: r.average,
   firstKey: r.first_key,
   lastKey: r.last_key,
 });
@@ -58,6 +60,7 @@ const SERIES_COLUMNS = columnsOf<SeriesRow>({
   sum_v: ["float8", (c) => c.sumV],
   sum_pv_exact: ["decimal", (c) => exactText(c.sumPvExact)],
   sum_v_exact: ["decimal", (c) => exactText(c.sumVExact)],
+  average: ["float8", (c) => c.average],
   first_key: ["bigint", (c) => c.firstKey],
   last_key: ["bigint", (c) => c.lastKey],
 });
@@ -67,7 +70,7 @@ const series = bucketRows({
   owner: "token",
   columns: SERIES_COLUMNS,
   select: `c.token, c.resolution, c.bucket, c.open, c.high, c.low, c.close, c.volume, c.volume_exact::text,
-    c.sum_pv, c.sum_v, c.sum_pv_exact::text, c.sum_v_exact::text, c.first_key, c.last_key`,
+    c.sum_pv, c.sum_v, c.sum_pv_exact::text, c.sum_v_exact::text, c.average, c.first_key, c.last_key`,
   rowOf: toSeriesRow,
 });
 
@@ -78,57 +81,77 @@ export const saveSeriesCandles = series.save;
 /** Deletes the series candles of `tokens` that hold a trade above `key`; returns where they were, with their first trade's key. */
 export const deleteSeriesAbove = series.deleteAbove;
 
-/** A token's stored series buckets of one resolution with bucket in [from, to] (ms), ascending. */
-export async function loadSeriesRange(
+/** A USD candle of a token's series: its bucket's start (ms), prices and volume (token units). */
+export type SeriesChartCandle = {
+  bucket: number;
+  open: number;
+  high: number;
+  low: number;
+  close: number;
+  volume: number;
+};
+
+/**
+ * A token's series candles of one stored resolution with bucket in [from, to] (ms), ascending: as
+ * stored, or rolled up in Postgres to intervals of `rollUpTo` seconds (open of the first, high and
+ * low of all, close of the last, the volume the exact sum of the stored exact volumes rounded once:
+ * `numeric::float8` rounds correctly).
+ */
+export async function loadSeriesChart(
   db: Queryable,
-  options: { chainId: number; token: string; resolution: number; from: number; to: number },
-): Promise<SeriesCandle[]> {
-  const { rows } = await db.query<SeriesCandleDbRow>(
-    `SELECT bucket, open, high, low, close, volume, volume_exact::text, sum_pv, sum_v, sum_pv_exact::text, sum_v_exact::text,
-       first_key, last_key FROM token_usd_candles
-     WHERE chain_id = $1 AND token = $2 AND resolution = $3 AND bucket >= $4 AND bucket <= $5
-     ORDER BY bucket`,
-    [options.chainId, options.token, options.resolution, iso(options.from), iso(options.to)],
-  );
-  return rows.map(toSeriesCandle);
+  options: {
+    chainId: number;
+    token: string;
+    resolution: number;
+    from: number;
+    to: number;
+    rollUpTo?: number;
+  },
+): Promise<SeriesChartCandle[]> {
+  const where = `WHERE chain_id = $1 AND token = $2 AND resolution = $3 AND bucket >= $4 AND bucket <= $5`;
+  const seconds = options.rollUpTo === undefined ? undefined : Math.trunc(options.rollUpTo);
+  const sql =
+    seconds === undefined
+      ? `SELECT date_part('epoch', bucket) * 1000 AS bucket, open, high, low, close, volume
+         FROM token_usd_candles ${where} ORDER BY token_usd_candles.bucket`
+      : `SELECT floor(date_part('epoch', bucket) / ${seconds}) * ${seconds * 1000} AS bucket,
+           (array_agg(open ORDER BY bucket))[1] AS open, max(high) AS high, min(low) AS low,
+           (array_agg(close ORDER BY bucket DESC))[1] AS close, sum(volume_exact)::float8 AS volume
+         FROM token_usd_candles ${where} GROUP BY 1 ORDER BY 1`;
+  const { rows } = await db.query<SeriesChartCandle>(sql, [
+    options.chainId,
+    options.token,
+    options.resolution,
+    iso(options.from),
+    iso(options.to),
+  ]);
+  return rows;
 }
 
-/** What an hourly bucket's average is made of (pricing/series.ts averagePriceOf). */
-export type HourlyAverageSums = { sumPvExact: ExactDecimal; sumVExact: ExactDecimal; close: number };
-
-type HourlyAverageDbRow = { bucket: Date; sum_pv_exact: string; sum_v_exact: string; close: number };
-
-const hourlyAverageOf = (r: HourlyAverageDbRow): HourlyAverageSums => ({
-  sumPvExact: parseExact(r.sum_pv_exact),
-  sumVExact: parseExact(r.sum_v_exact),
-  close: r.close,
-});
-
-/** The hourly buckets of a token in [from, to] (ms) as the line chart needs them, ascending. */
+/** The hourly averages (SeriesCandle's `average`) of a token in [from, to] (ms), ascending. */
 export async function loadHourlyAverages(
   db: Queryable,
   options: { chainId: number; token: string; from: number; to: number },
-): Promise<(HourlyAverageSums & { bucket: number })[]> {
-  const { rows } = await db.query<HourlyAverageDbRow>(
-    `SELECT bucket, sum_pv_exact::text, sum_v_exact::text, close FROM token_usd_candles
+): Promise<{ bucket: number; average: number }[]> {
+  const { rows } = await db.query<{ bucket: number; average: number }>(
+    `SELECT date_part('epoch', bucket) * 1000 AS bucket, average FROM token_usd_candles
      WHERE chain_id = $1 AND token = $2 AND resolution = 3600 AND bucket >= $3 AND bucket <= $4
-     ORDER BY bucket`,
+     ORDER BY token_usd_candles.bucket`,
     [options.chainId, options.token, iso(options.from), iso(options.to)],
   );
-  return rows.map((r) => ({ bucket: r.bucket.getTime(), ...hourlyAverageOf(r) }));
+  return rows;
 }
 
-/** The token's last hourly bucket before `before` (ms), or null. */
+/** The token's last hourly average before `before` (ms), or null. */
 export async function loadHourlyAverageBefore(
   db: Queryable,
   options: { chainId: number; token: string; before: number },
-): Promise<HourlyAverageSums | null> {
-  const { rows } = await db.query<HourlyAverageDbRow>(
-    `SELECT bucket, sum_pv_exact::text, sum_v_exact::text, close FROM token_usd_candles
+): Promise<number | null> {
+  const { rows } = await db.query<{ average: number }>(
+    `SELECT average FROM token_usd_candles
      WHERE chain_id = $1 AND token = $2 AND resolution = 3600 AND bucket < $3
      ORDER BY bucket DESC LIMIT 1`,
     [options.chainId, options.token, iso(options.before)],
   );
-  const r = rows[0];
-  return r ? hourlyAverageOf(r) : null;
+  return rows[0]?.average ?? null;
 }

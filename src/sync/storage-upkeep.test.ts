@@ -521,6 +521,7 @@ describe("partition upkeep and retention over 24 days of a synthetic market", ()
         sumV: 1,
         sumPvExact: { digits: 1n, scale: 0 },
         sumVExact: { digits: 1n, scale: 0 },
+        average: 1,
         firstKey: 900_000_000_000,
         lastKey: 900_000_000_000,
       },
