@@ -29,14 +29,29 @@ export function powerOf10(k: number): bigint {
 }
 const POWERS_OF_10: bigint[] = [1n];
 
-/** The decimal text Postgres' numeric reads: `-12.0034`, `0.5`, `7`. */
+/**
+ * The decimal text Postgres' numeric reads: `-12.0034`, `0.5`, `7`; without trailing zeros after
+ * the point, so that a value has one text however its sum was grown.
+ */
 export function exactText(value: ExactDecimal): string {
+  if (value.digits === 0n) return "0";
   const negative = value.digits < 0n;
-  const digits = (negative ? -value.digits : value.digits).toString().padStart(value.scale + 1, "0");
-  const whole = digits.slice(0, digits.length - value.scale);
-  const fraction = digits.slice(digits.length - value.scale);
-  return `${negative ? "-" : ""}${whole}${fraction ? `.${fraction}` : ""}`;
+  let digits = (negative ? -value.digits : value.digits).toString();
+  let scale = value.scale;
+  let end = digits.length;
+  while (scale > 0 && digits.charCodeAt(end - 1) === ZERO) {
+    end -= 1;
+    scale -= 1;
+  }
+  if (end < digits.length) digits = digits.slice(0, end);
+  if (scale === 0) return negative ? `-${digits}` : digits;
+  if (digits.length <= scale) digits = digits.padStart(scale + 1, "0");
+  const point = digits.length - scale;
+  return `${negative ? "-" : ""}${digits.slice(0, point)}.${digits.slice(point)}`;
 }
+
+/** The character code of "0". */
+const ZERO = 48;
 
 /** A numeric's text (`-12.0034`, `7`, `1e-5` not accepted) as an exact decimal, at the text's scale. */
 export function parseExact(text: string): ExactDecimal {
