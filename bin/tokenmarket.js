@@ -1,6 +1,6 @@
 #!/usr/bin/env node
-// The `tokenmarket` command: runs the TypeScript sources through tsx's loader.
-import { register } from "tsx/esm/api";
+// The `tokenmarket` command: the command line's bundle (bin/cli-bundle.js), rebuilt first when a
+// source changed.
+import { cliModule } from "./cli-bundle.js";
 
-register();
-await import("../src/cli/main.ts");
+await import(await cliModule());

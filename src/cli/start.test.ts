@@ -141,7 +141,7 @@ describe("Ctrl-C on npm start", () => {
           .join("\n")}`,
       );
       assert.ok(
-        running.some((p) => p.pgrp === group && p.cmdline.includes("src/cli/main.ts start")),
+        running.some((p) => p.pgrp === group && p.cmdline.includes("bin/tokenmarket.js start")),
         `run ${run}: the service runs in the group`,
       );
       const pids = [...running, ...nodes].map((p) => p.pid);

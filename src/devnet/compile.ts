@@ -129,7 +129,7 @@ export function writeShippedContracts(logger: Logger): void {
   writeFileSync(shippedFile, `${JSON.stringify(shipped)}\n`);
 }
 
+// Run as a script: writes the shipped file. (No top-level await: see bin/cli-bundle.js.)
 if (process.argv[1] !== undefined && import.meta.url === pathToFileURL(process.argv[1]).href) {
-  const { createLogger } = await import("../internal/logger.js");
-  writeShippedContracts(createLogger());
+  void import("../internal/logger.js").then(({ createLogger }) => writeShippedContracts(createLogger()));
 }
