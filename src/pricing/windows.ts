@@ -98,51 +98,25 @@ export function bucketRanges(spans: readonly WindowSpan[]): BucketRange[] {
 const bucketOf = (time: number, resolution: number) =>
   Math.floor(time / (resolution * 1000)) * resolution * 1000;
 
-/** A trade of one pool or token, as it enters that owner's buckets. */
+/** A trade as it enters one owner's buckets: bought or sold, its price for that owner. */
 type OwnedTrade = {
   owner: string;
   key: number;
   time: number;
   bought: boolean;
   price: number | null;
-  volumeUsd: number | null;
+  /** The trade's USD volume exactly; null when it has none. */
+  volume: ExactDecimal | null;
 };
 
-/** A pool's view of a trade: token0 bought or sold, its post-swap price of token0 in token1. */
-function poolTrade(t: WindowTrade): OwnedTrade {
-  const [net0, net1] = [t.amount0In - t.amount0Out, t.amount1In - t.amount1Out];
-  return {
-    owner: t.pool,
-    key: eventKey(t.blockNumber, t.logIndex),
-    time: t.time,
-    bought: !assetSold(net0, net1),
-    price: t.price,
-    volumeUsd: t.volumeUsd,
-  };
-}
-
-/** Each token's view of a trade: bought or sold, its series USD price at the trade. */
-function tokenTrades(t: WindowTrade): OwnedTrade[] {
-  const [net0, net1] = [t.amount0In - t.amount0Out, t.amount1In - t.amount1Out];
-  const key = eventKey(t.blockNumber, t.logIndex);
-  const common = { key, time: t.time, volumeUsd: t.volumeUsd };
-  return [
-    { ...common, owner: t.token0, bought: !assetSold(net0, net1), price: t.series0Usd },
-    { ...common, owner: t.token1, bought: !assetSold(net1, net0), price: t.series1Usd },
-  ];
-}
-
-/** The owners' views of trades: pools see token0's side and pool price, tokens their own side and USD price. */
-export function ownedTrades(trades: readonly WindowTrade[], kind: "pool" | "token"): OwnedTrade[] {
-  return kind === "pool" ? trades.map(poolTrade) : trades.flatMap(tokenTrades);
-}
-
+/** A bucket's sums so far (its volume exact, made text when the partial is given). */
 type Partial = Omit<BucketPartial, "volumeUsd"> & { volume: ExactDecimal };
 
 /**
  * What trades (ascending by key) add to their owners' minute and hour buckets: exact volume sums,
  * counts, first and last keys, and the prices after the first and last trades that have one.
- * Trades before `from` (countedFrom) add to their minute buckets only.
+ * Pools see token0's side and their pool price; tokens their own side and USD price. Trades
+ * before `from` (countedFrom) add to their minute buckets only.
  */
 export function bucketPartials(
   trades: readonly WindowTrade[],
@@ -150,40 +124,82 @@ export function bucketPartials(
   from = Number.NEGATIVE_INFINITY,
 ): BucketPartial[] {
   const partials = new Map<string, Partial>();
-  for (const t of ownedTrades(trades, kind)) {
-    for (const resolution of BUCKET_RESOLUTIONS) {
-      if (resolution !== 60 && t.time < from) continue;
-      const bucket = bucketOf(t.time, resolution);
-      const id = `${t.owner}|${resolution}|${bucket}`;
-      let p = partials.get(id);
-      if (!p) {
-        p = {
-          owner: t.owner,
-          resolution,
-          bucket,
-          volume: EXACT_ZERO,
-          trades: 0,
-          buys: 0,
-          firstKey: t.key,
-          lastKey: t.key,
-          firstTime: t.time,
-          open: null,
-          close: null,
-        };
-        partials.set(id, p);
-      }
-      if (t.volumeUsd !== null && Number.isFinite(t.volumeUsd))
-        p.volume = addExact(p.volume, exactOf(t.volumeUsd));
-      p.trades += 1;
-      if (t.bought) p.buys += 1;
-      p.lastKey = t.key;
-      if (t.price !== null && Number.isFinite(t.price)) {
-        if (p.open === null) p.open = t.price;
-        p.close = t.price;
-      }
+  for (const t of trades) {
+    const [net0, net1] = [t.amount0In - t.amount0Out, t.amount1In - t.amount1Out];
+    const key = eventKey(t.blockNumber, t.logIndex);
+    const volume = t.volumeUsd !== null && Number.isFinite(t.volumeUsd) ? exactOf(t.volumeUsd) : null;
+    const common = { key, time: t.time, volume };
+    if (kind === "pool") {
+      addToPartials(
+        partials,
+        { ...common, owner: t.pool, bought: !assetSold(net0, net1), price: t.price },
+        from,
+      );
+    } else {
+      addToPartials(
+        partials,
+        { ...common, owner: t.token0, bought: !assetSold(net0, net1), price: t.series0Usd },
+        from,
+      );
+      addToPartials(
+        partials,
+        { ...common, owner: t.token1, bought: !assetSold(net1, net0), price: t.series1Usd },
+        from,
+      );
     }
   }
-  return [...partials.values()].map(({ volume, ...p }) => ({ ...p, volumeUsd: exactText(volume) }));
+  const out = new Array<BucketPartial>(partials.size);
+  let i = 0;
+  for (const p of partials.values()) {
+    out[i++] = {
+      owner: p.owner,
+      resolution: p.resolution,
+      bucket: p.bucket,
+      volumeUsd: exactText(p.volume),
+      trades: p.trades,
+      buys: p.buys,
+      firstKey: p.firstKey,
+      lastKey: p.lastKey,
+      firstTime: p.firstTime,
+      open: p.open,
+      close: p.close,
+    };
+  }
+  return out;
+}
+
+/** Adds an owner's trade to its minute and (from `from` on) hour buckets' partials. */
+function addToPartials(partials: Map<string, Partial>, t: OwnedTrade, from: number): void {
+  for (const resolution of BUCKET_RESOLUTIONS) {
+    if (resolution !== 60 && t.time < from) continue;
+    const bucket = bucketOf(t.time, resolution);
+    const id = `${t.owner}|${resolution}|${bucket}`;
+    let p = partials.get(id);
+    if (!p) {
+      p = {
+        owner: t.owner,
+        resolution,
+        bucket,
+        volume: EXACT_ZERO,
+        trades: 0,
+        buys: 0,
+        firstKey: t.key,
+        lastKey: t.key,
+        firstTime: t.time,
+        open: null,
+        close: null,
+      };
+      partials.set(id, p);
+    }
+    if (t.volume !== null) p.volume = addExact(p.volume, t.volume);
+    p.trades += 1;
+    if (t.bought) p.buys += 1;
+    p.lastKey = t.key;
+    if (t.price !== null && Number.isFinite(t.price)) {
+      if (p.open === null) p.open = t.price;
+      p.close = t.price;
+    }
+  }
 }
 
 /**
