@@ -32,6 +32,11 @@ async function main(argv: string[]): Promise<number> {
   // Before anything reads the environment (configuration, LOG_LEVEL); real variables win.
   loadEnvFile();
   const { createLogger } = await import("../internal/logger.js");
+  // Internal: the devnet's history written by a process of its own (src/devnet/history-child.ts).
+  if (argv[0] === "devnet-history") {
+    const { runHistoryChild } = await import("../devnet/history-child.js");
+    return runHistoryChild(argv.slice(1));
+  }
   // The synthetic node has its own options (and needs no configuration file).
   if (argv[0] === "devnet") {
     const { runShapeDevnet } = await import("../shape/cli.js");

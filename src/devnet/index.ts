@@ -5,9 +5,10 @@ import type { Address, Hex } from "viem";
 import type { Logger } from "../internal/logger.js";
 import { type CompiledContracts, compileDevnetContracts } from "./compile.js";
 import { type Deployment, deployMarket, planDeployment } from "./deploy.js";
+import { writeHistoryInChild } from "./history-child.js";
 import { type DevnetNode, startAnvilNode } from "./node.js";
 import { createDevnetRpc } from "./rpc.js";
-import { createSimulator, type HistoryStats, type Simulator } from "./simulator.js";
+import { createSimulator, type HistoryStats, logHistory, type Simulator } from "./simulator.js";
 
 export type { DeployedPool, DeployedPosition, DeployedToken, Deployment } from "./deploy.js";
 export type { DevnetNode, HardhatNode } from "./node.js";
@@ -136,21 +137,23 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
     const market = createSimulator({ rpcUrl: node.rpcUrl, deployment, seed: options.seed, logger });
     // Ends a history still being written when the devnet stops.
     const writing = new AbortController();
-    const historyWritten = writeHistoryAndTrade(node.rpcUrl, market, options, resumed, writing.signal).then(
-      (history) => {
-        logger.info(
-          {
-            rpc_url: node.rpcUrl,
-            chain_id: node.chainId,
-            resumed,
-            swaps: history?.swaps ?? 0,
-            elapsed_ms: Math.round(performance.now() - startedAt),
-          },
-          "devnet ready",
-        );
-        return history;
-      },
-    );
+    const historyWritten = writeHistoryAndTrade(
+      { rpcUrl: node.rpcUrl, deploymentBlock: deployment.blockNumber, market, resumed },
+      options,
+      writing.signal,
+    ).then((history) => {
+      logger.info(
+        {
+          rpc_url: node.rpcUrl,
+          chain_id: node.chainId,
+          resumed,
+          swaps: history?.swaps ?? 0,
+          elapsed_ms: Math.round(performance.now() - startedAt),
+        },
+        "devnet ready",
+      );
+      return history;
+    });
     // Marked handled: a caller that awaits it sees the failure; one stopping the devnet does not care.
     historyWritten.catch(() => {});
     const history = options.historyInBackground === true ? null : await historyWritten;
@@ -185,18 +188,30 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
 
 /**
  * Writes the history (a new chain: `historyDays` up to now; a kept chain: the time it was
- * stopped, at most `historyDays`), then starts live trading.
+ * stopped, at most `historyDays`), then starts live trading. A new chain's history written while
+ * the caller goes on (`historyInBackground`: the service indexes it meanwhile) is written by a
+ * process of its own (history-child.ts).
  */
 async function writeHistoryAndTrade(
-  rpcUrl: string,
-  market: Simulator,
+  chain: { rpcUrl: string; deploymentBlock: number; market: Simulator; resumed: boolean },
   options: StartDevnetOptions,
-  resumed: boolean,
   signal: AbortSignal,
 ): Promise<HistoryStats | null> {
+  const { rpcUrl, market, resumed } = chain;
   let history: HistoryStats | null = null;
   const until = new Date();
-  if (!resumed && options.historyDays > 0)
+  if (!resumed && options.historyDays > 0 && options.historyInBackground === true) {
+    const job = {
+      rpcUrl,
+      chainId: options.chainId,
+      seed: options.seed,
+      deploymentBlock: chain.deploymentBlock,
+      days: options.historyDays,
+      until: until.getTime(),
+    };
+    history = await writeHistoryInChild(job, signal);
+    logHistory(options.logger, options.historyDays, history);
+  } else if (!resumed && options.historyDays > 0)
     history = await market.writeHistory({ days: options.historyDays, until, signal });
   if (resumed && options.historyDays > 0) {
     // The market traded while the demo was stopped: its blocks are written as history, so the

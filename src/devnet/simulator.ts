@@ -48,6 +48,21 @@ export type Simulator = {
   stop(): Promise<void>;
 };
 
+/** Logs what a history wrote (a warning when some trades reverted). */
+export function logHistory(logger: Logger, days: number, history: HistoryStats): void {
+  const fields = {
+    days,
+    blocks: history.blocks,
+    swaps: history.swaps,
+    expected_swaps: history.expectedSwaps,
+    liquidity_changes: history.liquidityChanges,
+    elapsed_ms: history.elapsedMs,
+  };
+  if (history.swaps < history.expectedSwaps)
+    logger.warn(fields, "devnet history written; some trades reverted");
+  else logger.info(fields, "devnet history written");
+}
+
 /** A planned block and the batch that mines it. */
 type BatchedBlock = { planned: PlannedBlock; calls: RpcCall[] };
 /** A planned block on its way: the batch's answers come back in `results`. */
@@ -232,16 +247,7 @@ export function createSimulator(options: {
           to: new Date(untilSeconds * 1000),
           elapsedMs: Math.round(performance.now() - startedAt),
         };
-        const fields = {
-          days,
-          blocks: result.blocks,
-          swaps,
-          expected_swaps: stats.expectedSwaps,
-          liquidity_changes: stats.liquidityChanges,
-          elapsed_ms: result.elapsedMs,
-        };
-        if (swaps < stats.expectedSwaps) logger.warn(fields, "devnet history written; some trades reverted");
-        else logger.info(fields, "devnet history written");
+        logHistory(logger, days, result);
         return result;
       } finally {
         // Leave a node that automines again; a failure here must not hide the one that got us here.
