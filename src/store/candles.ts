@@ -168,10 +168,11 @@ const pricedFilter = (c: ReturnType<typeof sideColumns>): string =>
 /**
  * One side's chart candles (columns `time` in ms and CHART_FIELDS) of the stored candles of chain
  * $1, pool $2, resolution $3 with bucket in [$4, $5) (`gate`: a further condition, first): as
- * stored, or rolled up to intervals of `rollUpTo` seconds in Postgres: open of
- * the first, high and low of all, close of the last, and the volume the exact sum of the stored
- * exact volumes (numeric) rounded once (`numeric::float8` rounds correctly). `order`: the ORDER BY
- * (of the candles or of the intervals) for the caller to place, `bucket` or `time`.
+ * stored, or rolled up to intervals of `rollUpTo` seconds in Postgres: open of the first, high
+ * and low of all, close of the last, and the volume the exact sum of the stored exact volumes
+ * (numeric) rounded once (`numeric::float8` rounds correctly). Side 1 rolls up its own stored
+ * prices (each trade's reciprocal rounded once). `order`: the ORDER BY for the caller to place
+ * (`bucket` for stored candles, `time` for intervals).
  */
 function chartSource(
   side: 0 | 1,
@@ -314,6 +315,7 @@ export async function loadAssetChartCandles(
  * token0 with token1's volume, from its own stored OHLC (migration 004: each trade's exact
  * reciprocal rounded once; the reciprocal of a rounded side-0 double would be off in the last place).
  * With `currency: "usd"`, the side's token's USD candles (migration 010), buckets without one left out.
+ * With `rollUpTo`, the intervals of that many seconds rolled up from them (chartSource).
  */
 export async function loadChartCandles(db: Queryable, options: ChartRead): Promise<ChartCandle[]> {
   const source = chartSource(options.side, options.currency ?? "token", options.rollUpTo);
