@@ -6,16 +6,18 @@
  * database and the devnet's chain), and for each start measures:
  * - `readyMs`: from the spawn of `npm start` to the first `/readyz` 200 (polled every 100 ms);
  * - `bannerMs`: from the spawn to the "is running" banner, and the figure the banner prints;
- * - the resident memory (RSS, from /proc) of every process of the demo once ready and 10 s
- *   later: npm itself (the launcher: npm's process and its shell, reported apart from the
- *   demo's total), the service (Node and tsx's esbuild), the devnet node (anvil), the embedded Postgres (its processes
+ * - the resident memory (RSS, from /proc) of every process of the demo once ready, 10 s later,
+ *   and the largest total seen before it was ready: npm itself (the launcher: npm's process and
+ *   its shell, reported apart from the demo's total), the service (Node, and the devnet's history
+ *   process while it runs), the devnet node (anvil), the embedded Postgres (its processes
  *   summed; they share their buffers, so the sum counts the shared pages once per process that
  *   touched them) and the total; the total's proportional set size (PSS: each shared page
  *   divided among the processes that map it, so the sum is the memory the demo holds, each page
- *   counted once); and the CPU time each part used so far (comparable on a loaded machine);
+ *   counted once); and the CPU time each running part used so far (comparable on a loaded
+ *   machine; the history process's own is gone with it);
  * - the machine's load average at the spawn and once ready (the 2 cores may be shared).
  * Baseline, in the same run before each start: the same command line loading the CLI only
- * (`tokenmarket help`: Node, tsx and the command's entry), from the spawn to its exit.
+ * (`tokenmarket help`: Node, the launcher and the command's entry), from the spawn to its exit.
  * Ports are taken from BENCH_DEMO_PORT_BASE (default 18080: API, +1 devnet, +2 Postgres) so that
  * it runs beside a demo on the default ports. BENCH_DEMO_LATER sets how many later starts are
  * measured (default 2). Writes bench/results/demo-start.json.
@@ -44,7 +46,7 @@ type Memory = {
 };
 type StartFigures = {
   kind: "first" | "later";
-  /** Baseline: `tokenmarket help` through the same loader, spawn to exit, just before. */
+  /** Baseline: `tokenmarket help` through the same launcher, spawn to exit, just before. */
   helpMs: number;
   readyMs: number;
   /** Load average (1, 5, 15 min) at the spawn and once ready. */
@@ -54,6 +56,8 @@ type StartFigures = {
   bannerSeconds: number | null;
   memoryAtReady: Memory;
   memoryAfter10s: Memory;
+  /** The largest total RSS seen while waiting for readiness (sampled every ~100 ms), and its parts. */
+  peakBeforeReady: Pick<Memory, "totalMb" | "serviceMb" | "devnetMb" | "postgresMb" | "processes">;
 };
 
 function children(pid: number): number[] {
@@ -177,10 +181,10 @@ async function ready(url: string): Promise<boolean> {
   }
 }
 
-/** The baseline: the CLI loaded and run through the same loader, doing nothing else. */
+/** The baseline: the command loaded through the same launcher (bin/tokenmarket.js), doing nothing else. */
 async function helpMs(): Promise<number> {
   const startedAt = performance.now();
-  const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "help"], {
+  const child = spawn(process.execPath, ["bin/tokenmarket.js", "help"], {
     cwd: root,
     stdio: "ignore",
   });
@@ -235,8 +239,20 @@ async function runStart(dataDir: string, kind: "first" | "later"): Promise<Start
     failed = true;
   });
   const readyz = `http://127.0.0.1:${portBase}/readyz`;
+  let peak: StartFigures["peakBeforeReady"] = {
+    totalMb: 0,
+    serviceMb: 0,
+    devnetMb: 0,
+    postgresMb: 0,
+    processes: 0,
+  };
   while (!(await ready(readyz))) {
     if (failed) throw new Error(`the demo exited before it was ready:\n${stderr}\n${output}`);
+    const now = memory(child.pid as number);
+    if (now.totalMb > peak.totalMb) {
+      const { totalMb, serviceMb, devnetMb, postgresMb, processes } = now;
+      peak = { totalMb, serviceMb, devnetMb, postgresMb, processes };
+    }
     if (performance.now() - startedAt > 600_000) throw new Error("the demo was not ready within 10 minutes");
     await new Promise((resolve) => setTimeout(resolve, 100));
   }
@@ -263,6 +279,7 @@ async function runStart(dataDir: string, kind: "first" | "later"): Promise<Start
     bannerSeconds,
     memoryAtReady,
     memoryAfter10s,
+    peakBeforeReady: peak,
   };
 }
 
