@@ -9,6 +9,9 @@ import { updateMarketWindows } from "../pricing/market-windows.js";
 import { withTransaction } from "../store/db.js";
 import type { BalanceReader } from "./wallet-balances.js";
 
+/** What "it answers" means here: no hang. Generous, so that a loaded 2-core machine never fails it. */
+const ANSWER_WITHIN_MS = 20_000;
+
 const REQUESTS_PER_ENDPOINT = 400;
 const CONCURRENCY = 8;
 
@@ -238,7 +241,10 @@ function randomQuery(params: string[], rng: ReturnType<typeof random>): string {
  * error body, is a failure.
  */
 async function fuzzGet(url: string, key: string, statuses: Map<number, number>, failures: string[]) {
-  const response = await fetch(url, { headers: { "x-api-key": key }, signal: AbortSignal.timeout(5000) });
+  const response = await fetch(url, {
+    headers: { "x-api-key": key },
+    signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
+  });
   const text = await response.text();
   statuses.set(response.status, (statuses.get(response.status) ?? 0) + 1);
   if (response.status >= 500)
@@ -301,15 +307,15 @@ describe("fuzz: random and hostile query strings", () => {
     });
   }
 
-  /** Fetches `path` with the key; asserts a JSON body in the error shape and an answer within 5 s. */
+  /** Fetches `path` with the key; asserts a JSON body in the error shape and an answer (no hang). */
   const get = async (path: string) => {
     const started = performance.now();
     const response = await fetch(`${base}${path}`, {
       headers: { "x-api-key": key },
-      signal: AbortSignal.timeout(5000),
+      signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
     });
     const text = await response.text();
-    assert.ok(performance.now() - started < 5000);
+    assert.ok(performance.now() - started < ANSWER_WITHIN_MS);
     const body = JSON.parse(text) as { statusCode?: number; message?: string };
     return { status: response.status, body };
   };
@@ -410,7 +416,7 @@ describe("fuzz: random and hostile query strings", () => {
       const started = performance.now();
       const answer = await rawHttp(port, request);
       const what = `${JSON.stringify(request.slice(0, 60))} → ${JSON.stringify(answer.raw.slice(0, 300))}`;
-      assert.ok(performance.now() - started < 5000, what);
+      assert.ok(performance.now() - started < ANSWER_WITHIN_MS, what);
       assert.ok(answer.status < 500, what);
       if (answer.status >= 400) {
         assert.match(answer.headers["content-type"] ?? "", /^application\/json/, what);
