@@ -40,8 +40,12 @@ const command = path.resolve(import.meta.dirname, "../../bin/tokenmarket.js");
 export function writeHistoryInChild(job: HistoryJob, signal: AbortSignal): Promise<HistoryStats> {
   return new Promise((resolve, reject) => {
     signal.throwIfAborted();
+    // In a process group of its own, as the node is: a Ctrl-C in the terminal reaches the
+    // service, whose stop ends the history (signal) before the node. If the service dies instead,
+    // the node goes with it (its watchdog) and the child's next call fails: it exits.
     const child = spawn(process.execPath, [command, "devnet-history", JSON.stringify(job)], {
       stdio: ["ignore", "pipe", "pipe"],
+      detached: true,
     });
     let stdout = "";
     let stderr = "";
