@@ -72,22 +72,22 @@ describe("SIGKILL to tokenmarket start during its start-up", { timeout: 40 * 60_
     rmSync(root, { recursive: true, force: true });
   });
 
-  const env = async (): Promise<NodeJS.ProcessEnv> => {
+  const env = async (historyDays = "0"): Promise<NodeJS.ProcessEnv> => {
     const [name, value] = marker.split("=") as [string, string];
     const { env: out } = await startEnv(dataDir, {
       [name]: value,
-      // No simulated history: the devnet is ready once the market is deployed.
-      TOKENMARKET__devnet__historyDays: "0",
+      // No simulated history by default: the devnet is ready once the market is deployed.
+      TOKENMARKET__devnet__historyDays: historyDays,
     });
     delete out.TOKENMARKET_HEAP_MB;
     return out;
   };
 
   /** `tokenmarket start` as a supervisor starts it: the command itself, no npm or shell between. */
-  const start = async () => {
+  const start = async (historyDays?: string) => {
     const child = spawn(process.execPath, ["--import", "tsx", "src/cli/main.ts", "start"], {
       cwd: projectRoot,
-      env: await env(),
+      env: await env(historyDays),
       stdio: ["ignore", "pipe", "pipe"],
     });
     started.push(child);
@@ -155,5 +155,24 @@ describe("SIGKILL to tokenmarket start during its start-up", { timeout: 40 * 60_
         `SIGKILL at ${moment} ms (${running.length} processes running, ${postgres.length} of Postgres): nothing left; the next start ran and stopped in ${Date.now() - began} ms`,
       );
     }
+  });
+
+  it("leaves nothing running when killed while the devnet's history process writes a new chain", async () => {
+    // A new chain (a kept one would be continued in the service's own process).
+    rmSync(path.join(root, "devnet"), { recursive: true, force: true });
+    const killed = await start("7");
+    const began = Date.now();
+    const writing = () => processesOf(marker, root).some((p) => p.cmdline.includes("devnet-history"));
+    while (!writing()) {
+      assert.ok(killed.child.exitCode === null, `the start exited:\n${killed.output().slice(-3000)}`);
+      assert.ok(
+        Date.now() - began < 120_000,
+        `no history process within 120 s:\n${killed.output().slice(-3000)}`,
+      );
+      await sleep(100);
+    }
+    killed.child.kill("SIGKILL");
+    await killed.exited;
+    await assertNothingLeft("SIGKILL while the history is written", killed.output());
   });
 });
