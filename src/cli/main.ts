@@ -35,7 +35,7 @@ async function main(argv: string[]): Promise<number> {
   // Internal: the devnet's history written by a process of its own (src/devnet/history-child.ts).
   if (argv[0] === "devnet-history") {
     const { runHistoryChild } = await import("../devnet/history-child.js");
-    return runHistoryChild(argv.slice(1));
+    return runHistoryChild();
   }
   // The synthetic node has its own options (and needs no configuration file).
   if (argv[0] === "devnet") {

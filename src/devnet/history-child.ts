@@ -5,8 +5,8 @@
  * it goes as fast as the node mines only if each answer is taken in at once. In the service's
  * process, the indexer's and the pricing's work on the same thread held the answers back: a
  * week of demo history took 12–13 s beside the indexer against 9 s alone. The child is the
- * `tokenmarket` command itself (bin/tokenmarket.js, internal command `devnet-history`), and
- * it exits once the history is written; live trading then runs in the service, which reads the
+ * `tokenmarket` command itself (bin/tokenmarket.js, internal command `devnet-history`), started
+ * while the market is deployed, and it exits once the history is written; live trading then runs in the service, which reads the
  * chain's state (nonces, pools) again before its first block.
  *
  * The child derives the deployment from the seed and the node's accounts as a kept chain's
@@ -33,58 +33,86 @@ type HistoryJob = {
 
 const command = path.resolve(import.meta.dirname, "../../bin/tokenmarket.js");
 
+/** A history process, started before it is needed (loading its modules takes a few tenths of a second). */
+export type HistoryProcess = {
+  /**
+   * Writes the history; rejects with the process's error, or with the signal's reason when
+   * `signal` aborts (the process is killed then). Once only.
+   */
+  write(job: HistoryJob, signal: AbortSignal): Promise<HistoryStats>;
+  /** Ends the process when it is not needed after all (a failed start). */
+  kill(): void;
+};
+
 /**
- * Writes the history in a child process; rejects with the child's error, or with the signal's
- * reason when `signal` aborts (the child is killed then).
+ * Starts a history process: it loads its modules while the market is deployed, then waits for
+ * its job on its standard input (and exits if that closes first: the service is gone).
  */
-export function writeHistoryInChild(job: HistoryJob, signal: AbortSignal): Promise<HistoryStats> {
-  return new Promise((resolve, reject) => {
-    signal.throwIfAborted();
-    // In a process group of its own, as the node is: a Ctrl-C in the terminal reaches the
-    // service, whose stop ends the history (signal) before the node. If the service dies instead,
-    // the node goes with it (its watchdog) and the child's next call fails: it exits.
-    const child = spawn(process.execPath, [command, "devnet-history", JSON.stringify(job)], {
-      stdio: ["ignore", "pipe", "pipe"],
-      detached: true,
-    });
-    let stdout = "";
-    let stderr = "";
-    child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
-      stdout += chunk;
-    });
-    child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
-      stderr = (stderr + chunk).slice(-4000);
-    });
-    const abort = () => child.kill("SIGTERM");
-    signal.addEventListener("abort", abort, { once: true });
-    child.once("error", (error) => {
-      signal.removeEventListener("abort", abort);
-      reject(error);
-    });
-    child.once("exit", (code, killedBy) => {
-      signal.removeEventListener("abort", abort);
-      if (signal.aborted) return reject(signal.reason);
-      if (code !== 0) {
-        const why = stderr.trim().split("\n").slice(-3).join(" | ") || `exit ${code ?? killedBy}`;
-        return reject(new Error(`the devnet history process failed: ${why}`));
-      }
-      try {
-        const stats = JSON.parse(stdout) as Omit<HistoryStats, "from" | "to"> & { from: string; to: string };
-        resolve({ ...stats, from: new Date(stats.from), to: new Date(stats.to) });
-      } catch {
-        reject(new Error(`the devnet history process answered no statistics: ${stdout.slice(0, 200)}`));
-      }
-    });
+export function spawnHistoryProcess(): HistoryProcess {
+  // In a process group of its own, as the node is: a Ctrl-C in the terminal reaches the
+  // service, whose stop ends the history (signal) before the node. If the service dies instead,
+  // its standard input closes, or the node goes with it (its watchdog) and its next call fails.
+  const child = spawn(process.execPath, [command, "devnet-history"], {
+    stdio: ["pipe", "pipe", "pipe"],
+    detached: true,
   });
+  let stdout = "";
+  let stderr = "";
+  child.stdout.setEncoding("utf8").on("data", (chunk: string) => {
+    stdout += chunk;
+  });
+  child.stderr.setEncoding("utf8").on("data", (chunk: string) => {
+    stderr = (stderr + chunk).slice(-4000);
+  });
+  // A process that failed to start is reported by write().
+  let spawnError: Error | undefined;
+  child.once("error", (error) => {
+    spawnError = error;
+  });
+  child.stdin.on("error", () => {});
+  const exited = new Promise<{ code: number | null; killedBy: NodeJS.Signals | null }>((resolve) =>
+    child.once("close", (code, killedBy) => resolve({ code, killedBy })),
+  );
+  return {
+    async write(job, signal) {
+      if (signal.aborted) {
+        child.kill("SIGTERM");
+        throw signal.reason;
+      }
+      const abort = () => child.kill("SIGTERM");
+      signal.addEventListener("abort", abort, { once: true });
+      try {
+        child.stdin.end(`${JSON.stringify(job)}\n`);
+        const { code, killedBy } = await exited;
+        if (signal.aborted) throw signal.reason;
+        if (spawnError !== undefined) throw spawnError;
+        if (code !== 0) {
+          const why = stderr.trim().split("\n").slice(-3).join(" | ") || `exit ${code ?? killedBy}`;
+          throw new Error(`the devnet history process failed: ${why}`);
+        }
+        let stats: Omit<HistoryStats, "from" | "to"> & { from: string; to: string };
+        try {
+          stats = JSON.parse(stdout);
+        } catch {
+          throw new Error(`the devnet history process answered no statistics: ${stdout.slice(0, 200)}`);
+        }
+        return { ...stats, from: new Date(stats.from), to: new Date(stats.to) };
+      } finally {
+        signal.removeEventListener("abort", abort);
+      }
+    },
+    kill() {
+      child.kill("SIGTERM");
+    },
+  };
 }
 
-/** The child's side (`tokenmarket devnet-history JOB`): writes the history, prints its statistics as JSON. */
-export async function runHistoryChild(argv: readonly string[]): Promise<number> {
-  const job = JSON.parse(argv[0] ?? "null") as HistoryJob | null;
-  if (job === null) {
-    console.error("devnet-history: internal command of the service's start, given no job");
-    return 2;
-  }
+/** The child's side (`tokenmarket devnet-history`, its job on standard input): writes the history, prints its statistics as JSON. */
+export async function runHistoryChild(): Promise<number> {
+  let input = "";
+  for await (const chunk of process.stdin) input += String(chunk);
+  if (input.trim() === "") return 0; // The service went away before it needed the history.
+  const job = JSON.parse(input) as HistoryJob;
   const rpc = createDevnetRpc(job.rpcUrl);
   const accounts = await rpc.request<Address[]>("eth_accounts");
   const deployment = {

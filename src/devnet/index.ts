@@ -5,7 +5,7 @@ import type { Address, Hex } from "viem";
 import type { Logger } from "../internal/logger.js";
 import { type CompiledContracts, compileDevnetContracts } from "./compile.js";
 import { type Deployment, deployMarket, planDeployment } from "./deploy.js";
-import { writeHistoryInChild } from "./history-child.js";
+import { type HistoryProcess, spawnHistoryProcess } from "./history-child.js";
 import { type DevnetNode, startAnvilNode } from "./node.js";
 import { createDevnetRpc } from "./rpc.js";
 import { createSimulator, type HistoryStats, logHistory, type Simulator } from "./simulator.js";
@@ -114,6 +114,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
   // An abort kills the node: the start's next call to it fails, and the start rejects.
   const abort = () => node.kill();
   options.signal?.addEventListener("abort", abort, { once: true });
+  let historyProcess: HistoryProcess | undefined;
   try {
     if (options.signal?.aborted) throw new Error("the devnet's start was aborted");
     let resumed = false;
@@ -131,6 +132,10 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
         if (options.signal?.aborted) throw new Error("the devnet's start was aborted");
       } else resumed = true;
     }
+    // A new chain's history written while the caller goes on is written by a process of its
+    // own (history-child.ts), which loads while the market is deployed.
+    if (!resumed && options.historyInBackground === true && options.historyDays > 0)
+      historyProcess = spawnHistoryProcess();
     deployment ??= await deployMarket({ rpcUrl: node.rpcUrl, seed: options.seed, logger, contracts });
     if (!resumed && metaPath !== undefined) writeMeta(metaPath, await describeChain(node.rpcUrl, deployment));
 
@@ -138,7 +143,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
     // Ends a history still being written when the devnet stops.
     const writing = new AbortController();
     const historyWritten = writeHistoryAndTrade(
-      { rpcUrl: node.rpcUrl, deploymentBlock: deployment.blockNumber, market, resumed },
+      { rpcUrl: node.rpcUrl, deploymentBlock: deployment.blockNumber, market, resumed, historyProcess },
       options,
       writing.signal,
     ).then((history) => {
@@ -179,6 +184,7 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
       kill: () => running.kill(),
     };
   } catch (error) {
+    historyProcess?.kill();
     await node.stop();
     throw error;
   } finally {
@@ -187,20 +193,24 @@ export async function startDevnet(options: StartDevnetOptions): Promise<Devnet> 
 }
 
 /**
- * Writes the history (a new chain: `historyDays` up to now; a kept chain: the time it was
- * stopped, at most `historyDays`), then starts live trading. A new chain's history written while
- * the caller goes on (`historyInBackground`: the service indexes it meanwhile) is written by a
- * process of its own (history-child.ts).
+ * Writes the history (a new chain: `historyDays` up to now, by `historyProcess` when there is
+ * one; a kept chain: the time it was stopped, at most `historyDays`), then starts live trading.
  */
 async function writeHistoryAndTrade(
-  chain: { rpcUrl: string; deploymentBlock: number; market: Simulator; resumed: boolean },
+  chain: {
+    rpcUrl: string;
+    deploymentBlock: number;
+    market: Simulator;
+    resumed: boolean;
+    historyProcess: HistoryProcess | undefined;
+  },
   options: StartDevnetOptions,
   signal: AbortSignal,
 ): Promise<HistoryStats | null> {
   const { rpcUrl, market, resumed } = chain;
   let history: HistoryStats | null = null;
   const until = new Date();
-  if (!resumed && options.historyDays > 0 && options.historyInBackground === true) {
+  if (!resumed && options.historyDays > 0 && chain.historyProcess !== undefined) {
     const job = {
       rpcUrl,
       chainId: options.chainId,
@@ -209,7 +219,7 @@ async function writeHistoryAndTrade(
       days: options.historyDays,
       until: until.getTime(),
     };
-    history = await writeHistoryInChild(job, signal);
+    history = await chain.historyProcess.write(job, signal);
     logHistory(options.logger, options.historyDays, history);
   } else if (!resumed && options.historyDays > 0)
     history = await market.writeHistory({ days: options.historyDays, until, signal });
