@@ -7,6 +7,8 @@
  *   npm run bench                       the devnet pipeline (history traded, indexed and priced)
  *   BENCH_DATA=fixture npm run bench    the small hand-made fixture market instead (no devnet)
  *   BENCH_SECONDS=2 npm run bench       shorter runs per endpoint (default 3)
+ *   BENCH_ONLY=api npm run bench        the HTTP API alone (the indexer and market stages skipped),
+ *                                       for comparing the API between two commits run after run
  */
 import { chmodSync, existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { cpus, tmpdir } from "node:os";
@@ -306,13 +308,11 @@ async function main(): Promise<number> {
     servers.length = 0;
 
     const context = { db, logger, config: data.config };
+    const apiOnly = process.env.BENCH_ONLY === "api";
+    const skipped = { skipped: "BENCH_ONLY=api" };
     const others = {
-      "indexer (bench/indexer.ts benchIndexer)": await optionalBench("indexer.ts", "benchIndexer", context),
-      "market queries (bench/market.ts benchMarket)": await optionalBench(
-        "market.ts",
-        "benchMarket",
-        context,
-      ),
+      [INDEXER]: apiOnly ? skipped : await optionalBench("indexer.ts", "benchIndexer", context),
+      [MARKET]: apiOnly ? skipped : await optionalBench("market.ts", "benchMarket", context),
     };
     const meta = {
       date: new Date().toISOString(),
