@@ -7,7 +7,7 @@ import type { Db } from "../store/db.js";
 import { saveWindows } from "../store/market-windows.js";
 import { insertPools } from "../store/pools.js";
 import { saveTokenPrices } from "../store/prices.js";
-import { savePairStats, saveTokenStats } from "../store/stats.js";
+import { savePairLiquidity, saveTokenStats } from "../store/stats.js";
 import { insertSwaps, saveSwapUsd } from "../store/swaps.js";
 import { insertTokens } from "../store/tokens.js";
 
@@ -195,7 +195,7 @@ export async function loadMarketFixture(db: Db): Promise<{ key: string; revokedK
     { token: f.weth, priceChange: -2.5, liquidityUsd: 80_000_000 },
     { token: f.fakeUsdc, priceChange: null, liquidityUsd: 0 },
   ]);
-  await savePairStats(db, chainId, [
+  await savePairLiquidity(db, chainId, [
     {
       pool: f.pair,
       token0: f.usdc,

@@ -15,7 +15,7 @@ import { createTestDbs } from "../_test/test-dbs.js";
 import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
 import type { DerivedData } from "../sync/derived.js";
-import { refreshPairStats, refreshTokenStats } from "./market-stats.js";
+import { refreshPairLiquidity, refreshTokenStats } from "./market-stats.js";
 import { createPricing } from "./pricing.js";
 
 const CHAIN = 902;
@@ -175,7 +175,7 @@ describe("aggregates equal those of a fresh index", () => {
     );
     const pairStats = (s: Record<string, unknown[]>) => s.pair_windows;
     assert.ok((pairStats(snapshot)?.length ?? 0) >= 8, "pair statistics");
-    await refreshPairStats(
+    await refreshPairLiquidity(
       a.db,
       CHAIN,
       allPools.map((p) => p.address),

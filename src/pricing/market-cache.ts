@@ -10,9 +10,9 @@ import type { FoldedUpTo } from "./aggregates.js";
 import { newTurn, type Turn } from "./figure-policy.js";
 import { createMarketState, type MarketState } from "./market-state.js";
 import {
-  createPairStatsMirror,
+  createPairLiquidityMirror,
   emptyStatsChanges,
-  type PairStatsMirror,
+  type PairLiquidityMirror,
   type SeriesEndsMemo,
   type StatsChanges,
 } from "./market-stats.js";
@@ -58,17 +58,17 @@ export type MarketCache = {
   /** Forgets the chain's market and its copy of the pools' liquidity (a rollback). */
   drop(chainId: number): void;
   /** The chain's copy of the pools' liquidity (market-stats.ts), shared with the minute slide. */
-  pairStatsMirror(chainId: number): PairStatsMirror;
+  pairLiquidityMirror(chainId: number): PairLiquidityMirror;
 };
 
 export function createMarketCache(step: StepTimer["step"]): MarketCache {
   const markets = new Map<number, Market>();
   // Apart from the markets (which a batch takes out while it runs): the minute slide updates them too.
-  const mirrors = new Map<number, PairStatsMirror>();
-  const pairStatsMirror = (chainId: number): PairStatsMirror => {
+  const mirrors = new Map<number, PairLiquidityMirror>();
+  const pairLiquidityMirror = (chainId: number): PairLiquidityMirror => {
     let mirror = mirrors.get(chainId);
     if (!mirror) {
-      mirror = createPairStatsMirror();
+      mirror = createPairLiquidityMirror();
       mirrors.set(chainId, mirror);
     }
     return mirror;
@@ -79,7 +79,7 @@ export function createMarketCache(step: StepTimer["step"]): MarketCache {
       markets.delete(chainId);
       if (kept && !reload && sync && kept.block === sync.block && kept.writer === sync.writer) return kept;
       // What the copy of the liquidity holds may be a failed batch's: read again too.
-      pairStatsMirror(chainId).pairs = null;
+      pairLiquidityMirror(chainId).pairs = null;
       const { pools, decimals } = await step("load", () => loadMarketPools(client, chainId));
       return {
         state: createMarketState(pools, decimals),
@@ -104,8 +104,8 @@ export function createMarketCache(step: StepTimer["step"]): MarketCache {
     },
     drop(chainId) {
       markets.delete(chainId);
-      pairStatsMirror(chainId).pairs = null;
+      pairLiquidityMirror(chainId).pairs = null;
     },
-    pairStatsMirror,
+    pairLiquidityMirror,
   };
 }

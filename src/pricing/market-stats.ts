@@ -11,14 +11,14 @@ import type { DbClient, Queryable } from "../store/db.js";
 import { poolsTradedIn } from "../store/market-trades.js";
 import { poolsOfTokens, tokensOfPools } from "../store/pools.js";
 import {
-  loadPairStatsFigures,
-  loadPairStatsInputs,
+  loadPairLiquidityFigures,
+  loadPairLiquidityInputs,
   loadTokenSeriesEnds,
   loadTokenStatsInputs,
   lockChainStats,
-  type PairStatsFigures,
-  type PairStatsRow,
-  savePairStats,
+  type PairLiquidityFigures,
+  type PairLiquidityRow,
+  savePairLiquidity,
   saveTokenStats,
   type TokenSeriesEnds,
   type TokenStatsRow,
@@ -40,14 +40,14 @@ const withExact = (liquidityUsd: number | null) => ({
  * Recomputes the USD liquidity of pools (a pool without any event has none to update, and gets
  * its figure with its first event).
  */
-export async function refreshPairStats(
+export async function refreshPairLiquidity(
   db: Queryable,
   chainId: number,
   pools: readonly string[],
-): Promise<PairStatsRow[]> {
+): Promise<PairLiquidityRow[]> {
   if (pools.length === 0) return [];
-  const inputs = await loadPairStatsInputs(db, chainId, [...pools].sort());
-  const rows: PairStatsRow[] = inputs
+  const inputs = await loadPairLiquidityInputs(db, chainId, [...pools].sort());
+  const rows: PairLiquidityRow[] = inputs
     .filter((r) => r.state !== null)
     .map((r) => {
       const [reserve0, reserve1] = r.state
@@ -69,7 +69,7 @@ export async function refreshPairStats(
         ),
       };
     });
-  await savePairStats(db, chainId, rows);
+  await savePairLiquidity(db, chainId, rows);
   return rows;
 }
 
@@ -152,7 +152,7 @@ export type StatsMarket = {
   poolsOf: ReadonlyMap<string, readonly GraphPool[]>;
   usd: ReadonlyMap<string, number | null>;
   /** The chain's pools' liquidity as stored (shared with the minute slide). */
-  pairStats: PairStatsMirror;
+  pairStats: PairLiquidityMirror;
   /** Per token, its USD series at the window's start as last read (see SeriesEndsMemo). */
   series: Map<string, SeriesEndsMemo>;
 };
@@ -167,9 +167,9 @@ export type StatsMarket = {
  * batch does not read the copy (the slide may have failed after applying rows that were then
  * rolled back) and computes its tokens from the database, as without the copy.
  */
-export type PairStatsMirror = { pairs: Map<string, PairStatsFigures> | null; slides: number };
+export type PairLiquidityMirror = { pairs: Map<string, PairLiquidityFigures> | null; slides: number };
 
-export const createPairStatsMirror = (): PairStatsMirror => ({ pairs: null, slides: 0 });
+export const createPairLiquidityMirror = (): PairLiquidityMirror => ({ pairs: null, slides: 0 });
 
 /**
  * A token's USD series at the 24-hour window's start (the price after its latest trade before it,
@@ -186,8 +186,11 @@ const asStored = (value: number | null): number | null => {
   return f === null ? null : f + 0;
 };
 
-/** Applies saved liquidity rows to the copy (as `savePairStats` writes them). */
-export function applyPairStats(pairs: Map<string, PairStatsFigures>, rows: readonly PairStatsRow[]): void {
+/** Applies saved liquidity rows to the copy (as `savePairLiquidity` writes them). */
+export function applyPairLiquidity(
+  pairs: Map<string, PairLiquidityFigures>,
+  rows: readonly PairLiquidityRow[],
+): void {
   for (const row of rows) pairs.set(row.pool, { liquidityUsd: asStored(row.liquidityUsd) });
 }
 
@@ -200,7 +203,7 @@ export function applyPairStats(pairs: Map<string, PairStatsFigures>, rows: reado
  */
 export function memoryTokenStats(
   market: Pick<StatsMarket, "poolsOf" | "usd">,
-  pairs: ReadonlyMap<string, PairStatsFigures>,
+  pairs: ReadonlyMap<string, PairLiquidityFigures>,
   tokens: readonly string[],
   ends: ReadonlyMap<string, TokenSeriesEnds>,
   liquidityFloorUsd: number,
@@ -265,7 +268,7 @@ async function seriesEnds(
 }
 
 /**
- * A pool's USD liquidity from the market in memory: the very inputs `loadPairStatsInputs` reads
+ * A pool's USD liquidity from the market in memory: the very inputs `loadPairLiquidityInputs` reads
  * (state, decimals, exact spot price, stored USD prices), through the same function. Undefined:
  * the pool has no stored state (no row to update), as the liquidity-only refresh skips it.
  */
@@ -343,12 +346,12 @@ export async function refreshChangedStats(
   if (market && market.pairStats.slides === 0 && !market.pairStats.pairs) {
     market.pairStats.pairs = await step("stats_copy", () => pairStatsCopy(client, chainId, market));
   }
-  // Kept up to date by every batch; read only while no slide is in flight (PairStatsMirror).
+  // Kept up to date by every batch; read only while no slide is in flight (PairLiquidityMirror).
   const pairs = market?.pairStats.pairs ?? null;
   const tokens = new Set(changes.repricedTokens);
   if (market) {
     await step("stats_liquidity", async () => {
-      const rows: PairStatsRow[] = [];
+      const rows: PairLiquidityRow[] = [];
       const usdRatios = new Map<string, Ratio | null>();
       for (const pool of [...liquidityPools].sort()) {
         const liquidityUsd = memoryPairLiquidity(market, pool, usdRatios);
@@ -370,8 +373,8 @@ export async function refreshChangedStats(
             return !stored || stored.liquidityUsd !== asStored(row.liquidityUsd);
           })
         : rows;
-      await savePairStats(client, chainId, changed);
-      if (pairs) applyPairStats(pairs, changed);
+      await savePairLiquidity(client, chainId, changed);
+      if (pairs) applyPairLiquidity(pairs, changed);
     });
     for (const address of touchedPools) {
       const pool = market.pools.get(address);
@@ -380,7 +383,7 @@ export async function refreshChangedStats(
       tokens.add(pool.token1);
     }
   } else {
-    await step("stats_liquidity", () => refreshPairStats(client, chainId, touchedPools));
+    await step("stats_liquidity", () => refreshPairLiquidity(client, chainId, touchedPools));
     for (const p of await step("stats_tokens_of", () => tokensOfPools(client, chainId, touchedPools))) {
       tokens.add(p.token0);
       tokens.add(p.token1);
@@ -418,10 +421,10 @@ async function pairStatsCopy(
   client: Queryable,
   chainId: number,
   market: StatsMarket,
-): Promise<Map<string, PairStatsFigures> | null> {
-  const loaded = await loadPairStatsFigures(client, chainId);
+): Promise<Map<string, PairLiquidityFigures> | null> {
+  const loaded = await loadPairLiquidityFigures(client, chainId);
   // Keyed by the market's own address strings (a loaded row's is a copy: 64 bytes a pool).
-  const pairs = new Map<string, PairStatsFigures>();
+  const pairs = new Map<string, PairLiquidityFigures>();
   for (const [address, figures] of loaded) {
     const pool = market.pools.get(address);
     if (!pool) return null;

@@ -119,7 +119,7 @@ export function createPricing(options: {
         slideChainStats(db, chainId, time, {
           liquidityFloorUsd: stage.options.liquidityFloorUsd,
           wrappedNative: stage.referenceOf(chainId).wrappedNative,
-          mirror: stage.markets.pairStatsMirror(chainId),
+          mirror: stage.markets.pairLiquidityMirror(chainId),
           since,
           ...(options.slideChunks ? { chunks: options.slideChunks } : {}),
           signal,

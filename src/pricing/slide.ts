@@ -19,7 +19,7 @@ import type { Logger } from "../internal/logger.js";
 import { type Db, type DbClient, withTransaction } from "../store/db.js";
 import { setMarketMinute } from "../store/market-windows.js";
 import { lockChainStats } from "../store/stats.js";
-import { type PairStatsMirror, planStatsSlide, refreshTokenStats } from "./market-stats.js";
+import { type PairLiquidityMirror, planStatsSlide, refreshTokenStats } from "./market-stats.js";
 import { type MarketWork, planMarketSlide, refreshMarketWindows } from "./market-windows.js";
 
 /** `tokens`: the tokens whose 24-hour change was recomputed; `windows`: the market windows' slide. */
@@ -30,7 +30,7 @@ export type SlideOptions = {
   /** The chain's wrapped native token (market-stats.ts refreshTokenStats). */
   wrappedNative?: string | undefined;
   /** The pricing's copy of the pools' liquidity: dropped when a chunk fails (under the lock). */
-  mirror: PairStatsMirror;
+  mirror: PairLiquidityMirror;
   /** When this process last finished a slide of the chain (ms), if it did. */
   since?: number | undefined;
   /**
@@ -69,7 +69,7 @@ export async function slideChainStats(
 
   /**
    * One transaction holding the statistics lock. While it holds the lock it counts as a slide in
-   * flight (PairStatsMirror): a batch that takes the lock as this one fails reads the database, not
+   * flight (PairLiquidityMirror): a batch that takes the lock as this one fails reads the database, not
    * a copy that held the failed chunk's rows; and the copy is dropped on failure.
    */
   const locked = async <T>(run: (client: DbClient) => Promise<T>): Promise<T> => {

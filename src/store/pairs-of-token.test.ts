@@ -6,7 +6,7 @@ import { insertChainRow } from "./chain-state.js";
 import { saveWindows } from "./market-windows.js";
 import { migrate } from "./migrate.js";
 import { findPoolsOfToken, insertPools } from "./pools.js";
-import { type PairStatsRow, savePairStats } from "./stats.js";
+import { type PairLiquidityRow, savePairLiquidity } from "./stats.js";
 
 const CHAIN = 913;
 const address = (prefix: string, i: number) =>
@@ -20,7 +20,7 @@ const POOLS = Array.from({ length: 80 }, (_, i) => {
 });
 
 /** Statistics with ties (the same volume, the same liquidity), unknown liquidity and zero volume. */
-function statsOf(i: number): (PairStatsRow & { volume: number }) | null {
+function statsOf(i: number): (PairLiquidityRow & { volume: number }) | null {
   if (i % 10 === 9) return null; // no statistics row: ranks (0, unknown), by address
   const volume = i % 7 === 0 ? 0 : [500, 120, 120, 40][i % 4];
   const liquidity = i % 5 === 0 ? null : [9e6, 3e5, 3e5][i % 3];
@@ -94,7 +94,7 @@ describe("the pairs of a token (findPoolsOfToken, migration 052's per-token rank
         firstTradeAt: minute,
       })),
     );
-    await savePairStats(t.db, CHAIN, rows);
+    await savePairLiquidity(t.db, CHAIN, rows);
   });
   after(async () => {
     await t?.drop();

@@ -17,7 +17,7 @@ export async function lockChainStats(client: Queryable, chainId: number): Promis
   await client.query("SELECT pg_advisory_xact_lock($1, $2)", [STATS_LOCK, chainId]);
 }
 
-export type PairStatsInputRow = {
+export type PairLiquidityInputRow = {
   pool: string;
   protocol: ProtocolName;
   token0: string;
@@ -30,12 +30,12 @@ export type PairStatsInputRow = {
 };
 
 /** What the USD liquidity of pools is made from: their state, their tokens' decimals and USD prices. */
-export async function loadPairStatsInputs(
+export async function loadPairLiquidityInputs(
   db: Queryable,
   chainId: number,
   pools: readonly string[],
-): Promise<PairStatsInputRow[]> {
-  const out: PairStatsInputRow[] = [];
+): Promise<PairLiquidityInputRow[]> {
+  const out: PairLiquidityInputRow[] = [];
   for (const part of chunks(pools)) {
     const { rows } = await db.query<
       PoolStateDbRow & {
@@ -79,7 +79,7 @@ export async function loadPairStatsInputs(
 }
 
 /** A pool's USD liquidity, as pair_windows stores it beside the pool's window figures. */
-export type PairStatsRow = {
+export type PairLiquidityRow = {
   pool: string;
   /** The pool's tokens (the per-token rank indexes of the pairs' reads). */
   token0: string;
@@ -90,10 +90,10 @@ export type PairStatsRow = {
 };
 
 /** The exact liquidity as stored: null with the double (not finite: null). */
-const liquidityExactText = (row: PairStatsRow): string | null =>
+const liquidityExactText = (row: PairLiquidityRow): string | null =>
   finite(row.liquidityUsd) === null || row.liquidityExact === null ? null : exactText(row.liquidityExact);
 
-const PAIR_LIQUIDITY_COLUMNS = columnsOf<PairStatsRow>({
+const PAIR_LIQUIDITY_COLUMNS = columnsOf<PairLiquidityRow>({
   pool: ["text", (row) => row.pool],
   token0: ["text", (row) => row.token0],
   token1: ["text", (row) => row.token1],
@@ -105,10 +105,10 @@ const PAIR_LIQUIDITY_COLUMNS = columnsOf<PairStatsRow>({
  * Upserts pools' USD liquidity into pair_windows (a pool without a trade gets a row whose window
  * figures are 0); a row that holds the figure already is not rewritten.
  */
-export async function savePairStats(
+export async function savePairLiquidity(
   db: Queryable,
   chainId: number,
-  rows: readonly PairStatsRow[],
+  rows: readonly PairLiquidityRow[],
 ): Promise<void> {
   await bulkInsert(
     db,
@@ -213,13 +213,13 @@ const SERIES_ENDS = `(SELECT close_usd FROM token_trade_buckets c WHERE c.chain_
      AND c.resolution = 60 AND c.close_usd IS NOT NULL AND c.bucket >= $3 ORDER BY c.bucket LIMIT 1) AS open_in`;
 
 /** A pair's stored USD liquidity, as the token statistics sum it. */
-export type PairStatsFigures = { liquidityUsd: number | null };
+export type PairLiquidityFigures = { liquidityUsd: number | null };
 
 /** Every pair_windows row's liquidity of a chain (the pricing's mirror of them, market-stats.ts). */
-export async function loadPairStatsFigures(
+export async function loadPairLiquidityFigures(
   db: Queryable,
   chainId: number,
-): Promise<Map<string, PairStatsFigures>> {
+): Promise<Map<string, PairLiquidityFigures>> {
   const { rows } = await db.query<{ pool: string; liquidity_usd: number | null }>(
     "SELECT pool, liquidity_usd FROM pair_windows WHERE chain_id = $1",
     [chainId],

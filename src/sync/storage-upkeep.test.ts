@@ -16,7 +16,7 @@ import type { Hex } from "../decode/types.js";
 import { createSilentLogger } from "../internal/logger.js";
 import type { BatchSwap } from "../model/index.js";
 import { CANDLE_INTERVALS } from "../model/index.js";
-import { refreshPairStats, refreshTokenStats } from "../pricing/market-stats.js";
+import { refreshPairLiquidity, refreshTokenStats } from "../pricing/market-stats.js";
 import { refreshMarketWindows } from "../pricing/market-windows.js";
 import type { Pricing } from "../pricing/pricing.js";
 import { createApiKey } from "../store/api-keys.js";
@@ -225,7 +225,7 @@ describe("partition upkeep and retention over 24 days of a synthetic market", ()
       ),
     ];
     for (const t of [kept, full]) {
-      await refreshPairStats(t.db, CHAIN, allPools);
+      await refreshPairLiquidity(t.db, CHAIN, allPools);
       await refreshMarketWindows(t.db, CHAIN, { pools: allPools, tokens }, () => END);
       await refreshTokenStats(t.db, CHAIN, tokens, END, 10_000);
     }
