@@ -46,17 +46,26 @@ function subTable(name: string, sub: Record<string, unknown> | undefined): strin
   ];
 }
 
+/** One line per earlier run whose figures this one left in place: "The live and ingest figures are from the run of …". */
+function carriedOver(meta: Record<string, unknown>): string[] {
+  const byRun = new Map<string, string[]>();
+  for (const part of ["api", "retention", "live", "ingest", "stats"]) {
+    const from = meta[`${part}From`];
+    if (typeof from === "string") byRun.set(from, [...(byRun.get(from) ?? []), part]);
+  }
+  return [...byRun].map(([from, parts]) => {
+    const names = parts.length === 1 ? parts[0] : `${parts.slice(0, -1).join(", ")} and ${parts.at(-1)}`;
+    return `The ${names} figures are from the run of ${from} (left out of this one).`;
+  });
+}
+
 /** The figures block of the last run. */
 export function renderFigures(out: Record<string, unknown>): string {
   const meta = out.meta as Record<string, unknown>;
   const lines = [
     START,
     `Last run: ${meta.date}, profile \`${meta.profile}\`, ${meta.machine}, Node ${meta.node}, load average ${(meta.loadAverageAtStart as number[]).join(" ")} at start, ${(meta.loadAverageAtEnd as number[] | undefined)?.join(" ") ?? "–"} at the end, ${meta.seconds} s in all.`,
-    ...["api", "retention", "live", "ingest", "stats"]
-      .filter((part) => meta[`${part}From`] !== undefined)
-      .map(
-        (part) => `The ${part} figures are from the run of ${meta[`${part}From`]} (left out of this one).`,
-      ),
+    ...carriedOver(meta),
     "",
   ];
   if (out.api) lines.push(...apiTable(out.api as Record<string, unknown>), "");
