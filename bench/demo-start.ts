@@ -56,8 +56,8 @@ type StartFigures = {
   bannerSeconds: number | null;
   memoryAtReady: Memory;
   memoryAfter10s: Memory;
-  /** The largest total RSS seen while waiting for readiness (sampled every ~100 ms), and its parts. */
-  peakBeforeReady: Pick<Memory, "totalMb" | "serviceMb" | "devnetMb" | "postgresMb" | "processes">;
+  /** The memory when its total RSS was largest while waiting for readiness (sampled every ~100 ms). */
+  peakBeforeReady: Memory | undefined;
 };
 
 function children(pid: number): number[] {
@@ -239,20 +239,11 @@ async function runStart(dataDir: string, kind: "first" | "later"): Promise<Start
     failed = true;
   });
   const readyz = `http://127.0.0.1:${portBase}/readyz`;
-  let peak: StartFigures["peakBeforeReady"] = {
-    totalMb: 0,
-    serviceMb: 0,
-    devnetMb: 0,
-    postgresMb: 0,
-    processes: 0,
-  };
+  let peak: Memory | undefined;
   while (!(await ready(readyz))) {
     if (failed) throw new Error(`the demo exited before it was ready:\n${stderr}\n${output}`);
     const now = memory(child.pid as number);
-    if (now.totalMb > peak.totalMb) {
-      const { totalMb, serviceMb, devnetMb, postgresMb, processes } = now;
-      peak = { totalMb, serviceMb, devnetMb, postgresMb, processes };
-    }
+    if (peak === undefined || now.totalMb > peak.totalMb) peak = now;
     if (performance.now() - startedAt > 600_000) throw new Error("the demo was not ready within 10 minutes");
     await new Promise((resolve) => setTimeout(resolve, 100));
   }

@@ -6,7 +6,7 @@
  *   npm run bench:shape -- [--pools N] [--tokens N] [--blocks N] [--range N]
  */
 import { parseArgs } from "node:util";
-import { poolTopicsOf } from "../src/protocols/index.js";
+import { swapTopics as allSwapTopics, poolTopicsOf } from "../src/protocols/index.js";
 import { startShapeServer } from "../src/shape/server.js";
 
 const { values } = parseArgs({
@@ -56,7 +56,8 @@ const topics = [
     ...poolTopicsOf({ protocol: "v3", swapEvent: "uniswap" }),
   ]),
 ];
-const swapTopics = new Set([topics[1], poolTopicsOf({ protocol: "v3", swapEvent: "uniswap" })[1]]);
+// Of those, the swaps (the families' swap topics are the indexer's own list).
+const swapTopics = new Set(topics.filter((topic) => allSwapTopics.includes(topic)));
 const from = head - blocks + 1;
 let swaps = 0;
 let logs = 0;

@@ -1,9 +1,9 @@
-// The command line's code as one ES module, node_modules/.cache/tokenmarket/cli.mjs, bundled from
-// the TypeScript sources by esbuild (packages stay in node_modules) and built again whenever a
-// source it holds changed. Node loads it directly: loading the sources through tsx's loader
-// instead cost a start about 1.5 s on a 2-core machine (every module, ours and the packages',
-// passed through the loader's hooks on another thread) plus that thread's and an esbuild
-// process's memory.
+// The command line's code as ES modules in node_modules/.cache/tokenmarket/cli (an entry, main.js,
+// and the chunks each command imports when it runs), bundled from the TypeScript sources by
+// esbuild (packages stay in node_modules) and built again whenever a source it holds changed.
+// Node loads it directly: through tsx's loader every module, ours and the packages', passes the
+// loader's hooks on another thread, which costs a start about 1.5 s on a 2-core machine, plus
+// that thread's and an esbuild process's memory.
 //
 // What must hold: the bundle behaves as the sources do. Each source's `import.meta.url` and
 // `import.meta.dirname` are replaced by its own file's, so the paths it builds (migrations, the

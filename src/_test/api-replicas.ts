@@ -7,7 +7,7 @@ import type { IndexerDevnet } from "./indexer-devnet.js";
 type Client = Awaited<ReturnType<typeof createApiClient>>;
 
 /** /readyz as the tests of reads from replicas look at it. */
-export type Readiness = {
+type ReadyzAnswer = {
   status: string;
   reasons: string[];
   reads: { source: string; replicas: { host: string; state: string; lag_seconds: number | null }[] };
@@ -15,7 +15,7 @@ export type Readiness = {
 
 /** A server's /readyz (it needs no key). */
 export const readinessOf = async (client: Client) =>
-  (await client.get("/readyz", {}, { key: null })).body as Readiness;
+  (await client.get("/readyz", {}, { key: null })).body as ReadyzAnswer;
 
 /**
  * One request to every data endpoint about the devnet's WETH (its trades and candles in `pool`,

@@ -307,15 +307,13 @@ describe("fuzz: random and hostile query strings", () => {
     });
   }
 
-  /** Fetches `path` with the key; asserts a JSON body in the error shape and an answer (no hang). */
+  /** Fetches `path` with the key; asserts a JSON body in the error shape and an answer (no hang: the signal aborts a fetch or body still waiting). */
   const get = async (path: string) => {
-    const started = performance.now();
     const response = await fetch(`${base}${path}`, {
       headers: { "x-api-key": key },
       signal: AbortSignal.timeout(ANSWER_WITHIN_MS),
     });
     const text = await response.text();
-    assert.ok(performance.now() - started < ANSWER_WITHIN_MS);
     const body = JSON.parse(text) as { statusCode?: number; message?: string };
     return { status: response.status, body };
   };
@@ -414,7 +412,8 @@ describe("fuzz: random and hostile query strings", () => {
     ];
     for (const request of requests) {
       const started = performance.now();
-      const answer = await rawHttp(port, request);
+      // rawHttp gives up at this bound with what it has: a body still hanging then fails below.
+      const answer = await rawHttp(port, request, ANSWER_WITHIN_MS);
       const what = `${JSON.stringify(request.slice(0, 60))} → ${JSON.stringify(answer.raw.slice(0, 300))}`;
       assert.ok(performance.now() - started < ANSWER_WITHIN_MS, what);
       assert.ok(answer.status < 500, what);

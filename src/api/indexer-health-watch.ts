@@ -1,4 +1,5 @@
 import type { Logger } from "../internal/logger.js";
+import { createPoller } from "../internal/poller.js";
 import type { Queryable } from "../store/db.js";
 import { loadIndexerHealth } from "../store/indexer-health.js";
 import type { IndexerChainHealth, IndexerHealth } from "./readiness.js";
@@ -20,7 +21,6 @@ export function createIndexerHealthWatch(options: {
   const intervalMs = options.intervalMs ?? 1000;
   const staleAfterMs = options.staleAfterMs ?? 15_000;
   let chains: IndexerChainHealth[] = [];
-  let timer: NodeJS.Timeout | undefined;
   let failing = false;
 
   const refresh = async () => {
@@ -48,18 +48,7 @@ export function createIndexerHealthWatch(options: {
     }
   };
 
-  return {
-    status: () => chains,
-    refresh,
-    start() {
-      if (timer) return;
-      void refresh();
-      timer = setInterval(() => void refresh(), intervalMs);
-      timer.unref();
-    },
-    stop() {
-      clearInterval(timer);
-      timer = undefined;
-    },
-  };
+  // One poll at a time, the next one intervalMs after each ends.
+  const poller = createPoller(refresh, intervalMs);
+  return { status: () => chains, refresh: poller.run, start: poller.start, stop: poller.stop };
 }

@@ -1,5 +1,5 @@
 /** A store's answer: the key's count in its current window and the milliseconds left of that window. */
-export type RateLimitResult = { current: number; ttl: number };
+type RateLimitResult = { current: number; ttl: number };
 export type RateLimitCallback = (error: Error | null, result: RateLimitResult) => void;
 
 /** A store whose `child` (the plugin asks one per route) is the store itself. */

@@ -39,8 +39,19 @@ describe("the command line's bundle", () => {
     }
   });
 
-  it("runs the sources through tsx with TOKENMARKET_SOURCES=1", async () => {
-    const { stdout } = await run({ TOKENMARKET_SOURCES: "1" });
-    assert.match(stdout, /^tokenmarket — market data/);
+  it("runs the sources through tsx with TOKENMARKET_SOURCES=1, leaving the bundle as it is", async () => {
+    await run();
+    const source = "src/cli/env-file.ts";
+    const file = path.join(root, source);
+    const { atime, mtime, mtimeMs } = statSync(file);
+    assert.equal(inputs()[source]?.mtimeMs, mtimeMs, "the bundle is fresh");
+    utimesSync(file, atime, new Date(mtime.getTime() + 60_000));
+    try {
+      const { stdout } = await run({ TOKENMARKET_SOURCES: "1" });
+      assert.match(stdout, /^tokenmarket — market data/);
+      assert.equal(inputs()[source]?.mtimeMs, mtimeMs, "the stale bundle was not built again");
+    } finally {
+      utimesSync(file, atime, mtime);
+    }
   });
 });

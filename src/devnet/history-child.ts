@@ -3,11 +3,11 @@
  *
  * Why: the history is a chain of round trips (plan a block, the node mines it, plan the next), so
  * it goes as fast as the node mines only if each answer is taken in at once. In the service's
- * process, the indexer's and the pricing's work on the same thread held the answers back: a
- * week of demo history took 12–13 s beside the indexer against 9 s alone. The child is the
+ * process the indexer's and the pricing's work on the same thread would hold the answers back
+ * (its event loop lags tens of milliseconds at times while it indexes). The child is the
  * `tokenmarket` command itself (bin/tokenmarket.js, internal command `devnet-history`), started
- * while the market is deployed, and it exits once the history is written; live trading then runs in the service, which reads the
- * chain's state (nonces, pools) again before its first block.
+ * while the market is deployed, and it exits once the history is written; live trading then runs
+ * in the service, which reads the chain's state (nonces, pools) again before its first block.
  *
  * The child derives the deployment from the seed and the node's accounts as a kept chain's
  * resume does (planDeployment), and writes exactly what the service's own simulator would.
@@ -53,7 +53,7 @@ export function spawnHistoryProcess(): HistoryProcess {
   // service, whose stop ends the history (signal) before the node. If the service dies instead,
   // its standard input closes, or the node goes with it (its watchdog) and its next call fails.
   // A young generation of 2 MB semi-spaces (16 by default): the history's garbage is short-lived
-  // and small, and the process's peak resident memory, counted in the demo's, was 15–30 MB lower.
+  // and small, and the process's resident memory counts in the demo's.
   const child = spawn(process.execPath, ["--max-semi-space-size=2", command, "devnet-history"], {
     stdio: ["pipe", "pipe", "pipe"],
     detached: true,

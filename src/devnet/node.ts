@@ -278,12 +278,12 @@ export async function startAnvilNode(options: StartAnvilNodeOptions): Promise<De
     "fees",
     "--quiet",
     // Every account sends unsigned (eth_sendTransaction from any address): signing and then
-    // recovering each transaction's sender was a sixth of the node's work while it writes a
+    // recovering each transaction's sender would be a sixth of the node's work while it writes a
     // history. The accounts' keys are public (a test mnemonic) and the node listens on 127.0.0.1.
     "--auto-impersonate",
     // Cancun, what the newest contracts here need (transient storage, for Uniswap V4): Prague's
     // block-hash contract (EIP-2935) stores one more slot per block, and the node rehashes the
-    // whole state at every block, so a 7-day history grew costlier with each block it wrote.
+    // whole state at every block, so each block of a long history would cost more than the one before.
     "--hardfork",
     "cancun",
   ];

@@ -117,7 +117,7 @@ export async function mineBlock(rpc: DevnetRpc, timestamp?: number): Promise<voi
  * and checks that none reverted: the step to use when later steps depend on these. With
  * `perBlock`, at most that many are sent before each block is mined (in order): anvil copies a
  * block's whole body to answer each receipt in it, so checking n transactions of one block costs
- * n²; the deployment's 1,785 took 2.7 s in one block. `timestamp` dates the first block.
+ * n² (seconds for a deployment's thousands). `timestamp` dates the first block.
  */
 export async function executeTransactions(
   rpc: DevnetRpc,

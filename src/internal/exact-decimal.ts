@@ -11,7 +11,8 @@ export const EXACT_ZERO: ExactDecimal = { digits: 0n, scale: 0 };
 
 /**
  * a + b, exactly, at the larger of their scales (trailing zeros after the point are kept: the
- * scale stays that of the finest term, and trimming at every addition cost a bigint division).
+ * scale stays that of the finest term; trimming would cost a bigint division at every addition,
+ * and exactText trims once, when a value is written).
  */
 export function addExact(a: ExactDecimal, b: ExactDecimal): ExactDecimal {
   if (b.digits === 0n) return a;

@@ -21,12 +21,12 @@ const USDC: Hex = "0xa0b86991c6218b36c1d19d4a2e9eb0ce3606eb48";
 const WETH: Hex = "0xc02aaa39b223fe8d0a0e5c4f27ead9083c756cc2";
 
 /**
- * One-minute candles of WETH in USDC, computed here from decoded.csv's signed amounts alone: each
- * trade's exact price |USDC|·10^18 / (|WETH|·10^6) rounded once (rounding is monotonic, so the
- * highest and lowest rounded prices are the rounded extremes), and the minute's WETH volume as
- * its exact sum of raw amounts / 10^18, rounded once.
+ * Candles of WETH in USDC (one-minute ones by default, else of `bucketMs`), computed here from
+ * decoded.csv's signed amounts alone: each trade's exact price |USDC|·10^18 / (|WETH|·10^6)
+ * rounded once (rounding is monotonic, so the highest and lowest rounded prices are the rounded
+ * extremes), and the bucket's WETH volume as its exact sum of raw amounts / 10^18, rounded once.
  */
-function expectedCandles() {
+function expectedCandles(bucketMs = 60_000) {
   const [header, ...rows] = parseCsv(readFileSync(path.join(fixtureDir, "decoded.csv"), "utf8"));
   const col = (name: string) => (header as string[]).indexOf(name);
   const [type, time, a0, a1] = [col("tx_type"), col("block_timestamp"), col("amount0"), col("amount1")];
@@ -40,7 +40,8 @@ function expectedCandles() {
     if (usdc === 0n || weth === 0n || usdc > 0n === weth > 0n) continue;
     // Execution price = USDC amount / WETH amount, decimal-adjusted (6 and 18).
     const price = toDouble(tradePrice({ amount: weth, decimals: 18 }, { amount: usdc, decimals: 6 }));
-    const minute = Math.floor(Date.parse(`${(row[time] as string).replace(" ", "T")}Z`) / 60_000) * 60_000;
+    const minute =
+      Math.floor(Date.parse(`${(row[time] as string).replace(" ", "T")}Z`) / bucketMs) * bucketMs;
     const m = minutes.get(minute) ?? { prices: [], rawVolume: 0n };
     m.prices.push(price);
     m.rawVolume += absWeth;
@@ -115,6 +116,36 @@ describe("candles of a real mainnet day (USDC/WETH 0.05 %, 2024-01-05)", () => {
       [POOL],
     );
     assert.equal(trades.rows[0]?.n, 6046, "the manifest's 6,046 swaps in the day's candle");
+  });
+
+  it("roll up to 15 minutes (from the 1-minute candles) and 4 hours (from the hourly ones) bit for bit", async () => {
+    let compared = 0;
+    for (const intervalSeconds of [900, 14_400] as const) {
+      const expected = expectedCandles(intervalSeconds * 1000);
+      const candles = await getPairCandles(t.db, {
+        chainId: 1,
+        pool: POOL,
+        side: 1,
+        intervalSeconds,
+        from: new Date("2024-01-05T00:00:00Z"),
+        to: new Date("2024-01-06T00:00:00Z"),
+        now: new Date("2024-01-06T00:00:00Z"),
+      });
+      const traded = candles.filter((c) => c.volume > 0);
+      assert.equal(traded.length, expected.size, `${intervalSeconds} s: one candle per interval with swaps`);
+      for (const c of traded) {
+        const e = expected.get(c.time);
+        const at = `${intervalSeconds} s ${new Date(c.time).toISOString()}`;
+        assert.ok(e, `an interval with trades: ${at}`);
+        exactly(c.open, e.prices[0], `${at} open`);
+        exactly(c.close, e.prices[e.prices.length - 1], `${at} close`);
+        exactly(c.high, Math.max(...e.prices), `${at} high`);
+        exactly(c.low, Math.min(...e.prices), `${at} low`);
+        exactly(c.volume, e.volume, `${at} volume`);
+        compared += 1;
+      }
+    }
+    assert.ok(compared >= 96 + 6, `${compared} intervals compared`);
   });
 
   it("carry each minute's WETH volume as the exact sum of its trades' raw amounts, rounded once", async () => {

@@ -52,18 +52,10 @@ let lastPoint: { point: SeriesPoint | null; sums: { pv: ExactDecimal; v: ExactDe
 export const SERIES_RESOLUTIONS = [300, 3600] as const;
 export type SeriesResolution = (typeof SERIES_RESOLUTIONS)[number];
 
-/** Adds a point to its bucket (undefined: the bucket's first point); points in key order. */
-export function foldSeriesPoint(
-  candle: SeriesCandle | undefined,
-  point: SeriesPoint,
-  bucket: number,
-): SeriesCandle {
-  return withRoundedSeries(foldSeriesSums(candle, point, bucket));
-}
-
 /**
- * `foldSeriesPoint` without rounding: volume, sumPv, sumV and average stay as they were (0 in a
- * new bucket) until `withRoundedSeries` rounds the exact sums, once for a bucket.
+ * Adds a point to its bucket (undefined: the bucket's first point); points in key order. Volume,
+ * sumPv, sumV and average stay as they were (0 in a new bucket) until `withRoundedSeries` rounds
+ * the exact sums, once for a bucket.
  */
 export function foldSeriesSums(
   candle: SeriesCandle | undefined,

@@ -8,7 +8,7 @@ import {
   ratioSum,
   ratioValue,
 } from "../exact/ratio.js";
-import type { ExactDecimal } from "../internal/exact-decimal.js";
+import { type ExactDecimal, powerOf10 } from "../internal/exact-decimal.js";
 
 const MINUTE = 60_000;
 const HOUR = 3_600_000;
@@ -56,23 +56,11 @@ export function pairLiquidityUsd(input: {
   const usd1 =
     given1 ?? (given0 !== null && poolPrice !== null ? ratioMul(given0, ratioInverse(poolPrice)) : null);
   if (usd0 === null || usd1 === null) return null;
-  const units = (e: ExactDecimal) => ratio(e.digits, powerOfTen(e.scale));
+  const units = (e: ExactDecimal) => ratio(e.digits, powerOf10(e.scale));
   return ratioValue(ratioSum([ratioMul(units(reserve0), usd0), ratioMul(units(reserve1), usd1)]));
 }
 
 /** A stored USD price as the exact ratio its double denotes (null: unpriced or not finite). */
 export function usdRatioOf(usd: number | null): Ratio | null {
   return usd !== null && Number.isFinite(usd) ? ratioOfNumber(usd) : null;
-}
-
-const POWERS_OF_TEN: bigint[] = [];
-
-/** 10^n, kept once made (token decimals: a few dozen values). */
-function powerOfTen(n: number): bigint {
-  let p = POWERS_OF_TEN[n];
-  if (p === undefined) {
-    p = 10n ** BigInt(n);
-    if (n < 256) POWERS_OF_TEN[n] = p;
-  }
-  return p;
 }

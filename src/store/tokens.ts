@@ -203,12 +203,19 @@ export async function searchTokensByText(
 
 /**
  * A search statement as a named (prepared) one, named after its text: planning the statements
- * took 3–4 ms a search, several times their execution on a table of a few thousand tokens, and
+ * takes 3–4 ms a search, several times their execution on a table of a few thousand tokens, and
  * a connection plans a named statement once its generic plan is as cheap as the custom ones.
+ * The texts are few (the cap options and the short-text match), so their names are kept.
  */
 function named(text: string, values: unknown[]): { name: string; text: string; values: unknown[] } {
-  return { name: `token-search-${createHash("sha1").update(text).digest("hex").slice(0, 16)}`, text, values };
+  let name = statementNames.get(text);
+  if (name === undefined) {
+    name = `token-search-${createHash("sha1").update(text).digest("hex").slice(0, 16)}`;
+    statementNames.set(text, name);
+  }
+  return { name, text, values };
 }
+const statementNames = new Map<string, string>();
 
 /**
  * The search when no rank has more than `sizes.dense` matches: the exact and prefix matches (up

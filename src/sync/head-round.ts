@@ -80,6 +80,7 @@ export function createHeadRounds(args: {
 
   return {
     async round() {
+      const headBefore = highestHead;
       const head = await latestHead();
       progress.head(head.number, head.timestamp);
       const target = head.number - chain.confirmations;
@@ -88,8 +89,11 @@ export function createHeadRounds(args: {
         // A backfill a few blocks behind a head that keeps moving fast (a node still syncing, a
         // devnet writing its history) would take a batch of a few blocks a round, each paying a
         // batch's fixed cost (its candles, series and figures, one transaction): it lets one poll
-        // interval of blocks gather first, once, and then takes them in one batch.
-        if (!caughtUp && !gathered && target - args.checkpoint().block < GATHER_BELOW_BLOCKS) {
+        // interval of blocks gather first, once, and then takes them in one batch. A head that
+        // did not move since the last round has nothing to gather.
+        const moving = headBefore >= 0 && head.number > headBefore;
+        const near = target - args.checkpoint().block < GATHER_BELOW_BLOCKS;
+        if (!caughtUp && !gathered && moving && near) {
           gathered = true;
           await args.heads.pause(chain.pollIntervalMs);
           return "again";
