@@ -2,6 +2,7 @@ import type { FastifyReply, FastifyRequest } from "fastify";
 import type { Config } from "../config/schema.js";
 import { HttpError } from "../internal/errors.js";
 import { hashApiKey } from "../store/api-keys.js";
+import type { Deadline } from "../store/db.js";
 
 export type ApiKeyIdentity = { id: number; name: string };
 
@@ -10,8 +11,13 @@ export type KeyCheck = {
    * The active key matching `key`, or null; answers from memory for at most `ttlMs`. `onQuery`
    * runs when (and only when) this call starts a database look-up, with a function to call with
    * its outcome: requests that are answered from memory or join a look-up under way do not run it.
+   * `deadline` bounds the look-up this call starts (one it joins keeps its own).
    */
-  find(key: string, onQuery?: () => (failed: boolean) => void): Promise<ApiKeyIdentity | null>;
+  find(
+    key: string,
+    onQuery?: () => (failed: boolean) => void,
+    deadline?: Deadline,
+  ): Promise<ApiKeyIdentity | null>;
   clear(): void;
 };
 
@@ -25,7 +31,8 @@ const MAX_KEY_LENGTH = 200;
  * not kept in clear, and the memory is bounded by `maxEntries`.
  */
 export function createKeyCheck(options: {
-  lookup: (key: string) => Promise<ApiKeyIdentity | null>;
+  /** Finds the key; `deadline` (store/db.ts Deadline) bounds its waits on the database. */
+  lookup: (key: string, deadline?: Deadline) => Promise<ApiKeyIdentity | null>;
   ttlMs?: number;
   /** How long an unknown key is remembered as unknown (default: ttlMs): a new key works after at most this. */
   negativeTtlMs?: number;
@@ -39,7 +46,7 @@ export function createKeyCheck(options: {
   const known = new Map<string, { identity: ApiKeyIdentity | null; expires: number }>();
   const pending = new Map<string, Promise<ApiKeyIdentity | null>>();
 
-  const find = async (key: string, onQuery?: () => (failed: boolean) => void) => {
+  const find = async (key: string, onQuery?: () => (failed: boolean) => void, deadline?: Deadline) => {
     const hash = hashApiKey(key);
     const entry = known.get(hash);
     if (entry && entry.expires > now()) return entry.identity;
@@ -47,7 +54,7 @@ export function createKeyCheck(options: {
     if (inFlight) return inFlight;
     const done = onQuery?.();
     const query = options
-      .lookup(key)
+      .lookup(key, deadline)
       .then(
         (identity) => {
           done?.(identity === null);
@@ -90,6 +97,12 @@ declare module "fastify" {
   interface FastifyRequest {
     /** The caller's API key, set by the key check of the data endpoints. */
     apiKey?: ApiKeyIdentity;
+    /**
+     * When the request's database answers are due (api.databaseTimeoutMs from its arrival), shared
+     * by all its waits: a connection, the key check, the answer's queries. Unset for a WebSocket
+     * upgrade: the stream's subscriptions outlive their request.
+     */
+    databaseDeadline?: Deadline;
   }
 }
 
@@ -168,7 +181,7 @@ export function requireApiKey(keys: KeyCheck, limiter?: FailedKeyLimiter) {
     const identity =
       header.length > MAX_KEY_LENGTH
         ? null
-        : await keys.find(header, limiter && (() => limiter.begin(request.ip)));
+        : await keys.find(header, limiter && (() => limiter.begin(request.ip)), request.databaseDeadline);
     if (!identity) throw new HttpError(403, keyMessages.unknown);
     request.apiKey = identity;
   };

@@ -140,7 +140,7 @@ export function createContext(parts: Omit<ApiContext, "requireChain" | "answer" 
           const own = snapshot.headers(chains);
           if (own) reply.headers(own);
           return serialise(await compute(db), own);
-        });
+        }, reply.request.databaseDeadline);
       // Answers read from a node at request time need no snapshot of the database.
       const answer = cache
         ? await parts.cache.get(key, chains, run)

@@ -22,21 +22,24 @@ import { createApiServer } from "./server.js";
 const FLOOD = 10_000;
 const MAX_FAILED = 20;
 
-/** The test database's pool, counting the key look-ups that reach Postgres. */
-function countingLookups(db: Db): { db: Db; lookups: () => number } {
+/**
+ * Counts the key look-ups that reach Postgres through `db`: every connection it hands out (for
+ * its own query or a checkout) has its statements counted from then on.
+ */
+function countingLookups(db: Db): { lookups: () => number } {
   let lookups = 0;
-  const query = db.query.bind(db) as (...args: unknown[]) => unknown;
-  const counted = new Proxy(db, {
-    get(target, property, receiver) {
-      if (property !== "query") return Reflect.get(target, property, receiver);
-      return (...args: unknown[]) => {
-        const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string }).text;
-        if (text?.includes("FROM api_keys WHERE key_hash")) lookups += 1;
-        return query(...args);
-      };
-    },
+  const counting = new WeakSet<object>();
+  db.on("acquire", (client) => {
+    if (counting.has(client)) return;
+    counting.add(client);
+    const query = client.query.bind(client) as (...args: unknown[]) => unknown;
+    (client as { query: unknown }).query = (...args: unknown[]) => {
+      const text = typeof args[0] === "string" ? args[0] : (args[0] as { text?: string }).text;
+      if (text?.includes("FROM api_keys WHERE key_hash")) lookups += 1;
+      return query(...args);
+    };
   });
-  return { db: counted, lookups: () => lookups };
+  return { lookups: () => lookups };
 }
 
 describe("wrong API keys", () => {
@@ -52,7 +55,7 @@ describe("wrong API keys", () => {
     app = createApiServer({
       // A 10-minute window, so that the whole flood falls in one window even on a slow machine.
       config: fixtureConfig({ api: { failedKeyLimit: { max: MAX_FAILED, windowMs: 600_000 } } }),
-      db: counter.db,
+      db: testDb.db,
       logger: createSilentLogger(),
     });
     base = await app.listen({ host: "127.0.0.1", port: 0 });

@@ -4,7 +4,7 @@ import { HttpError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { metricsIn } from "../internal/metrics.js";
 import type { CommitNotice } from "../store/commit-notify.js";
-import { createDb, type Db, type DbClient } from "../store/db.js";
+import { createDb, type Db, type DbClient, type Deadline } from "../store/db.js";
 import { withReadSnapshot } from "../store/replication.js";
 import { createCommitChase } from "./commit-chase.js";
 import { type CommitListener, createCommitListener } from "./commit-listener.js";
@@ -38,8 +38,11 @@ export type ReadRouter = {
   view: SyncWatch;
   primary: ReadTarget;
   replicas: readonly ReadTarget[];
-  /** Runs `fn` in one read-only REPEATABLE READ snapshot of a chosen database; see createReadRouter. */
-  read<T>(fn: (client: DbClient, snapshot: Snapshot) => Promise<T>): Promise<T>;
+  /**
+   * Runs `fn` in one read-only REPEATABLE READ snapshot of a chosen database; see createReadRouter.
+   * With a `deadline`, every wait of the read (a retry on the primary included) ends by then.
+   */
+  read<T>(fn: (client: DbClient, snapshot: Snapshot) => Promise<T>, deadline?: Deadline): Promise<T>;
   /**
    * Like `read`, but only on a database that holds `chainId` at `block` or later: a usable replica
    * that has replayed it (as its last poll saw), else the primary. A replica whose snapshot turns
@@ -201,22 +204,25 @@ export function createReadRouter(options: {
     },
   };
 
-  const inSnapshot = <T>(t: ReadTarget, fn: (client: DbClient, snapshot: Snapshot) => Promise<T>) =>
-    withReadSnapshot(t.db, (client, rows) => fn(client, snapshotOf(t.name, rows)));
+  const inSnapshot = <T>(
+    t: ReadTarget,
+    fn: (client: DbClient, snapshot: Snapshot) => Promise<T>,
+    deadline?: Deadline,
+  ) => withReadSnapshot(t.db, (client, rows) => fn(client, snapshotOf(t.name, rows)), deadline);
 
   return {
     view,
     primary,
     replicas,
     pick,
-    async read(fn) {
+    async read(fn, deadline) {
       const t = pick();
       try {
-        return await inSnapshot(t, fn);
+        return await inSnapshot(t, fn, deadline);
       } catch (error) {
         if (t.role !== "replica" || !isUnavailable(error)) throw error;
         health.set(t, "down", null, error);
-        return inSnapshot(primary, fn);
+        return inSnapshot(primary, fn, deadline);
       }
     },
     async readFresh<T>(

@@ -18,7 +18,7 @@ import { HttpError } from "../internal/errors.js";
 import type { Logger } from "../internal/logger.js";
 import { createRpcMetrics, type RpcMetrics } from "../rpc/metrics.js";
 import { findActiveApiKey } from "../store/api-keys.js";
-import { type Db, requestDeadline } from "../store/db.js";
+import { type Db, withConnection } from "../store/db.js";
 import {
   createFailedKeyLimiter,
   createKeyCheck,
@@ -196,7 +196,10 @@ export function createApiShared(options: ApiServerOptions): ApiShared {
   });
   registerReadMetrics(metrics.registry, reads);
   const keys = createKeyCheck({
-    lookup: (key) => findActiveApiKey(db, key, { demo: demoKeyAllowed(config) }),
+    lookup: (key, deadline) =>
+      withConnection(db, deadline, (client) =>
+        findActiveApiKey(client, key, { demo: demoKeyAllowed(config) }),
+      ),
     ttlMs: options.keyCacheTtlMs,
     negativeTtlMs: NEGATIVE_KEY_TTL_MS,
   });
@@ -326,12 +329,13 @@ export function createApiServer(options: ApiServerOptions): FastifyInstance {
   installProtocolGuards(app, { writeTimeoutMs: config.api.writeTimeoutMs });
 
   // One database bound per request (api.databaseTimeoutMs from its arrival), shared by all its
-  // waits: a connection, the key check, the answer's queries (store/db.ts requestDeadline). Not
+  // waits: a connection, the key check, the answer's queries (request.databaseDeadline). Not
   // for a WebSocket upgrade: the stream's subscriptions outlive their request.
   const databaseTimeoutMs = config.api.databaseTimeoutMs;
+  app.decorateRequest("databaseDeadline", undefined);
   app.addHook("onRequest", (request, _reply, done) => {
-    if (request.headers.upgrade !== undefined) return done();
-    requestDeadline.run(Date.now() + databaseTimeoutMs, done);
+    if (request.headers.upgrade === undefined) request.databaseDeadline = Date.now() + databaseTimeoutMs;
+    done();
   });
   app.addHook("onResponse", async (request, reply) => {
     const route = request.routeOptions.url ?? "unmatched";

@@ -2,7 +2,7 @@ import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { QueryConfig } from "pg";
 import { createTestDb, type TestDb } from "../_test/db.js";
-import { createDb, type DbClient, withTransaction } from "./db.js";
+import { checkOut, createDb, type DbClient, withConnection, withTransaction } from "./db.js";
 import { withReadSnapshot } from "./replication.js";
 
 describe("checked-out connections that break between two statements", () => {
@@ -124,5 +124,50 @@ describe("the client-side bound of a query (queryTimeoutMs)", () => {
     } finally {
       client.release();
     }
+  });
+});
+
+describe("a deadline (checkOut, withConnection)", () => {
+  let t: TestDb;
+  let db: ReturnType<typeof createDb>;
+  before(async () => {
+    t = await createTestDb();
+    // One connection and no other bound: only the deadline can end these waits.
+    db = createDb({ url: t.url, max: 1, timeouts: { statementTimeoutMs: 0, queryTimeoutMs: 0 } });
+  });
+  after(async () => {
+    await db?.end();
+    await t?.drop();
+  });
+
+  it("ends the wait for a connection, and the connection handed out later goes back to the pool", async () => {
+    const held = await checkOut(db);
+    const started = performance.now();
+    await assert.rejects(checkOut(db, Date.now() + 300), /timeout exceeded when trying to connect/);
+    // Expected 300 ms; without the deadline the wait would never end.
+    assert.ok(performance.now() - started < 1500);
+    held.release();
+    const { rows } = await db.query<{ one: number }>("SELECT 1 AS one");
+    assert.deepEqual(rows, [{ one: 1 }]);
+  });
+
+  it("bounds the wait for a connection and the queries after it together", async () => {
+    const held = await checkOut(db);
+    setTimeout(() => held.release(), 300);
+    const started = performance.now();
+    await assert.rejects(
+      withConnection(db, Date.now() + 600, (client) => client.query("SELECT pg_sleep(30)")),
+      /Query read timeout/,
+    );
+    // Expected 600 ms in all; without the deadline on the client the statement would run 30 s.
+    assert.ok(performance.now() - started < 3000);
+  });
+
+  it("is cleared when the connection is released", async () => {
+    const bounded = await checkOut(db, Date.now() + 200);
+    bounded.release();
+    // The pool's own query takes the same connection without a checkOut.
+    const { rows } = await db.query<{ slept: string }>("SELECT pg_sleep(0.5)::text AS slept");
+    assert.deepEqual(rows, [{ slept: "" }]);
   });
 });

@@ -1,4 +1,3 @@
-import { AsyncLocalStorage } from "node:async_hooks";
 import pg from "pg";
 
 export type Db = pg.Pool;
@@ -46,17 +45,18 @@ export const defaultDbTimeouts: DbTimeouts = {
 };
 
 /**
- * The instant (ms since the epoch) by which the work in progress must have its database answers:
- * an API request's `api.databaseTimeoutMs` from its arrival. Within `requestDeadline.run(at, …)`
- * every wait of a pool (for a connection, then each query) gets at most the time left until then,
- * so a request's waits together stay within the one bound instead of each having it in full (a
- * frozen server made a request wait for a connection, then for its query: twice the bound).
+ * The instant (ms since the epoch) by which a piece of work must have its database answers: an
+ * API request's `api.databaseTimeoutMs` from its arrival. Given to checkOut (and so to a read
+ * snapshot), it bounds every wait of that work: for a connection, then each query on it gets at
+ * most the time left, so a request's waits together stay within the one bound instead of each
+ * having it in full (a frozen server made a request wait for a connection, then for its query:
+ * twice the bound). It is passed explicitly rather than through an AsyncLocalStorage, whose
+ * promise hooks (Node 20) cost every promise in the process while any request is in flight.
  */
-export const requestDeadline = new AsyncLocalStorage<number>();
+export type Deadline = number;
 
-/** Milliseconds left until the current deadline (Infinity outside one; at least 1 inside). */
-function timeLeft(): number {
-  const at = requestDeadline.getStore();
+/** Milliseconds left until `at` (Infinity without one; at least 1 with one). */
+function timeLeft(at: Deadline | undefined): number {
   return at === undefined ? Number.POSITIVE_INFINITY : Math.max(1, at - Date.now());
 }
 
@@ -83,48 +83,42 @@ export function createDb(options: {
   });
   // An idle client's error (the server went away) must not crash the process; the next query fails instead.
   pool.on("error", () => {});
-  boundCheckoutsByDeadline(pool);
   return pool;
 }
 
 /**
- * Within a requestDeadline, a wait for a connection (pool.connect, and pool.query's own) ends at
- * the deadline with pg-pool's "timeout exceeded when trying to connect" if it is not over by then;
- * a connection handed out after that goes back to the pool.
+ * A connection of `pool`, the wait for it ended at `at` with pg-pool's "timeout exceeded when
+ * trying to connect" if it is not over by then; a connection handed out after that goes back to
+ * the pool.
  */
-function boundCheckoutsByDeadline(pool: pg.Pool): void {
-  type Done = (error: Error | undefined, client?: pg.PoolClient, release?: (error?: unknown) => void) => void;
-  const connect = pool.connect.bind(pool) as unknown as (callback: Done) => void;
-  const bounded = (callback: Done) => {
-    const left = timeLeft();
-    if (!Number.isFinite(left)) return connect(callback);
+function connectBy(pool: pg.Pool, at: Deadline): Promise<pg.PoolClient> {
+  return new Promise((resolve, reject) => {
     let settled = false;
     const timer = setTimeout(() => {
       settled = true;
-      callback(new Error("timeout exceeded when trying to connect"));
-    }, left);
-    connect((error, client, release) => {
+      reject(new Error("timeout exceeded when trying to connect"));
+    }, timeLeft(at));
+    pool.connect((error, client, release) => {
       if (settled) {
-        if (client) release?.(error);
+        if (client) release(error);
         return;
       }
       settled = true;
       clearTimeout(timer);
-      callback(error, client, release);
+      if (error || !client) reject(error ?? new Error("no connection"));
+      else resolve(client);
     });
-  };
-  (pool as unknown as { connect: (callback?: Done) => unknown }).connect = (callback?: Done) => {
-    if (callback) return bounded(callback);
-    return new Promise<pg.PoolClient>((resolve, reject) =>
-      bounded((error, client) => (error || !client ? reject(error) : resolve(client))),
-    );
-  };
+  });
 }
+
+/** The deadline of a checked-out client's work (checkOut sets it, its release clears it). */
+const DEADLINE = Symbol("deadline");
+type WithDeadline = { [DEADLINE]?: Deadline | undefined };
 
 /**
  * node-pg's Client whose queries take their callback when they are created and are bounded by
- * `timeoutMs` (0: unbounded; a query config's own `query_timeout` comes first; within a
- * request's deadline, no longer than the time it has left). The pool makes its connections of
+ * `timeoutMs` (0: unbounded; a query config's own `query_timeout` comes first; while the client
+ * is checked out with a deadline, no longer than the time it has left). The pool makes its connections of
  * this class (pg-pool's `Client` option).
  *
  * node-pg's promise form (`client.query(text)` without a callback) and its `query_timeout` both
@@ -152,9 +146,9 @@ function boundClient(timeoutMs: number): typeof pg.Client {
           return submit(config, values, callback);
         }
         const own = (config as { query_timeout?: unknown } | null)?.query_timeout;
-        const left = timeLeft();
+        const left = timeLeft((this as WithDeadline)[DEADLINE]);
         const bound = typeof own === "number" ? own : timeoutMs;
-        // Within a request's deadline: no longer than the time it has left.
+        // Checked out with a deadline: no longer than the time it has left.
         const ms = Number.isFinite(left) ? (bound > 0 ? Math.min(bound, left) : left) : bound;
         if (typeof callback === "function") {
           submit(boundedQuery(config, values, callback as QueryCallback, ms));
@@ -213,14 +207,19 @@ function boundedQuery(config: unknown, values: unknown, done: QueryCallback, ms:
  * pool listens to an idle client's errors only: a connection lost between two statements of a
  * checked-out client (the server restarted, a backend terminated, EPIPE) would otherwise be an
  * unhandled 'error' event that ends the process. Kept as `failure()`, the next statement fails
- * anyway, and the client is dropped rather than pooled when released.
+ * anyway, and the client is dropped rather than pooled when released. With a `deadline`, the
+ * wait for the connection and every query on it until its release end by then.
  */
-export async function checkOut(db: Db): Promise<{
+export async function checkOut(
+  db: Db,
+  deadline?: Deadline,
+): Promise<{
   client: DbClient;
   failure(): Error | undefined;
   release(error?: Error): void;
 }> {
-  const client = await db.connect();
+  const client = deadline === undefined ? await db.connect() : await connectBy(db, deadline);
+  (client as WithDeadline)[DEADLINE] = deadline;
   let failed: Error | undefined;
   const onError = (error: Error) => {
     failed ??= error;
@@ -230,10 +229,31 @@ export async function checkOut(db: Db): Promise<{
     client,
     failure: () => failed,
     release: (error) => {
+      (client as WithDeadline)[DEADLINE] = undefined;
       client.off("error", onError);
       client.release(error ?? failed);
     },
   };
+}
+
+/**
+ * Runs `fn` on a connection of `db` checked out with `deadline` (checkOut). A connection whose
+ * work failed is dropped rather than pooled: a statement that timed out may still be running on it.
+ */
+export async function withConnection<T>(
+  db: Db,
+  deadline: Deadline | undefined,
+  fn: (client: DbClient) => Promise<T>,
+): Promise<T> {
+  const checkedOut = await checkOut(db, deadline);
+  try {
+    const value = await fn(checkedOut.client);
+    checkedOut.release();
+    return value;
+  } catch (error) {
+    checkedOut.release(error instanceof Error ? error : new Error(String(error)));
+    throw error;
+  }
 }
 
 /** Runs `fn` in a transaction: committed when it resolves, rolled back when it throws. */

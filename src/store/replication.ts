@@ -5,7 +5,7 @@
  * the answering database holds.
  */
 import type pg from "pg";
-import { checkOut, type Db, type DbClient, type Queryable } from "./db.js";
+import { checkOut, type Db, type DbClient, type Deadline, type Queryable } from "./db.js";
 import { holdRetainedFrom, RETAINED_FROM_SQL } from "./partitions.js";
 
 type SyncStateRow = {
@@ -60,13 +60,15 @@ export type SnapshotSyncState = {
  * the COMMIT), rolled back when it throws; a connection that cannot commit or even roll back is
  * dropped, not pooled. Without parallel workers (SET LOCAL, in the
  * same round trip): the answers' statements are index walks of a few milliseconds, and starting
- * a worker alone took 5–8 ms (search over 200,000 tokens: 14 ms with one, 6 without).
+ * a worker alone took 5–8 ms (search over 200,000 tokens: 14 ms with one, 6 without). With a
+ * `deadline`, every wait of the read ends by then (checkOut).
  */
 export async function withReadSnapshot<T>(
   db: Db,
   fn: (client: DbClient, states: SnapshotSyncState[]) => Promise<T>,
+  deadline?: Deadline,
 ): Promise<T> {
-  const checkedOut = await checkOut(db);
+  const checkedOut = await checkOut(db, deadline);
   const { client } = checkedOut;
   let broken: Error | undefined;
   let handedOff = false;
