@@ -301,6 +301,8 @@ export type PoolRow = {
   volume_usd_24h: number | null;
   liquidity_usd: number | null;
   price_change_24h: number | null;
+  /** findPool's: the pool's trades in the last 24 hours (null: no market window yet). */
+  trades_24h?: number | null;
   /** The pool's family and, for a pool inside a manager, its hooks and parameters. */
   protocol?: string;
   hooks?: string | null;
@@ -337,10 +339,10 @@ export async function findPool(
   // takes several times the lookup's execution.
   const { rows } = await db.query<PoolRow>({
     name: "find-pool",
-    text: `SELECT ${POOL_FACTS}, ps.volume_usd_24h, ps.liquidity_usd, ps.price_change_24h
+    text: `SELECT ${POOL_FACTS}, ps.volume_usd_24h, ps.liquidity_usd, ps.price_change_24h, ps.trades_24h
        FROM pools p ${TOKEN_LOOKUPS}
        LEFT JOIN LATERAL (
-         SELECT volume_usd_24h, liquidity_usd, price_change_24h FROM pair_windows
+         SELECT volume_usd_24h, liquidity_usd, price_change_24h, buys_24h + sells_24h AS trades_24h FROM pair_windows
          WHERE chain_id = p.chain_id AND pool = p.address OFFSET 0
        ) ps ON true
        WHERE p.chain_id = $1 AND p.address = $2`,

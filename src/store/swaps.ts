@@ -285,6 +285,18 @@ const FIRST_WINDOW = DAY;
 /** A window that would reach further back than this from the first one's end gives way to the rest. */
 const WIDEST_WINDOW = 64 * DAY;
 
+/**
+ * The first window of a trades page (ms; null: the whole history at once). A day, or, when the
+ * pool's trades of the last 24 hours are known, twice the time that rate takes to fill the page:
+ * a quiet pool's page then takes one statement rather than a day's and then the rest's.
+ */
+function firstWindow(limit: number, tradesPerDay: number | null | undefined): number | null {
+  if (tradesPerDay === null || tradesPerDay === undefined) return FIRST_WINDOW;
+  if (tradesPerDay <= 0) return null;
+  const width = Math.max(FIRST_WINDOW, (2 * DAY * limit) / tradesPerDay);
+  return width > WIDEST_WINDOW ? null : width;
+}
+
 const SWAP_ROW_COLUMNS = `block_number, log_index, block_time, tx_hash, maker, exchange,
   amount0_in, amount1_in, amount0_out, amount1_out, reserve0, reserve1,
   token0_usd, token1_usd, volume_usd`;
@@ -294,7 +306,8 @@ const SWAP_ROW_COLUMNS = `block_number, log_index, block_time, tx_hash, maker, e
  * none older than the swaps' retention (`retained_from`). Read in time windows back from the
  * cursor's block time (or now), so that each statement is planned and run over a few partitions
  * only, with the index swaps_pool_idx (chain_id, pool, block_number DESC, log_index DESC) of each:
- * first a day, which fills most pages of an active pool from one or two partitions; then a window
+ * first a day (or what the pool's recent rate says a page takes, firstWindow), which fills most
+ * pages of an active pool from one or two partitions; then a window
  * sized from the trades found so far (twice the time they suggest the rest of the page takes),
  * and at least as wide as all the windows before it, so that a pool whose trades thin out (dense
  * lately, sparse before) takes a few doubling statements rather than one a day; the rest of the
@@ -308,7 +321,15 @@ const SWAP_ROW_COLUMNS = `block_number, log_index, block_time, tx_hash, maker, e
  */
 export async function findSwaps(
   db: Queryable,
-  options: { chainId: number; pool: string; before: TradePosition | null; limit: number; now?: number },
+  options: {
+    chainId: number;
+    pool: string;
+    before: TradePosition | null;
+    limit: number;
+    now?: number;
+    /** The pool's trades in the last 24 hours, when known: sizes the first window (firstWindow). */
+    tradesPerDay?: number | null | undefined;
+  },
 ): Promise<SwapRow[]> {
   const { before } = options;
   const upper = before?.time ?? null;
@@ -316,7 +337,8 @@ export async function findSwaps(
   const retainedSince = (await loadRetainedFrom(db)).get("swaps") ?? null;
   const rows: SwapRow[] = [];
   let newer: number | null = null;
-  let lower: number | null = base - FIRST_WINDOW;
+  const first = firstWindow(options.limit, options.tradesPerDay);
+  let lower: number | null = first === null ? null : base - first;
   for (;;) {
     // Never below the retention's start: rows there are leftovers of a partition being dropped.
     const since: number | null =

@@ -57,12 +57,22 @@ const TREES = RANGE_TABLES.map((t) => t.parent);
 
 type Day = { now: number; bytes: Map<string, number> };
 
-/** Pages through a pool's trades with findSwaps, `limit` at a time, following the cursor. */
-async function pageAll(db: Db, pool: string, limit: number): Promise<SwapRow[]> {
+/**
+ * Pages through a pool's trades with findSwaps, `limit` at a time, following the cursor;
+ * `tradesPerDay`: the rate that sizes each page's first window.
+ */
+async function pageAll(db: Db, pool: string, limit: number, tradesPerDay?: number): Promise<SwapRow[]> {
   const all: SwapRow[] = [];
   let before: TradePosition | null = null;
   for (let pages = 0; pages < 10_000; pages++) {
-    const rows = await findSwaps(db, { chainId: CHAIN, pool, before, limit: limit + 1, now: END });
+    const rows = await findSwaps(db, {
+      chainId: CHAIN,
+      pool,
+      before,
+      limit: limit + 1,
+      now: END,
+      tradesPerDay,
+    });
     all.push(...rows.slice(0, limit));
     if (rows.length <= limit) return all;
     const last = rows[limit - 1] as SwapRow;
@@ -291,6 +301,12 @@ describe("partition upkeep and retention over 24 days of a synthetic market", ()
         all.filter((r) => r.block_time.getTime() >= swapsSince),
         `${pool}: the kept trades`,
       );
+      // Whatever rate sizes the first windows (none: the whole history at once; one a day: wider
+      // than 64 days, so the same; 40: two days; 10,000: a day), the same pages.
+      for (const rate of [0, 1, 40, 10_000]) {
+        assert.deepEqual(await pageAll(full.db, pool, 37, rate), all, `${pool} at ${rate} trades a day`);
+        assert.deepEqual(await pageAll(kept.db, pool, 37, rate), keptPages, `${pool} kept, ${rate} a day`);
+      }
     }
     assert.equal((await pageAll(kept.db, quiet, 10)).length, 0, "the quiet pool's trades are all older");
 

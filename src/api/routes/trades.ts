@@ -163,6 +163,7 @@ export function registerTrades(app: FastifyInstance, ctx: ApiContext) {
             // The first page's first window reaches a day back from the API's clock (tests and
             // the scale benchmark pin it to their data's end).
             now: ctx.now().getTime(),
+            tradesPerDay: pool.trades_24h,
           });
           const page = rows.slice(0, limit);
           const trades = page.map((swap) => tradeRecord(pool, swap, assetIsToken0));
