@@ -11,7 +11,8 @@
  *    vacuumed), and after VACUUM FULL (live rows only, the floor).
  * 2. Paging and retention: BENCH_STORAGE_DAYS days (default 90) × 15,000 swaps over 2,000 pools,
  *    written by SQL into daily partitions; 20 pages of 100 trades of a busy, a middling and a quiet
- *    pool through findSwaps (time windows, src/store/swaps.ts), beside the same pages read by the
+ *    pool through findSwaps (time windows sized by the pool's last day, as the API reads them,
+ *    src/store/swaps.ts), beside the same pages read by the
  *    one statement without time bounds of before; then the upkeep with a 30-day retention: its
  *    time, the partitions it drops, the bytes before and after.
  * 3. Migration 011's rate: BENCH_STORAGE_MIGRATION_DAYS days (default 30) × 15,000 swaps written
@@ -149,8 +150,14 @@ async function pagingAndRetention(db: Db) {
     ["middling", pool(40)],
     ["quiet", pool(1500)],
   ] as const) {
+    // As the API reads a page: the first window sized by the pool's trades of the last 24 hours.
+    const { rows: lastDay } = await db.query<{ n: number }>(
+      "SELECT count(*)::int AS n FROM swaps WHERE chain_id = $1 AND pool = $2 AND block_time >= $3",
+      [CHAIN, address, new Date(end - DAY).toISOString()],
+    );
+    const tradesPerDay = lastDay[0]?.n ?? 0;
     const windows = (before: TradePosition | null) =>
-      findSwaps(db, { chainId: CHAIN, pool: address, before, limit: 101, now: end });
+      findSwaps(db, { chainId: CHAIN, pool: address, before, limit: 101, now: end, tradesPerDay });
     const unbounded = (before: TradePosition | null) =>
       findSwapsUnbounded(db, { chainId: CHAIN, pool: address, before, limit: 101 });
     // A warm-up pass of each, then the measured ones, alternating.
