@@ -2,7 +2,15 @@ import * as assert from "node:assert/strict";
 import { after, before, describe, it } from "node:test";
 import type { QueryConfig } from "pg";
 import { createTestDb, type TestDb } from "../_test/db.js";
-import { checkOut, createDb, type DbClient, withConnection, withTransaction } from "./db.js";
+import {
+  checkOut,
+  createDb,
+  type Db,
+  type DbClient,
+  type DbTimeouts,
+  withConnection,
+  withTransaction,
+} from "./db.js";
 import { withReadSnapshot } from "./replication.js";
 
 describe("checked-out connections that break between two statements", () => {
@@ -55,30 +63,39 @@ describe("checked-out connections that break between two statements", () => {
   }
 });
 
-describe("the client-side bound of a query (queryTimeoutMs)", () => {
-  let t: TestDb;
-  let db: ReturnType<typeof createDb>;
+/**
+ * A test database and a pool of its own made with `max` and `timeouts`, for the enclosing
+ * describe block: `own.db` once its `before` has run.
+ */
+function ownPool(max: number, timeouts: Partial<DbTimeouts>): { db: Db } {
+  let t: TestDb | undefined;
+  const own = {} as { db: Db };
   before(async () => {
     t = await createTestDb();
-    // No server-side statement timeout: only the client's bound can end these waits.
-    db = createDb({ url: t.url, max: 2, timeouts: { statementTimeoutMs: 0, queryTimeoutMs: 300 } });
+    own.db = createDb({ url: t.url, max, timeouts });
   });
   after(async () => {
-    await db?.end();
+    await own.db?.end();
     await t?.drop();
   });
+  return own;
+}
+
+describe("the client-side bound of a query (queryTimeoutMs)", () => {
+  // No server-side statement timeout: only the client's bound can end these waits.
+  const own = ownPool(2, { statementTimeoutMs: 0, queryTimeoutMs: 300 });
 
   it("fails a query of the pool past the bound, and the pool goes on", async () => {
     const started = performance.now();
-    await assert.rejects(db.query("SELECT pg_sleep(3)"), /Query read timeout/);
+    await assert.rejects(own.db.query("SELECT pg_sleep(3)"), /Query read timeout/);
     const waited = performance.now() - started;
     assert.ok(waited >= 250 && waited < 2500, `failed after ${waited} ms`);
-    const { rows } = await db.query<{ one: number }>("SELECT $1::int AS one", [1]);
+    const { rows } = await own.db.query<{ one: number }>("SELECT $1::int AS one", [1]);
     assert.deepEqual(rows, [{ one: 1 }]);
   });
 
   it("fails a checked-out client's query, and the one queued behind it without sending it", async () => {
-    const client = await db.connect();
+    const client = await own.db.connect();
     try {
       const slow = client.query("SELECT pg_sleep(3)");
       const queued = client.query("SELECT 2 AS two");
@@ -92,7 +109,7 @@ describe("the client-side bound of a query (queryTimeoutMs)", () => {
 
   it("fails a statement with the server's error and a stack through its caller", async () => {
     async function readsAMissingTable() {
-      const client = await db.connect();
+      const client = await own.db.connect();
       try {
         await client.query("SELECT * FROM no_such_table");
       } finally {
@@ -108,12 +125,12 @@ describe("the client-side bound of a query (queryTimeoutMs)", () => {
   });
 
   it("lets a query's own query_timeout come first, and callbacks work as in node-pg", async () => {
-    const { rows } = await db.query<{ slept: string }>({
+    const { rows } = await own.db.query<{ slept: string }>({
       text: "SELECT pg_sleep(0.6)::text AS slept",
       query_timeout: 5000,
     } as QueryConfig);
     assert.deepEqual(rows, [{ slept: "" }]);
-    const client = await db.connect();
+    const client = await own.db.connect();
     try {
       const viaCallback = await new Promise<unknown[]>((resolve, reject) =>
         client.query("SELECT 3 AS three", (error: Error | undefined, result: { rows: unknown[] }) =>
@@ -128,35 +145,26 @@ describe("the client-side bound of a query (queryTimeoutMs)", () => {
 });
 
 describe("a deadline (checkOut, withConnection)", () => {
-  let t: TestDb;
-  let db: ReturnType<typeof createDb>;
-  before(async () => {
-    t = await createTestDb();
-    // One connection and no other bound: only the deadline can end these waits.
-    db = createDb({ url: t.url, max: 1, timeouts: { statementTimeoutMs: 0, queryTimeoutMs: 0 } });
-  });
-  after(async () => {
-    await db?.end();
-    await t?.drop();
-  });
+  // One connection and no other bound: only the deadline can end these waits.
+  const own = ownPool(1, { statementTimeoutMs: 0, queryTimeoutMs: 0 });
 
   it("ends the wait for a connection, and the connection handed out later goes back to the pool", async () => {
-    const held = await checkOut(db);
+    const held = await checkOut(own.db);
     const started = performance.now();
-    await assert.rejects(checkOut(db, Date.now() + 300), /timeout exceeded when trying to connect/);
+    await assert.rejects(checkOut(own.db, Date.now() + 300), /timeout exceeded when trying to connect/);
     // Expected 300 ms; without the deadline the wait would never end.
     assert.ok(performance.now() - started < 1500);
     held.release();
-    const { rows } = await db.query<{ one: number }>("SELECT 1 AS one");
+    const { rows } = await own.db.query<{ one: number }>("SELECT 1 AS one");
     assert.deepEqual(rows, [{ one: 1 }]);
   });
 
   it("bounds the wait for a connection and the queries after it together", async () => {
-    const held = await checkOut(db);
+    const held = await checkOut(own.db);
     setTimeout(() => held.release(), 300);
     const started = performance.now();
     await assert.rejects(
-      withConnection(db, Date.now() + 600, (client) => client.query("SELECT pg_sleep(30)")),
+      withConnection(own.db, Date.now() + 600, (client) => client.query("SELECT pg_sleep(30)")),
       /Query read timeout/,
     );
     // Expected 600 ms in all; without the deadline on the client the statement would run 30 s.
@@ -164,10 +172,10 @@ describe("a deadline (checkOut, withConnection)", () => {
   });
 
   it("is cleared when the connection is released", async () => {
-    const bounded = await checkOut(db, Date.now() + 200);
+    const bounded = await checkOut(own.db, Date.now() + 200);
     bounded.release();
     // The pool's own query takes the same connection without a checkOut.
-    const { rows } = await db.query<{ slept: string }>("SELECT pg_sleep(0.5)::text AS slept");
+    const { rows } = await own.db.query<{ slept: string }>("SELECT pg_sleep(0.5)::text AS slept");
     assert.deepEqual(rows, [{ slept: "" }]);
   });
 });
