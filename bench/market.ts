@@ -202,7 +202,7 @@ async function run(db: Db, swaps: number): Promise<MarketBenchResult> {
         run: async () =>
           (
             await db.query(
-              `SELECT bucket, sum_pv, sum_v, close FROM token_usd_candles
+              `SELECT bucket, average, close FROM token_usd_candles
                WHERE chain_id = $1 AND token = $2 AND resolution = 3600 AND bucket >= $3 AND bucket <= $4
                ORDER BY bucket`,
               [CHAIN, WETH, firstHour.toISOString(), new Date(lastHour).toISOString()],

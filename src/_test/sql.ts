@@ -139,7 +139,7 @@ export async function snapshotAggregates(db: Queryable, chainId: number): Promis
        FROM candles WHERE chain_id = $1 ORDER BY pool, resolution, bucket`,
     ),
     token_usd_candles: await q(
-      `SELECT token, resolution, bucket, open, high, low, close, volume, sum_pv, sum_v, average, first_key, last_key
+      `SELECT token, resolution, bucket, open, high, low, close, volume, sum_pv_exact, sum_v_exact, average, first_key, last_key
        FROM token_usd_candles WHERE chain_id = $1 ORDER BY token, resolution, bucket`,
     ),
     token_prices: await q(

@@ -497,8 +497,8 @@ describe("exact prices over HTTP on a real mainnet day, both sides of the pair",
   }
 
   it("/v1/tokens/line-chart: USDC exactly 1; WETH's hourly means bit for bit", async () => {
-    // USDC's series records its trades at exactly 1: sum_pv and sum_v are the same double sums,
-    // so every hourly mean is exactly 1.
+    // USDC's series records its trades at exactly 1: sum_pv_exact and sum_v_exact are the same
+    // sums, so every hourly mean is exactly 1.
     const usdc = await api.get("/v1/tokens/line-chart", { tokenId: id(USDC), days: 1 });
     assert.equal(usdc.status, 200, usdc.text);
     const usdcLine = usdc.body as { labels: string[]; data: number[] };

@@ -72,10 +72,6 @@ export type SeriesCandle = Ohlc & {
   volume: number;
   /** Σ |net raw amount| / 10^decimals of the bucket's trades, exactly (stored as numeric). */
   volumeExact: ExactDecimal;
-  /** Σ priceUsd × volumeUsd: `sumPvExact` correctly rounded. */
-  sumPv: number;
-  /** Σ volumeUsd: `sumVExact` correctly rounded. */
-  sumV: number;
   /** Σ priceUsd × volumeUsd exactly, volumeUsd = the exact amount × priceUsd (stored as numeric). */
   sumPvExact: ExactDecimal;
   /** Σ volumeUsd exactly. */

@@ -53,9 +53,9 @@ export const SERIES_RESOLUTIONS = [300, 3600] as const;
 export type SeriesResolution = (typeof SERIES_RESOLUTIONS)[number];
 
 /**
- * Adds a point to its bucket (undefined: the bucket's first point); points in key order. Volume,
- * sumPv, sumV and average stay as they were (0 in a new bucket) until `withRoundedSeries` rounds
- * the exact sums, once for a bucket.
+ * Adds a point to its bucket (undefined: the bucket's first point); points in key order. Volume
+ * and average stay as they were (0 in a new bucket) until `withRoundedSeries` rounds the exact
+ * sums, once for a bucket.
  */
 export function foldSeriesSums(
   candle: SeriesCandle | undefined,
@@ -69,8 +69,6 @@ export function foldSeriesSums(
       ...opened(point.priceUsd),
       volume: 0,
       volumeExact: point.volumeExact,
-      sumPv: 0,
-      sumV: 0,
       sumPvExact: sums.pv,
       sumVExact: sums.v,
       average: 0,
@@ -87,8 +85,6 @@ export function foldSeriesSums(
     close: point.priceUsd,
     volume: candle.volume,
     volumeExact: addExact(candle.volumeExact, point.volumeExact),
-    sumPv: candle.sumPv,
-    sumV: candle.sumV,
     sumPvExact: addExact(candle.sumPvExact, sums.pv),
     sumVExact: addExact(candle.sumVExact, sums.v),
     average: candle.average,
@@ -102,8 +98,6 @@ export function withRoundedSeries<C extends SeriesCandle>(candle: C): C {
   return {
     ...candle,
     volume: exactValue(candle.volumeExact),
-    sumPv: exactValue(candle.sumPvExact),
-    sumV: exactValue(candle.sumVExact),
     average: averagePriceOf(candle),
   };
 }

@@ -17,8 +17,6 @@ type SeriesCandleDbRow = {
   close: number;
   volume: number;
   volume_exact: string;
-  sum_pv: number;
-  sum_v: number;
   sum_pv_exact: string;
   sum_v_exact: string;
   average: number;
@@ -35,8 +33,6 @@ const toSeriesCandle = (r: SeriesCandleDbRow): SeriesCandle => ({
   close: r.close,
   volume: r.volume,
   volumeExact: parseExact(r.volume_exact),
-  sumPv: r.sum_pv,
-  sumV: r.sum_v,
   sumPvExact: parseExact(r.sum_pv_exact),
   sumVExact: parseExact(r.sum_v_exact),
   average: r.average,
@@ -56,8 +52,6 @@ const toSeriesRow = (r: SeriesDbRow): SeriesRow => ({
 const SERIES_COLUMNS = columnsOf<SeriesRow>({
   ...float8Columns(OHLCV, "", (c: SeriesRow, field) => c[field]),
   volume_exact: ["decimal", (c) => exactText(c.volumeExact)],
-  sum_pv: ["float8", (c) => c.sumPv],
-  sum_v: ["float8", (c) => c.sumV],
   sum_pv_exact: ["decimal", (c) => exactText(c.sumPvExact)],
   sum_v_exact: ["decimal", (c) => exactText(c.sumVExact)],
   average: ["float8", (c) => c.average],
@@ -70,7 +64,7 @@ const series = bucketRows({
   owner: "token",
   columns: SERIES_COLUMNS,
   select: `c.token, c.resolution, c.bucket, c.open, c.high, c.low, c.close, c.volume, c.volume_exact::text,
-    c.sum_pv, c.sum_v, c.sum_pv_exact::text, c.sum_v_exact::text, c.average, c.first_key, c.last_key`,
+    c.sum_pv_exact::text, c.sum_v_exact::text, c.average, c.first_key, c.last_key`,
   rowOf: toSeriesRow,
 });
 

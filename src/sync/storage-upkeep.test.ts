@@ -533,8 +533,6 @@ describe("partition upkeep and retention over 24 days of a synthetic market", ()
         close: 1,
         volume: 1,
         volumeExact: { digits: 1n, scale: 0 },
-        sumPv: 1,
-        sumV: 1,
         sumPvExact: { digits: 1n, scale: 0 },
         sumVExact: { digits: 1n, scale: 0 },
         average: 1,
