@@ -286,7 +286,6 @@ export async function loadScaleDatabase(db: Db, options: LoadOptions): Promise<L
       )
       SELECT $1, token, ${resolution}, date_bin(interval '${resolution} seconds', block_time, timestamptz '1970-01-01 00:00:00+00'),
         (min(ARRAY[k, usd]))[2], max(usd), min(usd), (max(ARRAY[k, usd]))[2], sum(amount)::float8,
-        sum(usd::numeric * usd::numeric * amount)::float8, sum(usd::numeric * amount)::float8,
         min(k)::bigint, max(k)::bigint, sum(amount), sum(usd::numeric * usd::numeric * amount), sum(usd::numeric * amount),
         -- The average as the service stores it: Σp·v / Σv rounded once, or the close without volume.
         CASE WHEN sum(usd::numeric * amount) > 0
@@ -294,7 +293,7 @@ export async function loadScaleDatabase(db: Db, options: LoadOptions): Promise<L
           ELSE (max(ARRAY[k, usd]))[2] END
       FROM sides GROUP BY token, 4`;
       const columns =
-        "chain_id, token, resolution, bucket, open, high, low, close, volume, sum_pv, sum_v, first_key, last_key, volume_exact, sum_pv_exact, sum_v_exact, average";
+        "chain_id, token, resolution, bucket, open, high, low, close, volume, first_key, last_key, volume_exact, sum_pv_exact, sum_v_exact, average";
       // One statement for each: the pools' tokens hashed once, the groups aggregated in work_mem.
       await q(`INSERT INTO token_usd_candles (${columns}) ${seriesSelect(3600)}`, [
         CHAIN,

@@ -62,7 +62,7 @@ function pricingOf(
   now: Date | (() => Date),
   deferFigures: Parameters<typeof createPricing>[0]["deferFigures"] = false,
   figuresPerBatch?: { tokens: number; pools: number; fromPools: number },
-  slideChunks?: { first: number; ms: number },
+  slideChunks?: { first: number; ms: number; rest?: number },
 ) {
   return createPricing({
     deferFigures,
@@ -393,8 +393,11 @@ describe("aggregates equal those of a fresh index: the minute's slide", () => {
     const later = new Date((at(1).timestamp + 86_400) * 1000);
     const a = await preparedDb();
     const clock = { now };
-    // One pool or token a transaction: a batch can take the statistics lock between any two.
-    const pricing = pricingOf(market, () => clock.now, false, undefined, { first: 1, ms: 0 });
+    // One pool or token a transaction: a batch can take the statistics lock between any two. After
+    // each, a rest three times as long as the chunk held the lock (scaled with the machine's load,
+    // as the service's own rest is): the batches then run between the chunks however loaded the
+    // machine, rather than only when the scheduler lets them.
+    const pricing = pricingOf(market, () => clock.now, false, undefined, { first: 1, ms: 0, rest: 3 });
     const sizes = seededRandom(9);
     const batchSize = () => 1 + Math.floor(sizes() * 4);
     await ingestSyntheticChain(a.db, pricing, market.chain, { toBlock: at(2).number, batchSize });
