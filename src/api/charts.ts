@@ -193,8 +193,9 @@ export async function pairCandlesRetainedFrom(
 /**
  * The hourly USD line chart of a token: the last `days` × 24 hours up to the current hour, each
  * point the volume-weighted average USD price of the token's trades in qualifying pools in that
- * hour (the stored average, Σp·v / Σv rounded once); hours without a trade carry the previous point (from before the range
- * too); hours before the first known price are left out. Empty when no trade falls in the range.
+ * hour (the stored average, Σp·v / Σv rounded once); hours without a trade carry the previous
+ * point (from before the range too); hours before the first known price are left out. Empty when
+ * no trade falls in the range.
  */
 export async function getTokenLineChart(
   db: Queryable,

@@ -307,7 +307,10 @@ describe("fuzz: random and hostile query strings", () => {
     });
   }
 
-  /** Fetches `path` with the key; asserts a JSON body in the error shape and an answer (no hang: the signal aborts a fetch or body still waiting). */
+  /**
+   * Fetches `path` with the key; asserts a JSON body in the error shape and an answer (no hang:
+   * the signal aborts a fetch or a body still waiting).
+   */
   const get = async (path: string) => {
     const response = await fetch(`${base}${path}`, {
       headers: { "x-api-key": key },

@@ -81,7 +81,7 @@ export async function refreshFigures(
         graphPools: market.state.graphPools,
         poolsOf: market.state.graph.poolsOf,
         usd,
-        pairStats: stage.markets.pairLiquidityMirror(chainId),
+        pairLiquidity: stage.markets.pairLiquidityMirror(chainId),
         series: market.series,
       },
       share,

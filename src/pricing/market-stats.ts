@@ -152,7 +152,7 @@ export type StatsMarket = {
   poolsOf: ReadonlyMap<string, readonly GraphPool[]>;
   usd: ReadonlyMap<string, number | null>;
   /** The chain's pools' liquidity as stored (shared with the minute slide). */
-  pairStats: PairLiquidityMirror;
+  pairLiquidity: PairLiquidityMirror;
   /** Per token, its USD series at the window's start as last read (see SeriesEndsMemo). */
   series: Map<string, SeriesEndsMemo>;
 };
@@ -343,11 +343,11 @@ export async function refreshChangedStats(
   const touchedPools = [...liquidityPools];
   if (touchedPools.length === 0 && changes.repricedTokens.size === 0) return;
   await lockChainStats(client, chainId);
-  if (market && market.pairStats.slides === 0 && !market.pairStats.pairs) {
-    market.pairStats.pairs = await step("stats_copy", () => pairStatsCopy(client, chainId, market));
+  if (market && market.pairLiquidity.slides === 0 && !market.pairLiquidity.pairs) {
+    market.pairLiquidity.pairs = await step("stats_copy", () => pairLiquidityCopy(client, chainId, market));
   }
   // Kept up to date by every batch; read only while no slide is in flight (PairLiquidityMirror).
-  const pairs = market?.pairStats.pairs ?? null;
+  const pairs = market?.pairLiquidity.pairs ?? null;
   const tokens = new Set(changes.repricedTokens);
   if (market) {
     await step("stats_liquidity", async () => {
@@ -366,7 +366,7 @@ export async function refreshChangedStats(
         }
       }
       // The copy says which rows hold this figure already: not sent (the upsert would skip them).
-      const current = pairs && market.pairStats.slides === 0 ? pairs : null;
+      const current = pairs && market.pairLiquidity.slides === 0 ? pairs : null;
       const changed = current
         ? rows.filter((row) => {
             const stored = current.get(row.pool);
@@ -394,7 +394,7 @@ export async function refreshChangedStats(
     for (const token of tokens) if (hub(token) && !share.hubs.due.has(token)) tokens.delete(token);
     for (const token of share.hubs.due) if (hub(token)) tokens.add(token);
   }
-  if (market && pairs && market.pairStats.slides === 0) {
+  if (market && pairs && market.pairLiquidity.slides === 0) {
     // The native coin added for the wrapped token only on a chain where it trades.
     const sorted = withNativeCoin(tokens, wrappedNative).filter(
       (token) => token !== NATIVE_COIN || market.poolsOf.has(NATIVE_COIN),
@@ -417,7 +417,7 @@ export async function refreshChangedStats(
  * The chain's pools' liquidity as stored, to keep in memory; null when a row's pool is not in the
  * market (its tokens' sums would miss it: they are then read from the database).
  */
-async function pairStatsCopy(
+async function pairLiquidityCopy(
   client: Queryable,
   chainId: number,
   market: StatsMarket,

@@ -307,8 +307,8 @@ const SWAP_ROW_COLUMNS = `block_number, log_index, block_time, tx_hash, maker, e
  * cursor's block time (or now), so that each statement is planned and run over a few partitions
  * only, with the index swaps_pool_idx (chain_id, pool, block_number DESC, log_index DESC) of each:
  * first a day (or what the pool's recent rate says a page takes, firstWindow), which fills most
- * pages of an active pool from one or two partitions; then a window
- * sized from the trades found so far (twice the time they suggest the rest of the page takes),
+ * pages of an active pool from one or two partitions; then a window sized from the trades found
+ * so far (twice the time they suggest the rest of the page takes),
  * and at least as wide as all the windows before it, so that a pool whose trades thin out (dense
  * lately, sparse before) takes a few doubling statements rather than one a day; the rest of the
  * history at once when that would reach more than 64 days back or nothing was found (a quiet

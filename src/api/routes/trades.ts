@@ -160,8 +160,9 @@ export function registerTrades(app: FastifyInstance, ctx: ApiContext) {
             pool: pair.address,
             before,
             limit: limit + 1,
-            // The first page's first window reaches a day back from the API's clock (tests and
-            // the scale benchmark pin it to their data's end).
+            // The first page's first window reaches back from the API's clock (tests and the
+            // scale benchmark pin it to their data's end) as far as the pool's trades of the
+            // last 24 hours say a page takes.
             now: ctx.now().getTime(),
             tradesPerDay: pool.trades_24h,
           });
